@@ -1,0 +1,132 @@
+"""Cadences: the two ways to name "when next", both reduced to one Unix-ms score.
+
+`Every` is a gap (BullMQ's `every`, EchoMQ's `every_ms`); `Cron` is a calendar slot
+(croniter in a zoneinfo zone). Neither holds state: the registry row does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+
+from croniter import croniter
+
+from .durations import parse_duration
+from .timefmt import zone
+
+SNAPS = ("offset", "epoch")
+
+
+@dataclass(frozen=True)
+class Every:
+    """A fixed gap of `ms`; `offset` pins the phase inside the gap (BullMQ's `offset`)."""
+
+    ms: int
+    offset: int | None = None
+
+    def __init__(self, ms: int | str, offset: int | str | None = None):
+        every = parse_duration(ms, name="every", allow_zero=False)
+        object.__setattr__(self, "ms", every)
+        if offset is not None:
+            offset = parse_duration(offset, name="offset")
+            if offset >= every:
+                raise ValueError(
+                    f"offset {offset} ms is not shorter than every {every} ms; "
+                    "give an offset from 0 up to the gap"
+                )
+        object.__setattr__(self, "offset", offset)
+
+    def first(self, now: int) -> int:
+        """BullMQ's first run: with an offset, the next slot at that phase; else now."""
+        if not self.offset:
+            return now
+        s = now // self.ms * self.ms + self.offset
+        return s + self.ms if s <= now else s
+
+    def phase(self, first: int) -> int:
+        """The offset kept on the record: the given one, else the first run's phase."""
+        return self.offset if self.offset is not None else first % self.ms
+
+    def after(self, prev: int, now: int, phase: int, snap: str = "offset") -> int:
+        """Start-to-start: `prev + every`; if that is already behind `now`, snap forward.
+
+        All missed slots collapse into one run. The offset snap keeps the phase (a
+        schedule that started at :07 stays on :07/:22/:37/:52); the epoch snap is the
+        older formula that realigns to multiples of `every`.
+        """
+        nxt = prev + self.ms
+        if nxt >= now:
+            return nxt
+        if snap == "epoch":
+            return now // self.ms * self.ms + self.ms
+        a = now // self.ms * self.ms + phase
+        return a + self.ms if a <= now else a
+
+    def describe(self) -> str:
+        from .durations import format_duration
+
+        return f"every {format_duration(self.ms)}"
+
+
+@lru_cache(maxsize=256)
+def _check_cron(expr: str, seconds: bool) -> None:
+    try:
+        croniter(expr, datetime(2026, 1, 1, tzinfo=timezone.utc), second_at_beginning=seconds)
+    except (ValueError, KeyError, TypeError) as exc:
+        fields = "six fields (second first)" if seconds else "five fields"
+        raise ValueError(
+            f"invalid cron {expr!r}; write {fields} such as '0 9 * * *' "
+            "(minute hour day-of-month month day-of-week) or a macro like @hourly"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Cron:
+    """A calendar slot in a time zone. Six fields put seconds first, as BullMQ's cron-parser does."""
+
+    expr: str
+    tz: str = "UTC"
+
+    def __post_init__(self):
+        if not isinstance(self.expr, str) or not self.expr.strip():
+            raise ValueError(f"invalid cron {self.expr!r}; write five fields such as '0 9 * * *'")
+        zone(self.tz)  # unknown zone -> ValueError naming it
+        _check_cron(self.expr, self._seconds)
+
+    @property
+    def _seconds(self) -> bool:
+        return len(self.expr.split()) == 6
+
+    def after(self, t: int) -> int:
+        """The first slot strictly after `t` (croniter's and cron-parser's rule)."""
+        start = datetime.fromtimestamp(t / 1000, zone(self.tz))
+        try:
+            it = croniter(self.expr, start, second_at_beginning=self._seconds)
+            return round(it.get_next(float) * 1000)
+        except (ValueError, KeyError) as exc:  # e.g. '0 0 30 2 *' never matches
+            raise ValueError(f"cron {self.expr!r} has no slot after {t} ms; it never matches") from exc
+
+    def at_or_after(self, t: int) -> int:
+        """The course's first-run rule: a slot equal to `t` counts."""
+        return self.after(t - 1)
+
+    def first(self, now: int) -> int:
+        return self.at_or_after(now)
+
+    def describe(self) -> str:
+        return f"cron {self.expr}" + ("" if self.tz == "UTC" else f" ({self.tz})")
+
+
+Cadence = Every | Cron
+
+
+def cadence(every: int | str | None = None, cron: str | None = None, *, offset=None, tz: str = "UTC") -> Cadence:
+    """Build exactly one cadence from CLI-style options."""
+    if (every is None) == (cron is None):
+        raise ValueError("give exactly one cadence: every=<duration> or cron=<expression>")
+    if every is not None:
+        return Every(every, offset)
+    if offset is not None:
+        raise ValueError("offset applies to every=..., not to a cron expression")
+    return Cron(cron, tz)

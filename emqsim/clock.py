@@ -1,0 +1,41 @@
+"""A virtual clock: time moves only when the simulation says so, never from the wall clock."""
+
+from __future__ import annotations
+
+from emqsim.timefmt import iso
+
+
+def _check_int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} {value!r} is not an integer; give whole milliseconds")
+    return value
+
+
+class VirtualClock:
+    """Integer Unix ms that only moves forward, so replays are exact and deterministic."""
+
+    def __init__(self, start_ms: int) -> None:
+        self._now = _check_int(start_ms, "start_ms")
+
+    @property
+    def now(self) -> int:
+        return self._now
+
+    def advance(self, ms: int) -> int:
+        """Move forward by `ms`; returns the new time."""
+        if _check_int(ms, "advance") < 0:
+            raise ValueError(f"cannot advance the clock by {ms} ms; give 0 or more")
+        self._now += ms
+        return self._now
+
+    def jump_to(self, t: int) -> int:
+        """Move to absolute time `t`; returns it."""
+        if _check_int(t, "jump_to") < self._now:
+            raise ValueError(
+                f"cannot move the clock back from {self._now} to {t}; virtual time only moves forward"
+            )
+        self._now = t
+        return self._now
+
+    def __repr__(self) -> str:
+        return f"VirtualClock({iso(self._now)})"

@@ -1,0 +1,120 @@
+"""Branded ids as EchoMQ mints them: a 3-letter namespace plus a base62 snowflake.
+
+Fixed width (14 chars) and big-endian digits make ids sort by mint time as plain text.
+"""
+
+from __future__ import annotations
+
+import string
+
+EPOCH_MS = 1704067200000  # 2024-01-01T00:00:00Z
+ALPHABET = string.digits + string.ascii_uppercase + string.ascii_lowercase
+WIDTH = 11  # 62**11 > 2**64, so any 64-bit id fits
+MAX_ID = 2**64 - 1
+MAX_WORKER = 1023
+MAX_SEQ = 4095
+MAX_OFFSET_MS = 2**42 - 1
+
+_DIGIT = {c: i for i, c in enumerate(ALPHABET)}
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} {value!r} is not an integer; give a whole number")
+    return value
+
+
+def base62(n: int) -> str:
+    """Encode a 64-bit id as 11 base62 digits, zero-padded so text order is numeric order."""
+    n = _int(n, "id")
+    if not 0 <= n <= MAX_ID:
+        raise ValueError(f"id {n} is out of range; use 0..{MAX_ID}")
+    digits = []
+    while n:
+        n, r = divmod(n, 62)
+        digits.append(ALPHABET[r])
+    return "".join(reversed(digits)).rjust(WIDTH, "0")
+
+
+def unbase62(s: str) -> int:
+    """Decode what base62 produced."""
+    if not isinstance(s, str) or len(s) != WIDTH or any(c not in _DIGIT for c in s):
+        raise ValueError(f"{s!r} is not base62 id text; expected {WIDTH} characters from 0-9A-Za-z")
+    n = 0
+    for c in s:
+        n = n * 62 + _DIGIT[c]
+    if n > MAX_ID:
+        raise ValueError(f"{s!r} decodes beyond 64 bits; largest id is {base62(MAX_ID)}")
+    return n
+
+
+def snowflake(ms: int, worker: int = 0, seq: int = 0) -> int:
+    """Pack time, worker and sequence so ids from one worker grow with time."""
+    ms, worker, seq = _int(ms, "ms"), _int(worker, "worker"), _int(seq, "seq")
+    if not EPOCH_MS <= ms <= EPOCH_MS + MAX_OFFSET_MS:
+        raise ValueError(f"ms {ms} is out of range; use {EPOCH_MS}..{EPOCH_MS + MAX_OFFSET_MS} (from 2024-01-01T00:00:00Z)")
+    if not 0 <= worker <= MAX_WORKER:
+        raise ValueError(f"worker {worker} is out of range; use 0..{MAX_WORKER}")
+    if not 0 <= seq <= MAX_SEQ:
+        raise ValueError(f"seq {seq} is out of range; use 0..{MAX_SEQ}")
+    return (ms - EPOCH_MS) << 22 | worker << 12 | seq
+
+
+def unsnowflake(n: int) -> tuple[int, int, int]:
+    """Split a snowflake back into (unix ms, worker, seq)."""
+    n = _int(n, "id")
+    if not 0 <= n <= MAX_ID:
+        raise ValueError(f"id {n} is out of range; use 0..{MAX_ID}")
+    return (n >> 22) + EPOCH_MS, (n >> 12) & MAX_WORKER, n & MAX_SEQ
+
+
+def _check_namespace(namespace: str) -> str:
+    if not (isinstance(namespace, str) and len(namespace) == 3 and all("A" <= c <= "Z" for c in namespace)):
+        raise ValueError(f"namespace {namespace!r} is invalid; use exactly 3 upper-case letters A-Z, like 'JOB'")
+    return namespace
+
+
+def encode(namespace: str, n: int) -> str:
+    """Brand an id with its namespace so a job id can't be mistaken for a user id."""
+    return _check_namespace(namespace) + base62(n)
+
+
+def parse(branded: str) -> tuple[str, int]:
+    """Split a branded id into (namespace, number), rejecting anything malformed."""
+    if not isinstance(branded, str) or len(branded) != 3 + WIDTH:
+        raise ValueError(f"{branded!r} is not a branded id; expected 14 characters like 'JOB0KHTOWnGLuC'")
+    namespace, digits = branded[:3], branded[3:]
+    _check_namespace(namespace)
+    return namespace, unbase62(digits)
+
+
+def minted_at(branded: str) -> int:
+    """The Unix ms at which a branded id was minted."""
+    return unsnowflake(parse(branded)[1])[0]
+
+
+class Minter:
+    """Mints ids from virtual time; the per-ms sequence keeps same-ms ids unique and ordered."""
+
+    def __init__(self, worker: int = 0, namespace: str = "JOB") -> None:
+        worker = _int(worker, "worker")
+        if not 0 <= worker <= MAX_WORKER:
+            raise ValueError(f"worker {worker} is out of range; use 0..{MAX_WORKER}")
+        self.worker = worker
+        self.namespace = _check_namespace(namespace)
+        self._last_ms: int | None = None
+        self._seq = 0
+
+    def mint(self, ms: int) -> str:
+        ms = _int(ms, "ms")
+        if self._last_ms is not None and ms < self._last_ms:
+            raise ValueError(f"cannot mint at {ms} after minting at {self._last_ms}; virtual time only moves forward")
+        seq = self._seq + 1 if ms == self._last_ms else 0
+        if seq > MAX_SEQ:
+            raise ValueError(f"more than {MAX_SEQ + 1} ids minted at ms {ms}; advance the clock to mint more")
+        branded = encode(self.namespace, snowflake(ms, self.worker, seq))
+        self._last_ms, self._seq = ms, seq
+        return branded
+
+    def __repr__(self) -> str:
+        return f"Minter(worker={self.worker}, namespace={self.namespace!r})"

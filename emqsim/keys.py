@@ -1,0 +1,49 @@
+"""Every Redis key of a queue, built in one place (EchoMQ's layout).
+
+All keys carry the `{q}` hash tag, so one queue's keys share a cluster slot and a
+script may touch any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Keys:
+    queue: str
+
+    def __post_init__(self):
+        if not self.queue or any(c in self.queue for c in "{}"):
+            raise ValueError(f"queue name {self.queue!r} must be non-empty text without braces")
+
+    @property
+    def base(self) -> str:
+        return f"emq:{{{self.queue}}}"
+
+    @property
+    def repeat(self) -> str:
+        """The registry: a sorted set, member = registration name, score = next run (ms)."""
+        return f"{self.base}:repeat"
+
+    def record(self, name: str) -> str:
+        """The registration's hash: its cadence, rule, template and iteration count."""
+        return f"{self.base}:repeat:{name}"
+
+    def job(self, job_id: str) -> str:
+        return f"{self.base}:job:{job_id}"
+
+    @property
+    def pending(self) -> str:
+        """Jobs released and waiting for a worker (a list, oldest first)."""
+        return f"{self.base}:pending"
+
+    @property
+    def marker(self) -> str:
+        """The wake marker: member "1" scored by the next time anyone must wake."""
+        return f"{self.base}:marker"
+
+    @property
+    def pattern(self) -> str:
+        """Matches every key of this queue (for clean-up after a run on a real server)."""
+        return f"{self.base}:*"

@@ -1,0 +1,27 @@
+--[[
+  advance: rewrite the one registry row to its next score (EchoMQ.Repeat.advance).
+  EchoMQ's @advance, with an argument check added in front. The host computes the
+  next score; the script only guards and writes it. If the record is gone (a cancel
+  raced the tick) the member is swept instead of resurrected.
+
+  KEYS[1]  emq:{q}:repeat          the registry (ZSET)
+  KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)
+
+  ARGV[1]  name
+  ARGV[2]  next score, Unix ms ("+inf" parks the row: no next run)
+
+  Returns
+    1  advanced   ({:ok, :advanced})
+    0  absent: the record was gone, the member swept ({:ok, :absent})
+   -1  ERR_SCORE  ARGV[2] is not a number
+   -2  ERR_NAME   ARGV[1] is empty
+]]
+if ARGV[1] == nil or ARGV[1] == '' then return -2 end
+if tonumber(ARGV[2]) == nil and ARGV[2] ~= '+inf' then return -1 end
+
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return 1

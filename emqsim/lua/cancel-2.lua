@@ -1,0 +1,18 @@
+--[[
+  cancel: remove a registration (EchoMQ.Repeat.cancel).
+
+  KEYS[1]  emq:{q}:repeat          the registry (ZSET)
+  KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)
+
+  ARGV[1]  name
+
+  Returns
+    1  cancelled
+    0  absent: there was nothing to remove
+   -2  ERR_NAME  ARGV[1] is empty
+]]
+local name = ARGV[1]
+if name == nil or name == '' then return -2 end
+local removed = redis.call('ZREM', KEYS[1], name) + redis.call('DEL', KEYS[2])
+if removed > 0 then return 1 end
+return 0

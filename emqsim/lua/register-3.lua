@@ -1,0 +1,30 @@
+--[[
+  register: add a registration only if its name is new.
+  EchoMQ.Repeat.register: insert-if-absent, never a rewrite.
+
+  KEYS[1]  emq:{q}:repeat          the registry (ZSET: name -> next run ms)
+  KEYS[2]  emq:{q}:repeat:<name>   the registration's record (HASH)
+  KEYS[3]  emq:{q}:marker          the wake marker (ZSET: "1" -> earliest next run)
+
+  ARGV[1]  name
+  ARGV[2]  first run, Unix ms
+  ARGV[3..] field, value, ... written to the record
+
+  Returns
+    1  registered
+    0  exists: a record with this name is already there; nothing was changed
+   -1  ERR_SCORE   ARGV[2] is not a number
+   -2  ERR_NAME    ARGV[1] is empty
+   -4  ERR_FIELDS  no record fields, or an odd field/value list
+]]
+local name, first = ARGV[1], ARGV[2]
+if name == nil or name == '' then return -2 end
+if tonumber(first) == nil then return -1 end
+if #ARGV < 4 or #ARGV % 2 ~= 0 then return -4 end
+
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+redis.call('ZADD', KEYS[1], first, name)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+redis.call('ZADD', KEYS[3], head[2], '1')
+return 1

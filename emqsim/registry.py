@@ -1,0 +1,169 @@
+"""The registry's verbs: one sorted-set row per registration, scored by its next run.
+
+Every write goes through a Lua script of `emqsim/lua/`; reads are plain commands,
+as in EchoMQ (`due` is a ZRANGEBYSCORE and one hash read per row). Answers use
+EchoMQ's atoms: "registered"/"exists", "cancelled"/"absent", "advanced"/"absent".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .schedule import INF, Schedule
+from .store import Store
+
+REGISTER = {1: "registered", 0: "exists"}
+UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
+CANCEL = {1: "cancelled", 0: "absent"}
+ADVANCE = {1: "advanced", 0: "absent"}
+ENQUEUE = {1: "enqueued", 0: "duplicate"}
+FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate"}
+
+
+def score_arg(score: int | float) -> str:
+    """Scores travel as text: whole ms, or "+inf" for a parked row."""
+    return "+inf" if score == INF else str(int(score))
+
+
+def parse_score(raw) -> int | float:
+    if raw is None or raw == b"" or raw == "":
+        return INF
+    value = float(raw)
+    return INF if value == INF else int(value)
+
+
+@dataclass(frozen=True)
+class Due:
+    """One row read due: its name, its slot (the score read) and its record."""
+
+    name: str
+    slot: int
+    record: dict
+
+
+@dataclass(frozen=True)
+class Fired:
+    """What a fire script answered for one row."""
+
+    name: str
+    result: str
+
+
+class Registry:
+    def __init__(self, store: Store):
+        self.store = store
+        self.k = store.keys
+        self.client = store.client
+        self._run = store.scripts.run
+
+    # -- registration --------------------------------------------------------------------
+
+    def register(self, schedule: Schedule, now: int) -> str:
+        """EchoMQ's insert-if-absent: an existing name is left exactly as it was."""
+        first = schedule.first_run(now)
+        fields = _flat(schedule.to_record(_phase(schedule, first)))
+        code = self._run("register", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
+                         [schedule.name, first, *fields])
+        return REGISTER[code]
+
+    def upsert(self, schedule: Schedule, now: int) -> str:
+        """BullMQ's upsert: rewrite the record; a changed cadence restarts from its first run."""
+        first = schedule.first_run(now)
+        fields = _flat(schedule.to_record(_phase(schedule, first)))
+        code = self._run("upsert", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
+                         [schedule.name, first, *fields])
+        return UPSERT[code]
+
+    def cancel(self, name: str) -> str:
+        return CANCEL[self._run("cancel", [self.k.repeat, self.k.record(name)], [name])]
+
+    # -- the pump's verbs ----------------------------------------------------------------
+
+    def due(self, now: int, limit: int = 100) -> list[Due]:
+        """Rows scored at or before `now`, oldest first, with their records (two round trips)."""
+        rows = self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)
+        if not rows:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for member, _ in rows:
+            pipe.hgetall(self.k.record(member.decode()))
+        records = pipe.execute()
+        return [Due(m.decode(), int(s), r) for (m, s), r in zip(rows, records)]
+
+    def advance(self, name: str, nxt: int | float) -> str:
+        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone."""
+        return ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], [name, score_arg(nxt)])]
+
+    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
+        keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
+        return ENQUEUE[self._run("enqueue", keys, [job_id, name, slot, now, template])]
+
+    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, str]], dedupe: bool = False):
+        """Enqueue and advance rows atomically: rows are (name, slot, next, job id, template).
+
+        Returns (registry size, head score, [Fired...]).
+        """
+        keys = [self.k.repeat, self.k.pending, self.k.marker]
+        args: list = [now, "1" if dedupe else "0"]
+        for name, slot, nxt, job_id, template in rows:
+            keys += [self.k.record(name), self.k.job(job_id)]
+            args += [name, slot, score_arg(nxt), job_id, template]
+        out = self._run("fire", keys, args)
+        results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
+        return int(out[0]), parse_score(out[1]), results
+
+    def take(self, count: int) -> list[str]:
+        """A worker takes up to `count` waiting jobs (oldest first)."""
+        got = self.client.lpop(self.k.pending, count) or []
+        return [j.decode() for j in got]
+
+    def finish(self, done: list[tuple[str, int, int]], evict: list[str] = ()) -> int:
+        """Mark (job id, started, finished) done and delete `evict`ed old jobs."""
+        keys = [self.k.job(j) for j, _, _ in done] + [self.k.job(j) for j in evict]
+        args: list = [len(done)]
+        for _, started, finished in done:
+            args += [started, finished]
+        return self._run("finish", keys, args)
+
+    # -- reads for figures and tests ------------------------------------------------------
+
+    def peek(self) -> tuple[int, int | float]:
+        """(registry size, earliest score) in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zcard(self.k.repeat)
+        pipe.zrange(self.k.repeat, 0, 0, withscores=True)
+        size, head = pipe.execute()
+        return size, (parse_score(head[0][1]) if head else INF)
+
+    def rows(self) -> list[tuple[str, int | float]]:
+        """The whole registry, earliest first: what ZRANGE ... WITHSCORES shows."""
+        return [(m.decode(), parse_score(s)) for m, s in self.client.zrange(self.k.repeat, 0, -1, withscores=True)]
+
+    def record(self, name: str) -> dict[str, str]:
+        return {k.decode(): v.decode() for k, v in self.client.hgetall(self.k.record(name)).items()}
+
+    def score(self, name: str) -> int | float | None:
+        raw = self.client.zscore(self.k.repeat, name)
+        return None if raw is None else parse_score(raw)
+
+    def size(self) -> int:
+        return self.client.zcard(self.k.repeat)
+
+    def marker(self) -> int | float | None:
+        raw = self.client.zscore(self.k.marker, "1")
+        return None if raw is None else parse_score(raw)
+
+    def job(self, job_id: str) -> dict[str, str]:
+        return {k.decode(): v.decode() for k, v in self.client.hgetall(self.k.job(job_id)).items()}
+
+    def pending(self) -> list[str]:
+        return [j.decode() for j in self.client.lrange(self.k.pending, 0, -1)]
+
+
+def _phase(schedule: Schedule, first: int) -> int | None:
+    c = schedule.cadence
+    return c.phase(first) if hasattr(c, "phase") else None
+
+
+def _flat(record: dict[str, str]) -> list[str]:
+    return [x for kv in record.items() for x in kv]

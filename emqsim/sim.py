@@ -1,0 +1,286 @@
+"""The simulation: pumps, workers and faults on one virtual clock, state in Redis.
+
+A small discrete-event loop (SimPy's idea, trio MockClock's discipline): time moves
+only when the next event says so, and jumps straight to it. Idle beats are skipped:
+a pump sleeps until the first beat at or after the registry's earliest score.
+At one instant, events run in this order: an outage begins, a pump restarts, runs
+finish (under the `finish` rule that is when the row advances), pumps read due,
+pumps release, workers take jobs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from dataclasses import dataclass
+
+from .clock import VirtualClock
+from .faults import Faults
+from .ids import Minter
+from .pump import Pump
+from .registry import Due, Registry
+from .schedule import INF, Schedule
+from .store import Store
+from .trace import Fire, Trace
+from .worker import Crew, Worker
+
+DOWN, RESTART, FINISH, TICK, RELEASE, START = range(6)
+PRODUCING = (TICK, RELEASE)
+
+
+@dataclass
+class _PumpState:
+    idx: int
+    origin: int
+    up: bool = True
+    last: int | None = None    # the instant of its last beat
+    busy: int = 0              # it cannot beat again before its release is done
+    armed: int | None = None   # the beat it is sleeping until
+
+
+@dataclass
+class _Running:
+    fire: Fire
+    schedule: Schedule
+    phase: int
+    produced: int              # the registration's run count including this one
+
+
+class Simulation:
+    """Register `schedules` at `start`, then `run(fires=...)` or `run(until=...)`."""
+
+    def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
+                 faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
+        schedules = [schedules] if isinstance(schedules, Schedule) else list(schedules)
+        self.pump = pump or Pump()
+        self.worker = worker or Worker()
+        self.faults = faults or Faults()
+        self.clock = VirtualClock(start)
+        self._own_store = store is None
+        self.store = store or Store()
+        self.registry = Registry(self.store)
+        self.trace = Trace(retain)
+        self.crew = Crew(self.worker, start)
+        self.minter = Minter()
+        self._events: list = []
+        self._seq = itertools.count()
+        self._held: dict[str, int | float] = {}
+        self._retained: deque[str] = deque()
+        self._retain = retain
+        self._crashed = False
+        for s in schedules:
+            self.registry.register(s, start)
+            self._held[s.name] = self.registry.score(s.name)
+        self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
+        if self.faults.outage:
+            down, up = self.faults.outage
+            self._push(down, DOWN, 0)
+            self._push(up, RESTART, 0)
+        _, head = self.registry.peek()
+        self._arm_all(head)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self, fires: int | None = None, until: int | None = None) -> Trace:
+        """Run until `fires` more occurrences are produced (and the runs in flight before the
+        next beat are done), or until virtual time `until`; both may be given."""
+        if fires is None and until is None:
+            raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+        target = None if fires is None else self.trace.count + fires
+        events = self._events
+        while events:
+            t, kind = events[0][0], events[0][1]
+            if until is not None and t > until:
+                break
+            if target is not None and self.trace.count >= target and kind in PRODUCING:
+                break
+            _, kind, _, arg = heapq.heappop(events)
+            self.clock.jump_to(t)
+            if kind == TICK:
+                self._tick(self.pumps[arg], t)
+            elif kind == RELEASE:
+                self._release(self.pumps[arg[0]], t, arg[1])
+            elif kind == FINISH:
+                self._finish(t, [arg] + self._same(t, FINISH))
+            elif kind == START:
+                self.registry.take(1 + len(self._same(t, START)))
+            elif kind == DOWN:
+                self._down(self.pumps[arg])
+            elif kind == RESTART:
+                self._restart(self.pumps[arg], t)
+        self.trace.registry_size, self.trace.next = self.registry.peek()
+        return self.trace
+
+    def close(self) -> None:
+        if self._own_store:
+            self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _push(self, t: int, kind: int, arg) -> None:
+        heapq.heappush(self._events, (t, kind, next(self._seq), arg))
+
+    def _same(self, t: int, kind: int) -> list:
+        """Pop the other events of `kind` at instant `t`, so one round trip serves them all."""
+        out = []
+        while self._events and self._events[0][0] == t and self._events[0][1] == kind:
+            out.append(heapq.heappop(self._events)[3])
+        return out
+
+    def _arm(self, p: _PumpState, score: int | float) -> None:
+        if not p.up or score == INF:
+            return
+        wake = self.pump.wake(p.origin, max(int(score), p.busy), p.last)
+        if p.armed is None or wake < p.armed:
+            p.armed = wake
+            self._push(wake, TICK, p.idx)
+
+    def _arm_all(self, score) -> None:
+        for p in self.pumps:
+            self._arm(p, score)
+
+    def _tick(self, p: _PumpState, t: int) -> None:
+        if not p.up or p.armed != t:
+            return  # a beat superseded by an earlier one, or a pump that died
+        p.armed, p.last = None, t
+        due = self.registry.due(t, self.pump.batch)
+        if not due:
+            self._arm(p, self.registry.peek()[1])
+            return
+        p.busy = t + self.pump.latency
+        if self.pump.latency:
+            self._push(p.busy, RELEASE, (p.idx, due))
+        else:
+            self._release(p, t, due)
+
+    def _down(self, p: _PumpState) -> None:
+        p.up, p.armed = False, None
+
+    def _restart(self, p: _PumpState, t: int) -> None:
+        p.up, p.origin, p.last, p.busy, p.armed = True, t, None, t, None
+        self._arm(p, self.registry.peek()[1])
+
+    # -- releasing what was read due -----------------------------------------------------
+
+    def _plan(self, d: Due, now: int):
+        """What the pump computes on the host for one due row: (schedule, phase, runs, next)."""
+        sched, phase, ic = Schedule.from_record(d.name, d.record)
+        produced = ic + 1
+        if sched.rule == "finish":
+            nxt = INF  # parked until the run finishes
+        else:
+            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), produced)
+        return sched, phase, produced, nxt
+
+    def _job_id(self, name: str, slot: int, now: int) -> str:
+        return f"repeat:{name}:{slot}" if self.pump.ids == "slot" else self.minter.mint(now)
+
+    def _release(self, p: _PumpState, t: int, due: list[Due]) -> None:
+        if not p.up:
+            return  # the pump died between its due read and its release
+        made: list[Fire] = []
+        if self.pump.mode == "two-step":
+            head = self._release_two_step(p, t, due, made)
+        else:
+            head = self._release_atomic(p, t, due, made)
+        if head is None:
+            return  # crashed
+        size, score = head
+        for f in made:
+            f.size, f.next = size, self._held.get(f.name, INF)
+        self._arm_all(score)
+
+    def _release_two_step(self, p, t, due, made):
+        """EchoMQ.Pump: enqueue, then advance: two round trips per occurrence."""
+        for d in due:
+            sched, phase, produced, nxt = self._plan(d, t)
+            n = self.trace.count + 1
+            job_id = self._job_id(d.name, d.slot, t)
+            if self.registry.enqueue(job_id, d.name, d.slot, t, sched.template) == "enqueued":
+                made.append(self._produce(n, d, sched, phase, produced, t, job_id))
+                if self._crash_now(p, t, n):
+                    return None
+            if self.faults.cancel_at == n:
+                self.registry.cancel(d.name)
+            if self.registry.advance(d.name, nxt) == "advanced":
+                self._wrote(d.name, nxt, t)
+        return self.registry.peek()
+
+    def _release_atomic(self, p, t, due, made):
+        """One `fire` script for the beat's due rows: enqueue and advance cannot come apart."""
+        rows, plans, crash = [], [], False
+        for d in due:
+            sched, phase, produced, nxt = self._plan(d, t)
+            n = self.trace.count + len(rows) + 1
+            if self.faults.cancel_at == n:
+                self.registry.cancel(d.name)
+            rows.append((d.name, d.slot, nxt, self._job_id(d.name, d.slot, t), sched.template))
+            plans.append((d, sched, phase, produced))
+            if self._crash_due(p, n):
+                crash = True
+                break
+        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
+        for row, (d, sched, phase, produced), res in zip(rows, plans, results):
+            if res.result == "fired":
+                made.append(self._produce(self.trace.count + 1, d, sched, phase, produced, t, row[3]))
+            if res.result in ("fired", "duplicate"):
+                self._wrote(d.name, row[2], t)
+        if crash and self._crash_now(p, t, self.trace.count):
+            return None
+        return size, head
+
+    def _crash_due(self, p: _PumpState, n: int) -> bool:
+        return not self._crashed and p.idx == 0 and self.faults.crash_after_enqueue == n
+
+    def _crash_now(self, p: _PumpState, t: int, n: int) -> bool:
+        if not self._crash_due(p, n):
+            return False
+        self._crashed = True
+        self._down(p)
+        self._push(t + self.faults.restart_after, RESTART, p.idx)
+        return True
+
+    def _produce(self, n, d, sched, phase, produced, t, job_id) -> Fire:
+        started, finished = self.crew.assign(n, t)
+        fire = Fire(n, d.name, d.slot, t, started, finished, job_id)
+        self.trace.produced(fire)
+        self._push(started, START, job_id)
+        self._push(finished, FINISH, _Running(fire, sched, phase, produced))
+        return fire
+
+    def _wrote(self, name: str, score, now: int) -> None:
+        self.trace.rewritten(name, self._held.get(name, INF), now)
+        self._held[name] = score
+
+    # -- runs finishing --------------------------------------------------------------------
+
+    def _finish(self, t: int, runs: list[_Running]) -> None:
+        for r in runs:
+            self._retained.append(r.fire.job_id)
+        evict = []
+        while len(self._retained) > self._retain:
+            evict.append(self._retained.popleft())
+        self.registry.finish([(r.fire.job_id, r.fire.started, t) for r in runs], evict)
+        for r in runs:
+            if r.schedule.rule != "finish":
+                continue
+            s = r.schedule
+            nxt = s.bounded(s.next_run(r.fire.slot, released=r.fire.released, finished=t, phase=r.phase),
+                            r.produced)
+            if self.registry.advance(s.name, nxt) == "advanced":
+                self._wrote(s.name, nxt, t)
+                r.fire.next = nxt
+                self._arm_all(nxt)
+
+
+def simulate(schedules, *, start: int, fires: int | None = None, until: int | None = None, **options) -> Trace:
+    """Build a simulation, run it, close its store, and return the trace."""
+    with Simulation(schedules, start=start, **options) as sim:
+        return sim.run(fires=fires, until=until)

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import pytest
+
+from emqsim.ids import (
+    ALPHABET,
+    EPOCH_MS,
+    Minter,
+    base62,
+    encode,
+    minted_at,
+    parse,
+    snowflake,
+    unbase62,
+    unsnowflake,
+)
+
+T = 1764493200000  # 2025-11-30T09:00:00Z
+
+
+def test_alphabet_order():
+    assert len(ALPHABET) == 62
+    assert (ALPHABET[0], ALPHABET[10], ALPHABET[36], ALPHABET[61]) == ("0", "A", "a", "z")
+    assert EPOCH_MS == 1704067200000
+
+
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "00000000000"),
+        (1, "00000000001"),
+        (61, "0000000000z"),
+        (62, "00000000010"),
+        (62**2, "00000000100"),
+        (2**64 - 1, "LygHa16AHYF"),
+    ],
+)
+def test_base62_round_trip(n, text):
+    assert base62(n) == text
+    assert unbase62(text) == n
+
+
+@pytest.mark.parametrize("bad, match", [(-1, "-1"), (2**64, str(2**64)), (True, "True"), ("7", "'7'")])
+def test_base62_rejects(bad, match):
+    with pytest.raises(ValueError, match=match):
+        base62(bad)
+
+
+@pytest.mark.parametrize("bad", ["", "0000000000", "000000000000", "0000000000-", "zzzzzzzzzzz"])
+def test_unbase62_rejects(bad):
+    with pytest.raises(ValueError, match=repr(bad)):
+        unbase62(bad)
+
+
+@pytest.mark.parametrize(
+    "namespace, n, branded",
+    [
+        ("USR", 274557032793636864, "USR0KHTOWnGLuC"),
+        ("USR", 320636799581945856, "USR0NgWEfAEJfs"),
+        ("JOB", 0, "JOB00000000000"),
+    ],
+)
+def test_contract_vectors(namespace, n, branded):
+    assert encode(namespace, n) == branded
+    assert parse(branded) == (namespace, n)
+
+
+@pytest.mark.parametrize(
+    "ms, worker, seq, n",
+    [
+        (EPOCH_MS, 0, 0, 0),
+        (EPOCH_MS, 0, 1, 1),
+        (EPOCH_MS, 1, 0, 4096),
+        (EPOCH_MS + 1, 0, 0, 1 << 22),
+        (EPOCH_MS + 1, 1023, 4095, (1 << 22) | (1023 << 12) | 4095),
+        (EPOCH_MS + 2**42 - 1, 1023, 4095, 2**64 - 1),
+    ],
+)
+def test_snowflake_round_trip(ms, worker, seq, n):
+    assert snowflake(ms, worker, seq) == n
+    assert unsnowflake(n) == (ms, worker, seq)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((EPOCH_MS - 1,), f"ms {EPOCH_MS - 1} "),
+        ((EPOCH_MS + 2**42,), f"ms {EPOCH_MS + 2**42} "),
+        ((T, 1024), "worker 1024 .*0..1023"),
+        ((T, -1), "worker -1 "),
+        ((T, 0, 4096), "seq 4096 .*0..4095"),
+        ((T, 0, -1), "seq -1 "),
+        ((float(T),), "ms 1764493200000.0 "),
+    ],
+)
+def test_snowflake_rejects(args, match):
+    with pytest.raises(ValueError, match=match):
+        snowflake(*args)
+
+
+@pytest.mark.parametrize("namespace", ["usr", "US", "USER", "U1R", "ÄBC", ""])
+def test_encode_rejects_namespace(namespace):
+    with pytest.raises(ValueError, match=f"namespace {namespace!r} .*3 upper-case letters"):
+        encode(namespace, 1)
+
+
+@pytest.mark.parametrize(
+    "branded, match",
+    [
+        ("USR0KHTOWnGLu", "'USR0KHTOWnGLu' is not a branded id; expected 14"),
+        ("USR0KHTOWnGLuCx", "'USR0KHTOWnGLuCx'"),
+        ("usr0KHTOWnGLuC", "namespace 'usr'"),
+        ("USR0KHTOWnGL_C", "'0KHTOWnGL_C'"),
+    ],
+)
+def test_parse_rejects(branded, match):
+    with pytest.raises(ValueError, match=match):
+        parse(branded)
+
+
+def test_minted_at_vector():
+    assert minted_at("USR0KHTOWnGLuC") == EPOCH_MS + (274557032793636864 >> 22)
+
+
+@pytest.mark.parametrize("t", [EPOCH_MS, T, T + 1, EPOCH_MS + 2**42 - 1])
+def test_minted_at_round_trip(t):
+    assert minted_at(Minter().mint(t)) == t
+
+
+def test_minter_sequence_within_and_across_ms():
+    minter = Minter(worker=5, namespace="EVT")
+    ids = [minter.mint(T), minter.mint(T), minter.mint(T), minter.mint(T + 1)]
+    decoded = [unsnowflake(parse(i)[1]) for i in ids]
+    assert decoded == [(T, 5, 0), (T, 5, 1), (T, 5, 2), (T + 1, 5, 0)]
+    assert all(i.startswith("EVT") and len(i) == 14 and len(i.encode()) == 14 for i in ids)
+
+
+def test_ids_sort_in_mint_order():
+    minter = Minter()
+    times = [EPOCH_MS, EPOCH_MS + 1, EPOCH_MS + 61, EPOCH_MS + 62, T, T, T + 999, T + 86_400_000]
+    ids = [minter.mint(t) for t in times]
+    assert sorted(ids) == ids
+    assert len(set(ids)) == len(ids)
+
+
+def test_minter_rejects_going_back_and_keeps_state():
+    minter = Minter()
+    minter.mint(T)
+    with pytest.raises(ValueError, match=f"cannot mint at {T - 1} after minting at {T}"):
+        minter.mint(T - 1)
+    assert unsnowflake(parse(minter.mint(T))[1]) == (T, 0, 1)
+
+
+def test_minter_rejects_4097th_id_in_one_ms():
+    minter = Minter()
+    ids = [minter.mint(T) for _ in range(4096)]
+    assert unsnowflake(parse(ids[-1])[1]) == (T, 0, 4095)
+    with pytest.raises(ValueError, match=f"more than 4096 ids minted at ms {T}"):
+        minter.mint(T)
+    assert unsnowflake(parse(minter.mint(T + 1))[1]) == (T + 1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"worker": 1024}, "worker 1024"), ({"namespace": "job"}, "namespace 'job'")],
+)
+def test_minter_rejects_bad_config(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Minter(**kwargs)
+
+
+def test_minter_rejects_ms_before_epoch():
+    with pytest.raises(ValueError, match=f"ms {EPOCH_MS - 1} "):
+        Minter().mint(EPOCH_MS - 1)
