@@ -155,10 +155,9 @@ class Simulation:
             self._arm(p, self.registry.peek()[1])
             return
         p.busy = t + self.pump.latency
-        if self.pump.latency:
-            self._push(p.busy, RELEASE, (p.idx, due))
-        else:
-            self._release(p, t, due)
+        # even with no latency the release is its own event: every pump beating at this
+        # instant reads due before any of them releases, which is how two pumps collide
+        self._push(p.busy, RELEASE, (p.idx, due))
 
     def _down(self, p: _PumpState) -> None:
         p.up, p.armed = False, None

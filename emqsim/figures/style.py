@@ -55,3 +55,15 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
 
 
 present(False)
+
+
+def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
+    """An x axis in Unix ms labelled HH:MM in `tz`, a tick every `step` ms."""
+    from ..timefmt import hm
+
+    first = start - start % step + (step if start % step else 0)
+    ticks = list(range(first, end + 1, step))
+    ax.set_xlim(start, end)
+    ax.set_xticks(ticks, [hm(t, tz) for t in ticks])
+    ax.set_xlabel(f"{label} ({tz})")
+    ax.grid(axis="x", color=GREY, alpha=0.3)

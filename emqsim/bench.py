@@ -1,0 +1,245 @@
+"""`python -m emqsim.bench`: measured figures, printed, never asserted.
+
+Speed goals live here rather than in timed unit tests. It prints, per backend
+(fakeredis always, the real server too when EMQSIM_REDIS_URL is set):
+- fires/s of the full path (due read, fire, worker start and finish, trace record) for the
+  two-step and the atomic pump, for one registration and for 100 due on every beat;
+- the baseline of the same run: a bare loop of ZRANGEBYSCORE + EVALSHA(advance);
+- Redis commands per fire: client round trips and calls made inside scripts;
+then the reference model's fires/s, peak RSS of long runs (each in its own process), and
+the per-move latency of every figure. This is the one module allowed to read a clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+from .cadence import Every
+from .pump import Pump
+from .registry import Registry
+from .schedule import Schedule
+from .sim import Simulation
+from .store import ENV, Store
+from .timefmt import at
+
+T0 = at("2026-11-30 09:00")
+
+
+# -- counting commands -------------------------------------------------------------------------
+
+class Counter:
+    """Client round trips (a pipeline is one), commands sent, and calls made inside scripts."""
+
+    def __init__(self):
+        self.trips = 0
+        self.sent = 0
+        self.inner = 0
+
+
+@contextmanager
+def counting(store: Store):
+    import redis.client
+
+    c = Counter()
+    client = store.client
+    orig_exec = client.execute_command
+    orig_pipe = redis.client.Pipeline.execute
+
+    def exec_(*a, **kw):
+        c.trips += 1
+        c.sent += 1
+        return orig_exec(*a, **kw)
+
+    def pipe_exec(self, *a, **kw):
+        c.trips += 1
+        c.sent += len(self.command_stack)
+        return orig_pipe(self, *a, **kw)
+
+    client.execute_command = exec_
+    redis.client.Pipeline.execute = pipe_exec
+    finish = _count_inner(store, c)
+    try:
+        yield c
+    finally:
+        client.execute_command = orig_exec
+        redis.client.Pipeline.execute = orig_pipe
+        finish()
+
+
+def _count_inner(store: Store, c: Counter):
+    """Script-internal calls: INFO commandstats on a real server, a wrapper on fakeredis."""
+    if store.real:
+        store.client.config_resetstat()
+
+        def done():
+            stats = store.client.info("commandstats")
+            total = sum(v["calls"] for v in stats.values())
+            # the server ran what the client sent, our CONFIG RESETSTAT, and the scripts' calls
+            c.inner = max(0, total - c.sent - 1)
+        return done
+    from fakeredis.commands_mixins import scripting_mixin as sm
+
+    orig = sm.ScriptingCommandsMixin._lua_redis_call
+
+    def wrapped(self, *a, **kw):
+        c.inner += 1
+        return orig(self, *a, **kw)
+
+    sm.ScriptingCommandsMixin._lua_redis_call = wrapped
+    return lambda: setattr(sm.ScriptingCommandsMixin, "_lua_redis_call", orig)
+
+
+# -- the full path and the baseline ------------------------------------------------------------
+
+def schedules(rows: int) -> list[Schedule]:
+    every = 1000 if rows > 1 else 900_000
+    return [Schedule(f"s{i:03d}", Every(every)) for i in range(rows)]
+
+
+def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float, float, float]:
+    """(fires/s, round trips per fire, script calls per fire) of the whole simulation."""
+    store = Store(url=url) if url else Store(client=_fake())
+    pump = Pump(mode=mode, tick=1000, batch=100)
+    with Simulation(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
+        sim.run(fires=min(fires, 50))  # warm the script cache
+        with counting(store) as c:
+            t = time.perf_counter()
+            n0 = sim.trace.count
+            sim.run(fires=fires)
+            dt = time.perf_counter() - t
+        n = sim.trace.count - n0
+    return n / dt, c.trips / n, c.inner / n
+
+
+def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, float]:
+    """EchoMQ's minimal loop: ZRANGEBYSCORE the due rows, EVALSHA advance each; nothing else."""
+    store = Store(url=url) if url else Store(client=_fake())
+    reg = Registry(store)
+    for s in schedules(rows):
+        reg.register(s, T0)
+    every = 1000 if rows > 1 else 900_000
+    now, done = T0, 0
+    client, keys = store.client, store.keys
+    run = store.scripts.run
+    with counting(store) as c:
+        t = time.perf_counter()
+        while done < fires:
+            due = client.zrangebyscore(keys.repeat, "-inf", now, start=0, num=100, withscores=True)
+            for member, score in due:
+                name = member.decode()
+                run("advance", [keys.repeat, keys.record(name)], [name, int(score) + every])
+                done += 1
+            now += every
+        dt = time.perf_counter() - t
+    store.close()
+    return done / dt, c.trips / done, c.inner / done
+
+
+def _fake():
+    import fakeredis
+
+    return fakeredis.FakeRedis()
+
+
+# -- the reference model and memory -------------------------------------------------------------
+
+def reference_rate(fires: int) -> float | None:
+    try:
+        from .reference import reference
+    except ImportError:
+        return None
+    sched = Schedule("r", Every("15m"))
+    reference(sched, start=T0, fires=1000)
+    t = time.perf_counter()
+    reference(sched, start=T0, fires=fires)
+    return fires / (time.perf_counter() - t)
+
+
+def peak_rss(what: str, fires: int) -> float | None:
+    """Peak RSS (MB) of a fresh process running `what` for `fires` fires."""
+    code = {
+        "reference": (
+            "from emqsim.reference import reference; from emqsim import Schedule, Every; "
+            f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)"
+        ),
+        "fakeredis": (
+            "import fakeredis; from emqsim import Simulation, Pump, Store; from emqsim.bench import schedules; "
+            f"s = Simulation(schedules(100), start={T0}, pump=Pump(mode='atomic'), "
+            "store=Store(client=fakeredis.FakeRedis()), retain=1000); "
+            f"s.run(fires={fires})"
+        ),
+    }[what]
+    code += "; import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    env = dict(os.environ)
+    env.pop(ENV, None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return None
+    return int(out.stdout.split()[-1]) / 1024
+
+
+# -- figures -------------------------------------------------------------------------------------
+
+def figure_latencies() -> list[tuple[str, float, float, int]]:
+    """(figure, median ms, p95 ms, moves) of update + PNG refresh for every live figure."""
+    from .figures import catalogue
+
+    out = []
+    for name, make in catalogue.FIGURES.items():
+        view = make()
+        times = []
+        for kw in view.moves():
+            t = time.perf_counter()
+            view.update(**kw)
+            view.live.refresh()
+            times.append((time.perf_counter() - t) * 1000)
+        times.sort()
+        out.append((name, times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))], len(times)))
+    return out
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m emqsim.bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--fires", type=int, default=3000, help="fires per full-path measurement")
+    ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
+    args = ap.parse_args(argv)
+    fires = 600 if args.quick else args.fires
+    backends = [("fakeredis", None)]
+    if os.environ.get(ENV):
+        backends.append(("redis", os.environ[ENV]))
+    print(f"emqsim bench · {os.cpu_count()} cores · python {sys.version.split()[0]}")
+    for label, url in backends:
+        for rows in (1, 100):
+            b = baseline(url, rows, fires)
+            print(f"[{label}] {rows:>3} due per beat · baseline ZRANGEBYSCORE+EVALSHA(advance): "
+                  f"{b[0]:>8,.0f} fires/s · {b[1]:.2f} round trips + {b[2]:.2f} script calls per fire")
+            for mode in ("two-step", "atomic"):
+                r = full_path(url, mode, rows, fires)
+                print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
+                      f"{r[1]:.2f} round trips + {r[2]:.2f} script calls per fire · "
+                      f"{r[0] / b[0]:.2f}x baseline")
+    rate = reference_rate(100_000 if args.quick else 1_000_000)
+    print("reference model: " + ("not available" if rate is None else f"{rate:,.0f} fires/s"))
+    if args.quick:
+        return 0
+    for what, n in (("reference", 1_000_000), ("fakeredis", 100_000), ("fakeredis", 10_000)):
+        mb = peak_rss(what, n)
+        print(f"peak RSS, {n:>9,} {what} fires: " + ("n/a" if mb is None else f"{mb:,.0f} MB"))
+    try:
+        for name, med, p95, n in figure_latencies():
+            print(f"figure {name:<24} median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")
+    except ImportError as exc:
+        print(f"figures: not available ({exc})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""The registry's verbs through the Lua scripts, on every backend (fakeredis, real Redis)."""
+
+from __future__ import annotations
+
+import pytest
+
+from emqsim.cadence import Cron, Every
+from emqsim.registry import Registry
+from emqsim.schedule import INF, Schedule
+from emqsim.timefmt import at
+
+T9 = at("2026-11-30 09:00")
+MIN = 60_000
+
+
+@pytest.fixture
+def reg(store):
+    return Registry(store)
+
+
+def test_register_is_insert_if_absent(reg):
+    assert reg.register(Schedule("reports", Every("15m")), T9) == "registered"
+    assert reg.register(Schedule("reports", Every("5m")), T9 + MIN) == "exists"
+    assert reg.rows() == [("reports", T9)]
+    assert reg.record("reports")["every_ms"] == "900000"
+
+
+def test_upsert_rewrites_the_cadence_and_keeps_one_row(reg):
+    assert reg.upsert(Schedule("reports", Every("15m")), T9) == "created"
+    assert reg.upsert(Schedule("reports", Every("15m")), T9 + 3 * MIN) == "kept"
+    assert reg.score("reports") == T9                       # same cadence: score kept
+    assert reg.upsert(Schedule("reports", Every("5m")), T9 + 3 * MIN) == "rewritten"
+    assert reg.rows() == [("reports", T9 + 3 * MIN)]          # changed: a first run again
+    assert reg.record("reports")["every_ms"] == "300000"
+    assert reg.size() == 1
+
+
+def test_three_upserts_of_one_id_leave_one_scheduler(reg):
+    for i in range(3):
+        reg.upsert(Schedule("same-id", Every(1000 * (i + 1))), T9)
+    assert reg.size() == 1
+
+
+def test_cron_and_interval_rows_have_the_same_shape(reg):
+    reg.upsert(Schedule("reports", Cron("0 9 * * *")), T9 - 12 * MIN)
+    reg.upsert(Schedule("heartbeat", Every("15m", offset=0)), T9 - 12 * MIN)
+    assert reg.rows() == [("heartbeat", T9 - 12 * MIN), ("reports", T9)]
+    assert reg.record("reports")["pattern"] == "0 9 * * *"
+    assert reg.record("heartbeat")["every_ms"] == "900000"
+
+
+def test_cancel_then_cancel_again(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    assert reg.cancel("reports") == "cancelled"
+    assert reg.cancel("reports") == "absent"
+    assert reg.size() == 0 and reg.record("reports") == {}
+
+
+def test_advance_rewrites_the_row_and_sweeps_a_cancelled_one(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    assert reg.advance("reports", T9 + 15 * MIN) == "advanced"
+    assert reg.rows() == [("reports", T9 + 15 * MIN)]
+    reg.client.delete(reg.k.record("reports"))   # the record is gone, the member dangles
+    assert reg.advance("reports", T9 + 30 * MIN) == "absent"
+    assert reg.size() == 0                        # swept, not resurrected
+
+
+def test_advance_can_park_a_row(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    assert reg.advance("reports", INF) == "advanced"
+    assert reg.rows() == [("reports", INF)]
+    assert reg.due(T9 + 10**9) == []
+
+
+def test_due_reads_rows_at_or_before_now_with_their_records(reg):
+    reg.register(Schedule("a", Every("15m")), T9)
+    reg.register(Schedule("b", Every("15m"), start=T9 + MIN), T9)
+    due = reg.due(T9)
+    assert [(d.name, d.slot) for d in due] == [("a", T9)]
+    assert due[0].record[b"every_ms"] == b"900000"
+    assert [d.name for d in reg.due(T9 + MIN, limit=1)] == ["a"]
+
+
+def test_enqueue_writes_job_pending_and_marker(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    assert reg.enqueue("JOB0SUaKlrtAo4", "reports", T9, T9 + 500) == "enqueued"
+    assert reg.job("JOB0SUaKlrtAo4") == {"name": "reports", "slot": str(T9), "released": str(T9 + 500),
+                                         "data": "{}", "state": "pending"}
+    assert reg.pending() == ["JOB0SUaKlrtAo4"]
+    assert reg.marker() == T9 + 500
+    assert reg.record("reports")["ic"] == "1"
+    assert reg.enqueue("JOB0SUaKlrtAo4", "reports", T9, T9 + 500) == "duplicate"
+    assert reg.pending() == ["JOB0SUaKlrtAo4"]
+
+
+def test_fire_enqueues_and_advances_in_one_step(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", "{}")])
+    assert (size, head, [r.result for r in res]) == (1, T9 + 15 * MIN, ["fired"])
+    assert reg.marker() == T9 + 15 * MIN          # the marker rings at the next run
+    assert reg.pending() == ["JOB1"]
+    # a second pump that read the same slot finds the row moved
+    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB2", "{}")])
+    assert [r.result for r in res] == ["stale"]
+    assert reg.pending() == ["JOB1"]
+
+
+def test_fire_on_a_cancelled_row_writes_nothing(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    reg.cancel("reports")
+    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", "{}")])
+    assert (size, head, [r.result for r in res]) == (0, INF, ["absent"])
+    assert reg.pending() == [] and reg.size() == 0
+
+
+def test_fire_with_slot_ids_deduplicates(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    jid = f"repeat:reports:{T9}"
+    reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, "{}")], dedupe=True)
+    reg.advance("reports", T9)   # pretend the advance was lost: the slot comes due again
+    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, "{}")], dedupe=True)
+    assert [r.result for r in res] == ["duplicate"]
+    assert reg.pending() == [jid]
+
+
+def test_take_and_finish_with_retention(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    reg.enqueue("J1", "reports", T9, T9)
+    reg.enqueue("J2", "reports", T9, T9)
+    assert reg.take(5) == ["J1", "J2"]
+    assert reg.finish([("J2", T9, T9 + MIN)], evict=["J1"]) == 1
+    assert reg.job("J2")["state"] == "done" and reg.job("J2")["finished"] == str(T9 + MIN)
+    assert reg.job("J1") == {}
+
+
+def test_a_refused_register_leaves_nothing_half_written(reg):
+    from emqsim.scripts import ScriptError
+
+    with pytest.raises(ScriptError, match="ERR_SCORE"):
+        reg.store.scripts.run("register", [reg.k.repeat, reg.k.record("x"), reg.k.marker],
+                              ["x", "soon", "every_ms", "900000"])
+    with pytest.raises(ScriptError, match="ERR_FIELDS"):
+        reg.store.scripts.run("register", [reg.k.repeat, reg.k.record("x"), reg.k.marker], ["x", T9, "every_ms"])
+    assert reg.rows() == [] and reg.record("x") == {} and reg.marker() is None

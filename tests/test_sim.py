@@ -1,0 +1,167 @@
+"""The engine end to end: exact traces for the course's claims, faults, and bounded memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_store
+from emqsim.cadence import Cron, Every
+from emqsim.faults import Faults
+from emqsim.ids import minted_at
+from emqsim.pump import Pump
+from emqsim.schedule import INF, Schedule
+from emqsim.sim import Simulation
+from emqsim.timefmt import at, hms
+from emqsim.worker import Worker
+
+T9 = at("2026-11-30 09:00")
+MIN = 60_000
+
+
+def run(store, schedule, fires=None, until=None, start=T9, **kw):
+    with Simulation(schedule, start=start, store=store, **kw) as sim:
+        return sim.run(fires=fires, until=until)
+
+
+def released(trace):
+    return [hms(f.released) for f in trace]
+
+
+@pytest.mark.parametrize("rule, expected", [
+    ("schedule", ["09:00:00", "09:15:00", "09:30:00", "09:45:00"]),
+    ("finish", ["09:00:00", "09:19:00", "09:38:00", "09:57:00"]),
+])
+def test_every_15_min_with_4_min_runs(store, rule, expected):
+    tr = run(store, Schedule("reports", Every("15m"), rule=rule), fires=4, worker=Worker(run="4m"))
+    assert released(tr) == expected
+    assert [f.finished - f.started for f in tr] == [4 * MIN] * 4
+
+
+def test_cron_first_run_is_the_slot_at_or_after_start(store):
+    tr = run(store, Schedule("reports", Cron("0 9 * * *")), fires=2, start=at("2026-11-30 08:48"))
+    assert [f.slot for f in tr] == [T9, at("2026-12-01 09:00")]
+    tr = run(make_store("fakeredis"), Schedule("reports", Cron("0 9 * * *")), fires=1, start=T9)
+    assert [f.slot for f in tr] == [T9]
+
+
+def test_release_rule_drifts_to_the_beat_schedule_rule_keeps_the_gap(store):
+    pump = Pump(tick=1000)
+    tr = run(store, Schedule("r", Every(1500), rule="release"), fires=4, pump=pump)
+    assert [f.released - T9 for f in tr] == [0, 2000, 4000, 6000]   # effective period 2000 ms
+    tr = run(make_store("fakeredis"), Schedule("r", Every(1500), rule="schedule"), fires=5, pump=pump)
+    assert [f.slot - T9 for f in tr] == [0, 1500, 3000, 4500, 6000]
+    assert [f.released - T9 for f in tr] == [0, 2000, 3000, 5000, 6000]
+
+
+def test_limit_5_gives_exactly_5_runs_and_keeps_the_row(store):
+    with Simulation(Schedule("r", Every(100), limit=5), start=T9, store=store, pump=Pump(tick=0)) as sim:
+        tr = sim.run(until=T9 + 10_000)
+        assert tr.count == 5
+        assert sim.registry.rows() == [("r", INF)]
+
+
+def test_end_date_now_plus_1000_every_100_gives_10_runs(store):
+    tr = run(store, Schedule("r", Every(100), end=T9 + 1000), until=T9 + 10_000,
+             pump=Pump(tick=0), worker=Worker(run=100))
+    assert [f.slot - T9 for f in tr] == list(range(0, 1000, 100))
+    assert tr.registry_size == 1 and tr.next == INF
+
+
+@pytest.mark.parametrize("mode, duplicates", [("two-step", 1), ("atomic", 0)])
+def test_crash_after_enqueue_then_restart(store, mode, duplicates):
+    tr = run(store, Schedule("r", Every("15m")), fires=6, pump=Pump(mode=mode),
+             faults=Faults(crash_after_enqueue=3, restart_after="1m"))
+    assert (tr.duplicates, tr.lost) == (duplicates, 0)
+    slots = [f.slot for f in tr]
+    assert sorted(set(slots)) == [T9 + i * 15 * MIN for i in range(6 - duplicates)]
+    if mode == "two-step":   # the re-fired slot carries a fresh id, minted at the restart
+        again = [f for f in tr if f.slot == T9 + 30 * MIN]
+        assert [minted_at(f.job_id) for f in again] == [T9 + 30 * MIN, T9 + 31 * MIN]
+
+
+def test_slot_derived_ids_absorb_the_restart_duplicate(store):
+    tr = run(store, Schedule("r", Every("15m")), fires=5, pump=Pump(ids="slot"),
+             faults=Faults(crash_after_enqueue=3, restart_after="1m"))
+    assert (tr.duplicates, tr.lost) == (0, 0)
+    assert tr[2].job_id == f"repeat:r:{T9 + 30 * MIN}"
+
+
+@pytest.mark.parametrize("mode, produced", [("two-step", 3), ("atomic", 2)])
+def test_cancel_between_due_read_and_advance(store, mode, produced):
+    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode=mode),
+                    faults=Faults(cancel_at=3)) as sim:
+        tr = sim.run(until=T9 + 3 * 60 * MIN)
+        assert tr.count == produced          # no further fire after the cancel
+        assert sim.registry.size() == 0      # the member was swept, not resurrected
+        assert sim.registry.record("r") == {}
+
+
+@pytest.mark.parametrize("mode, duplicates", [("two-step", 4), ("atomic", 0)])
+def test_two_pumps_on_one_queue(store, mode, duplicates):
+    tr = run(store, Schedule("r", Every("15m")), until=T9 + 45 * MIN, pump=Pump(mode=mode),
+             faults=Faults(pumps=2))
+    assert tr.duplicates == duplicates
+    assert len({f.slot for f in tr}) == 4
+
+
+def test_outage_collapses_missed_slots_into_one_run(store):
+    tr = run(store, Schedule("r", Every("15m")), fires=4, start=at("2026-11-30 09:07"),
+             faults=Faults(outage=(at("2026-11-30 09:30"), at("2026-11-30 10:10"))))
+    assert released(tr) == ["09:07:00", "09:22:00", "10:10:00", "10:22:00"]
+    assert (tr.duplicates, tr.lost) == (0, 0)   # 09:52 and 10:07 were skipped by design, not lost
+
+
+def test_one_row_over_10000_fires_and_reregistering_keeps_it(store):
+    with Simulation(Schedule("reports", Every("15m")), start=T9, store=store, retain=100,
+                    pump=Pump(mode="atomic")) as sim:
+        tr = sim.run(fires=10_000)
+        assert tr.count == 10_000 and len(tr) == 100
+        assert {f.size for f in tr} == {1}
+        assert sim.registry.rows() == [("reports", T9 + 10_000 * 15 * MIN)]
+        assert sim.registry.register(Schedule("reports", Every("15m")), sim.clock.now) == "exists"
+        assert sim.registry.size() == 1
+        # finished jobs beyond the retention bound were deleted from Redis
+        assert len(store.client.keys(store.keys.job("*"))) <= 101
+
+
+def test_ids_are_fresh_branded_and_decode_to_the_release(store):
+    tr = run(store, Schedule("r", Every("15m")), fires=3)
+    assert [len(f.job_id) for f in tr] == [14, 14, 14]
+    assert [minted_at(f.job_id) for f in tr] == [f.released for f in tr]
+    assert tr[0].job_id == "JOB0SUaKlrtAo4"
+
+
+def test_marker_wake_starts_at_release_polling_waits_for_the_poll(store):
+    tr = run(store, Schedule("r", Every("15m"), start=T9 + 7000), fires=2, pump=Pump(tick=0),
+             worker=Worker(poll=10_000))
+    assert [f.started - f.released for f in tr] == [3000, 3000]
+
+
+def test_same_trace_on_every_backend():
+    pytest.importorskip("redis")
+    import os
+
+    from emqsim.store import ENV
+
+    if not os.environ.get(ENV):
+        pytest.skip(f"{ENV} is not set: nothing to compare fakeredis with")
+    scenario = dict(fires=30, pump=Pump(tick=700, jitter=200, seed=3, latency=150),
+                    worker=Worker(run="4m", spread="3m", concurrency=2))
+    sched = Schedule("r", Every("2m"), rule="release")
+    a = run(make_store("fakeredis"), sched, **scenario)
+    b = run(make_store("redis"), sched, **scenario)
+    assert a.records() == b.records()
+
+
+def test_run_needs_an_end():
+    with Simulation(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
+        with pytest.raises(ValueError, match="fires=N or until"):
+            sim.run()
+
+
+def test_run_continues_where_it_stopped():
+    with Simulation(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
+        sim.run(fires=2)
+        tr = sim.run(fires=2)
+        assert [f.n for f in tr] == [1, 2, 3, 4]
+        assert tr.next == T9 + 60 * MIN
