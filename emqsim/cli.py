@@ -1,0 +1,186 @@
+"""`emqsim trace ...`: run one schedule on the virtual clock and print what it produced.
+
+The command only translates options into the package's objects (Every/Cron, Schedule,
+Pump, Worker, Faults) and calls `simulate`; every check lives in those objects, so the
+command line and the notebooks refuse the same inputs with the same messages. Bad input
+is one `emqsim: error: ...` line on stderr and exit status 2, never a traceback.
+Importing this module stays cheap: no plotting or widget libraries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+from .cadence import Every, cadence
+from .durations import parse_duration
+from .faults import Faults
+from .pump import MODES, Pump
+from .schedule import RULES, Schedule
+from .sim import simulate
+from .timefmt import parse_instant, parse_interval, zone
+from .worker import Worker
+
+START = "2026-11-30T09:00:00Z"   # a fixed instant: the command never reads the wall clock
+MAX_FIRES = 1_000_000
+SAMPLE = 100                     # cron slots read to estimate how many fit before --until
+
+# Options whose value may be written with a leading minus (a negative duration or count):
+# argparse would take "-4m" for an option, so such values are glued on as --run=-4m.
+_VALUED = {"--every", "--offset", "--run", "--tick", "--fires", "--crash-after-enqueue",
+           "--restart-after", "--latency", "--poll", "--concurrency"}
+_DASH_VALUE = re.compile(r"-\d")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line and exit 2, like the package's own."""
+
+    def error(self, message: str):
+        fail(message)
+
+
+def fail(message: str):
+    """Report bad input as one line on stderr and stop with status 2."""
+    print(f"emqsim: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = _Parser(prog="emqsim", description="A teaching simulator of a Redis-backed job scheduler.")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    p = sub.add_parser(
+        "trace", help="run one schedule on the virtual clock and list its fires",
+        description="Register one schedule at --start, run it on the virtual clock with the real "
+                    "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
+        epilog="Durations: 15m, 90s, 1h30m, 900000ms. Times: ISO 8601 such as 2026-11-30T09:00:00Z "
+               "(without an offset they are read in --tz). Bad input exits with status 2.",
+    )
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
+    when.add_argument("--cron", metavar="EXPR", help="a cron expression, e.g. '0 9 * * *' (six fields: seconds first)")
+    p.add_argument("--offset", metavar="DUR", help="with --every: pin the phase inside the gap")
+    p.add_argument("--tz", default="UTC", metavar="ZONE",
+                   help="IANA zone of the cron, of times without an offset, and of the table (default UTC)")
+    p.add_argument("--rule", default="schedule", choices=RULES,
+                   help="next run from the scheduled slot, the release, or the finish (default schedule)")
+    p.add_argument("--snap", default="offset", choices=("offset", "epoch"),
+                   help="how an interval catches up over missed slots (default offset)")
+    p.add_argument("--name", default="reports", help="the registration's name (default reports)")
+    p.add_argument("--run", default="0", metavar="DUR", help="how long each job runs (default 0)")
+    p.add_argument("--concurrency", default="1", metavar="N", help="workers taking jobs (default 1)")
+    p.add_argument("--poll", default="0", metavar="DUR",
+                   help="workers poll every DUR; 0 = woken by the marker (default 0)")
+    p.add_argument("--tick", default="1s", metavar="DUR",
+                   help="the pump's beat; 0 = wake exactly at the next run (default 1s)")
+    p.add_argument("--latency", default="0", metavar="DUR",
+                   help="time from the pump's due read to its release (default 0)")
+    p.add_argument("--pump", default="two-step", choices=MODES,
+                   help="enqueue then advance in two round trips, or both in one script (default two-step)")
+    p.add_argument("--start", default=START, metavar="ISO8601",
+                   help=f"the virtual now at registration (default {START})")
+    end = p.add_mutually_exclusive_group(required=True)
+    end.add_argument("--fires", metavar="N", help=f"stop after N fires (1 to {MAX_FIRES:,})")
+    end.add_argument("--until", metavar="ISO8601", help="stop at this virtual time")
+    p.add_argument("--outage", metavar="ISO8601/ISO8601", help="the pump is down over this interval")
+    p.add_argument("--crash-after-enqueue", metavar="N",
+                   help="the pump dies right after enqueuing fire N, then restarts")
+    p.add_argument("--restart-after", metavar="DUR",
+                   help="how long the crashed pump stays down (default one tick)")
+    p.add_argument("--format", default="table", choices=("table", "json"),
+                   help="a table in --tz, or one JSON object with times in Unix ms (default table)")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script `emqsim`; returns the exit status (2 for bad input)."""
+    try:
+        args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))
+        try:
+            out = trace(args)
+        except ValueError as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except SystemExit as stop:  # argparse's --help (0) and every error (2)
+        return stop.code if isinstance(stop.code, int) else 2
+    try:
+        print(out, flush=True)
+    except BrokenPipeError:  # `emqsim trace ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 0
+
+
+def trace(args: argparse.Namespace) -> str:
+    """Run the `trace` command; bad input raises ValueError with a one-line message."""
+    zone(args.tz)
+    start = parse_instant(args.start, args.tz)
+    if args.cron is not None and args.offset is not None:
+        raise ValueError(f"--offset {args.offset!r} applies to --every, not to --cron; "
+                         "put the minute in the cron expression instead")
+    sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
+                     rule=args.rule, snap=args.snap)
+    tick = parse_duration(args.tick, name="tick")
+    pump = Pump(tick=tick, latency=args.latency, mode=args.pump)
+    worker = Worker(run=args.run, poll=args.poll, concurrency=_count(args.concurrency, "concurrency"))
+    faults = Faults(
+        outage=None if args.outage is None else parse_interval(args.outage, args.tz),
+        crash_after_enqueue=None if args.crash_after_enqueue is None
+        else _count(args.crash_after_enqueue, "crash-after-enqueue"),
+        restart_after=tick if args.restart_after is None else parse_duration(args.restart_after, name="restart-after"),
+    )
+    fires = until = None
+    if args.fires is not None:
+        fires = _count(args.fires, "fires")
+        if fires > MAX_FIRES:
+            raise ValueError(f"fires {args.fires!r} is too many; give at most {MAX_FIRES:,}")
+    else:
+        until = parse_instant(args.until, args.tz)
+        if until < start:
+            raise ValueError(f"until {args.until!r} is before start {args.start!r}; give a later time")
+        _check_horizon(sched, start, until, args.until)
+    result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults)
+    return result.to_json() if args.format == "json" else result.table(args.tz)
+
+
+def _count(text: str, name: str) -> int:
+    """A whole number, 1 or more, from the command line."""
+    if not re.fullmatch(r"\s*\d+\s*", text) or int(text) < 1:
+        raise ValueError(f"{name} {text!r} must be a whole number, 1 or more")
+    return int(text)
+
+
+def _check_horizon(sched: Schedule, start: int, until: int, text: str) -> None:
+    """Refuse an --until that would produce more than MAX_FIRES fires (an upper estimate)."""
+    c = sched.cadence
+    first = sched.first_run(start)
+    if first > until:
+        return
+    if isinstance(c, Every):
+        estimate = (until - first) // c.ms + 1
+    else:  # the average gap of the first SAMPLE slots, stretched over the horizon
+        last = first
+        for _ in range(SAMPLE):
+            last = c.after(last)
+            if last > until:
+                return
+        estimate = (until - first) * SAMPLE // (last - first)
+    if estimate > MAX_FIRES:
+        raise ValueError(f"until {text!r} is about {estimate:,} fires away; "
+                         f"give a horizon of at most {MAX_FIRES:,} fires")
+
+
+def _glue_dash_values(argv: list[str]) -> list[str]:
+    """['--run', '-4m'] -> ['--run=-4m'], so the package (not argparse) judges the value."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUED and i + 1 < len(argv) and _DASH_VALUE.match(argv[i + 1]):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(a)
+            i += 1
+    return out
+

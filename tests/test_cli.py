@@ -1,0 +1,188 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from emqsim.cli import main
+from emqsim.timefmt import at
+
+DAY = "2026-11-30 "
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main(["trace", *args, "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.count("\n") == 1  # exactly one JSON object on one line
+    return json.loads(out)
+
+
+def ms(*hhmmss: str) -> list[int]:
+    return [at(DAY + t) for t in hhmmss]
+
+
+def test_finish_rule_measures_the_gap_from_the_end_of_the_run(capsys):
+    out = run_json(capsys, "--every", "15m", "--run", "4m", "--fires", "4", "--rule", "finish")
+    assert [f["released"] for f in out["fires"]] == ms("09:00", "09:19", "09:38", "09:57")
+    assert [f["finished"] for f in out["fires"]] == ms("09:04", "09:23", "09:42", "10:01")
+    assert [f["n"] for f in out["fires"]] == [1, 2, 3, 4]
+    assert out["registry_size"] == 1
+    assert out["next"] == at(DAY + "10:16")
+    assert (out["duplicates"], out["lost"]) == (0, 0)
+    assert set(out) == {"fires", "registry_size", "next", "duplicates", "lost"}
+    assert set(out["fires"][0]) == {"n", "slot", "released", "started", "finished", "job_id"}
+
+
+def test_schedule_rule_keeps_the_slots(capsys):
+    out = run_json(capsys, "--every", "15m", "--run", "4m", "--fires", "4")
+    assert [f["slot"] for f in out["fires"]] == ms("09:00", "09:15", "09:30", "09:45")
+    assert [f["released"] for f in out["fires"]] == ms("09:00", "09:15", "09:30", "09:45")
+    assert out["next"] == at(DAY + "10:00")
+    assert out["registry_size"] == 1
+
+
+@pytest.mark.parametrize("start", ["2026-11-30T08:48:00Z", "2026-11-30T09:00:00Z"])
+def test_cron_first_run_is_the_first_slot_at_or_after_start(capsys, start):
+    out = run_json(capsys, "--cron", "0 9 * * *", "--start", start, "--fires", "1")
+    assert [f["slot"] for f in out["fires"]] == ms("09:00:00")
+    assert out["next"] == at("2026-12-01 09:00")
+
+
+def test_cron_in_a_zone_reads_naive_times_there(capsys):
+    out = run_json(capsys, "--cron", "0 9 * * *", "--tz", "America/New_York",
+                   "--start", "2026-11-30T08:00:00", "--fires", "1")
+    assert out["fires"][0]["slot"] == at(DAY + "14:00")  # 09:00 EST
+
+
+def test_two_step_crash_after_enqueue_duplicates_the_slot(capsys):
+    out = run_json(capsys, "--every", "15m", "--fires", "6", "--crash-after-enqueue", "3")
+    assert (out["duplicates"], out["lost"]) == (1, 0)
+    assert [f["slot"] for f in out["fires"]] == ms("09:00", "09:15", "09:30", "09:30", "09:45", "10:00")
+    # the restart comes one tick (1 s) after the crash and re-fires 09:30 under a new id
+    assert out["fires"][3]["released"] == at(DAY + "09:30:01")
+    assert out["fires"][2]["job_id"] != out["fires"][3]["job_id"]
+
+
+def test_atomic_pump_survives_the_same_crash(capsys):
+    out = run_json(capsys, "--every", "15m", "--fires", "6", "--crash-after-enqueue", "3", "--pump", "atomic")
+    assert (out["duplicates"], out["lost"]) == (0, 0)
+    assert [f["slot"] for f in out["fires"]] == ms("09:00", "09:15", "09:30", "09:45", "10:00", "10:15")
+
+
+def test_outage_collapses_missed_slots_and_keeps_the_phase(capsys):
+    out = run_json(capsys, "--start", "2026-11-30T09:07:00Z", "--every", "15m", "--fires", "4",
+                   "--outage", "2026-11-30T09:30:00Z/2026-11-30T10:10:00Z")
+    assert [f["released"] for f in out["fires"]] == ms("09:07", "09:22", "10:10", "10:22")
+    assert [f["slot"] for f in out["fires"]] == ms("09:07", "09:22", "09:37", "10:22")
+    assert (out["duplicates"], out["lost"]) == (0, 0)
+
+
+def test_until_stops_at_the_horizon(capsys):
+    out = run_json(capsys, "--every", "15m", "--until", "2026-11-30T10:00:00Z")
+    assert [f["slot"] for f in out["fires"]] == ms("09:00", "09:15", "09:30", "09:45", "10:00")
+    assert out["next"] == at(DAY + "10:15")
+
+
+def test_a_parked_row_prints_next_as_null(capsys):
+    out = run_json(capsys, "--every", "15m", "--run", "20m", "--rule", "finish", "--until", "2026-11-30T09:10:00Z")
+    assert out["next"] is None  # the run ends at 09:20: until then the row is parked
+    assert [f["finished"] for f in out["fires"]] == ms("09:20")
+
+
+def test_table_format(capsys):
+    assert main(["trace", "--every", "15m", "--run", "4m", "--fires", "4", "--rule", "finish"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "   n  slot      released  started   finished  job_id"
+    assert lines[1] == "-" * len(lines[0])
+    assert lines[3][:50] == "   2  09:19:00  09:19:00  09:19:00  09:23:00  JOB0"
+    assert len(lines[3]) == 60
+    assert lines[-1] == "registry rows 1 · next run 10:16:00 · duplicates 0 · lost 0"
+    assert len(lines) == 7
+
+
+def test_table_shows_times_in_the_zone(capsys):
+    assert main(["trace", "--every", "1h", "--fires", "1", "--tz", "Asia/Kolkata"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("   1  14:30:00  14:30:00")  # 09:00Z is 14:30 IST
+    assert lines[-1] == "registry rows 1 · next run 15:30:00 · duplicates 0 · lost 0"
+
+
+def test_job_ids_are_the_same_on_every_run(capsys):
+    first = run_json(capsys, "--every", "15m", "--fires", "3")
+    again = run_json(capsys, "--every", "15m", "--fires", "3")
+    assert [f["job_id"] for f in first["fires"]] == [f["job_id"] for f in again["fires"]]
+
+
+BAD = [
+    (["--cron", "0 25 * * *", "--fires", "1"], "invalid cron '0 25 * * *'"),
+    (["--every", "0", "--fires", "1"],
+     "every '0' must be positive; give a length like 15m, 90s, 1h30m or 900000ms"),
+    (["--every", "15m", "--tz", "Mars/Olympus", "--fires", "1"], "unknown time zone 'Mars/Olympus'"),
+    (["--every", "15m", "--run", "-4m", "--fires", "1"], "run '-4m' is negative"),
+    (["--every", "15m", "--run=-4m", "--fires", "1"], "run '-4m' is negative"),
+    (["--every", "15m", "--tick", "soon", "--fires", "1"], "tick 'soon' is not a duration"),
+    (["--every", "15m", "--fires", "1", "--outage", "2026-11-30T10:00:00Z/2026-11-30T09:30:00Z"],
+     "outage ends at 2026-11-30T09:30:00Z before it starts at 2026-11-30T10:00:00Z"),
+    (["--every", "15m", "--fires", "0"], "fires '0' must be a whole number, 1 or more"),
+    (["--every", "15m", "--fires", "-2"], "fires '-2' must be a whole number, 1 or more"),
+    (["--every", "15m", "--fires", "2000000"], "fires '2000000' is too many; give at most 1,000,000"),
+    (["--every", "15m", "--start", "30/11/2026 09:00", "--fires", "1"],
+     "'30/11/2026 09:00' is not an ISO 8601 time; write it like 2026-11-30T09:00:00Z"),
+    (["--every", "15m", "--until", "tomorrow"], "'tomorrow' is not an ISO 8601 time"),
+    (["--cron", "0 9 * * *", "--offset", "3m", "--fires", "1"], "--offset '3m' applies to --every, not to --cron"),
+    (["--every", "15m", "--cron", "0 9 * * *", "--fires", "1"], "argument --cron: not allowed with argument --every"),
+    (["--fires", "1"], "one of the arguments --every --cron is required"),
+    (["--every", "15m", "--fires", "1", "--until", "2026-11-30T10:00:00Z"],
+     "argument --until: not allowed with argument --fires"),
+    (["--every", "15m"], "one of the arguments --fires --until is required"),
+    (["--every", "1s", "--until", "2026-12-30T09:00:00Z"], "until '2026-12-30T09:00:00Z' is about 2,592,001 fires"),
+    (["--cron", "* * * * * *", "--until", "2026-12-30T09:00:00Z"], "until '2026-12-30T09:00:00Z' is about 2,592,"),
+    (["--every", "15m", "--until", "2026-11-30T08:00:00Z"], "until '2026-11-30T08:00:00Z' is before start"),
+    (["--every", "15m", "--fires", "1", "--rule", "sometimes"], "argument --rule: invalid choice: 'sometimes'"),
+    (["--every", "15m", "--fires", "1", "--crash-after-enqueue", "0"], "crash-after-enqueue '0' must be a whole number"),
+    (["--every", "15m", "--fires", "1", "--concurrency", "two"], "concurrency 'two' must be a whole number"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    assert main(["trace", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(f"emqsim: error: {message}")
+    assert "Traceback" not in err
+
+
+def test_no_command_is_an_error(capsys):
+    assert main([]) == 2
+    assert capsys.readouterr().err == "emqsim: error: the following arguments are required: COMMAND\n"
+
+
+def test_help_exits_0(capsys):
+    assert main(["trace", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: emqsim trace ")
+
+
+def test_importing_the_cli_stays_light():
+    code = ("import sys, emqsim.cli; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'matplotlib', 'ipywidgets', 'fakeredis'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "[]\n"
+
+
+def test_python_dash_m(tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--fires", "2", "--format", "json"],
+                        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert [f["released"] for f in json.loads(ok.stdout)["fires"]] == ms("09:00", "09:15")
+    bad = subprocess.run([sys.executable, "-m", "emqsim", "trace", "--every", "0", "--fires", "2"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr == ("emqsim: error: every '0' must be positive; "
+                          "give a length like 15m, 90s, 1h30m or 900000ms\n")
+    assert "Traceback" not in bad.stderr
