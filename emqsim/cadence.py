@@ -109,7 +109,10 @@ class Cron:
 
     def at_or_after(self, t: int) -> int:
         """The course's first-run rule: a slot equal to `t` counts."""
-        return self.after(t - 1)
+        try:
+            return self.after(t - 1)
+        except ValueError:
+            raise ValueError(f"cron {self.expr!r} has no slot at or after {t} ms; it never matches") from None
 
     def first(self, now: int) -> int:
         return self.at_or_after(now)

@@ -29,6 +29,7 @@ def test_upsert_rewrites_the_cadence_and_keeps_one_row(reg):
     assert reg.upsert(Schedule("reports", Every("15m")), T9) == "created"
     assert reg.upsert(Schedule("reports", Every("15m")), T9 + 3 * MIN) == "kept"
     assert reg.score("reports") == T9                       # same cadence: score kept
+    assert reg.record("reports")["offset"] == "0"            # and the phase of the first run
     assert reg.upsert(Schedule("reports", Every("5m")), T9 + 3 * MIN) == "rewritten"
     assert reg.rows() == [("reports", T9 + 3 * MIN)]          # changed: a first run again
     assert reg.record("reports")["every_ms"] == "300000"

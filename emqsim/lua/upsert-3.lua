@@ -15,7 +15,7 @@
   Returns
     1  created
     2  rewritten: the cadence changed, the score was reset to ARGV[2]
-    3  kept: same cadence, record rewritten, score and iteration count kept
+    3  kept: same cadence, record rewritten, score, phase offset and iteration count kept
    -1  ERR_SCORE   ARGV[2] is not a number
    -2  ERR_NAME    ARGV[1] is empty
    -4  ERR_FIELDS  an odd field/value list, or no "cadence" field
@@ -30,7 +30,7 @@ for i = 3, #ARGV, 2 do
 end
 if cadence == nil then return -4 end
 
-local old = redis.call('HMGET', KEYS[2], 'cadence', 'ic')
+local old = redis.call('HMGET', KEYS[2], 'cadence', 'ic', 'offset')
 local score = redis.call('ZSCORE', KEYS[1], name)
 local result = 1
 if old[1] and score then
@@ -40,6 +40,7 @@ redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 if result == 3 then
   if old[2] then redis.call('HSET', KEYS[2], 'ic', old[2]) end
+  if old[3] then redis.call('HSET', KEYS[2], 'offset', old[3]) end
 else
   redis.call('ZADD', KEYS[1], first, name)
 end
