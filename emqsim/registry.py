@@ -112,17 +112,12 @@ class Registry:
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         return int(out[0]), parse_score(out[1]), results
 
-    def take(self, count: int) -> list[str]:
-        """A worker takes up to `count` waiting jobs (oldest first)."""
-        got = self.client.lpop(self.k.pending, count) or []
-        return [j.decode() for j in got]
-
     def finish(self, done: list[tuple[str, int, int]], evict: list[str] = ()) -> int:
-        """Mark (job id, started, finished) done and delete `evict`ed old jobs."""
-        keys = [self.k.job(j) for j, _, _ in done] + [self.k.job(j) for j in evict]
+        """Workers finished (job id, started, finished): off pending, marked done; `evict` deleted."""
+        keys = [self.k.pending] + [self.k.job(j) for j, _, _ in done] + [self.k.job(j) for j in evict]
         args: list = [len(done)]
-        for _, started, finished in done:
-            args += [started, finished]
+        for job_id, started, finished in done:
+            args += [job_id, started, finished]
         return self._run("finish", keys, args)
 
     # -- reads for figures and tests ------------------------------------------------------

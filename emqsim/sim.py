@@ -5,7 +5,7 @@ only when the next event says so, and jumps straight to it. Idle beats are skipp
 a pump sleeps until the first beat at or after the registry's earliest score.
 At one instant, events run in this order: an outage begins, a pump restarts, runs
 finish (under the `finish` rule that is when the row advances), pumps read due,
-pumps release, workers take jobs.
+pumps release. When a worker starts a job is computed on release (`Crew`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .store import Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
-DOWN, RESTART, FINISH, TICK, RELEASE, START = range(6)
+DOWN, RESTART, FINISH, TICK, RELEASE = range(5)
 PRODUCING = (TICK, RELEASE)
 
 
@@ -37,6 +37,7 @@ class _PumpState:
     last: int | None = None    # the instant of its last beat
     busy: int = 0              # it cannot beat again before its release is done
     armed: int | None = None   # the beat it is sleeping until
+    life: int = 0              # bumped when it dies: a release read by an earlier life is dropped
 
 
 @dataclass
@@ -100,11 +101,11 @@ class Simulation:
             if kind == TICK:
                 self._tick(self.pumps[arg], t)
             elif kind == RELEASE:
-                self._release(self.pumps[arg[0]], t, arg[1])
+                p = self.pumps[arg[0]]
+                if p.up and p.life == arg[1]:  # the process that read due is still alive
+                    self._release(p, t, arg[2])
             elif kind == FINISH:
                 self._finish(t, [arg] + self._same(t, FINISH))
-            elif kind == START:
-                self.registry.take(1 + len(self._same(t, START)))
             elif kind == DOWN:
                 self._down(self.pumps[arg])
             elif kind == RESTART:
@@ -157,10 +158,10 @@ class Simulation:
         p.busy = t + self.pump.latency
         # even with no latency the release is its own event: every pump beating at this
         # instant reads due before any of them releases, which is how two pumps collide
-        self._push(p.busy, RELEASE, (p.idx, due))
+        self._push(p.busy, RELEASE, (p.idx, p.life, due))
 
     def _down(self, p: _PumpState) -> None:
-        p.up, p.armed = False, None
+        p.up, p.armed, p.life = False, None, p.life + 1
 
     def _restart(self, p: _PumpState, t: int) -> None:
         p.up, p.origin, p.last, p.busy, p.armed = True, t, None, t, None
@@ -182,8 +183,6 @@ class Simulation:
         return f"repeat:{name}:{slot}" if self.pump.ids == "slot" else self.minter.mint(now)
 
     def _release(self, p: _PumpState, t: int, due: list[Due]) -> None:
-        if not p.up:
-            return  # the pump died between its due read and its release
         made: list[Fire] = []
         if self.pump.mode == "two-step":
             head = self._release_two_step(p, t, due, made)
@@ -250,7 +249,6 @@ class Simulation:
         started, finished = self.crew.assign(n, t)
         fire = Fire(n, d.name, d.slot, t, started, finished, job_id)
         self.trace.produced(fire)
-        self._push(started, START, job_id)
         self._push(finished, FINISH, _Running(fire, sched, phase, produced))
         return fire
 

@@ -5,6 +5,8 @@ Pure functions of their arguments: nothing here looks at the wall clock.
 
 from __future__ import annotations
 
+import numbers
+
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -56,9 +58,9 @@ def parse_interval(text: str, tz: str = "UTC", *, name: str = "outage") -> tuple
 
 
 def _local(ms: int, tz: str) -> datetime:
-    if isinstance(ms, bool) or not isinstance(ms, int):
+    if isinstance(ms, bool) or not isinstance(ms, numbers.Integral):  # numpy ints are welcome
         raise ValueError(f"time {ms!r} is not Unix ms; give a whole number of milliseconds")
-    return (_EPOCH + ms * _MS).astimezone(zone(tz))
+    return (_EPOCH + int(ms) * _MS).astimezone(zone(tz))
 
 
 def iso(ms: int, tz: str = "UTC") -> str:

@@ -124,12 +124,12 @@ def test_fire_with_slot_ids_deduplicates(reg):
     assert reg.pending() == [jid]
 
 
-def test_take_and_finish_with_retention(reg):
+def test_finish_takes_jobs_off_pending_with_retention(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
     reg.enqueue("J1", "reports", T9, T9)
     reg.enqueue("J2", "reports", T9, T9)
-    assert reg.take(5) == ["J1", "J2"]
     assert reg.finish([("J2", T9, T9 + MIN)], evict=["J1"]) == 1
+    assert reg.pending() == ["J1"]
     assert reg.job("J2")["state"] == "done" and reg.job("J2")["finished"] == str(T9 + MIN)
     assert reg.job("J1") == {}
 

@@ -54,4 +54,6 @@ def test_a_refused_call_raises_naming_the_code(store):
         store.scripts.run("advance", [store.keys.repeat, store.keys.record("x")], ["x", "soon"])
     with pytest.raises(ScriptError, match="ERR_ARITY"):
         store.scripts.run("fire", [store.keys.repeat, store.keys.pending, store.keys.marker], [1, "0"])
+    with pytest.raises(ScriptError, match="ERR_ARITY"):
+        store.scripts.run("finish", [store.keys.pending, store.keys.job("J1")], [1, "J1", 5])
     assert store.client.exists(store.keys.repeat) == 0  # nothing half-written

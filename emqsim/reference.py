@@ -1,0 +1,261 @@
+"""The reference model: the engine's rules for one registration, as plain arithmetic.
+
+It has two jobs. Notebooks use it for long horizons (a million fires in seconds, no Redis),
+and the property tests use it as an oracle that the Lua engine must agree with. The formulas
+are the package's own (Schedule.first_run/next_run/bounded, Pump.wake, Worker.duration, Crew).
+What it drops is the bookkeeping: no registry, no event queue, only the cycle
+``wake -> beat (read due) -> release (beat + latency) -> [run finishes] -> next score``.
+
+An outage stops the pump from `down` to `up`: a beat in the outage is not made; a release
+whose pump went down after its beat (at or before the release instant) is dropped and the
+row stays due; the restart at `up` starts a new beat grid there.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+
+from .cadence import Every
+from .faults import Faults
+from .ids import Minter
+from .pump import Pump
+from .schedule import INF, Schedule
+from .trace import Trace
+from .worker import Crew, Worker
+
+IDS = ("pump", "fresh", "slot", None)
+_FAR = 1 << 62  # "never": later than any instant, so the hot loop needs no None checks
+
+
+class RefTrace:
+    """What `reference` produced: int64 columns (empty with keep=False) and the aggregates.
+
+    `count`, `last_slot` and `next` cover every fire even when the columns were not kept.
+    `registry_size`, `duplicates` and `lost` are fixed by the model (one row, none repeated,
+    none lost); they are here so a RefTrace reads like the engine's Trace.
+    """
+
+    FIELDS = Trace.FIELDS
+    registry_size = 1
+    duplicates = 0
+    lost = 0
+
+    def __init__(self, slot, released, started, finished, job_ids, count: int, last_slot, nxt):
+        self.slot = np.frombuffer(slot, dtype=np.int64)
+        self.released = np.frombuffer(released, dtype=np.int64)
+        self.started = np.frombuffer(started, dtype=np.int64)
+        self.finished = np.frombuffer(finished, dtype=np.int64)
+        self.n = np.arange(1, len(self.slot) + 1, dtype=np.int64)
+        self.job_ids: list[str] | None = job_ids
+        self.count = count
+        self.last_slot: int | None = last_slot
+        self.next: int | float = nxt
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"n": self.n, "slot": self.slot, "released": self.released,
+                "started": self.started, "finished": self.finished}
+
+    def to_fires(self) -> list[tuple]:
+        """(n, slot, released, started, finished, job_id) per fire, as the engine's Trace
+        holds them (job_id None when ids were not asked for)."""
+        ids = self.job_ids if self.job_ids is not None else [None] * len(self)
+        return list(zip(self.n.tolist(), self.slot.tolist(), self.released.tolist(),
+                        self.started.tolist(), self.finished.tolist(), ids))
+
+
+def engine_fires(trace: Trace) -> list[tuple]:
+    """The engine's Trace as the tuples `RefTrace.to_fires` gives, to compare the two."""
+    return [(f.n, f.slot, f.released, f.started, f.finished, f.job_id) for f in trace]
+
+
+def reference(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
+              pump: Pump | None = None, worker: Worker | None = None,
+              outage: tuple[int, int] | None = None, ids: str | None = "pump",
+              keep: bool = True) -> RefTrace:
+    """What `Simulation(schedule, start=start, pump=, worker=, faults=Faults(outage=...))
+    .run(fires=, until=)` produces, without Redis.
+
+    `ids`: "pump" follows `pump.ids`; "fresh" mints JOB ids at each release; "slot" gives
+    "repeat:<name>:<slot>"; None skips them (fastest). `keep=False` keeps only the aggregates.
+    """
+    pump = Pump() if pump is None else pump
+    worker = Worker() if worker is None else worker
+    _check(schedule, start, fires, until, pump, worker, outage, ids)
+    if ids == "pump":
+        ids = pump.ids
+    fast = isinstance(schedule.cadence, Every) and not pump.jitter and not worker.spread
+    run = _fast if fast else _general
+    return run(schedule, start, fires, until, pump, worker, outage, ids, keep)
+
+
+def _check(schedule, start, fires, until, pump, worker, outage, ids) -> None:
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule {schedule!r} must be a Schedule(...)")
+    if isinstance(start, bool) or not isinstance(start, int):
+        raise ValueError(f"start {start!r} must be whole Unix ms")
+    if fires is None and until is None:
+        raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+    if fires is not None and (isinstance(fires, bool) or not isinstance(fires, int) or fires < 0):
+        raise ValueError(f"fires {fires!r} must be a whole number of fires, 0 or more")
+    if until is not None and (isinstance(until, bool) or not isinstance(until, int)):
+        raise ValueError(f"until {until!r} must be whole Unix ms")
+    if not isinstance(pump, Pump):
+        raise ValueError(f"pump {pump!r} must be a Pump(...)")
+    if not isinstance(worker, Worker):
+        raise ValueError(f"worker {worker!r} must be a Worker(...)")
+    if outage is not None:
+        down, up = Faults(outage=tuple(outage)).outage
+        if down < start:
+            raise ValueError(f"outage begins at {down}, before the start {start}; give an outage from the start on")
+    if ids not in IDS:
+        raise ValueError(f"ids {ids!r} is not one of 'pump', 'fresh', 'slot', None")
+
+
+def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
+    """Any cadence, jitter and run spread: the package's functions called once per step."""
+    S = schedule.first_run(start)
+    cad = schedule.cadence
+    phase = cad.phase(S) if isinstance(cad, Every) else 0
+    next_run, bounded, wake = schedule.next_run, schedule.bounded, pump.wake
+    finish_rule = schedule.rule == "finish"
+    lat = pump.latency
+    crew = Crew(worker, start)
+    mint = Minter().mint if keep and ids == "fresh" else None
+    name = schedule.name
+    down, up = outage if outage is not None else (_FAR, _FAR)
+    until_ = _FAR if until is None else until
+    target = _FAR if fires is None else fires
+    cols = tuple(array("q") for _ in range(4))
+    job_ids: list[str] | None = [] if keep and ids else None
+    O, L, B = start, None, start          # the pump's grid origin, last beat, busy-until
+    count, last_slot = 0, None
+    while S != INF:
+        W = wake(O, max(S, B), L)
+        if W >= down:                     # the pump is down at its beat: it restarts at `up`
+            O, L, B, down = up, None, up, _FAR
+            W = wake(O, max(S, B), L)
+        if W > until_ or count >= target:
+            break
+        L, R = W, W + lat
+        B = R
+        if R > until_:
+            break
+        if R >= down:                     # died between its due read and its release
+            O, L, B, down = up, None, up, _FAR
+            continue
+        count += 1
+        slot = S
+        st, fi = crew.assign(count, R)
+        last_slot = slot
+        if keep:
+            for col, v in zip(cols, (slot, R, st, fi)):
+                col.append(v)
+            if ids == "fresh":
+                job_ids.append(mint(R))
+            elif ids == "slot":
+                job_ids.append(f"repeat:{name}:{slot}")
+        if finish_rule:
+            if fi > until_:
+                S = INF                   # parked until a finish the run never reaches
+                break
+            S = bounded(next_run(slot, released=R, finished=fi, phase=phase), count)
+        else:
+            S = bounded(next_run(slot, released=R, finished=None, phase=phase), count)
+    return RefTrace(*cols, job_ids, count, last_slot, S)
+
+
+def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
+    """Every, no jitter, constant runs: the same cycle with the formulas inlined.
+
+    With equal run lengths the workers free up in the order they were taken, so the crew is
+    a ring of free times instead of a heap. `_general` is the check: the tests hold the two equal.
+    """
+    S = schedule.first_run(start)
+    cad = schedule.cadence
+    ms = cad.ms
+    phase = cad.phase(S)
+    rule = ("schedule", "release", "finish").index(schedule.rule)
+    epoch = schedule.snap == "epoch"
+    limit = schedule.limit
+    end = _FAR if schedule.end is None else schedule.end
+    T, lat = pump.tick, pump.latency
+    run, poll, conc = worker.run, worker.poll, worker.concurrency
+    free = [start] * conc
+    j = 0
+    mint = Minter().mint if keep and ids == "fresh" else None
+    slot_ids = ids == "slot"
+    prefix = f"repeat:{schedule.name}:"
+    down, up = outage if outage is not None else (_FAR, _FAR)
+    until_ = _FAR if until is None else until
+    target = _FAR if fires is None else fires
+    cols = tuple(array("q") for _ in range(4))
+    a_slot, a_rel, a_st, a_fi = (c.append for c in cols)
+    job_ids: list[str] | None = [] if keep and ids else None
+    O, L, B = start, start - 1, start     # L = O - 1 stands for "no beat yet"
+    count, last_slot = 0, None
+    while S != INF:
+        e = S if S > B else B
+        if T:
+            lo = e if e > L else L + 1
+            W = O - ((O - lo) // T) * T
+        else:
+            W = e if e >= L else L
+        if W >= down:
+            O, B, L, down = up, up, up - 1, _FAR
+            e = S if S > B else B
+            W = O - ((O - e) // T) * T if T else e
+        if W > until_ or count >= target:
+            break
+        L = W
+        R = B = W + lat
+        if R > until_:
+            break
+        if R >= down:
+            O, B, L, down = up, up, up - 1, _FAR
+            continue
+        count += 1
+        ready = free[j]
+        if R > ready:
+            ready = R
+        st = start - ((start - ready) // poll) * poll if poll else ready
+        fi = st + run
+        free[j] = fi
+        j += 1
+        if j == conc:
+            j = 0
+        if keep:
+            a_slot(S)
+            a_rel(R)
+            a_st(st)
+            a_fi(fi)
+            if mint is not None:
+                job_ids.append(mint(R))
+            elif slot_ids:
+                job_ids.append(prefix + str(S))
+        last_slot = S
+        if rule == 0:
+            nx = S + ms
+            if nx < R:
+                if epoch:
+                    nx = R // ms * ms + ms
+                else:
+                    nx = R // ms * ms + phase
+                    if nx <= R:
+                        nx += ms
+        elif rule == 1:
+            nx = R + ms
+        else:
+            if fi > until_:
+                S = INF
+                break
+            nx = fi + ms
+        if (limit and count >= limit) or nx >= end:
+            S = INF
+            break
+        S = nx
+    return RefTrace(*cols, job_ids, count, last_slot, S)
