@@ -26,6 +26,7 @@ from .trace import Fire, Trace
 from .worker import Crew, Worker
 
 DOWN, RESTART, FINISH, TICK, RELEASE = range(5)
+FLUSH = 64  # finished jobs told to Redis in one call (nothing reads them in between)
 PRODUCING = (TICK, RELEASE)
 
 
@@ -68,6 +69,7 @@ class Simulation:
         self._seq = itertools.count()
         self._held: dict[str, int | float] = {}
         self._retained: deque[str] = deque()
+        self._done: list[tuple[str, int, int]] = []
         self._retain = retain
         self._crashed = False
         for s in schedules:
@@ -110,8 +112,23 @@ class Simulation:
                 self._down(self.pumps[arg])
             elif kind == RESTART:
                 self._restart(self.pumps[arg], t)
+        self._flush()
         self.trace.registry_size, self.trace.next = self.registry.peek()
         return self.trace
+
+    def _flush(self) -> None:
+        """Mark buffered finished jobs done and apply the retention bound, in one script call.
+
+        Only workers' own bookkeeping is deferred: no pump or rule reads a job hash, and
+        `run` flushes before it returns, so what a reader inspects is always current."""
+        if not self._done:
+            return
+        self._retained.extend(j for j, _, _ in self._done)
+        evict = []
+        while len(self._retained) > self._retain:
+            evict.append(self._retained.popleft())
+        self.registry.finish(self._done, evict)
+        self._done = []
 
     def close(self) -> None:
         if self._own_store:
@@ -259,12 +276,9 @@ class Simulation:
     # -- runs finishing --------------------------------------------------------------------
 
     def _finish(self, t: int, runs: list[_Running]) -> None:
-        for r in runs:
-            self._retained.append(r.fire.job_id)
-        evict = []
-        while len(self._retained) > self._retain:
-            evict.append(self._retained.popleft())
-        self.registry.finish([(r.fire.job_id, r.fire.started, t) for r in runs], evict)
+        self._done += [(r.fire.job_id, r.fire.started, t) for r in runs]
+        if len(self._done) >= FLUSH:
+            self._flush()
         for r in runs:
             if r.schedule.rule != "finish":
                 continue

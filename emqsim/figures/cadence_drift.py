@@ -1,0 +1,447 @@
+"""Start-to-start against start-to-finish, and how far each rule lets a cadence slip.
+
+`CadenceView` lays four runs of an every-15-min schedule on two lanes: the rule that
+counts the gap from each run's start (BullMQ's ``prevMillis + every``) and the rule
+that counts it from each run's finish. `SlipView` follows the three rules of the
+engine over many cycles: ``schedule`` stays on the clock, ``release`` (EchoMQ's
+``now_ms() + every_ms``) slips by the release lag each cycle, ``finish`` by the run.
+Each view computes its marks once per slider value when it is built, so a slider
+move only indexes stored arrays: the cadence marks from the engine (`Simulation`),
+the slip over a day of cycles from the reference model (`emqsim.reference`, the same
+rules as plain arithmetic; `slips(..., engine=True)` gives the engine's answer, and
+the tests hold the two equal).
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from matplotlib.collections import LineCollection
+
+from ..cadence import Every
+from ..durations import format_duration
+from ..pump import Pump
+from ..reference import reference
+from ..registry import ADVANCE, Registry
+from ..schedule import Schedule
+from ..sim import simulate
+from ..store import Store
+from ..timefmt import at, hm, hms
+from ..worker import Worker
+from .live import Live
+from .style import GREY, ROLE, new_figure, scale, time_axis
+
+START = at("2026-11-30 09:00")
+MINUTE = 60_000
+EVERY = 15 * MINUTE
+RUNS = tuple(range(15))                 # the run-duration slider, in whole minutes
+MEASURES = ("start-to-start", "start-to-finish", "both")
+LANE = {"schedule": 1, "finish": 0}     # rule -> lane height
+LABEL = {"schedule": "start-to-start", "finish": "start-to-finish"}
+SHOWS = {"start-to-start": ("schedule",), "start-to-finish": ("finish",), "both": ("schedule", "finish")}
+TICKS = (0, 250, 500, 1000, 1500, 2000, 2500, 3000, 4000, 5000)  # pump-tick slider, ms; each divides 15 min
+LATENCY = 20                            # the enqueue round trip before EchoMQ reads now_ms()
+SLIP_RULES = ("schedule", "release", "finish")
+
+
+def hmsms(ms: int) -> str:
+    """'HH:MM:SS.mmm' in UTC: the release rule's drift lives in the milliseconds."""
+    return f"{hms(ms)}.{ms % 1000:03d}"
+
+
+def freeze_labels(ax) -> None:
+    """Place the axis labels once, where matplotlib's automatic layout puts them, and keep
+    them there: the ticks never change on a move, and the automatic placement measures every
+    tick label again on each redraw, a good part of a move's cost."""
+    ax.figure.canvas.draw()
+    to_axes = ax.transAxes.inverted()
+    x_pix = ax.xaxis.label.get_position()[1]
+    y_pix = ax.yaxis.label.get_position()[0]
+    ax.xaxis.set_label_coords(0.5, to_axes.transform((0, x_pix))[1])
+    if ax.yaxis.label.get_text():
+        ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)
+
+
+def _choice(value, allowed, what: str):
+    if value not in allowed:
+        shown = ", ".join(str(a) for a in allowed)
+        raise ValueError(f"{what} {value!r} is not one of {shown}")
+    return value
+
+
+# -- 1. the cadence: four runs on two lanes ----------------------------------------------------
+
+def runs(rule: str, run: int | str, *, start: int = START, every: int | str = "15m", fires: int = 4):
+    """[(started, finished)] of the first `fires` runs under `rule`, from the engine."""
+    sched = Schedule("reports", Every(every), rule=_choice(rule, ("schedule", "release", "finish"), "rule"))
+    trace = simulate(sched, start=start, fires=fires, worker=Worker(run=run))
+    return [(f.started, f.finished) for f in trace]
+
+
+def lane_verdict(rule: str, starts: list[int], every: int, run: int) -> str:
+    """One lane's verdict: the start times, then whether the gap between them holds."""
+    times = ", ".join(hm(s) for s in starts)
+    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
+    if slips == [0]:
+        marks = ", ".join(":" + hm(s)[3:] for s in starts)
+        why = " (a 0-min run adds nothing to the gap)" if rule == "finish" and run == 0 else ""
+        return f"{LABEL[rule]}: {times} \u2014 holds at {marks}{why}"
+    if len(slips) == 1:
+        return f"{LABEL[rule]}: {times} \u2014 drifts {format_duration(slips[0])} later each cycle"
+    steps = ", ".join(f"+{format_duration(s)}" for s in slips)
+    return f"{LABEL[rule]}: {times} \u2014 drifts later by {steps}"
+
+
+class CadenceView:
+    """Two lanes of run bars: start-to-start on top, start-to-finish below; one lane lit."""
+
+    def __init__(self, ax, *, start: int = START, every: int | str = "15m", fires: int = 4,
+                 run: int = 4, measure: str = "both"):
+        self.ax, self.start, self.every, self.fires = ax, start, Every(every).ms, fires
+        self.run, self.measure = _choice(run, RUNS, "run (min)"), _choice(measure, MEASURES, "measure")
+        # the engine, once per slider value: 15 runs x 2 rules x `fires` fires
+        self.marks = {(rule, m): runs(rule, m * MINUTE, start=start, every=self.every, fires=fires)
+                      for rule in LANE for m in RUNS}
+        sc = scale()
+        fs, lw, ms = sc["font"], sc["line"], sc["marker"]
+        last = max(fi for marks in self.marks.values() for _, fi in marks)
+        hi = -(-(last + 2 * MINUTE) // EVERY) * EVERY
+        time_axis(ax, start - 5 * MINUTE, hi, step=EVERY, label="time")
+        ax.set_ylim(-0.7, 1.75)
+        ax.set_yticks([LANE[r] for r in LANE], [f"{LABEL[r]}\nnext = {'start' if r == 'schedule' else 'finish'}"
+                                                 f" + {format_duration(self.every)}" for r in LANE])
+        ax.spines[["top", "right"]].set_visible(False)
+
+        self.bars, self.starts, self.labels, self.gaps, self.gap_text = {}, {}, {}, {}, {}
+        for rule, y in LANE.items():
+            c = ROLE[rule]
+            self.bars[rule] = list(ax.barh([y] * fires, [0] * fires, left=[start] * fires, height=0.4,
+                                           color=c, edgecolor="white", zorder=3).patches)
+            self.starts[rule], = ax.plot([start] * fires, [y] * fires, ls="none", marker="|",
+                                         ms=ms * 2.6, mew=lw, color=c, zorder=4)
+            self.labels[rule] = [ax.text(start, y + 0.27, "", fontsize=fs * 0.85, ha="left", va="bottom",
+                                         color=c, zorder=5) for _ in range(fires)]
+            self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
+                                                               linestyles=":", zorder=2))
+            self.gap_text[rule] = ax.text(start, y - 0.36, "", fontsize=fs * 0.75, ha="center", va="top",
+                                          color=c, zorder=5)
+        # direct labels and fixed title/label positions: a legend or an auto-placed label
+        # is laid out again on every redraw, which costs more than the marks themselves
+        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+        ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
+        freeze_labels(ax)
+        self.live = Live(ax.figure)
+        self.update()
+
+    def update(self, run: int | None = None, measure: str | None = None) -> str:
+        """Set the run length (whole minutes) and the measure; returns the verdict."""
+        if run is not None:
+            self.run = _choice(run, RUNS, "run (min)")
+        if measure is not None:
+            self.measure = _choice(measure, MEASURES, "measure")
+        lit = SHOWS[self.measure]
+        for rule, y in LANE.items():
+            marks = self.marks[(rule, self.run)]
+            colour, alpha = (ROLE[rule], 1.0) if rule in lit else (GREY, 0.35)
+            for bar, (st, fi) in zip(self.bars[rule], marks):
+                bar.set_x(st)
+                bar.set_width(fi - st)
+                bar.set_facecolor(colour)
+                bar.set_alpha(alpha)
+            starts = [st for st, _ in marks]
+            self.starts[rule].set_xdata(starts)
+            self.starts[rule].set_color(colour)
+            self.starts[rule].set_alpha(alpha)
+            for text, st in zip(self.labels[rule], starts):
+                text.set_x(st)
+                text.set_text(hm(st))
+                text.set_color(colour)
+                text.set_alpha(alpha)
+            anchor = 0 if rule == "schedule" else 1    # the gap runs from the start, or the finish
+            self.gaps[rule].set_segments([[(m[anchor], y - 0.3), (m[anchor] + self.every, y - 0.3)]
+                                          for m in marks[:-1]])
+            self.gaps[rule].set_color(colour)
+            self.gaps[rule].set_alpha(alpha)
+            first = marks[0][anchor]
+            self.gap_text[rule].set_x(first + self.every / 2)
+            self.gap_text[rule].set_text(f"{format_duration(self.every)} from the {'start' if anchor == 0 else 'finish'}")
+            self.gap_text[rule].set_color(colour)
+            self.gap_text[rule].set_alpha(alpha)
+        grey = "" if self.measure == "both" else ", the other greyed"
+        self._title.set_text(f"every {format_duration(self.every)} from {hm(self.start)}, each run takes "
+                             f"{self.run} min · lit: {self.measure}{grey}")
+        return self.verdict()
+
+    def verdict(self) -> str:
+        """The lit measures' verdicts, one line each."""
+        return "\n".join(lane_verdict(rule, [st for st, _ in self.marks[(rule, self.run)]], self.every,
+                                      self.run * MINUTE) for rule in SHOWS[self.measure])
+
+    def moves(self) -> list[dict]:
+        """Drag the run from 0 to 14 min and back, switching the measure on the way."""
+        path = list(range(0, 15)) + [12, 9, 6, 4, 2]
+        return [{"run": r, "measure": MEASURES[(i // 7) % 3]} for i, r in enumerate(path)]
+
+
+def cadence_view(width: float = 9.0, height: float = 3.4, **kw) -> CadenceView:
+    fig, ax = new_figure(width, height)
+    return CadenceView(ax, **kw)
+
+
+def _html(text: str, ident: str) -> str:
+    return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'
+
+
+class CadencePanel:
+    """A run slider and a measure switch around a `CadenceView`, with its verdict."""
+
+    def __init__(self, figure: CadenceView | None = None):
+        import ipywidgets as w
+
+        self.view = v = figure or cadence_view()
+        self.run = w.IntSlider(value=v.run, min=RUNS[0], max=RUNS[-1], step=1, description="run (min)",
+                               continuous_update=True)
+        self.measure = w.ToggleButtons(options=MEASURES, value=v.measure, description="measure")
+        self.readout = w.HTML()
+        self._show(v.update())
+        self.run.observe(self.on_run, names="value")
+        self.measure.observe(self.on_measure, names="value")
+        self.box = w.VBox([self.measure, self.run, self.readout, v.live.image])
+
+    def _show(self, text: str) -> str:
+        self.readout.value = _html(text, "cadence-verdict")
+        self.view.live.refresh()
+        return text
+
+    def on_run(self, change) -> str:
+        return self._show(self.view.update(run=change["new"]))
+
+    def on_measure(self, change) -> str:
+        return self._show(self.view.update(measure=change["new"]))
+
+    def _repr_mimebundle_(self, **kw):
+        return self.box._repr_mimebundle_(**kw)
+
+
+def cadence_panel(figure: CadenceView | None = None) -> CadencePanel:
+    return CadencePanel(figure)
+
+
+# -- 2. the slip over many cycles -------------------------------------------------------------
+
+def slips(rule: str, tick: int, *, start: int = START, every: int | str = "15m", cycles: int = 96,
+          latency: int = LATENCY, run: int | str = "4m", engine: bool = False) -> np.ndarray:
+    """released - the on-the-clock slot (start + (n-1) * every), ms, for runs 1..cycles.
+
+    From the reference model; `engine=True` runs the Lua engine instead (slower, same answer).
+    """
+    gap = Every(every).ms
+    sched = Schedule("reports", Every(gap), rule=_choice(rule, SLIP_RULES, "rule"))
+    pump, worker = Pump(tick=tick, latency=latency), Worker(run=run)
+    if engine:
+        cols = simulate(sched, start=start, fires=cycles, pump=pump, worker=worker).arrays()
+    else:
+        cols = reference(sched, start=start, fires=cycles, pump=pump, worker=worker, ids=None).arrays()
+    return cols["released"] - (start + gap * (cols["n"] - 1))
+
+
+def _sweep(values, count: int = 20) -> list:
+    """Slider positions up and down the values, `count` of them: what a reader's drag visits."""
+    up = list(values)
+    lap = up + up[-2:0:-1] if len(up) > 1 else up
+    return [lap[i % len(lap)] for i in range(count)]
+
+
+def _tick_text(tick: int) -> str:
+    return "0 (woken at the score)" if tick == 0 else format_duration(tick)
+
+
+def _y(slip: np.ndarray) -> np.ndarray:
+    """Slips on the log axis: 0 is drawn on the floor (1 ms)."""
+    return np.maximum(slip, 1)
+
+
+class SlipView:
+    """Slip of each release from its on-the-clock slot, against the run number, per rule."""
+
+    YTICKS = [(1, "\u2264 1 ms"), (10, "10 ms"), (100, "100 ms"), (1000, "1 s"), (10_000, "10 s"),
+              (MINUTE, "1 min"), (10 * MINUTE, "10 min"), (60 * MINUTE, "1 h"), (600 * MINUTE, "10 h")]
+
+    def __init__(self, ax, *, start: int = START, every: int | str = "15m", ticks=TICKS, cycles: int = 96,
+                 latency: int = LATENCY, run: int | str = "4m", tick: int = 1000):
+        self.ax, self.start, self.every, self.cycles = ax, start, Every(every).ms, cycles
+        self.ticks, self.latency, self.run = tuple(ticks), latency, Worker(run=run).run
+        self.tick = _choice(tick, self.ticks, "tick (ms)")
+        # the reference model, once per tick and rule
+        self.slip = {(rule, t): slips(rule, t, start=start, every=self.every, cycles=cycles, latency=latency,
+                                      run=self.run) for t in self.ticks for rule in SLIP_RULES}
+        sc = scale()
+        fs, lw, ms = sc["font"], sc["line"], sc["marker"]
+        x = np.arange(1, cycles + 1)
+        self.lines, self.ends = {}, {}
+        for rule in SLIP_RULES:
+            self.lines[rule], = ax.plot(x, np.ones(cycles), color=ROLE[rule], lw=lw, marker="o",
+                                        ms=ms * 0.45)
+            # each line is labelled at its end: the rule, its formula, its slip by the last run
+            self.ends[rule] = ax.text(cycles + 1.5, 1, "", color=ROLE[rule], fontsize=fs * 0.8, ha="left",
+                                      va="center", clip_on=False, linespacing=1.1)
+        ax.set_yscale("log")
+        top = max(float(s.max()) for s in self.slip.values())
+        ax.set_ylim(0.6, max(top * 3, 1e4))
+        ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
+        ax.minorticks_off()
+        ax.set_xlim(0, cycles + 1)
+        ax.set_xlabel(f"run number (every {format_duration(self.every)}, from {hm(start)})")
+        ax.set_ylabel("released \u2212 slot on the clock")
+        ax.grid(axis="y", color=GREY, alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+        ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
+        freeze_labels(ax)
+        self.live = Live(ax.figure)
+        self.update()
+
+    def update(self, tick: int | None = None) -> str:
+        """Set the pump tick (ms); returns the readout."""
+        if tick is not None:
+            self.tick = _choice(tick, self.ticks, "tick (ms)")
+        for rule in SLIP_RULES:
+            s = self.slip[(rule, self.tick)]
+            self.lines[rule].set_ydata(_y(s))
+            self.ends[rule].set_y(_y(s)[-1])
+            self.ends[rule].set_text(f"{_RULE_LABEL[rule]}\n+{format_duration(int(s[-1]))}")
+        self._title.set_text(f"pump tick {_tick_text(self.tick)}, enqueue latency {format_duration(self.latency)},"
+                             f" each run {format_duration(self.run)}")
+        return self.readout()
+
+    def readout(self) -> str:
+        """'by run 48, pump tick 1 s: schedule +20 ms (flat) · release ... (+1 s a run) · ...'."""
+        parts = []
+        for rule in SLIP_RULES:
+            s = self.slip[(rule, self.tick)]
+            step = int(s[-1] - s[-2]) if len(s) > 1 else 0
+            grows = "flat" if step == 0 else f"+{format_duration(step)} a run"
+            parts.append(f"{rule} +{format_duration(int(s[-1]))} ({grows})")
+        return f"by run {self.cycles}, pump tick {_tick_text(self.tick)}: " + " \u00b7 ".join(parts)
+
+    def moves(self) -> list[dict]:
+        """Sweep the tick slider up, down and up again."""
+        return [{"tick": t} for t in _sweep(self.ticks)]
+
+
+_RULE_LABEL = {"schedule": "schedule: slot + every", "release": "release: now + every",
+               "finish": "finish: finish + every"}
+
+
+def slip_view(width: float = 9.0, height: float = 3.6, **kw) -> SlipView:
+    fig, ax = new_figure(width, height)
+    return SlipView(ax, **kw)
+
+
+class SlipPanel:
+    """A pump-tick slider around a `SlipView`, with its readout."""
+
+    def __init__(self, figure: SlipView | None = None):
+        import ipywidgets as w
+
+        self.view = v = figure or slip_view()
+        self.tick = w.SelectionSlider(options=[(format_duration(t), t) for t in v.ticks],
+                                      value=v.tick, description="pump tick", continuous_update=True)
+        self.readout = w.HTML()
+        self._show(v.update())
+        self.tick.observe(self.on_tick, names="value")
+        self.box = w.VBox([self.tick, self.readout, v.live.image])
+
+    def _show(self, text: str) -> str:
+        self.readout.value = _html(text, "slip-readout")
+        self.view.live.refresh()
+        return text
+
+    def on_tick(self, change) -> str:
+        return self._show(self.view.update(tick=change["new"]))
+
+    def _repr_mimebundle_(self, **kw):
+        return self.box._repr_mimebundle_(**kw)
+
+
+def slip_panel(figure: SlipView | None = None) -> SlipPanel:
+    return SlipPanel(figure)
+
+
+# -- the two pages' rules side by side --------------------------------------------------------
+
+def rule_rows(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START):
+    """{rule: [(slot, released)]} for the schedule and release rules, from the engine."""
+    out = {}
+    for rule in ("schedule", "release"):
+        trace = simulate(Schedule("reports", Every(every), rule=rule), start=start, fires=fires,
+                         pump=Pump(tick=tick))
+        out[rule] = [(f.slot, f.released) for f in trace]
+    return out
+
+
+def rule_table(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START) -> str:
+    """Slot and release per cycle under BullMQ's `prev + every` and EchoMQ's `now + every`."""
+    rows = rule_rows(every=every, tick=tick, fires=fires, start=start)
+    gap = Every(every).ms
+    lines = [f"every {gap} ms, pump tick {tick} ms",
+             f"{'run':>3}  {'schedule: slot':>14}  {'released':>12}  {'release: slot':>14}  {'released':>12}"]
+    for n, ((s1, r1), (s2, r2)) in enumerate(zip(rows["schedule"], rows["release"]), 1):
+        lines.append(f"{n:>3}  {hmsms(s1):>14}  {hmsms(r1):>12}  {hmsms(s2):>14}  {hmsms(r2):>12}")
+    lines += period_readout(rows, gap).splitlines()[1:]
+    return "\n".join(lines)
+
+
+def period_readout(rows: dict, every: int) -> str:
+    """What each rule keeps, measured on the engine's rows: the schedule rule's slot gap and
+    release lags, and the release rule's gap between releases (its effective period)."""
+    def apart(values) -> str:
+        return "/".join(str(v) for v in sorted(set(values)))
+
+    sched, rel = rows["schedule"], [r for _, r in rows["release"]]
+    slot_gaps = [b[0] - a[0] for a, b in zip(sched, sched[1:])]
+    return "\n".join([
+        f"asked for every {every} ms",
+        f"  schedule rule: slots {apart(slot_gaps)} ms apart, each released {apart(r - s for s, r in sched)} ms"
+        " after its slot",
+        f"  release rule:  released {apart(b - a for a, b in zip(rel, rel[1:]))} ms apart: "
+        + ", ".join(hmsms(r) for r in rel),
+    ])
+
+
+# -- 4. EchoMQ's advance, live on a Store --------------------------------------------------------
+
+def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                 lag: int = LATENCY) -> str:
+    """Register, advance to `now + every`, cancel, advance again: the answers and the registry.
+
+    Only row names, scores and answers are printed: key names carry the queue name, which a
+    real server makes unique per Store.
+    """
+    own = store is None
+    store = store or Store()
+    try:
+        reg = Registry(store)
+        gap = Every(every).ms
+        code = {v: k for k, v in ADVANCE.items()}
+
+        def rows() -> str:
+            shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in reg.rows()) or "(empty)"
+            return f"  registry: {shown}   ZCARD {reg.size()}"
+
+        out = [f"register reports, every {format_duration(gap)}, first run {hmsms(start)}: "
+               f"{reg.register(Schedule('reports', Every(gap), rule='release'), start)}", rows()]
+        now = start + lag
+        ans = reg.advance("reports", now + gap)
+        out += [f"released at {hmsms(now)}; advance(reports, now + every = {hmsms(now + gap)}): "
+                f"{ans} ({code[ans]})", rows()]
+        out.append(f"cancel(reports): {reg.cancel('reports')}")
+        now += gap
+        ans = reg.advance("reports", now + gap)
+        out += [f"a tick that read the row before the cancel: advance(reports, {hmsms(now + gap)}): "
+                f"{ans} ({code[ans]})", rows()]
+        return "\n".join(out)
+    finally:
+        if own:
+            store.close()
