@@ -131,7 +131,10 @@ class CadenceView:
         self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
         ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
         freeze_labels(ax)
-        self.live = Live(ax.figure)
+        moving = [self._title] + [a for rule in LANE for a in (*self.bars[rule], self.starts[rule],
+                                                               *self.labels[rule], self.gaps[rule],
+                                                               self.gap_text[rule])]
+        self.live = Live(ax.figure, moving=moving)
         self.update()
 
     def update(self, run: int | None = None, measure: str | None = None) -> str:
@@ -299,7 +302,7 @@ class SlipView:
         self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
         ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
         freeze_labels(ax)
-        self.live = Live(ax.figure)
+        self.live = Live(ax.figure, moving=[self._title, *self.lines.values(), *self.ends.values()])
         self.update()
 
     def update(self, tick: int | None = None) -> str:

@@ -138,7 +138,8 @@ class CronIntervalView:
         self._title = ax.set_title("", fontsize=fs, loc="left")
 
         ax.figure.subplots_adjust(left=0.17, right=0.97, top=0.82, bottom=0.2)
-        self.live = Live(ax.figure)
+        self.live = Live(ax.figure, moving=[self._cron, self._interval, self._wait, self._ring, self._now,
+                                            self._now_text, self._next_text, self._note, self._title])
         self._set_expr(expr)
         self.update()
 
@@ -163,6 +164,7 @@ class CronIntervalView:
         else:
             self._note.set_text("")
         self.ax.set_yticks([ROW["interval"], ROW["cron"]], [f"{self.every.describe()}\nfrom {hm(self.anchor)}", f"cron {expr}"])
+        self.live.invalidate()  # the row's label is part of the static layer
 
     def update(self, now: int | None = None, mode: str | None = None, expr: str | None = None) -> str:
         """Move `now`, switch the rule or try another cron expression; returns the readout."""

@@ -2,8 +2,12 @@
 
 Measured here (../shared/TOOLING.md): a slider callback that clears and re-shows an
 Output widget breaks strict nbval, while PNG bytes assigned to an `ipywidgets.Image`
-pass; so every live figure is an Image fed with `savefig` bytes, and its first
-rendering is also shown once as an ordinary output, for readers without a kernel.
+pass; so every live figure is an Image fed with PNG bytes, and its first rendering is
+also shown once as an ordinary output, for readers without a kernel.
+
+A move redraws only what moves: the artists passed as `moving` are drawn over a cached
+rendering of everything else (matplotlib's blitting), then the canvas is encoded as PNG.
+A view that changes something static (axis limits, tick labels) calls `invalidate()`.
 """
 
 from __future__ import annotations
@@ -11,21 +15,38 @@ from __future__ import annotations
 import io
 
 import matplotlib.pyplot as plt
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 
 def png(fig) -> bytes:
-    """The figure as PNG bytes (no tight bbox: it doubles the cost of a redraw)."""
+    """The whole figure as PNG bytes (no tight bbox: it doubles the cost of a redraw)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def _encode(canvas: FigureCanvasAgg) -> bytes:
+    from PIL import Image
+
+    w, h = canvas.get_width_height(physical=True)
+    buf = io.BytesIO()
+    Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(
+        buf, format="png", compress_level=1)
     return buf.getvalue()
 
 
 class Live:
     """Pairs a matplotlib figure with an `ipywidgets.Image` that shows its latest state."""
 
-    def __init__(self, fig):
+    def __init__(self, fig, moving=()):
         self.fig = fig
         plt.close(fig)  # never let pyplot show it a second time on its own
+        if not isinstance(fig.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(fig)
+        self.moving = list(moving)
+        for artist in self.moving:
+            artist.set_animated(True)
+        self._background = None
         self._image = None
 
     @property
@@ -37,9 +58,25 @@ class Live:
             self._image = w.Image(value=png(self.fig), format="png")
         return self._image
 
+    def invalidate(self) -> None:
+        """Something that does not move changed: the next refresh redraws everything."""
+        self._background = None
+
     def refresh(self) -> bytes:
         """Re-render after the artists changed, and push the bytes to the widget."""
-        data = png(self.fig)
+        if not self.moving:
+            data = png(self.fig)
+        else:
+            canvas = self.fig.canvas
+            if self._background is None:
+                canvas.draw()  # skips animated artists: this is the static layer
+                self._background = canvas.copy_from_bbox(self.fig.bbox)
+            else:
+                canvas.restore_region(self._background)
+            for artist in self.moving:
+                if artist.get_visible():
+                    self.fig.draw_artist(artist)
+            data = _encode(canvas)
         if self._image is not None:
             self._image.value = data
         return data

@@ -103,7 +103,8 @@ class WakeView:
         self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
         ax.figure.subplots_adjust(left=0.09, right=0.74, top=0.88, bottom=0.16)
         freeze_labels(ax)
-        self.live = Live(ax.figure)
+        self.live = Live(ax.figure, moving=[*self.bars, self.limit, self.mean, self._limit_text,
+                                            self._mean_text, self._title])
         self.update()
 
     def update(self, poll: int | None = None) -> str:
