@@ -39,6 +39,18 @@ def _wake():
     return wake_view()
 
 
+def _faults():
+    from .faults import faults_view
+
+    return faults_view()
+
+
+def _time_zones():
+    from .time_zones import time_zones_view
+
+    return time_zones_view()
+
+
 #: name -> factory returning a view with `update(**kw) -> str`, `moves()` and `live`
 FIGURES: dict[str, Callable] = {
     "01 cron vs interval": _cron_interval,
@@ -46,4 +58,6 @@ FIGURES: dict[str, Callable] = {
     "03 start-to-start": _cadence,
     "03 slip over cycles": _slip,
     "03 wake latency": _wake,
+    "06 crash between two writes": _faults,
+    "07 cron across daylight saving": _time_zones,
 }

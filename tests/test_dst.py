@@ -1,0 +1,214 @@
+"""Cron across daylight saving under three rules, pinned to America/New_York (cronsim's style),
+and the Debian rule checked slot for slot against the real cronsim library."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from cronsim import CronSim
+
+from emqsim import dst
+from emqsim.timefmt import at, zone
+
+NY = "America/New_York"
+SPRING, FALL = "2026-03-08", "2026-11-01"
+H = 3_600_000
+
+
+def utc(*times: str) -> list[int]:
+    return [at(t) for t in times]
+
+
+def hours(day: str, *hh: int) -> list[int]:
+    """Top of each UTC hour `hh` of `day`, past 23 rolling into the next day."""
+    return [at(day) + h * H for h in hh]
+
+
+# -- the table: (expression, day, rule) -> the instants it fires, as UTC ------------------------------
+
+CASES = [
+    # spring forward: 02:00 EST -> 03:00 EDT at 07:00Z; 02:30 never happens
+    ("30 2 * * *", SPRING, "croniter", utc("2026-03-08 07:00")),        # 03:00 EDT, at the change
+    ("30 2 * * *", SPRING, "debian", utc("2026-03-08 07:00")),          # 03:00 EDT
+    ("30 2 * * *", SPRING, "cron-parser", utc("2026-03-08 07:30")),     # 03:30 EDT, shifted by the gap
+    ("30 1 * * *", SPRING, "croniter", utc("2026-03-08 06:30")),        # 01:30 EST, untouched
+    ("30 1 * * *", SPRING, "debian", utc("2026-03-08 06:30")),
+    ("30 1 * * *", SPRING, "cron-parser", utc("2026-03-08 06:30")),
+    # fall back: 02:00 EDT -> 01:00 EST at 06:00Z; 01:30 happens twice
+    ("30 1 * * *", FALL, "croniter", utc("2026-11-01 05:30", "2026-11-01 06:30")),
+    ("30 1 * * *", FALL, "debian", utc("2026-11-01 05:30")),            # once, the first hour
+    ("30 1 * * *", FALL, "cron-parser", utc("2026-11-01 05:30", "2026-11-01 06:30")),
+    ("30 2 * * *", FALL, "croniter", utc("2026-11-01 07:30")),          # 02:30 EST, once
+    ("30 2 * * *", FALL, "debian", utc("2026-11-01 07:30")),
+    ("30 2 * * *", FALL, "cron-parser", utc("2026-11-01 07:30")),
+]
+
+
+@pytest.mark.parametrize("expr, day, rule, expected", CASES)
+def test_fixed_time_jobs_across_the_change(expr, day, rule, expected):
+    assert dst.slots(expr, NY, day, rule) == expected
+
+
+@pytest.mark.parametrize("rule", dst.RULES)
+def test_hourly_runs_in_both_one_oclock_hours_under_every_rule(rule):
+    # local midnight EDT is 04:00Z; the day is 25 hours long and has 25 top-of-hour runs
+    got = dst.slots("0 * * * *", NY, FALL, rule)
+    assert got == hours("2026-11-01", *range(4, 29))
+    assert [dst.local(t, NY) for t in got[1:3]] == ["01:00 EDT", "01:00 EST"]
+
+
+@pytest.mark.parametrize("rule", dst.RULES)
+def test_hourly_has_no_two_oclock_on_the_spring_day(rule):
+    got = dst.slots("0 * * * *", NY, SPRING, rule)
+    assert got == hours("2026-03-08", *range(5, 28))                    # 23 runs
+    assert [dst.local(t, NY) for t in got[:3]] == ["00:00 EST", "01:00 EST", "03:00 EDT"]
+
+
+@pytest.mark.parametrize("rule", dst.RULES)
+def test_every_half_hour_runs_in_both_hours(rule):
+    got = dst.slots("*/30 * * * *", NY, FALL, rule)
+    assert len(got) == 50
+    assert got[2:6] == utc("2026-11-01 05:00", "2026-11-01 05:30", "2026-11-01 06:00", "2026-11-01 06:30")
+
+
+def test_croniter_rule_is_emqsims_cron_iterated():
+    from emqsim.cadence import Cron
+
+    start, end = dst.day_bounds(NY, FALL)
+    c, t, got = Cron("30 1 * * *", NY), start - 1, []
+    while (t := c.after(t)) < end:
+        got.append(t)
+    assert dst.slots("30 1 * * *", NY, FALL) == got
+
+
+def test_compare_gives_all_three_rules():
+    assert dst.compare("30 2 * * *", NY, SPRING) == {
+        "croniter": utc("2026-03-08 07:00"), "debian": utc("2026-03-08 07:00"),
+        "cron-parser": utc("2026-03-08 07:30")}
+
+
+def test_slots_between_a_window_across_the_change():
+    got = dst.slots_between("30 1 * * *", NY, at("2026-10-31 12:00"), at("2026-11-03 00:00"), "debian")
+    assert got == utc("2026-11-01 05:30", "2026-11-02 06:30")
+
+
+# -- the days themselves ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tz, day, hours_long", [
+    (NY, SPRING, 23), (NY, FALL, 25), (NY, "2026-06-15", 24), ("UTC", SPRING, 24), ("UTC", FALL, 24),
+    ("Europe/London", "2026-03-29", 23), ("Australia/Sydney", "2026-04-05", 25),
+])
+def test_day_lengths(tz, day, hours_long):
+    start, end = dst.day_bounds(tz, day)
+    assert (end - start) == hours_long * H
+
+
+def test_new_york_changes_in_2026():
+    assert dst.year_changes(NY, 2026) == [
+        dst.Change(at("2026-03-08 07:00"), -5 * H, -4 * H),
+        dst.Change(at("2026-11-01 06:00"), -4 * H, -5 * H)]
+    assert dst.year_changes("UTC", 2026) == []
+
+
+def test_change_walls():
+    spring, fall = dst.year_changes(NY, 2026)
+    assert spring.forward and not fall.forward
+    assert spring.wall == (at("2026-03-08 02:00"), at("2026-03-08 03:00"))    # skipped, as bare clock
+    assert fall.wall == (at("2026-11-01 01:00"), at("2026-11-01 02:00"))      # repeated
+
+
+def test_resolve_wall_times():
+    assert dst.resolve(at("2026-11-01 01:30"), NY) == dst.WallTime(
+        (at("2026-11-01 05:30"), at("2026-11-01 06:30")), at("2026-11-01 05:30"))
+    gap = dst.resolve(at("2026-03-08 02:30"), NY)
+    assert gap.skipped and gap.change == at("2026-03-08 07:00") and gap.shifted == at("2026-03-08 07:30")
+    assert dst.resolve(at("2026-06-15 09:00"), NY).instants == (at("2026-06-15 13:00"),)
+
+
+def test_formatting():
+    t = at("2026-11-01 06:30")
+    assert dst.local(t, NY) == "01:30 EST"
+    assert dst.utc(t) == "06:30Z"
+    assert dst.label(t, NY) == "01:30 EST (06:30Z)"
+    assert dst.label(at("2026-03-29 01:00"), "Europe/London") == "02:00 BST (01:00Z)"
+    assert dst.local(at("2026-06-15 09:00:05"), "UTC") == "09:00:05 UTC"
+    assert dst.utc_offset(-4 * H) == "UTC-04:00" and dst.utc_offset(0) == "UTC+00:00"
+    assert dst.utc_offset(10 * H + H // 2) == "UTC+10:30"
+
+
+def test_fixed_time_is_debians_definition():
+    assert dst.fixed_time("30 1 * * *") and dst.fixed_time("0 1-3 * * *") and dst.fixed_time("@daily")
+    assert not dst.fixed_time("0 * * * *") and not dst.fixed_time("*/30 * * * *")
+    assert not dst.fixed_time("0 30 1 * * *")          # six fields: not a Debian expression
+
+
+# -- bad input names the value ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: dst.slots("30 1 * * *", "Mars/Base", FALL), "unknown time zone 'Mars/Base'"),
+    (lambda: dst.slots("30 1 * * *", NY, FALL, "vixie"), "rule 'vixie' is not one of croniter, debian, cron-parser"),
+    (lambda: dst.slots("30 1 * * *", NY, "2026-02-30"), "day '2026-02-30' is not a date"),
+    (lambda: dst.slots("30 1 * * *", NY, "tomorrow"), "day 'tomorrow' is not a date"),
+    (lambda: dst.slots("61 1 * * *", NY, FALL), "invalid cron '61 1 \\* \\* \\*'"),
+    (lambda: dst.slots_between("30 1 * * *", NY, 10, 10), "window end 10 ms is not after start 10 ms"),
+])
+def test_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# -- the Debian rule against cronsim itself -------------------------------------------------------------
+
+ZONE_DAYS = [
+    (NY, SPRING), (NY, FALL), (NY, "2026-06-15"),
+    ("Europe/London", "2026-03-29"), ("Europe/London", "2026-10-25"),
+    ("Australia/Sydney", "2026-04-05"), ("Australia/Sydney", "2026-10-04"),
+    ("America/Santiago", "2026-09-06"),          # the clocks jump at midnight: the day starts at 01:00
+    ("UTC", FALL),
+]
+EXPRESSIONS = ["30 2 * * *", "30 1 * * *", "0 * * * *", "*/30 * * * *", "0 2 * * *", "0 1-3 * * *",
+               "15,45 1-3 * * *", "* 2 * * *", "0 */2 * * *", "30 0 * * *", "5 2-4 * * *"]
+
+
+def cronsim_day(expr: str, tz: str, day: str) -> list[int]:
+    start, end = dst.day_bounds(tz, day)
+    begin = datetime.fromtimestamp((start - 1000) / 1000, zone(tz))   # cronsim: strictly after, whole seconds
+    out = []
+    for t in CronSim(expr, begin):
+        ms = round(t.astimezone(timezone.utc).timestamp() * 1000)
+        if ms >= end:
+            return out
+        out.append(ms)
+    return out
+
+
+@pytest.mark.parametrize("tz, day", ZONE_DAYS)
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_debian_rule_matches_cronsim(expr, tz, day):
+    assert dst.slots(expr, tz, day, "debian") == cronsim_day(expr, tz, day)
+
+
+def test_the_cronsim_check_can_tell_the_rules_apart():
+    # guards the comparison above: croniter's double 01:30 is not what cronsim gives
+    assert cronsim_day("30 1 * * *", NY, FALL) == utc("2026-11-01 05:30")
+    assert dst.slots("30 1 * * *", NY, FALL, "croniter") != cronsim_day("30 1 * * *", NY, FALL)
+
+
+@pytest.mark.parametrize("tz, day, expr, expected", [
+    ("Europe/London", "2026-03-29", "30 1 * * *", utc("2026-03-29 01:00")),       # 02:00 BST, the change
+    ("Europe/London", "2026-10-25", "30 1 * * *", utc("2026-10-25 00:30")),       # 01:30 BST only
+    ("Australia/Sydney", "2026-04-05", "30 2 * * *", utc("2026-04-04 15:30")),    # 02:30 AEDT only
+    ("Australia/Sydney", "2026-10-04", "30 2 * * *", utc("2026-10-03 16:00")),    # 03:00 AEDT, the change
+])
+def test_debian_in_other_zones_exact(tz, day, expr, expected):
+    assert dst.slots(expr, tz, day, "debian") == expected
+
+
+@pytest.mark.parametrize("tz, day, expr, expected", [
+    ("Europe/London", "2026-03-29", "30 1 * * *", utc("2026-03-29 01:30")),       # 02:30 BST
+    ("Australia/Sydney", "2026-10-04", "30 2 * * *", utc("2026-10-03 16:30")),    # 03:30 AEDT
+    ("Australia/Sydney", "2026-04-05", "30 2 * * *", utc("2026-04-04 15:30", "2026-04-04 16:30")),
+])
+def test_cron_parser_in_other_zones(tz, day, expr, expected):
+    assert dst.slots(expr, tz, day, "cron-parser") == expected
