@@ -15,7 +15,7 @@ from croniter import croniter
 from .durations import parse_duration
 from .timefmt import zone
 
-SNAPS = ("offset", "epoch")
+SNAPS = ("offset", "epoch")  # the two catch-up formulas of `Every.after` (Schedule's missed "snap", "epoch")
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,15 @@ class Cron:
             return round(it.get_next(float) * 1000)
         except (ValueError, KeyError) as exc:  # e.g. '0 0 30 2 *' never matches
             raise ValueError(f"cron {self.expr!r} has no slot after {t} ms; it never matches") from exc
+
+    def before(self, t: int) -> int:
+        """The last slot strictly before `t`: where a coalesced catch-up run is labelled."""
+        start = datetime.fromtimestamp(t / 1000, zone(self.tz))
+        try:
+            it = croniter(self.expr, start, second_at_beginning=self._seconds)
+            return round(it.get_prev(float) * 1000)
+        except (ValueError, KeyError) as exc:
+            raise ValueError(f"cron {self.expr!r} has no slot before {t} ms; it never matches") from exc
 
     def at_or_after(self, t: int) -> int:
         """The course's first-run rule: a slot equal to `t` counts."""

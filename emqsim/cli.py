@@ -18,7 +18,7 @@ from .cadence import Every, cadence
 from .durations import parse_duration
 from .faults import Faults
 from .pump import MODES, Pump
-from .schedule import RULES, Schedule
+from .schedule import MISSED, OVERLAPS, RULES, Schedule
 from .sim import simulate
 from .timefmt import parse_instant, parse_interval, zone
 from .worker import Worker
@@ -30,7 +30,7 @@ SAMPLE = 100                     # cron slots read to estimate how many fit befo
 # Options whose value may be written with a leading minus (a negative duration or count):
 # argparse would take "-4m" for an option, so such values are glued on as --run=-4m.
 _VALUED = {"--every", "--offset", "--run", "--tick", "--fires", "--crash-after-enqueue",
-           "--restart-after", "--latency", "--poll", "--concurrency"}
+           "--restart-after", "--latency", "--poll", "--concurrency", "--deadline"}
 _DASH_VALUE = re.compile(r"-\d")
 
 
@@ -65,8 +65,14 @@ def parser() -> argparse.ArgumentParser:
                    help="IANA zone of the cron, of times without an offset, and of the table (default UTC)")
     p.add_argument("--rule", default="schedule", choices=RULES,
                    help="next run from the scheduled slot, the release, or the finish (default schedule)")
-    p.add_argument("--snap", default="offset", choices=("offset", "epoch"),
-                   help="how an interval catches up over missed slots (default offset)")
+    p.add_argument("--missed", default="snap", choices=MISSED,
+                   help="after an outage: one run then the phase grid (snap), the :00 grid (epoch), "
+                        "every missed slot (all), one run for the latest (once), or none later than "
+                        "--deadline (skip) (default snap)")
+    p.add_argument("--deadline", metavar="DUR", help="with --missed skip: how late a release may still run")
+    p.add_argument("--overlap", default="allow", choices=OVERLAPS,
+                   help="while an earlier run of the schedule is going: run side by side (allow), "
+                        "skip, start after it (buffer-one), or cancel it (replace) (default allow)")
     p.add_argument("--name", default="reports", help="the registration's name (default reports)")
     p.add_argument("--run", default="0", metavar="DUR", help="how long each job runs (default 0)")
     p.add_argument("--concurrency", default="1", metavar="N", help="workers taking jobs (default 1)")
@@ -119,7 +125,7 @@ def trace(args: argparse.Namespace) -> str:
         raise ValueError(f"--offset {args.offset!r} applies to --every, not to --cron; "
                          "put the minute in the cron expression instead")
     sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
-                     rule=args.rule, snap=args.snap)
+                     rule=args.rule, missed=args.missed, deadline=args.deadline, overlap=args.overlap)
     tick = parse_duration(args.tick, name="tick")
     pump = Pump(tick=tick, latency=args.latency, mode=args.pump)
     worker = Worker(run=args.run, poll=args.poll, concurrency=_count(args.concurrency, "concurrency"))

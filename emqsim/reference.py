@@ -6,6 +6,10 @@ are the package's own (Schedule.first_run/next_run/bounded, Pump.wake, Worker.du
 What it drops is the bookkeeping: no registry, no event queue, only the cycle
 ``wake -> beat (read due) -> release (beat + latency) -> [run finishes] -> next score``.
 
+The schedule's policies follow the engine's: a release past the deadline or refused by
+the overlap policy produces nothing and advances the row (counted in `skipped`); under
+``overlap="replace"`` the earlier run's row is rewritten as cancelled at the release.
+
 An outage stops the pump from `down` to `up`: a beat in the outage is not made; a release
 whose pump went down after its beat (at or before the release instant) is dropped and the
 row stays due; the restart at `up` starts a new beat grid there.
@@ -22,19 +26,21 @@ from .faults import Faults
 from .ids import Minter
 from .pump import Pump
 from .schedule import INF, Schedule
-from .trace import Trace
-from .worker import Crew, Worker
+from .trace import STALL, Trace, stalled
+from .worker import RUN, Crew, Worker
 
 IDS = ("pump", "fresh", "slot", None)
+FAST_MISSED = ("snap", "epoch", "all")   # the policies `_fast` inlines; the rest take `_general`
 _FAR = 1 << 62  # "never": later than any instant, so the hot loop needs no None checks
 
 
 class RefTrace:
     """What `reference` produced: int64 columns (empty with keep=False) and the aggregates.
 
-    `count`, `last_slot` and `next` cover every fire even when the columns were not kept.
-    `registry_size`, `duplicates` and `lost` are fixed by the model (one row, none repeated,
-    none lost); they are here so a RefTrace reads like the engine's Trace.
+    `count`, `skipped`, `last_slot` and `next` cover every fire even when the columns were
+    not kept. `registry_size`, `duplicates` and `lost` are fixed by the model (one row, none
+    repeated, none lost); they are here so a RefTrace reads like the engine's Trace.
+    `skips` holds (slot, release instant, why) per skipped occurrence when kept.
     """
 
     FIELDS = Trace.FIELDS
@@ -42,14 +48,18 @@ class RefTrace:
     duplicates = 0
     lost = 0
 
-    def __init__(self, slot, released, started, finished, job_ids, count: int, last_slot, nxt):
+    def __init__(self, slot, released, started, finished, cancelled, job_ids, count: int, last_slot, nxt,
+                 skipped: int = 0, skips: list | None = None):
         self.slot = np.frombuffer(slot, dtype=np.int64)
         self.released = np.frombuffer(released, dtype=np.int64)
         self.started = np.frombuffer(started, dtype=np.int64)
         self.finished = np.frombuffer(finished, dtype=np.int64)
+        self.cancelled = np.frombuffer(cancelled, dtype=np.int8).astype(bool)
         self.n = np.arange(1, len(self.slot) + 1, dtype=np.int64)
         self.job_ids: list[str] | None = job_ids
         self.count = count
+        self.skipped = skipped
+        self.skips: list[tuple[int, int, str]] = skips or []
         self.last_slot: int | None = last_slot
         self.next: int | float = nxt
 
@@ -58,19 +68,24 @@ class RefTrace:
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"n": self.n, "slot": self.slot, "released": self.released,
-                "started": self.started, "finished": self.finished}
+                "started": self.started, "finished": self.finished, "cancelled": self.cancelled}
 
     def to_fires(self) -> list[tuple]:
-        """(n, slot, released, started, finished, job_id) per fire, as the engine's Trace
-        holds them (job_id None when ids were not asked for)."""
+        """(n, slot, released, started, finished, job_id, cancelled) per fire, as the engine's
+        Trace holds them (job_id None when ids were not asked for)."""
         ids = self.job_ids if self.job_ids is not None else [None] * len(self)
         return list(zip(self.n.tolist(), self.slot.tolist(), self.released.tolist(),
-                        self.started.tolist(), self.finished.tolist(), ids))
+                        self.started.tolist(), self.finished.tolist(), ids, self.cancelled.tolist()))
 
 
 def engine_fires(trace: Trace) -> list[tuple]:
     """The engine's Trace as the tuples `RefTrace.to_fires` gives, to compare the two."""
-    return [(f.n, f.slot, f.released, f.started, f.finished, f.job_id) for f in trace]
+    return [(f.n, f.slot, f.released, f.started, f.finished, f.job_id, f.cancelled) for f in trace]
+
+
+def engine_skips(trace: Trace) -> list[tuple]:
+    """The engine's skipped occurrences as the (slot, at, why) tuples of `RefTrace.skips`."""
+    return [(s.slot, s.at, s.why) for s in trace.skips]
 
 
 def reference(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
@@ -88,7 +103,8 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
     _check(schedule, start, fires, until, pump, worker, outage, ids)
     if ids == "pump":
         ids = pump.ids
-    fast = isinstance(schedule.cadence, Every) and not pump.jitter and not worker.spread
+    fast = (isinstance(schedule.cadence, Every) and not pump.jitter and not worker.spread
+            and schedule.missed in FAST_MISSED and schedule.overlap == "allow")
     run = _fast if fast else _general
     return run(schedule, start, fires, until, pump, worker, outage, ids, keep)
 
@@ -122,6 +138,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
     cad = schedule.cadence
     phase = cad.phase(S) if isinstance(cad, Every) else 0
     next_run, bounded, wake = schedule.next_run, schedule.bounded, pump.wake
+    label_of, late, overlap = schedule.label, schedule.late, schedule.overlap
     finish_rule = schedule.rule == "finish"
     lat = pump.latency
     crew = Crew(worker, start)
@@ -131,9 +148,11 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
     until_ = _FAR if until is None else until
     target = _FAR if fires is None else fires
     cols = tuple(array("q") for _ in range(4))
+    cancelled = array("b")
     job_ids: list[str] | None = [] if keep and ids else None
+    skips: list | None = [] if keep else None
     O, L, B = start, None, start          # the pump's grid origin, last beat, busy-until
-    count, last_slot = 0, None
+    count, skipped, streak, last_slot = 0, 0, 0, None
     while S != INF:
         W = wake(O, max(S, B), L)
         if W >= down:                     # the pump is down at its beat: it restarts at `up`
@@ -148,13 +167,35 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
         if R >= down:                     # died between its due read and its release
             O, L, B, down = up, None, up, _FAR
             continue
-        count += 1
-        slot = S
-        st, fi = crew.assign(count, R)
+        why, admit = None, RUN
+        if late(S, R):
+            why = "deadline"
+        else:
+            admit = crew.admit(name, overlap, R)
+            why = None if admit.produce else "overlap"
+        if why:                           # nothing runs; the row advances all the same
+            skipped += 1
+            streak += 1
+            if streak > STALL and until is None:
+                raise stalled(fires)
+            if keep:
+                skips.append((S, R, why))
+            S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
+            continue
+        count, streak = count + 1, 0
+        slot = label_of(S, R)
+        for earlier in admit.cancel:
+            crew.cancel(earlier, R)
+            if keep:
+                i = earlier.tag
+                cols[2][i], cols[3][i], cancelled[i] = earlier.started, earlier.finished, 1
+        run = crew.assign(count, R, name=name, not_before=admit.not_before, tag=count - 1)
+        st, fi = run.started, run.finished
         last_slot = slot
         if keep:
             for col, v in zip(cols, (slot, R, st, fi)):
                 col.append(v)
+            cancelled.append(0)
             if ids == "fresh":
                 job_ids.append(mint(R))
             elif ids == "slot":
@@ -163,10 +204,10 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
             if fi > until_:
                 S = INF                   # parked until a finish the run never reaches
                 break
-            S = bounded(next_run(slot, released=R, finished=fi, phase=phase), count)
+            S = bounded(next_run(S, released=R, finished=fi, phase=phase), count)
         else:
-            S = bounded(next_run(slot, released=R, finished=None, phase=phase), count)
-    return RefTrace(*cols, job_ids, count, last_slot, S)
+            S = bounded(next_run(S, released=R, finished=None, phase=phase), count)
+    return RefTrace(*cols, cancelled, job_ids, count, last_slot, S, skipped, skips)
 
 
 def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
@@ -180,7 +221,7 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
     ms = cad.ms
     phase = cad.phase(S)
     rule = ("schedule", "release", "finish").index(schedule.rule)
-    epoch = schedule.snap == "epoch"
+    epoch, catch_all = schedule.missed == "epoch", schedule.missed == "all"
     limit = schedule.limit
     end = _FAR if schedule.end is None else schedule.end
     T, lat = pump.tick, pump.latency
@@ -240,7 +281,7 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
         last_slot = S
         if rule == 0:
             nx = S + ms
-            if nx < R:
+            if nx < R and not catch_all:
                 if epoch:
                     nx = R // ms * ms + ms
                 else:
@@ -258,4 +299,4 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
             S = INF
             break
         S = nx
-    return RefTrace(*cols, job_ids, count, last_slot, S)
+    return RefTrace(*cols, array("b", bytes(len(cols[0]))), job_ids, count, last_slot, S)

@@ -17,7 +17,8 @@ UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
 CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
 ENQUEUE = {1: "enqueued", 0: "duplicate"}
-FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate"}
+FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
+SKIP = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
 
 
 def score_arg(score: int | float) -> str:
@@ -98,26 +99,29 @@ class Registry:
         keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
         return ENQUEUE[self._run("enqueue", keys, [job_id, name, slot, now, template])]
 
-    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, str]], dedupe: bool = False):
-        """Enqueue and advance rows atomically: rows are (name, slot, next, job id, template).
+    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
+        """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
+        label, template); a job id of `SKIP` ("") only advances the row.
 
         Returns (registry size, head score, [Fired...]).
         """
         keys = [self.k.repeat, self.k.pending, self.k.marker]
         args: list = [now, "1" if dedupe else "0"]
-        for name, slot, nxt, job_id, template in rows:
-            keys += [self.k.record(name), self.k.job(job_id)]
-            args += [name, slot, score_arg(nxt), job_id, template]
+        for name, slot, nxt, job_id, label, template in rows:
+            record = self.k.record(name)
+            keys += [record, record if job_id == SKIP else self.k.job(job_id)]
+            args += [name, slot, score_arg(nxt), job_id, label, template]
         out = self._run("fire", keys, args)
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         return int(out[0]), parse_score(out[1]), results
 
-    def finish(self, done: list[tuple[str, int, int]], evict: list[str] = ()) -> int:
-        """Workers finished (job id, started, finished): off pending, marked done; `evict` deleted."""
-        keys = [self.k.pending] + [self.k.job(j) for j, _, _ in done] + [self.k.job(j) for j in evict]
+    def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> int:
+        """Workers finished (job id, started, finished, "done"|"cancelled"): off pending, state
+        set; `evict` deleted."""
+        keys = [self.k.pending] + [self.k.job(j) for j, *_ in done] + [self.k.job(j) for j in evict]
         args: list = [len(done)]
-        for job_id, started, finished in done:
-            args += [job_id, started, finished]
+        for job_id, started, finished, state in done:
+            args += [job_id, started, finished, state]
         return self._run("finish", keys, args)
 
     # -- reads for figures and tests ------------------------------------------------------

@@ -1,10 +1,19 @@
 """A registration: a name, a cadence and the rule that turns one run into the next score.
 
 The rule is the whole lesson of the module:
-- ``schedule``: start-to-start from the prior *scheduled* time (BullMQ's ``prevMillis + every``),
-  snapping forward over missed slots;
+- ``schedule``: start-to-start from the prior *scheduled* time (BullMQ's ``prevMillis + every``);
 - ``release``: the release instant plus the gap (EchoMQ's ``now_ms() + every_ms``);
 - ``finish``: start-to-finish, measured from when the run ended.
+
+Two per-schedule policies say what the peers disagree on (DOMAIN.md, section 4):
+- ``missed``: what a late release does with the slots it missed. ``snap`` (BullMQ v6: one
+  run for the row's slot, then the next slot on the phase grid), ``epoch`` (the older
+  snap to multiples of `every`), ``all`` (Quartz replay, Hangfire Strict: every missed
+  slot, one per beat), ``once`` (APScheduler coalesce, Kubernetes: one run, labelled with
+  the latest missed slot), ``skip`` (Kubernetes startingDeadlineSeconds, APScheduler
+  misfire_grace_time: a release later than `deadline` ms produces nothing).
+- ``overlap``: what a release does while an earlier run of the same schedule is going
+  (``allow``, ``skip``, ``buffer-one``, ``replace``); the workers apply it (`worker.Crew`).
 
 The record hash in Redis is the source of truth; `to_record`/`from_record` are its two ends.
 """
@@ -13,9 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .cadence import SNAPS, Cadence, Cron, Every
+from .cadence import Cadence, Cron, Every
+from .durations import parse_duration
 
 RULES = ("schedule", "release", "finish")
+MISSED = ("snap", "epoch", "all", "once", "skip")
+OVERLAPS = ("allow", "skip", "buffer-one", "replace")
+GRID_ONLY = ("all", "once")   # policies that walk the slot grid: only the schedule rule has one
 INF = float("inf")  # a parked row: the next run is not known (or there is none)
 
 
@@ -27,16 +40,19 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
 
 @dataclass(frozen=True)
 class Schedule:
-    """What a producer registers. `start`/`end` are Unix ms, `limit` a run count (0 = none)."""
+    """What a producer registers. `start`/`end` are Unix ms, `limit` a run count (0 = none),
+    `deadline` the ms a release may lag its slot under ``missed="skip"``."""
 
     name: str
     cadence: Cadence
     rule: str = "schedule"
-    snap: str = "offset"
+    missed: str = "snap"
     template: str = "{}"
     start: int | None = None
     end: int | None = None
     limit: int = 0
+    deadline: int | None = None
+    overlap: str = "allow"
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -45,7 +61,17 @@ class Schedule:
         if not isinstance(self.cadence, (Every, Cron)):
             raise ValueError(f"cadence {self.cadence!r} must be Every(...) or Cron(...)")
         _choice(self.rule, RULES, "rule")
-        _choice(self.snap, SNAPS, "snap")
+        _choice(self.missed, MISSED, "missed")
+        _choice(self.overlap, OVERLAPS, "overlap")
+        if self.missed in GRID_ONLY and self.rule != "schedule":
+            raise ValueError(f"missed {self.missed!r} needs rule 'schedule', not {self.rule!r}: "
+                             "only the schedule rule has a grid of slots to miss")
+        if self.deadline is not None:
+            if self.missed != "skip":
+                raise ValueError(f"deadline {self.deadline!r} applies to missed 'skip', not to {self.missed!r}")
+            object.__setattr__(self, "deadline", parse_duration(self.deadline, name="deadline"))
+        elif self.missed == "skip":
+            raise ValueError("missed 'skip' needs a deadline: how late a release may still run, like 5m")
         if isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 0:
             raise ValueError(f"limit {self.limit!r} must be a whole number of runs, 0 for none")
         if self.start is not None and self.end is not None and self.end <= self.start:
@@ -64,14 +90,33 @@ class Schedule:
         """The score after the run of `slot`, released at `released` (and ended at `finished`)."""
         c = self.cadence
         if self.rule == "schedule":
+            if self.missed == "once":
+                slot = self.label(slot, released)   # the step from the latest slot is ahead of now
             if isinstance(c, Every):
-                return c.after(slot, released, phase, self.snap)
+                if self.missed == "all":
+                    return slot + c.ms
+                return c.after(slot, released, phase, "epoch" if self.missed == "epoch" else "offset")
             nxt = c.after(slot)
-            return nxt if nxt >= released else c.after(released)
+            return nxt if nxt >= released or self.missed == "all" else c.after(released)
         anchor = released if self.rule == "release" else finished
         if anchor is None:
             raise ValueError("the finish rule needs the run's finish time")
         return anchor + c.ms if isinstance(c, Every) else c.after(anchor)
+
+    def label(self, slot: int, released: int) -> int:
+        """The slot a job released at `released` stands for: the row's own `slot`, except
+        under ``missed="once"``, where it is the latest slot of the row's grid not after
+        the release (the missed ones before it are coalesced into this one run)."""
+        if self.missed != "once" or released <= slot:
+            return slot
+        c = self.cadence
+        if isinstance(c, Every):
+            return slot + (released - slot) // c.ms * c.ms
+        return max(slot, c.before(c.after(released)))
+
+    def late(self, slot: int, released: int) -> bool:
+        """Under ``missed="skip"``: is this release past the deadline, so it produces nothing?"""
+        return self.deadline is not None and released - slot > self.deadline
 
     def bounded(self, nxt: int, produced: int) -> int | float:
         """Apply limit and end: once `produced` runs hit the limit, or the next run reaches
@@ -85,13 +130,15 @@ class Schedule:
     # -- the record hash -------------------------------------------------------------------
 
     def to_record(self, phase: int | None) -> dict[str, str]:
-        """The fields written to `emq:{q}:repeat:<name>`; the cadence lives here, not on the ZSET."""
+        """The fields written to `emq:{q}:repeat:<name>`; the cadence lives here, not on the ZSET.
+
+        Like start, end and limit, the policies are written only when they differ from the
+        defaults, so a plain registration's hash shows just what BullMQ's and EchoMQ's do."""
         c = self.cadence
         rec = {"rule": self.rule, "template": self.template, "cadence": self.cadence_key}
         if isinstance(c, Every):
             rec["every_ms"] = str(c.ms)
             rec["offset"] = str(phase if phase is not None else (c.offset or 0))
-            rec["snap"] = self.snap
         else:
             rec["pattern"] = c.expr
             rec["tz"] = c.tz
@@ -101,6 +148,12 @@ class Schedule:
             rec["end"] = str(self.end)
         if self.limit:
             rec["limit"] = str(self.limit)
+        if self.missed != "snap":
+            rec["missed"] = self.missed
+        if self.deadline is not None:
+            rec["deadline"] = str(self.deadline)
+        if self.overlap != "allow":
+            rec["overlap"] = self.overlap
         return rec
 
     @property
@@ -121,11 +174,13 @@ class Schedule:
             cad = _cron(rec["pattern"], rec.get("tz", "UTC"))
             phase = 0
         sched = cls(
-            name=name, cadence=cad, rule=rec.get("rule", "release"), snap=rec.get("snap", "offset"),
+            name=name, cadence=cad, rule=rec.get("rule", "release"), missed=rec.get("missed", "snap"),
             template=rec.get("template", "{}"),
             start=int(rec["start"]) if "start" in rec else None,
             end=int(rec["end"]) if "end" in rec else None,
             limit=int(rec.get("limit", 0)),
+            deadline=int(rec["deadline"]) if "deadline" in rec else None,
+            overlap=rec.get("overlap", "allow"),
         )
         return sched, phase, int(rec.get("ic", 0))
 

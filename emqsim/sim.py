@@ -6,6 +6,10 @@ a pump sleeps until the first beat at or after the registry's earliest score.
 At one instant, events run in this order: an outage begins, a pump restarts, runs
 finish (under the `finish` rule that is when the row advances), pumps read due,
 pumps release. When a worker starts a job is computed on release (`Crew`).
+
+A schedule's policies act at the release: a release past its deadline, or one the
+overlap policy refuses, produces no job (the row still advances, and the trace counts
+it as skipped); ``overlap="replace"`` cancels the earlier run right there.
 """
 
 from __future__ import annotations
@@ -19,11 +23,11 @@ from .clock import VirtualClock
 from .faults import Faults
 from .ids import Minter
 from .pump import Pump
-from .registry import Due, Registry
+from .registry import SKIP, Due, Registry
 from .schedule import INF, Schedule
 from .store import Store
-from .trace import Fire, Trace
-from .worker import Crew, Worker
+from .trace import STALL, Fire, Trace, stalled
+from .worker import RUN, Admit, Crew, Run, Worker
 
 DOWN, RESTART, FINISH, TICK, RELEASE = range(5)
 FLUSH = 64  # finished jobs told to Redis in one call (nothing reads them in between)
@@ -49,6 +53,20 @@ class _Running:
     produced: int              # the registration's run count including this one
 
 
+@dataclass
+class _Plan:
+    """What the pump works out on the host for one due row before it writes anything."""
+
+    due: Due
+    schedule: Schedule
+    phase: int
+    produced: int              # the run count if this one is produced
+    label: int                 # the slot the job stands for
+    why: str | None            # why it is skipped ("deadline", "overlap"), None if produced
+    admit: Admit               # the overlap policy's terms: start no earlier than, cancel first
+    next: int | float          # the row's next score
+
+
 class Simulation:
     """Register `schedules` at `start`, then `run(fires=...)` or `run(until=...)`."""
 
@@ -69,9 +87,10 @@ class Simulation:
         self._seq = itertools.count()
         self._held: dict[str, int | float] = {}
         self._retained: deque[str] = deque()
-        self._done: list[tuple[str, int, int]] = []
+        self._done: list[tuple[str, int, int, str]] = []   # (job id, started, finished, end state)
         self._retain = retain
         self._crashed = False
+        self._streak = 0           # occurrences skipped since the last one produced
         for s in schedules:
             self.registry.register(s, start)
             self._held[s.name] = self.registry.score(s.name)
@@ -106,8 +125,10 @@ class Simulation:
                 p = self.pumps[arg[0]]
                 if p.up and p.life == arg[1]:  # the process that read due is still alive
                     self._release(p, t, arg[2])
-            elif kind == FINISH:
-                self._finish(t, [arg] + self._same(t, FINISH))
+                    if self._streak > STALL and until is None:
+                        raise stalled(fires)
+            elif kind == FINISH:  # a run cancelled earlier was finished then
+                self._finish(t, [r for r in [arg] + self._same(t, FINISH) if not r.fire.cancelled])
             elif kind == DOWN:
                 self._down(self.pumps[arg])
             elif kind == RESTART:
@@ -123,7 +144,7 @@ class Simulation:
         `run` flushes before it returns, so what a reader inspects is always current."""
         if not self._done:
             return
-        self._retained.extend(j for j, _, _ in self._done)
+        self._retained.extend(j for j, *_ in self._done)
         evict = []
         while len(self._retained) > self._retain:
             evict.append(self._retained.popleft())
@@ -186,15 +207,21 @@ class Simulation:
 
     # -- releasing what was read due -----------------------------------------------------
 
-    def _plan(self, d: Due, now: int):
-        """What the pump computes on the host for one due row: (schedule, phase, runs, next)."""
+    def _plan(self, d: Due, now: int) -> _Plan:
         sched, phase, ic = Schedule.from_record(d.name, d.record)
-        produced = ic + 1
-        if sched.rule == "finish":
+        why, admit = None, RUN
+        if sched.late(d.slot, now):
+            why = "deadline"
+        else:
+            admit = self.crew.admit(d.name, sched.overlap, now)
+            why = None if admit.produce else "overlap"
+        if why:  # nothing runs: under the finish rule the gap counts from the skip
+            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=now, phase=phase), ic)
+        elif sched.rule == "finish":
             nxt = INF  # parked until the run finishes
         else:
-            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), produced)
-        return sched, phase, produced, nxt
+            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), ic + 1)
+        return _Plan(d, sched, phase, ic + 1, sched.label(d.slot, now), why, admit, nxt)
 
     def _job_id(self, name: str, slot: int, now: int) -> str:
         return f"repeat:{name}:{slot}" if self.pump.ids == "slot" else self.minter.mint(now)
@@ -215,38 +242,46 @@ class Simulation:
     def _release_two_step(self, p, t, due, made):
         """EchoMQ.Pump: enqueue, then advance: two round trips per occurrence."""
         for d in due:
-            sched, phase, produced, nxt = self._plan(d, t)
+            plan = self._plan(d, t)
             n = self.trace.count + 1
-            job_id = self._job_id(d.name, d.slot, t)
-            if self.registry.enqueue(job_id, d.name, d.slot, t, sched.template) == "enqueued":
-                made.append(self._produce(n, d, sched, phase, produced, t, job_id))
-                if self._crash_now(p, t, n):
-                    return None
+            if plan.why:
+                self._skip(d.name, d.slot, t, plan.why)
+            else:
+                job_id = self._job_id(d.name, plan.label, t)
+                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued":
+                    made.append(self._produce(n, plan, t, job_id))
+                    if self._crash_now(p, t, n):
+                        return None
             if self.faults.cancel_at == n:
                 self.registry.cancel(d.name)
-            if self.registry.advance(d.name, nxt) == "advanced":
-                self._wrote(d.name, nxt, t)
+            if self.registry.advance(d.name, plan.next) == "advanced":
+                self._wrote(d.name, plan.next, t)
         return self.registry.peek()
 
     def _release_atomic(self, p, t, due, made):
         """One `fire` script for the beat's due rows: enqueue and advance cannot come apart."""
-        rows, plans, crash = [], [], False
+        rows, plans, crash, n = [], [], False, self.trace.count
         for d in due:
-            sched, phase, produced, nxt = self._plan(d, t)
-            n = self.trace.count + len(rows) + 1
-            if self.faults.cancel_at == n:
+            plan = self._plan(d, t)
+            if self.faults.cancel_at == n + 1:
                 self.registry.cancel(d.name)
-            rows.append((d.name, d.slot, nxt, self._job_id(d.name, d.slot, t), sched.template))
-            plans.append((d, sched, phase, produced))
+            job_id = SKIP if plan.why else self._job_id(d.name, plan.label, t)
+            rows.append((d.name, d.slot, plan.next, job_id, plan.label, plan.schedule.template))
+            plans.append(plan)
+            if plan.why:
+                continue
+            n += 1
             if self._crash_due(p, n):
                 crash = True
                 break
         size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
-        for row, (d, sched, phase, produced), res in zip(rows, plans, results):
+        for row, plan, res in zip(rows, plans, results):
             if res.result == "fired":
-                made.append(self._produce(self.trace.count + 1, d, sched, phase, produced, t, row[3]))
-            if res.result in ("fired", "duplicate"):
-                self._wrote(d.name, row[2], t)
+                made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
+            elif res.result == "skipped":
+                self._skip(row[0], row[1], t, plan.why)
+            if res.result in ("fired", "duplicate", "skipped"):
+                self._wrote(row[0], row[2], t)
         if crash and self._crash_now(p, t, self.trace.count):
             return None
         return size, head
@@ -262,12 +297,29 @@ class Simulation:
         self._push(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
-    def _produce(self, n, d, sched, phase, produced, t, job_id) -> Fire:
-        started, finished = self.crew.assign(n, t)
-        fire = Fire(n, d.name, d.slot, t, started, finished, job_id)
-        self.trace.produced(fire)
-        self._push(finished, FINISH, _Running(fire, sched, phase, produced))
+    def _produce(self, n: int, plan: _Plan, t: int, job_id: str) -> Fire:
+        for earlier in plan.admit.cancel:
+            self._cancel(earlier, t)
+        d = plan.due
+        running = _Running(None, plan.schedule, plan.phase, plan.produced)
+        run = self.crew.assign(n, t, name=d.name, not_before=plan.admit.not_before, tag=running)
+        running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
+        self.trace.produced(fire, read=d.slot)
+        self._streak = 0
+        self._push(run.finished, FINISH, running)
         return fire
+
+    def _skip(self, name: str, slot: int, t: int, why: str) -> None:
+        self.trace.skip(name, slot, t, why)
+        self._streak += 1
+
+    def _cancel(self, run: Run, t: int) -> None:
+        """overlap="replace": the earlier run ends now; its FINISH event, still queued, is ignored."""
+        self.crew.cancel(run, t)
+        running: _Running = run.tag
+        f = running.fire
+        f.started, f.finished, f.cancelled = run.started, run.finished, True
+        self._finish(t, [running])
 
     def _wrote(self, name: str, score, now: int) -> None:
         self.trace.rewritten(name, self._held.get(name, INF), now)
@@ -276,7 +328,8 @@ class Simulation:
     # -- runs finishing --------------------------------------------------------------------
 
     def _finish(self, t: int, runs: list[_Running]) -> None:
-        self._done += [(r.fire.job_id, r.fire.started, t) for r in runs]
+        self._done += [(r.fire.job_id, r.fire.started, t, "cancelled" if r.fire.cancelled else "done")
+                       for r in runs]
         if len(self._done) >= FLUSH:
             self._flush()
         for r in runs:

@@ -3,8 +3,15 @@
 Only the last `retain` records are kept (the counts cover every fire), so a run of a
 million fires stays in bounded memory. `duplicates` counts slots produced more than
 once; `lost` counts slots the registry held, that came due, and were overwritten
-without ever being produced. A missed slot that a snap collapsed was never written
-to the registry, so it is not lost: it was skipped by design.
+without ever being produced or skipped. A missed slot that a snap collapsed was never
+written to the registry, so it is not lost either.
+
+`skipped` counts occurrences a policy chose not to produce: a release past the
+schedule's deadline (``missed="skip"``) or one made while an earlier run of the same
+schedule was going (``overlap="skip"``, or ``buffer-one`` with one already waiting).
+They are by design, so they are not lost; `skips` keeps the last `retain` of them.
+A run cancelled by ``overlap="replace"`` is still a fire, with ``cancelled=True`` and
+`finished` at the instant it was cancelled.
 """
 
 from __future__ import annotations
@@ -18,61 +25,103 @@ import numpy as np
 from .schedule import INF
 from .timefmt import hms
 
-RECENT = 256  # produced slots remembered per name, to spot a duplicate
+RECENT = 256  # slots remembered per name, to spot a duplicate or a lost one
+STALL = 1000  # skips in a row, nothing produced: a run asked for N fires gives up
+
+
+def stalled(fires: int) -> ValueError:
+    """A deadline that every release misses would make run(fires=N) spin for ever."""
+    return ValueError(f"{STALL} occurrences in a row were skipped and none produced, so fires={fires} "
+                      "is never reached; give a longer deadline or an until time")
 
 
 @dataclass(slots=True)
 class Fire:
     n: int
     name: str
-    slot: int
+    slot: int                      # the slot the job stands for (its label)
     released: int
     started: int
     finished: int
     job_id: str
     size: int = 0                  # registry size after this fire
     next: int | float = INF        # the row's score after this fire (+inf: parked)
+    cancelled: bool = False        # replaced by a later run of its schedule at `finished`
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """An occurrence not produced: the row's `slot`, the release instant `at`, and `why`
+    ("deadline": too late under missed="skip"; "overlap": an earlier run was going)."""
+
+    name: str
+    slot: int
+    at: int
+    why: str
+
+
+class _Recent:
+    """The last RECENT slots of one name, as a set with a bounded memory."""
+
+    def __init__(self):
+        self.order: deque = deque()
+        self.seen: set = set()
+
+    def add(self, slot: int) -> None:
+        if slot in self.seen:
+            return
+        if len(self.order) == RECENT:
+            self.seen.discard(self.order.popleft())
+        self.order.append(slot)
+        self.seen.add(slot)
 
 
 class Trace:
-    FIELDS = ("n", "slot", "released", "started", "finished", "job_id")
+    FIELDS = ("n", "slot", "released", "started", "finished", "job_id", "cancelled")
 
     def __init__(self, retain: int = 10_000):
         if retain < 1:
             raise ValueError(f"retain {retain!r} must keep at least one record")
         self.fires: deque[Fire] = deque(maxlen=retain)
+        self.skips: deque[Skip] = deque(maxlen=retain)
         self.count = 0
         self.duplicates = 0
         self.lost = 0
+        self.skipped = 0
         self.registry_size = 0
         self.next: int | float = INF
-        self._produced: dict[str, deque] = {}
-        self._seen: dict[str, set] = {}
+        self._labels: dict[str, _Recent] = {}    # slots produced, to spot a duplicate
+        self._handled: dict[str, _Recent] = {}   # row scores produced or skipped, to spot a lost one
 
     # -- bookkeeping (called by the simulation) ---------------------------------------
 
-    def produced(self, fire: Fire) -> None:
+    def produced(self, fire: Fire, read: int | None = None) -> None:
+        """`fire` was produced for the row score `read` (its slot, unless the missed policy
+        labelled it with a later one)."""
         self.count += 1
         self.fires.append(fire)
-        recent, seen = self._recent(fire.name)
-        if fire.slot in seen:
+        labels = self._recent(self._labels, fire.name)
+        if fire.slot in labels.seen:
             self.duplicates += 1
-            return
-        if len(recent) == RECENT:
-            seen.discard(recent.popleft())
-        recent.append(fire.slot)
-        seen.add(fire.slot)
+        labels.add(fire.slot)
+        self._recent(self._handled, fire.name).add(fire.slot if read is None else read)
+
+    def skip(self, name: str, slot: int, at: int, why: str) -> None:
+        self.skipped += 1
+        self.skips.append(Skip(name, slot, at, why))
+        self._recent(self._handled, name).add(slot)
 
     def rewritten(self, name: str, old: int | float, now: int) -> None:
         """The row of `name` held `old` and was just given a new score."""
-        if old != INF and old <= now and old not in self._recent(name)[1]:
+        if old != INF and old <= now and old not in self._recent(self._handled, name).seen:
             self.lost += 1
 
-    def _recent(self, name: str):
-        if name not in self._produced:
-            self._produced[name] = deque()
-            self._seen[name] = set()
-        return self._produced[name], self._seen[name]
+    @staticmethod
+    def _recent(table: dict, name: str) -> _Recent:
+        r = table.get(name)
+        if r is None:
+            r = table[name] = _Recent()
+        return r
 
     # -- views ---------------------------------------------------------------------------
 
@@ -90,9 +139,11 @@ class Trace:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Columns as numpy arrays (int64 ms; `next` as float so +inf survives) for plots."""
-        out = {f: np.fromiter((getattr(x, f) for x in self.fires), dtype=np.int64, count=len(self.fires))
+        k = len(self.fires)
+        out = {f: np.fromiter((getattr(x, f) for x in self.fires), dtype=np.int64, count=k)
                for f in ("n", "slot", "released", "started", "finished", "size")}
-        out["next"] = np.fromiter((x.next for x in self.fires), dtype=float, count=len(self.fires))
+        out["next"] = np.fromiter((x.next for x in self.fires), dtype=float, count=k)
+        out["cancelled"] = np.fromiter((x.cancelled for x in self.fires), dtype=bool, count=k)
         return out
 
     def to_dict(self) -> dict:
@@ -102,21 +153,24 @@ class Trace:
             "next": None if self.next == INF else self.next,
             "duplicates": self.duplicates,
             "lost": self.lost,
+            "skipped": self.skipped,
         }
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
     def table(self, tz: str = "UTC") -> str:
-        """A plain-text table, times as HH:MM:SS in `tz`."""
+        """A plain-text table, times as HH:MM:SS in `tz`. A cancelled run is marked after its
+        id; the skipped count is shown only when a policy skipped something."""
         head = f"{'n':>4}  {'slot':8}  {'released':8}  {'started':8}  {'finished':8}  job_id"
         lines = [head, "-" * len(head)]
         for x in self.fires:
             lines.append(f"{x.n:>4}  {hms(x.slot, tz)}  {hms(x.released, tz)}  {hms(x.started, tz)}  "
-                         f"{hms(x.finished, tz)}  {x.job_id}")
+                         f"{hms(x.finished, tz)}  {x.job_id}" + ("  cancelled" if x.cancelled else ""))
         nxt = "none (parked)" if self.next == INF else hms(self.next, tz)
         lines.append(f"registry rows {self.registry_size} · next run {nxt} · "
-                     f"duplicates {self.duplicates} · lost {self.lost}")
+                     f"duplicates {self.duplicates} · lost {self.lost}"
+                     + (f" · skipped {self.skipped}" if self.skipped else ""))
         return "\n".join(lines)
 
     def records(self) -> list[dict]:

@@ -2,13 +2,24 @@
 
 A worker blocked on the marker starts a job the moment it is released; a polling
 worker only notices on its next poll. With every worker busy a job waits its turn
-(oldest first).
+(oldest first). Start times are worked out when a job is released, so one `Crew`
+serves both the engine and the reference model.
+
+The crew also applies a schedule's overlap policy, because only the workers know
+whether an earlier run of the same schedule is still going (waiting or running):
+``allow`` runs them side by side (Kubernetes Allow, Temporal AllowAll); ``skip``
+produces nothing (Kubernetes Forbid, Temporal Skip, systemd, APScheduler
+max_instances=1); ``buffer-one`` starts the new job when the running one ends, and
+skips it if one is already waiting (Temporal BufferOne); ``replace`` cancels the
+earlier run at the release (Kubernetes Replace, Temporal CancelOther). `concurrency`
+still bounds all schedules together.
 """
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .durations import parse_duration
 from .rand import draw
@@ -34,19 +45,91 @@ class Worker:
         return self.run + draw(self.seed + 1, n, self.spread)
 
 
+@dataclass(slots=True)
+class Run:
+    """One job a worker took. `tag` is the caller's handle on it (the engine's fire, the
+    reference model's row), so a cancel can be written back."""
+
+    started: int
+    finished: int
+    worker: int                # which worker took it
+    free_from: int             # when that worker was free before it
+    tag: object = None
+    cancelled: bool = False
+
+
+class Admit(NamedTuple):
+    """The overlap policy's answer for one release: produce it or not, not before when, and
+    which earlier runs to cancel first."""
+
+    produce: bool
+    not_before: int | None = None
+    cancel: tuple[Run, ...] = ()
+
+
+RUN, SKIP = Admit(True), Admit(False)
+
+
 class Crew:
     """The free times of `concurrency` workers; assigns jobs in release order."""
 
     def __init__(self, worker: Worker, origin: int):
         self.worker = worker
         self.origin = origin
-        self.free = [origin] * worker.concurrency
+        self.free = [(origin, i) for i in range(worker.concurrency)]   # (free at, worker), a heap
+        self.runs: dict[str, list[Run]] = {}
 
-    def assign(self, n: int, released: int) -> tuple[int, int]:
-        """(started, finished) of job n released at `released`."""
-        ready = max(released, heapq.heappop(self.free))
+    def going(self, name: str, t: int) -> list[Run]:
+        """The runs of `name` not over at `t` (still waiting or running), oldest first."""
+        runs = self.runs.setdefault(name, [])
+        runs[:] = [r for r in runs if r.finished > t]
+        return runs
+
+    def admit(self, name: str, overlap: str, t: int) -> Admit:
+        """What `overlap` does with a job of `name` released at `t`."""
+        if overlap == "allow":
+            return RUN
+        going = self.going(name, t)
+        if not going:
+            return RUN
+        if overlap == "skip":
+            return SKIP
+        if overlap == "replace":
+            return Admit(True, cancel=tuple(going))
+        if any(r.started > t for r in going):   # buffer-one: one is waiting already
+            return SKIP
+        return Admit(True, not_before=max(r.finished for r in going))
+
+    def assign(self, n: int, released: int, *, name: str | None = None, not_before: int | None = None,
+               tag=None) -> Run:
+        """Job n released at `released`; with `not_before` (buffer-one) it starts no earlier,
+        on the worker whose idle wait for it is shortest."""
+        if not_before is None or not_before <= released:
+            free, w = heapq.heappop(self.free)
+            ready = max(released, free)
+        else:
+            fit = [e for e in self.free if e[0] <= not_before]
+            free, w = max(fit) if fit else min(self.free)
+            self.free.remove((free, w))
+            heapq.heapify(self.free)
+            ready = max(not_before, free)
         poll = self.worker.poll
         started = ready if not poll else self.origin - (-(ready - self.origin) // poll) * poll
-        finished = started + self.worker.duration(n)
-        heapq.heappush(self.free, finished)
-        return started, finished
+        run = Run(started, started + self.worker.duration(n), w, free, tag)
+        heapq.heappush(self.free, (run.finished, w))
+        if name is not None:
+            self.going(name, released).append(run)
+        return run
+
+    def cancel(self, run: Run, t: int) -> None:
+        """Stop `run` at `t`: a running job ends then, a waiting one never starts (it shows
+        started = finished = t). Its worker is free again, unless a job was already queued
+        behind it on that worker: that job keeps the start it was given at its release."""
+        if run.finished <= t:
+            return
+        entry = (run.finished, run.worker)
+        if entry in self.free:
+            self.free[self.free.index(entry)] = (max(run.free_from, t), run.worker)
+            heapq.heapify(self.free)
+        run.started = min(run.started, t)
+        run.finished, run.cancelled = t, True

@@ -6,7 +6,7 @@ import pytest
 
 from emqsim.cadence import Cron, Every, cadence
 from emqsim.schedule import INF, Schedule
-from emqsim.timefmt import at
+from emqsim.timefmt import at, hm
 
 MIN = 60_000
 
@@ -169,10 +169,67 @@ def test_first_run_honours_a_start_date():
 
 @pytest.mark.parametrize("kw, message", [
     ({"rule": "sometimes"}, "rule 'sometimes' is not one of schedule, release, finish"),
-    ({"snap": "never"}, "snap 'never' is not one of offset, epoch"),
+    ({"missed": "never"}, "missed 'never' is not one of snap, epoch, all, once, skip"),
+    ({"missed": "skip"}, "missed 'skip' needs a deadline: how late a release may still run, like 5m"),
+    ({"deadline": "5m"}, "deadline '5m' applies to missed 'skip', not to 'snap'"),
+    ({"missed": "skip", "deadline": "soon"}, "deadline 'soon' is not a duration"),
+    ({"missed": "all", "rule": "release"}, "missed 'all' needs rule 'schedule', not 'release'"),
+    ({"missed": "once", "rule": "finish"}, "missed 'once' needs rule 'schedule', not 'finish'"),
+    ({"overlap": "queue"}, "overlap 'queue' is not one of allow, skip, buffer-one, replace"),
     ({"limit": -1}, "limit -1 must be a whole number"),
     ({"start": T9, "end": T9}, "is not after start"),
 ])
 def test_schedule_rejects_bad_options(kw, message):
     with pytest.raises(ValueError, match=message):
         Schedule("r", Every("15m"), **kw)
+
+
+# -- missed slots: what a late release does (the slot 09:37 released at 10:10) ------------------
+
+LATE = dict(released=at("2026-11-30 10:10"), finished=None, phase=7 * MIN)
+SLOT = at("2026-11-30 09:37")
+
+
+@pytest.mark.parametrize("missed, label, nxt", [
+    ("snap", "09:37", "10:22"),    # one run for the row's slot, then the phase grid
+    ("epoch", "09:37", "10:15"),   # one run, then multiples of 15 min
+    ("all", "09:37", "09:52"),     # no snap: the next missed slot is due at once
+    ("once", "10:07", "10:22"),    # one run, labelled with the latest missed slot
+])
+def test_missed_policies_label_and_next(missed, label, nxt):
+    s = Schedule("r", Every("15m"), missed=missed)
+    assert hm(s.label(SLOT, LATE["released"])) == label
+    assert hm(s.next_run(SLOT, **LATE)) == nxt
+
+
+def test_missed_skip_is_late_past_the_deadline_and_advances_like_snap():
+    s = Schedule("r", Every("15m"), missed="skip", deadline="5m")
+    assert s.deadline == 5 * MIN
+    assert s.late(SLOT, SLOT + 5 * MIN) is False and s.late(SLOT, SLOT + 5 * MIN + 1) is True
+    assert hm(s.next_run(SLOT, **LATE)) == "10:22"
+    assert Schedule("r", Every("15m")).late(SLOT, SLOT + 24 * 60 * MIN) is False
+
+
+@pytest.mark.parametrize("missed, label, nxt", [
+    ("snap", "09:35", "10:15"), ("all", "09:35", "09:40"), ("once", "10:10", "10:15"),
+])
+def test_missed_policies_on_a_cron(missed, label, nxt):
+    s = Schedule("r", Cron("*/5 * * * *"), missed=missed)
+    slot = at("2026-11-30 09:35")
+    assert hm(s.label(slot, LATE["released"])) == label          # 10:10 is itself a slot
+    assert hm(s.next_run(slot, **LATE)) == nxt
+    assert hm(s.label(slot, at("2026-11-30 10:12:30"))) == ("10:10" if missed == "once" else "09:35")
+
+
+def test_cron_before_is_the_last_slot_strictly_before():
+    assert hm(Cron("*/5 * * * *").before(at("2026-11-30 10:10"))) == "10:05"
+    assert hm(Cron("*/5 * * * *").before(at("2026-11-30 10:11"))) == "10:10"
+
+
+def test_policies_survive_the_record_and_defaults_are_not_written():
+    s = Schedule("r", Every("15m"), missed="skip", deadline="5m", overlap="buffer-one")
+    rec = s.to_record(0)
+    assert (rec["missed"], rec["deadline"], rec["overlap"]) == ("skip", "300000", "buffer-one")
+    assert Schedule.from_record("r", rec)[0] == s
+    plain = Schedule("r", Every("15m")).to_record(0)
+    assert {"missed", "deadline", "overlap"} & set(plain) == set()

@@ -31,9 +31,9 @@ def test_finish_rule_measures_the_gap_from_the_end_of_the_run(capsys):
     assert [f["n"] for f in out["fires"]] == [1, 2, 3, 4]
     assert out["registry_size"] == 1
     assert out["next"] == at(DAY + "10:16")
-    assert (out["duplicates"], out["lost"]) == (0, 0)
-    assert set(out) == {"fires", "registry_size", "next", "duplicates", "lost"}
-    assert set(out["fires"][0]) == {"n", "slot", "released", "started", "finished", "job_id"}
+    assert (out["duplicates"], out["lost"], out["skipped"]) == (0, 0, 0)
+    assert set(out) == {"fires", "registry_size", "next", "duplicates", "lost", "skipped"}
+    assert set(out["fires"][0]) == {"n", "slot", "released", "started", "finished", "job_id", "cancelled"}
 
 
 def test_schedule_rule_keeps_the_slots(capsys):
@@ -78,6 +78,55 @@ def test_outage_collapses_missed_slots_and_keeps_the_phase(capsys):
     assert [f["released"] for f in out["fires"]] == ms("09:07", "09:22", "10:10", "10:22")
     assert [f["slot"] for f in out["fires"]] == ms("09:07", "09:22", "09:37", "10:22")
     assert (out["duplicates"], out["lost"]) == (0, 0)
+
+
+OUTAGE = ["--start", "2026-11-30T09:07:00Z", "--every", "15m", "--until", "2026-11-30T10:40:00Z",
+          "--outage", "2026-11-30T09:30:00Z/2026-11-30T10:10:00Z"]
+
+
+@pytest.mark.parametrize("flags, released, slots, skipped", [
+    ([], ("09:07", "09:22", "10:10", "10:22", "10:37"), ("09:07", "09:22", "09:37", "10:22", "10:37"), 0),
+    (["--missed", "epoch"], ("09:07", "09:22", "10:10", "10:15", "10:30"),
+     ("09:07", "09:22", "09:37", "10:15", "10:30"), 0),
+    (["--rule", "release"], ("09:07", "09:22", "10:10", "10:25", "10:40"),
+     ("09:07", "09:22", "09:37", "10:25", "10:40"), 0),
+    (["--missed", "all"], ("09:07", "09:22", "10:10:00", "10:10:01", "10:10:02", "10:22", "10:37"),
+     ("09:07", "09:22", "09:37", "09:52", "10:07", "10:22", "10:37"), 0),
+    (["--missed", "once"], ("09:07", "09:22", "10:10", "10:22", "10:37"),
+     ("09:07", "09:22", "10:07", "10:22", "10:37"), 0),
+    (["--missed", "skip", "--deadline", "5m"], ("09:07", "09:22", "10:22", "10:37"),
+     ("09:07", "09:22", "10:22", "10:37"), 1),
+])
+def test_missed_slots_after_an_outage(capsys, flags, released, slots, skipped):
+    out = run_json(capsys, *OUTAGE, *flags)
+    assert [f["released"] for f in out["fires"]] == ms(*released)
+    assert [f["slot"] for f in out["fires"]] == ms(*slots)
+    assert (out["skipped"], out["lost"], out["duplicates"]) == (skipped, 0, 0)
+
+
+@pytest.mark.parametrize("policy, slots, started, cancelled, skipped", [
+    ("allow", ("09:00", "09:15", "09:30", "09:45"), ("09:00", "09:15", "09:30", "09:45"), 0, 0),
+    ("skip", ("09:00", "09:30"), ("09:00", "09:30"), 0, 2),
+    ("buffer-one", ("09:00", "09:15", "09:30", "09:45"), ("09:00", "09:20", "09:40", "10:00"), 0, 0),
+    ("replace", ("09:00", "09:15", "09:30", "09:45"), ("09:00", "09:15", "09:30", "09:45"), 3, 0),
+])
+def test_overlap_policies(capsys, policy, slots, started, cancelled, skipped):
+    out = run_json(capsys, "--every", "15m", "--run", "20m", "--concurrency", "2", "--overlap", policy,
+                   "--until", "2026-11-30T09:45:00Z")
+    assert [f["slot"] for f in out["fires"]] == ms(*slots)
+    assert [f["started"] for f in out["fires"]] == ms(*started)
+    assert sum(f["cancelled"] for f in out["fires"]) == cancelled
+    assert out["skipped"] == skipped
+
+
+def test_table_marks_cancelled_runs_and_counts_skips(capsys):
+    assert main(["trace", "--every", "15m", "--run", "20m", "--overlap", "replace", "--fires", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "   1  09:00:00  09:00:00  09:00:00  09:15:00  JOB0SUaKlrtAo4  cancelled"
+    assert lines[-1] == "registry rows 1 · next run 09:30:00 · duplicates 0 · lost 0"
+    assert main(["trace", "--every", "15m", "--run", "20m", "--overlap", "skip", "--fires", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        "registry rows 1 · next run 09:45:00 · duplicates 0 · lost 0 · skipped 1"
 
 
 def test_until_stops_at_the_horizon(capsys):
@@ -144,6 +193,17 @@ BAD = [
     (["--every", "15m", "--fires", "1", "--rule", "sometimes"], "argument --rule: invalid choice: 'sometimes'"),
     (["--every", "15m", "--fires", "1", "--crash-after-enqueue", "0"], "crash-after-enqueue '0' must be a whole number"),
     (["--every", "15m", "--fires", "1", "--concurrency", "two"], "concurrency 'two' must be a whole number"),
+    (["--every", "15m", "--fires", "1", "--missed", "skip"],
+     "missed 'skip' needs a deadline: how late a release may still run, like 5m"),
+    (["--every", "15m", "--fires", "1", "--deadline", "5m"], "deadline '5m' applies to missed 'skip', not to 'snap'"),
+    (["--every", "15m", "--fires", "1", "--missed", "skip", "--deadline", "-5m"], "deadline '-5m' is negative"),
+    (["--every", "15m", "--fires", "1", "--missed", "all", "--rule", "finish"],
+     "missed 'all' needs rule 'schedule', not 'finish'"),
+    (["--every", "15m", "--fires", "1", "--missed", "late"], "argument --missed: invalid choice: 'late'"),
+    (["--every", "15m", "--fires", "1", "--overlap", "queue"], "argument --overlap: invalid choice: 'queue'"),
+    (["--every", "15m", "--fires", "1", "--snap", "epoch"], "unrecognized arguments: --snap epoch"),
+    (["--every", "15m", "--fires", "3", "--missed", "skip", "--deadline", "0", "--latency", "2s"],
+     "1000 occurrences in a row were skipped and none produced, so fires=3 is never reached"),
 ]
 
 

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import make_store
+from backends import make_store
 from emqsim.cadence import Cron, Every
 from emqsim.faults import Faults
 from emqsim.pump import Pump
-from emqsim.reference import engine_fires, reference
+from emqsim.reference import engine_fires, engine_skips, reference
 from emqsim.schedule import Schedule
 from emqsim.sim import Simulation
 from emqsim.store import ENV
@@ -55,8 +55,12 @@ def scenario(r):
         cad, period = Cron(expr), CRONS[expr]
     opened = r.choice([None, None, None, r.randint(start - period, start + 2 * period)])  # a start date
     first = max(start, opened or start)
+    rule = r.choice(["schedule", "schedule", "release", "finish"])
+    missed = r.choice(["snap", "snap", "epoch", "skip"] + (["all", "once"] if rule == "schedule" else []))
     sched = Schedule(
-        "r", cad, rule=r.choice(["schedule", "release", "finish"]), snap=r.choice(["offset", "epoch"]),
+        "r", cad, rule=rule, missed=missed,
+        deadline=r.choice([0, r.randint(0, 2 * period)]) if missed == "skip" else None,
+        overlap=r.choice(["allow", "allow", "skip", "buffer-one", "replace"]),
         start=opened, limit=r.choice([0, 0, 0, r.randint(1, 30)]),
         end=r.choice([None, None, r.randint(first + 1, first + 45 * period)]),
     )
@@ -64,7 +68,8 @@ def scenario(r):
     latency = r.choice([0, r.randint(0, 3000)])
     pump = Pump(tick=tick, jitter=r.choice([0, r.randint(0, tick - 1)]) if tick else 0, seed=r.randint(0, 9),
                 latency=latency, mode=r.choice(["two-step", "atomic"]), ids=r.choice(["fresh", "fresh", "slot"]))
-    worker = Worker(run=r.choice([0, r.randint(0, 30_000)]), spread=r.choice([0, r.randint(0, 5000)]),
+    worker = Worker(run=r.choice([0, r.randint(0, 30_000), r.randint(period, 3 * period)]),
+                    spread=r.choice([0, r.randint(0, 5000)]),
                     concurrency=r.randint(1, 3), poll=r.choice([0, r.randint(100, 5000)]), seed=r.randint(0, 9))
     outage = None
     if r.choice([True, True, False]):
@@ -74,6 +79,8 @@ def scenario(r):
         fires, until = r.randint(1, 40), None
     else:
         fires, until = None, start + r.randint(0, 30 * period)
+    if missed == "skip" and until is None:   # a deadline every release misses never reaches N fires
+        until = start + 60 * period
     return sched, start, fires, until, pump, worker, outage
 
 
@@ -88,7 +95,8 @@ def check(store, case) -> None:
         tr = sim.run(fires=fires, until=until)
     ref = reference(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, outage=outage)
     assert engine_fires(tr) == ref.to_fires()
-    assert (tr.count, tr.next, tr.registry_size) == (ref.count, ref.next, ref.registry_size)
+    assert engine_skips(tr) == ref.skips
+    assert (tr.count, tr.skipped, tr.next, tr.registry_size) == (ref.count, ref.skipped, ref.next, ref.registry_size)
     assert (tr.duplicates, tr.lost) == (0, 0)
 
 

@@ -254,7 +254,7 @@ def test_one_timestamp_same_row_shape():
         assert reg.record("reports") == {"rule": "schedule", "template": "{}", "cadence": "cron:0 9 * * *:UTC",
                                          "pattern": "0 9 * * *", "tz": "UTC"}
         assert reg.record("heartbeat") == {"rule": "schedule", "template": "{}", "cadence": "every:900000:0",
-                                           "every_ms": "900000", "offset": "180000", "snap": "offset"}
+                                           "every_ms": "900000", "offset": "180000"}
         # upserting again keeps both scores: one row per name
         assert one_timestamp(reg, NOV30_0848) == {"reports": "kept", "heartbeat": "kept"}
         assert reg.rows() == [("heartbeat", NOV30_0848), ("reports", NOV30_9)]
@@ -267,7 +267,6 @@ def test_one_timestamp_same_row_shape():
             "  every_ms  900000",
             "  offset    180000",
             "  rule      schedule",
-            "  snap      offset",
             "  template  {}",
             "HGETALL emq:{demo}:repeat:reports",
             "  cadence   cron:0 9 * * *:UTC",

@@ -7,6 +7,7 @@ import pytest
 from emqsim.cadence import Cron, Every
 from emqsim.registry import Registry
 from emqsim.schedule import INF, Schedule
+from emqsim.scripts import ScriptError
 from emqsim.timefmt import at
 
 T9 = at("2026-11-30 09:00")
@@ -96,12 +97,12 @@ def test_enqueue_writes_job_pending_and_marker(reg):
 
 def test_fire_enqueues_and_advances_in_one_step(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
-    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", "{}")])
+    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", T9, "{}")])
     assert (size, head, [r.result for r in res]) == (1, T9 + 15 * MIN, ["fired"])
     assert reg.marker() == T9 + 15 * MIN          # the marker rings at the next run
     assert reg.pending() == ["JOB1"]
     # a second pump that read the same slot finds the row moved
-    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB2", "{}")])
+    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB2", T9, "{}")])
     assert [r.result for r in res] == ["stale"]
     assert reg.pending() == ["JOB1"]
 
@@ -109,7 +110,7 @@ def test_fire_enqueues_and_advances_in_one_step(reg):
 def test_fire_on_a_cancelled_row_writes_nothing(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
     reg.cancel("reports")
-    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", "{}")])
+    size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", T9, "{}")])
     assert (size, head, [r.result for r in res]) == (0, INF, ["absent"])
     assert reg.pending() == [] and reg.size() == 0
 
@@ -117,9 +118,9 @@ def test_fire_on_a_cancelled_row_writes_nothing(reg):
 def test_fire_with_slot_ids_deduplicates(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
     jid = f"repeat:reports:{T9}"
-    reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, "{}")], dedupe=True)
+    reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, T9, "{}")], dedupe=True)
     reg.advance("reports", T9)   # pretend the advance was lost: the slot comes due again
-    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, "{}")], dedupe=True)
+    _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, jid, T9, "{}")], dedupe=True)
     assert [r.result for r in res] == ["duplicate"]
     assert reg.pending() == [jid]
 
@@ -128,10 +129,35 @@ def test_finish_takes_jobs_off_pending_with_retention(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
     reg.enqueue("J1", "reports", T9, T9)
     reg.enqueue("J2", "reports", T9, T9)
-    assert reg.finish([("J2", T9, T9 + MIN)], evict=["J1"]) == 1
+    assert reg.finish([("J2", T9, T9 + MIN, "done")], evict=["J1"]) == 1
     assert reg.pending() == ["J1"]
     assert reg.job("J2")["state"] == "done" and reg.job("J2")["finished"] == str(T9 + MIN)
     assert reg.job("J1") == {}
+
+
+def test_finish_marks_a_replaced_run_cancelled(reg):
+    reg.enqueue("J1", "reports", T9, T9)
+    assert reg.finish([("J1", T9, T9 + 15 * MIN, "cancelled")]) == 1
+    assert (reg.pending(), reg.job("J1")["state"]) == ([], "cancelled")
+    with pytest.raises(ScriptError, match="ERR_ARITY"):   # an end state it does not know
+        reg.finish([("J1", T9, T9 + MIN, "gone")])
+
+
+def test_fire_labels_the_job_and_skips_by_policy(reg):
+    reg.register(Schedule("reports", Every("15m")), T9)
+    # the row reads 09:00; the job stands for 09:30 (missed="once" coalesced two slots into it)
+    size, head, res = reg.fire(T9 + 40 * MIN, [("reports", T9, T9 + 45 * MIN, "JOB1", T9 + 30 * MIN, "{}")])
+    assert (size, head, [r.result for r in res]) == (1, T9 + 45 * MIN, ["fired"])
+    assert reg.job("JOB1")["slot"] == str(T9 + 30 * MIN)
+    assert reg.record("reports")["ic"] == "1"
+    # an empty job id: the row advances under the same guard, no job is made
+    _, head, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, "", T9 + 45 * MIN, "{}")])
+    assert (head, [r.result for r in res]) == (T9 + 60 * MIN, ["skipped"])
+    assert reg.pending() == ["JOB1"] and reg.record("reports")["ic"] == "1"
+    _, _, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, "", T9 + 45 * MIN, "{}")])
+    assert [r.result for r in res] == ["stale"]
+    with pytest.raises(ScriptError, match="ERR_SCORE"):   # a label that is not a number
+        reg.fire(T9, [("reports", T9 + 60 * MIN, T9 + 75 * MIN, "JOB2", "soon", "{}")])
 
 
 def test_a_refused_register_leaves_nothing_half_written(reg):

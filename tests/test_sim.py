@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_store
+from backends import make_store
 from emqsim.cadence import Cron, Every
 from emqsim.faults import Faults
 from emqsim.ids import minted_at

@@ -9,7 +9,8 @@
 
   ARGV[1]  job id (a fresh branded JOB id, or a slot-derived repeat:<name>:<slot>)
   ARGV[2]  registration name
-  ARGV[3]  the slot: the scheduled time this job stands for, Unix ms
+  ARGV[3]  the slot label: the scheduled time this job stands for, Unix ms (the
+           row's score, or a later slot when the missed policy coalesced late ones)
   ARGV[4]  now: the release instant, Unix ms
   ARGV[5]  the payload template
 

@@ -1,28 +1,34 @@
 --[[
-  finish: workers finished jobs: take each off the pending list, mark it done,
-  and drop old jobs past the retention bound. (The simulation computes when a
-  worker starts a job; Redis is told once, when the run is over.)
+  finish: workers finished jobs: take each off the pending list, mark it done
+  (or cancelled, when a later run of its schedule replaced it), and drop old
+  jobs past the retention bound. (The simulation computes when a worker starts
+  a job; Redis is told once, when the run is over.)
 
   KEYS[1]           emq:{q}:pending    jobs waiting or running (LIST)
   KEYS[2..m+1]      emq:{q}:job:<id>   jobs that finished now (HASH)
   KEYS[m+2..]       emq:{q}:job:<id>   old finished jobs to delete (retention)
 
   ARGV[1]           m: how many jobs finished
-  ARGV[3i-1], ARGV[3i], ARGV[3i+1]   job i's id, start and finish (Unix ms)
+  ARGV[4i-2 .. 4i+1]  job i's id, start, finish (Unix ms) and end state:
+                    "done", or "cancelled" (overlap policy replace)
 
   Returns
-    m  the number of jobs marked done
+    m  the number of jobs marked
    -1  ERR_SCORE  a start or finish is not a number
-   -3  ERR_ARITY  the keys and arguments do not come in matching groups
+   -3  ERR_ARITY  the keys and arguments do not come in matching groups,
+                  or an end state is neither "done" nor "cancelled"
 ]]
 local m = tonumber(ARGV[1])
-if m == nil or m + 1 > #KEYS or #ARGV ~= 1 + 3 * m then return -3 end
+if m == nil or m + 1 > #KEYS or #ARGV ~= 1 + 4 * m then return -3 end
 for i = 1, m do
-  if tonumber(ARGV[3 * i]) == nil or tonumber(ARGV[3 * i + 1]) == nil then return -1 end
+  local state = ARGV[4 * i + 1]
+  if state ~= 'done' and state ~= 'cancelled' then return -3 end
+  if tonumber(ARGV[4 * i - 1]) == nil or tonumber(ARGV[4 * i]) == nil then return -1 end
 end
 for i = 1, m do
-  redis.call('LREM', KEYS[1], 1, ARGV[3 * i - 1])
-  redis.call('HSET', KEYS[i + 1], 'state', 'done', 'started', ARGV[3 * i], 'finished', ARGV[3 * i + 1])
+  redis.call('LREM', KEYS[1], 1, ARGV[4 * i - 2])
+  redis.call('HSET', KEYS[i + 1], 'state', ARGV[4 * i + 1], 'started', ARGV[4 * i - 1],
+             'finished', ARGV[4 * i])
 end
 for i = m + 2, #KEYS do
   redis.call('DEL', KEYS[i])

@@ -4,20 +4,26 @@
   land before this script or after it, never between its two halves. Each row is
   fired only if its score still equals the slot the pump read, so a second pump
   that read the same slot finds it moved ("stale") and produces nothing.
+  The job records a slot label, which is the slot read unless the schedule's
+  missed policy coalesced late slots into one run labelled with the latest.
+  An empty job id skips the occurrence (a deadline or overlap policy): the row is
+  advanced under the same guard and no job is made.
   One call takes every due row of a beat: KEYS[1..3] are fixed, then two keys and
-  five arguments per row.
+  six arguments per row.
 
   KEYS[1]       emq:{q}:repeat          the registry (ZSET)
   KEYS[2]       emq:{q}:pending         jobs waiting for a worker (LIST)
   KEYS[3]       emq:{q}:marker          the wake marker (ZSET)
   KEYS[2+2i]    emq:{q}:repeat:<name>   row i's record (HASH)
-  KEYS[3+2i]    emq:{q}:job:<id>        row i's new job (HASH)
+  KEYS[3+2i]    emq:{q}:job:<id>        row i's new job (HASH); for a skipped row
+                                        the host passes the record key again, unused
 
   ARGV[1]       now: the release instant, Unix ms
   ARGV[2]       "1" when job ids are slot-derived: an existing job key means the
                 slot was produced already, so only the advance is done
-  ARGV[3+5(i-1) .. 7+5(i-1)]  row i: name, slot, next score ("+inf" parks the
-                row), job id, payload template
+  ARGV[3+6(i-1) .. 8+6(i-1)]  row i: name, slot read (the guard), next score
+                ("+inf" parks the row), job id ("" skips), slot label (the
+                scheduled time the job stands for), payload template
 
   Returns an array: { registry size, registry head score ("" if empty),
                       one result per row }, a row's result being
@@ -25,23 +31,24 @@
     0  absent: the row is gone (cancelled before the fire); nothing written
     2  stale: the row's score is no longer the slot read; nothing written
     3  duplicate: the slot-derived job exists already; row advanced only
+    4  skipped: no job by policy; row advanced only
   or, before anything is written,
-   -1  ERR_SCORE  a slot, next score or ARGV[1] is not a number
+   -1  ERR_SCORE  a slot, label, next score or ARGV[1] is not a number
    -3  ERR_ARITY  the keys and arguments do not come in matching groups
 ]]
 local rows = (#KEYS - 3) / 2
-if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 5 * rows then return -3 end
+if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 6 * rows then return -3 end
 if tonumber(ARGV[1]) == nil then return -1 end
 for i = 0, rows - 1 do
-  local a = 3 + 5 * i
-  if tonumber(ARGV[a + 1]) == nil then return -1 end
+  local a = 3 + 6 * i
+  if tonumber(ARGV[a + 1]) == nil or tonumber(ARGV[a + 4]) == nil then return -1 end
   if tonumber(ARGV[a + 2]) == nil and ARGV[a + 2] ~= '+inf' then return -1 end
 end
 
 local now, dedupe = ARGV[1], ARGV[2] == '1'
 local out = {0, ''}
 for i = 0, rows - 1 do
-  local a, record, job = 3 + 5 * i, KEYS[4 + 2 * i], KEYS[5 + 2 * i]
+  local a, record, job = 3 + 6 * i, KEYS[4 + 2 * i], KEYS[5 + 2 * i]
   local name, slot, nxt, id = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   local score = redis.call('ZSCORE', KEYS[1], name)
   local result
@@ -51,11 +58,13 @@ for i = 0, rows - 1 do
     result = 2
   else
     result = 1
-    if dedupe and redis.call('EXISTS', job) == 1 then
+    if id == '' then
+      result = 4
+    elseif dedupe and redis.call('EXISTS', job) == 1 then
       result = 3
     else
-      redis.call('HSET', job, 'name', name, 'slot', slot, 'released', now,
-                 'data', ARGV[a + 4], 'state', 'pending')
+      redis.call('HSET', job, 'name', name, 'slot', ARGV[a + 4], 'released', now,
+                 'data', ARGV[a + 5], 'state', 'pending')
       redis.call('RPUSH', KEYS[2], id)
       redis.call('HINCRBY', record, 'ic', 1)
     end
