@@ -65,7 +65,7 @@ OUTAGE = (at("2026-11-30 09:30"), at("2026-11-30 10:10"))
 
 @pytest.mark.parametrize("options, expected, nxt", [
     ({}, ["09:07", "09:22", "10:10", "10:22"], "10:37"),                  # offset snap keeps :07/:22
-    ({"snap": "epoch"}, ["09:07", "09:22", "10:10", "10:15"], "10:30"),   # realigned to :00/:15
+    ({"missed": "epoch"}, ["09:07", "09:22", "10:10", "10:15"], "10:30"),  # realigned to :00/:15
     ({"rule": "release"}, ["09:07", "09:22", "10:10", "10:25"], "10:40"),  # re-anchored at the restart
 ])
 def test_outage_from_0930_to_1010(options, expected, nxt):
@@ -145,7 +145,7 @@ def test_job_ids():
     s = Schedule("r", Every("15m"))
     tr = reference(s, start=T9, fires=3)
     assert [minted_at(j) for j in tr.job_ids] == tr.released.tolist()
-    assert tr.to_fires()[0] == (1, T9, T9, T9, T9, tr.job_ids[0])
+    assert tr.to_fires()[0] == (1, T9, T9, T9, T9, tr.job_ids[0], False)
     tr = reference(s, start=T9, fires=2, pump=Pump(ids="slot"))
     assert tr.job_ids == [f"repeat:r:{T9}", f"repeat:r:{T9 + 15 * MIN}"]
     tr = reference(s, start=T9, fires=2, pump=Pump(ids="slot"), ids="fresh")
@@ -167,7 +167,9 @@ def test_keep_false_keeps_only_the_aggregates():
 def test_a_million_fires_in_int64_columns():
     tr = reference(Schedule("r", Every("15m")), start=T9, fires=1_000_000, worker=Worker(run="4m"), ids=None)
     assert tr.count == len(tr) == 1_000_000
-    assert all(a.dtype == np.int64 for a in tr.arrays().values())
+    cols = tr.arrays()
+    assert all(cols[k].dtype == np.int64 for k in ("n", "slot", "released", "started", "finished"))
+    assert cols["cancelled"].dtype == bool and not cols["cancelled"].any()
     assert int(tr.slot[-1]) == T9 + 999_999 * 15 * MIN
     assert np.array_equal(tr.finished - tr.started, np.full(1_000_000, 4 * MIN))
 
@@ -193,9 +195,10 @@ def fast_cases(draw):
     offset = draw(st.none() | st.integers(0, ms - 1))
     start = T9 + draw(st.integers(0, 60_000))
     period = ms
+    rule = draw(st.sampled_from(["schedule", "release", "finish"]))
     sched = Schedule(
-        "r", Every(ms, offset), rule=draw(st.sampled_from(["schedule", "release", "finish"])),
-        snap=draw(st.sampled_from(["offset", "epoch"])),
+        "r", Every(ms, offset), rule=rule,
+        missed=draw(st.sampled_from(["snap", "epoch"] + (["all"] if rule == "schedule" else []))),
         limit=draw(st.sampled_from([0, 0, 1, 7, 50])),
         end=draw(st.none() | st.integers(start + 1, start + period * 80)),
     )
@@ -221,3 +224,37 @@ def test_fast_path_equals_general_path(case, ids, keep):
     b = _general(sched, start, fires, until, pump, worker, outage, ids, keep)
     assert a.to_fires() == b.to_fires()
     assert (a.count, a.last_slot, a.next) == (b.count, b.last_slot, b.next)
+
+
+# -- the per-schedule policies (tests/test_policies.py holds the engine to the same traces) -----
+
+@pytest.mark.parametrize("options, released, slots, skipped", [
+    ({"missed": "all"}, ["09:07:00", "09:22:00", "10:10:00", "10:10:01", "10:10:02", "10:22:00", "10:37:00"],
+     ["09:07", "09:22", "09:37", "09:52", "10:07", "10:22", "10:37"], []),
+    ({"missed": "once"}, ["09:07:00", "09:22:00", "10:10:00", "10:22:00", "10:37:00"],
+     ["09:07", "09:22", "10:07", "10:22", "10:37"], []),
+    ({"missed": "skip", "deadline": "5m"}, ["09:07:00", "09:22:00", "10:22:00", "10:37:00"],
+     ["09:07", "09:22", "10:22", "10:37"], [("09:37", "10:10:00", "deadline")]),
+])
+def test_missed_policies_after_the_outage(options, released, slots, skipped):
+    tr = reference(Schedule("r", Every("15m"), **options), start=at("2026-11-30 09:07"),
+                   until=at("2026-11-30 10:40"), outage=OUTAGE)
+    assert [hms(x) for x in tr.released.tolist()] == released
+    assert [hm(x) for x in tr.slot.tolist()] == slots
+    assert [(hm(s), hms(a), w) for s, a, w in tr.skips] == skipped
+    assert (tr.skipped, hms(tr.next)) == (len(skipped), "10:52:00")
+
+
+@pytest.mark.parametrize("overlap, started, finished, cancelled", [
+    ("skip", ["09:00", "09:30", "10:00"], ["09:20", "09:50", "10:20"], [False] * 3),
+    ("buffer-one", ["09:00", "09:20", "09:40", "10:00", "10:20"], ["09:20", "09:40", "10:00", "10:20", "10:40"],
+     [False] * 5),
+    ("replace", ["09:00", "09:15", "09:30", "09:45", "10:00"], ["09:15", "09:30", "09:45", "10:00", "10:20"],
+     [True] * 4 + [False]),
+])
+def test_overlap_policies_with_20_min_runs(overlap, started, finished, cancelled):
+    tr = reference(Schedule("r", Every("15m"), overlap=overlap), start=T9, until=at("2026-11-30 10:00"),
+                   worker=Worker(run="20m", concurrency=2))
+    assert [hm(x) for x in tr.started.tolist()] == started
+    assert [hm(x) for x in tr.finished.tolist()] == finished
+    assert tr.cancelled.tolist() == cancelled
