@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .schedule import INF
-from .timefmt import hms
+from .timefmt import hms, iso
 
 RECENT = 256  # slots remembered per name, to spot a duplicate or a lost one
 STALL = 1000  # skips in a row, nothing produced: a run asked for N fires gives up
@@ -168,6 +168,8 @@ class Trace:
             lines.append(f"{x.n:>4}  {hms(x.slot, tz)}  {hms(x.released, tz)}  {hms(x.started, tz)}  "
                          f"{hms(x.finished, tz)}  {x.job_id}" + ("  cancelled" if x.cancelled else ""))
         nxt = "none (parked)" if self.next == INF else hms(self.next, tz)
+        if self.fires and self.next != INF and iso(self.next, tz)[:10] != iso(self.fires[-1].slot, tz)[:10]:
+            nxt += f" ({iso(self.next, tz)[:10]})"  # a daily cron's next run is on another day
         lines.append(f"registry rows {self.registry_size} · next run {nxt} · "
                      f"duplicates {self.duplicates} · lost {self.lost}"
                      + (f" · skipped {self.skipped}" if self.skipped else ""))

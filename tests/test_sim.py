@@ -165,3 +165,11 @@ def test_run_continues_where_it_stopped():
         tr = sim.run(fires=2)
         assert [f.n for f in tr] == [1, 2, 3, 4]
         assert tr.next == T9 + 60 * MIN
+
+
+def test_table_dates_a_next_run_on_another_day():
+    tr = run(make_store("fakeredis"), Schedule("reports", Cron("0 9 * * *")), fires=2)
+    assert tr.table().splitlines()[-1] == ("registry rows 1 · next run 09:00:00 (2026-12-02) · "
+                                           "duplicates 0 · lost 0")
+    tr = run(make_store("fakeredis"), Schedule("reports", Every("15m")), fires=2)
+    assert tr.table().splitlines()[-1] == "registry rows 1 · next run 09:30:00 · duplicates 0 · lost 0"
