@@ -39,6 +39,12 @@ def _wake():
     return wake_view()
 
 
+def _overlap():
+    from .overlap import overlap_view
+
+    return overlap_view()
+
+
 def _faults():
     from .faults import faults_view
 
@@ -58,6 +64,7 @@ FIGURES: dict[str, Callable] = {
     "03 start-to-start": _cadence,
     "03 slip over cycles": _slip,
     "03 wake latency": _wake,
+    "05 an overlapping run": _overlap,
     "06 crash between two writes": _faults,
     "07 cron across daylight saving": _time_zones,
 }
