@@ -39,6 +39,12 @@ def _wake():
     return wake_view()
 
 
+def _missed():
+    from .missed import missed_view
+
+    return missed_view()
+
+
 def _overlap():
     from .overlap import overlap_view
 
@@ -64,6 +70,7 @@ FIGURES: dict[str, Callable] = {
     "03 start-to-start": _cadence,
     "03 slip over cycles": _slip,
     "03 wake latency": _wake,
+    "04 missed slots": _missed,
     "05 an overlapping run": _overlap,
     "06 crash between two writes": _faults,
     "07 cron across daylight saving": _time_zones,
