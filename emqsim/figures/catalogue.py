@@ -7,71 +7,29 @@ same list, so a figure added to a notebook is added here too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
+
+#: figure -> (module in emqsim.figures, its factory)
+SOURCES: dict[str, tuple[str, str]] = {
+    "01 cron vs interval": ("cron_interval", "view"),
+    "02 one row rewritten": ("registry_rows", "build"),
+    "03 start-to-start": ("cadence_drift", "cadence_view"),
+    "03 slip over cycles": ("cadence_drift", "slip_view"),
+    "03 wake latency": ("marker", "wake_view"),
+    "04 missed slots": ("missed", "missed_view"),
+    "05 an overlapping run": ("overlap", "overlap_view"),
+    "06 crash between two writes": ("faults", "faults_view"),
+    "07 cron across daylight saving": ("time_zones", "time_zones_view"),
+}
 
 
-def _cron_interval():
-    from .cron_interval import view
+def _factory(module: str, name: str) -> Callable:
+    def make():
+        return getattr(import_module(f"{__package__}.{module}"), name)()
 
-    return view()
-
-
-def _registry_rows():
-    from .registry_rows import build
-
-    return build()
-
-
-def _cadence():
-    from .cadence_drift import cadence_view
-
-    return cadence_view()
-
-
-def _slip():
-    from .cadence_drift import slip_view
-
-    return slip_view()
-
-
-def _wake():
-    from .marker import wake_view
-
-    return wake_view()
-
-
-def _missed():
-    from .missed import missed_view
-
-    return missed_view()
-
-
-def _overlap():
-    from .overlap import overlap_view
-
-    return overlap_view()
-
-
-def _faults():
-    from .faults import faults_view
-
-    return faults_view()
-
-
-def _time_zones():
-    from .time_zones import time_zones_view
-
-    return time_zones_view()
+    make.__name__ = name
+    return make
 
 
 #: name -> factory returning a view with `update(**kw) -> str`, `moves()` and `live`
-FIGURES: dict[str, Callable] = {
-    "01 cron vs interval": _cron_interval,
-    "02 one row rewritten": _registry_rows,
-    "03 start-to-start": _cadence,
-    "03 slip over cycles": _slip,
-    "03 wake latency": _wake,
-    "04 missed slots": _missed,
-    "05 an overlapping run": _overlap,
-    "06 crash between two writes": _faults,
-    "07 cron across daylight saving": _time_zones,
-}
+FIGURES: dict[str, Callable] = {title: _factory(*source) for title, source in SOURCES.items()}
