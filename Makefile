@@ -8,8 +8,15 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--allow-root --no-browser"
 LAB_ARGS ?=
+# `make present`: Voila's port and extra arguments; PRESENT=0 keeps the normal figure sizes
+PRESENT_PORT ?= 8866
+PRESENT_ARGS ?=
+PRESENT ?= 1
+# The browser tests drive Debian's Chromium; Playwright must never fetch a browser of its own.
+CHROMIUM := /usr/bin/chromium
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all bootstrap lab test test-unit test-notebooks bench clean
+.PHONY: all bootstrap lab present html test test-unit test-notebooks test-browser bench clean
 
 all: test
 
@@ -27,12 +34,25 @@ bootstrap: $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
 
-# Unit tests and notebooks run as two pytest invocations: the notebook plugin
-# (nbval) makes pytest start slowly, so the unit run leaves it out.
-test: test-unit test-notebooks
+# The course as apps for a class: Voila on 127.0.0.1 runs each notebook and shows its
+# prose, outputs and live figures without the code, in presenter mode (large fonts).
+present: $(STAMP)
+	@echo "Voila: open http://127.0.0.1:$(PRESENT_PORT)/ and pick a notebook (Ctrl-C stops it)"
+	EMQSIM_PRESENT=$(PRESENT) $(VENV)/bin/voila --no-browser --port $(PRESENT_PORT) \
+		--Voila.ip=127.0.0.1 $(PRESENT_ARGS) notebooks/
+
+# The course as a static site in site/: every notebook with its saved outputs, readable
+# offline with no kernel; open site/index.html.
+html: $(STAMP)
+	$(PY) -m emqsim.site --out site notebooks
+
+# Unit tests, notebooks and the browser run as three pytest invocations: the notebook
+# plugin (nbval) makes pytest start slowly, so the unit run leaves it out, and the
+# browser tests start their own JupyterLab and Voila.
+test: test-unit test-notebooks test-browser
 
 test-unit: $(STAMP)
-	$(PY) -m pytest -q tests -p no:nbval
+	$(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser
 
 # Skipped when there is no notebook (pytest would exit 5 on an empty folder).
 test-notebooks: $(STAMP)
@@ -44,10 +64,20 @@ test-notebooks: $(STAMP)
 		echo "no notebooks/*.ipynb: notebook tests skipped"; \
 	fi
 
+# Every notebook in JupyterLab and one in Voila, in a real (headless) Chromium.
+# Skipped, in one line, where Debian's chromium is not installed.
+test-browser: $(STAMP)
+	@if [ -x $(CHROMIUM) ]; then \
+		set -x; \
+		$(PY) -m pytest -q tests/browser -p no:nbval; \
+	else \
+		echo "no $(CHROMIUM): browser tests skipped (apt-get install chromium; .ci/run does)"; \
+	fi
+
 bench: $(STAMP)
 	$(PY) -m emqsim.bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts site
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -7,14 +7,16 @@ to the slider in the browser (`jslink`): each tick moves the slider there, the s
 change reaches the kernel as a drag would, and the panel's own callback redraws the
 figure; a reader can still drag the slider, and Play resumes from where it is.
 
-The speed control carries the CSS class `SPEED_CLASS` and the button `PLAY_CLASS`, so a
-browser test can tell a figure's sliders from the speed control, which moves no figure.
+The speed control carries the CSS class `SPEED_CLASS`, the button `PLAY_CLASS` and the
+slider it drives `PLAYED_CLASS`, so a browser test can tell a figure's sliders from the
+speed control (which moves no figure) and knows which slider Play should move.
 """
 
 from __future__ import annotations
 
 PLAY_CLASS = "emqsim-play"
 SPEED_CLASS = "emqsim-speed"
+PLAYED_CLASS = "emqsim-played"
 
 
 def _whole(value, what: str, low: int) -> int:
@@ -53,6 +55,7 @@ class Player:
                                  continuous_update=True, style={"description_width": "initial"},
                                  layout=w.Layout(width=width) if width else w.Layout())
         self.speed.add_class(SPEED_CLASS)
+        slider.add_class(PLAYED_CLASS)
         self.link = w.jslink((self.play, "value"), (slider, self.attr))
         self.speed.observe(self.on_speed, names="value")
         self.box = w.HBox([self.play, self.speed])

@@ -19,6 +19,7 @@ from ..keys import Keys
 from ..registry import Registry
 from ..schedule import Schedule
 from ..timefmt import at, hm, hms, iso
+from .controls import play
 from .live import Live
 from .style import BLACK, GREY, ROLE, new_figure, scale, time_axis
 
@@ -221,7 +222,8 @@ _new_view = view  # the panel's `view` argument shadows the name
 
 
 class CronIntervalPanel:
-    """The widgets around a view: a now slider, the rule switch, a cron text box, the readout."""
+    """The widgets around a view: a now slider with Play and speed, the rule switch, a cron text box,
+    the readout."""
 
     def __init__(self, view: CronIntervalView | None = None):
         import ipywidgets as w
@@ -235,12 +237,15 @@ class CronIntervalPanel:
         self.mode = w.ToggleButtons(options=self._mode_options(), value=v.mode, description="rule")
         self.expr = w.Text(value=v.expr, description="cron", continuous_update=False,
                            placeholder="five fields, e.g. */20 8-9 * * 1-5")
+        # Play walks `now` forward a minute (or `speed` minutes) per tick
+        self.player = play(self.now, step=1, max_step=15, interval=400, label="min per step", width="240px")
         self.readout = w.HTML()
         self._show(v.update())
         self.now.observe(self.on_now, names="value")
         self.mode.observe(self.on_mode, names="value")
         self.expr.observe(self.on_expr, names="value")
-        self.box = w.VBox([w.HBox([self.mode, self.expr]), self.now, self.readout, v.live.image])
+        self.box = w.VBox([w.HBox([self.mode, self.expr]), w.HBox([self.player.play, self.now, self.player.speed]),
+                           self.readout, v.live.image])
 
     def _mode_options(self) -> list[tuple[str, str]]:
         return [(f"cron {self.view.expr}", "cron"), (self.view.every.describe(), "interval")]

@@ -20,6 +20,7 @@ from ..schedule import INF, Schedule
 from ..sim import Simulation
 from ..store import Store
 from ..timefmt import at, hm, hms, iso
+from .controls import play
 from .live import Live
 from .style import GREY, ROLE, new_figure, scale
 
@@ -206,13 +207,11 @@ class RowsPanel:
         self.slider = w.IntSlider(value=0, min=0, max=n, step=1, description="fires elapsed",
                                   continuous_update=True, style={"description_width": "initial"},
                                   layout=w.Layout(width="60%"))
-        self.play = w.Play(value=0, min=0, max=n, step=speed, interval=interval, description="play")
-        self.speed = w.IntSlider(value=speed, min=1, max=max(1, n // 10), description="fires per step",
-                                 style={"description_width": "initial"})
+        self.player = play(self.slider, step=speed, max_step=max(1, n // 10), interval=interval,
+                           label="fires per step")
+        self.play, self.speed, self.link = self.player.play, self.player.speed, self.player.link
         self.readout = w.HTML(self._html(view.update(0)))
-        self.link = w.jslink((self.play, "value"), (self.slider, "value"))
         self.slider.observe(self.on_fires, names="value")
-        self.speed.observe(self.on_speed, names="value")
         self.box = w.VBox([w.HBox([self.play, self.slider]), self.speed, self.readout, view.live.image])
 
     @staticmethod
@@ -224,7 +223,7 @@ class RowsPanel:
         self.view.live.refresh()
 
     def on_speed(self, change) -> None:
-        self.play.step = change["new"]
+        self.player.on_speed(change)
 
 
 def panel(view: RegistryRowsView, **options):

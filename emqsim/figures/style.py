@@ -1,10 +1,13 @@
 """One look for every figure: colour-blind-safe colours, labelled marks, readable when projected.
 
 Colours are Okabe and Ito's palette, which stays distinct under the common forms of
-colour blindness. `present()` scales fonts and line widths up for a projector.
+colour blindness. `present()` scales fonts and line widths up for a projector, and so does
+the environment variable EMQSIM_PRESENT=1 (what `make present` sets for Voila's kernels).
 """
 
 from __future__ import annotations
+
+import os
 
 import matplotlib.pyplot as plt
 
@@ -32,7 +35,30 @@ ROLE = {
     "run": SKY,
 }
 
-_SCALE = {"font": 11.0, "line": 2.0, "marker": 7.0}
+#: sizes read by every figure when it draws (`scale()`), normal and for a projector
+NORMAL = {"font": 11.0, "line": 2.0, "marker": 7.0}
+PRESENTER = {"font": 18.0, "line": 4.0, "marker": 12.0}
+#: figures grow by this much in presenter mode, so the larger text keeps its room
+PRESENTER_FIGSIZE = 1.35
+#: `EMQSIM_PRESENT=1` starts every kernel in presenter mode (`make present` sets it)
+ENV = "EMQSIM_PRESENT"
+
+# Sizes matplotlib draws on its own (tick labels, axis lines, ticks, grid, legend): the
+# presenter values, and the values found at import to put back. Title, label, tick and
+# legend font sizes are relative ("large", "medium") in matplotlib's defaults, so they
+# follow font.size; the rest are absolute and listed here.
+_RC_PRESENTER = {
+    "axes.linewidth": 1.6,
+    "xtick.major.width": 1.6, "ytick.major.width": 1.6,
+    "xtick.minor.width": 1.2, "ytick.minor.width": 1.2,
+    "xtick.major.size": 7.0, "ytick.major.size": 7.0,
+    "grid.linewidth": 1.4,
+    "patch.linewidth": 2.0,
+    "hatch.linewidth": 2.0,
+}
+_RC_NORMAL = {k: plt.rcParams[k] for k in _RC_PRESENTER}
+
+_SCALE = dict(NORMAL)
 
 
 def scale() -> dict[str, float]:
@@ -40,21 +66,32 @@ def scale() -> dict[str, float]:
     return dict(_SCALE)
 
 
+def presenting() -> bool:
+    """True while presenter mode is on."""
+    return _SCALE == PRESENTER
+
+
 def present(on: bool = True) -> None:
-    """Presenter mode: large fonts and thick marks for a projector (call before drawing)."""
-    _SCALE.update(font=18.0, line=4.0, marker=12.0) if on else _SCALE.update(font=11.0, line=2.0, marker=7.0)
+    """Presenter mode for a projector: large fonts and thick marks in every figure built
+    afterwards (a figure already drawn keeps its sizes); `present(False)` puts back the
+    normal sizes."""
+    if not isinstance(on, bool):
+        raise ValueError(f"present({on!r}): give True (presenter mode) or False (normal sizes)")
+    _SCALE.clear()
+    _SCALE.update(PRESENTER if on else NORMAL)
     plt.rcParams.update({"font.size": _SCALE["font"], "lines.linewidth": _SCALE["line"],
                          "lines.markersize": _SCALE["marker"]})
+    plt.rcParams.update(_RC_PRESENTER if on else _RC_NORMAL)
 
 
 def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     """A figure sized for a notebook column (and for a projector in presenter mode)."""
-    factor = 1.35 if _SCALE["font"] > 11 else 1.0
+    factor = PRESENTER_FIGSIZE if presenting() else 1.0
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor), dpi=90, **kw)
     return fig, axes
 
 
-present(False)
+present(os.environ.get(ENV, "").strip().lower() not in ("", "0", "no", "false", "off"))
 
 
 def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
