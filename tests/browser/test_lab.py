@@ -62,12 +62,26 @@ def _wake_poll_40s():
     return wake_view().update(poll=40_000)
 
 
+def _missed_down_0931():
+    from emqsim.figures.missed import missed_view
+
+    return missed_view().update(down=at("2026-11-30 09:31"))
+
+
+def _overlap_run_21():
+    from emqsim.figures.overlap import overlap_view
+
+    return overlap_view().update(run=21)
+
+
 EXPECTED = {
     "01_cron_vs_interval": {0: ("now", "08:49", _cron_interval_0849)},
     "02_one_row_rewritten": {0: ("fires elapsed", "1", _registry_rows_after_1)},
     "03_start_to_start": {0: ("run (min)", "5", _cadence_run_5),
                           1: ("pump tick", "1.5 s", _slip_tick_1500),
                           2: ("poll every", "40 s", _wake_poll_40s)},
+    "04_missed_slots": {0: ("pump down", "09:31", _missed_down_0931)},
+    "05_overlap": {0: ("run (min)", "21", _overlap_run_21)},
 }
 
 #: an output area whose content is a rendered widget view
