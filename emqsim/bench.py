@@ -13,7 +13,6 @@ the per-move latency of every figure. This is the one module allowed to read a c
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys

@@ -31,9 +31,7 @@ RC_KEYS = ["font.size", "lines.linewidth", "lines.markersize", "axes.linewidth",
 FAST = {"02 one row rewritten": {"fires": 50}}
 
 #: figures with marks drawn at a fixed size, so not every mark grows: figure -> what stays put
-FIXED_MARKS = {
-    "07 cron across daylight saving": "the lane guide lines (axhline lw=0.5 in time_zones.py)",
-}
+FIXED_MARKS: dict[str, str] = {}
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,6 @@ the tests hold the two equal).
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 from matplotlib.collections import LineCollection
@@ -30,7 +29,8 @@ from ..store import Store
 from ..timefmt import at, hm, hms
 from ..worker import Worker
 from .live import Live
-from .style import GREY, ROLE, new_figure, scale, time_axis
+from .controls import choice, drag_path, readout_html
+from .style import GREY, ROLE, freeze_labels, new_figure, scale, time_axis
 
 START = at("2026-11-30 09:00")
 MINUTE = 60_000
@@ -50,31 +50,11 @@ def hmsms(ms: int) -> str:
     return f"{hms(ms)}.{ms % 1000:03d}"
 
 
-def freeze_labels(ax) -> None:
-    """Place the axis labels once, where matplotlib's automatic layout puts them, and keep
-    them there: the ticks never change on a move, and the automatic placement measures every
-    tick label again on each redraw, a good part of a move's cost."""
-    ax.figure.canvas.draw()
-    to_axes = ax.transAxes.inverted()
-    x_pix = ax.xaxis.label.get_position()[1]
-    y_pix = ax.yaxis.label.get_position()[0]
-    ax.xaxis.set_label_coords(0.5, to_axes.transform((0, x_pix))[1])
-    if ax.yaxis.label.get_text():
-        ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)
-
-
-def _choice(value, allowed, what: str):
-    if value not in allowed:
-        shown = ", ".join(str(a) for a in allowed)
-        raise ValueError(f"{what} {value!r} is not one of {shown}")
-    return value
-
-
 # -- 1. the cadence: four runs on two lanes ----------------------------------------------------
 
 def runs(rule: str, run: int | str, *, start: int = START, every: int | str = "15m", fires: int = 4):
     """[(started, finished)] of the first `fires` runs under `rule`, from the engine."""
-    sched = Schedule("reports", Every(every), rule=_choice(rule, ("schedule", "release", "finish"), "rule"))
+    sched = Schedule("reports", Every(every), rule=choice(rule, ("schedule", "release", "finish"), "rule"))
     trace = simulate(sched, start=start, fires=fires, worker=Worker(run=run))
     return [(f.started, f.finished) for f in trace]
 
@@ -99,7 +79,7 @@ class CadenceView:
     def __init__(self, ax, *, start: int = START, every: int | str = "15m", fires: int = 4,
                  run: int = 4, measure: str = "both"):
         self.ax, self.start, self.every, self.fires = ax, start, Every(every).ms, fires
-        self.run, self.measure = _choice(run, RUNS, "run (min)"), _choice(measure, MEASURES, "measure")
+        self.run, self.measure = choice(run, RUNS, "run (min)"), choice(measure, MEASURES, "measure")
         # the engine, once per slider value: 15 runs x 2 rules x `fires` fires
         self.marks = {(rule, m): runs(rule, m * MINUTE, start=start, every=self.every, fires=fires)
                       for rule in LANE for m in RUNS}
@@ -140,9 +120,9 @@ class CadenceView:
     def update(self, run: int | None = None, measure: str | None = None) -> str:
         """Set the run length (whole minutes) and the measure; returns the verdict."""
         if run is not None:
-            self.run = _choice(run, RUNS, "run (min)")
+            self.run = choice(run, RUNS, "run (min)")
         if measure is not None:
-            self.measure = _choice(measure, MEASURES, "measure")
+            self.measure = choice(measure, MEASURES, "measure")
         lit = SHOWS[self.measure]
         for rule, y in LANE.items():
             marks = self.marks[(rule, self.run)]
@@ -192,10 +172,6 @@ def cadence_view(width: float = 9.0, height: float = 3.4, **kw) -> CadenceView:
     return CadenceView(ax, **kw)
 
 
-def _html(text: str, ident: str) -> str:
-    return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'
-
-
 class CadencePanel:
     """A run slider and a measure switch around a `CadenceView`, with its verdict."""
 
@@ -213,7 +189,7 @@ class CadencePanel:
         self.box = w.VBox([self.measure, self.run, self.readout, v.live.image])
 
     def _show(self, text: str) -> str:
-        self.readout.value = _html(text, "cadence-verdict")
+        self.readout.value = readout_html(text, "cadence-verdict")
         self.view.live.refresh()
         return text
 
@@ -240,20 +216,13 @@ def slips(rule: str, tick: int, *, start: int = START, every: int | str = "15m",
     From the reference model; `engine=True` runs the Lua engine instead (slower, same answer).
     """
     gap = Every(every).ms
-    sched = Schedule("reports", Every(gap), rule=_choice(rule, SLIP_RULES, "rule"))
+    sched = Schedule("reports", Every(gap), rule=choice(rule, SLIP_RULES, "rule"))
     pump, worker = Pump(tick=tick, latency=latency), Worker(run=run)
     if engine:
         cols = simulate(sched, start=start, fires=cycles, pump=pump, worker=worker).arrays()
     else:
         cols = reference(sched, start=start, fires=cycles, pump=pump, worker=worker, ids=None).arrays()
     return cols["released"] - (start + gap * (cols["n"] - 1))
-
-
-def _sweep(values, count: int = 20) -> list:
-    """Slider positions up and down the values, `count` of them: what a reader's drag visits."""
-    up = list(values)
-    lap = up + up[-2:0:-1] if len(up) > 1 else up
-    return [lap[i % len(lap)] for i in range(count)]
 
 
 def _tick_text(tick: int) -> str:
@@ -275,7 +244,7 @@ class SlipView:
                  latency: int = LATENCY, run: int | str = "4m", tick: int = 1000):
         self.ax, self.start, self.every, self.cycles = ax, start, Every(every).ms, cycles
         self.ticks, self.latency, self.run = tuple(ticks), latency, Worker(run=run).run
-        self.tick = _choice(tick, self.ticks, "tick (ms)")
+        self.tick = choice(tick, self.ticks, "tick (ms)")
         # the reference model, once per tick and rule
         self.slip = {(rule, t): slips(rule, t, start=start, every=self.every, cycles=cycles, latency=latency,
                                       run=self.run) for t in self.ticks for rule in SLIP_RULES}
@@ -308,7 +277,7 @@ class SlipView:
     def update(self, tick: int | None = None) -> str:
         """Set the pump tick (ms); returns the readout."""
         if tick is not None:
-            self.tick = _choice(tick, self.ticks, "tick (ms)")
+            self.tick = choice(tick, self.ticks, "tick (ms)")
         for rule in SLIP_RULES:
             s = self.slip[(rule, self.tick)]
             self.lines[rule].set_ydata(_y(s))
@@ -330,7 +299,7 @@ class SlipView:
 
     def moves(self) -> list[dict]:
         """Sweep the tick slider up, down and up again."""
-        return [{"tick": t} for t in _sweep(self.ticks)]
+        return [{"tick": t} for t in drag_path(self.ticks)]
 
 
 _RULE_LABEL = {"schedule": "schedule: slot + every", "release": "release: now + every",
@@ -357,7 +326,7 @@ class SlipPanel:
         self.box = w.VBox([self.tick, self.readout, v.live.image])
 
     def _show(self, text: str) -> str:
-        self.readout.value = _html(text, "slip-readout")
+        self.readout.value = readout_html(text, "slip-readout")
         self.view.live.refresh()
         return text
 

@@ -69,3 +69,24 @@ class Player:
 def play(slider, **options) -> Player:
     """Play + speed for `slider` (see `Player`); show `.box`, or `.play` and `.speed` apart."""
     return Player(slider, **options)
+
+
+def choice(value, allowed, what: str):
+    """`value` if it is one of a control's positions, else a ValueError naming them."""
+    if value not in allowed:
+        raise ValueError(f"{what} {value!r} is not one of {', '.join(str(a) for a in allowed)}")
+    return value
+
+
+def drag_path(values, count: int = 20) -> list:
+    """Slider positions up and down the values, `count` of them: what a reader's drag visits."""
+    up = list(values)
+    lap = up + up[-2:0:-1] if len(up) > 1 else up
+    return [lap[i % len(lap)] for i in range(count)]
+
+
+def readout_html(text: str, ident: str) -> str:
+    """A readout as preformatted text with an id a browser test can find."""
+    import html
+
+    return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'

@@ -9,7 +9,6 @@ the engine, run once per poll interval when the view is built.
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
@@ -21,9 +20,9 @@ from ..schedule import Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm, hms
 from ..worker import Worker
-from .cadence_drift import _sweep, freeze_labels
+from .controls import choice, drag_path, readout_html
 from .live import Live
-from .style import ROLE, new_figure, scale
+from .style import ROLE, freeze_labels, new_figure, scale
 
 START = at("2026-11-30 09:00")
 EVERY = 15 * 60_000
@@ -66,19 +65,13 @@ def start_latency(poll: int, *, jobs: int = 24, seed: int = 3, start: int = STAR
     return cols["started"] - cols["released"]
 
 
-def _choice(value, allowed, what: str):
-    if value not in allowed:
-        raise ValueError(f"{what} {value!r} is not one of {', '.join(str(a) for a in allowed)}")
-    return value
-
-
 class WakeView:
     """Per job: the wait before it starts, woken by the marker (0) or by a poll (up to N)."""
 
     def __init__(self, ax, *, jobs: int = 24, seed: int = 3, polls=POLLS, poll: int = 30_000,
                  start: int = START):
         self.ax, self.jobs, self.polls = ax, jobs, tuple(polls)
-        self.poll = _choice(poll, self.polls, "poll (ms)")
+        self.poll = choice(poll, self.polls, "poll (ms)")
         # the engine, once for the marker and once per poll interval
         self.marker = start_latency(0, jobs=jobs, seed=seed, start=start)
         self.latency = {p: start_latency(p, jobs=jobs, seed=seed, start=start) for p in self.polls}
@@ -110,7 +103,7 @@ class WakeView:
     def update(self, poll: int | None = None) -> str:
         """Set the poll interval (ms); returns the readout."""
         if poll is not None:
-            self.poll = _choice(poll, self.polls, "poll (ms)")
+            self.poll = choice(poll, self.polls, "poll (ms)")
         lat = self.latency[self.poll]
         for bar, v in zip(self.bars, lat):
             bar.set_height(v / 1000)
@@ -133,7 +126,7 @@ class WakeView:
                 f"{format_duration(int(lat.max()))}, mean {format_duration(mean)} \u00b7 marker: {woke}")
 
     def moves(self) -> list[dict]:
-        return [{"poll": p} for p in _sweep(self.polls)]
+        return [{"poll": p} for p in drag_path(self.polls)]
 
 
 def wake_view(width: float = 9.0, height: float = 3.4, **kw) -> WakeView:
@@ -156,7 +149,7 @@ class WakePanel:
         self.box = w.VBox([self.poll, self.readout, v.live.image])
 
     def _show(self, text: str) -> str:
-        self.readout.value = f'<pre id="wake-readout" style="margin:0">{html.escape(text)}</pre>'
+        self.readout.value = readout_html(text, "wake-readout")
         self.view.live.refresh()
         return text
 

@@ -35,9 +35,9 @@ from ..reference import engine_fires, engine_skips, reference
 from ..schedule import Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm, hms
-from .cadence_drift import _html, freeze_labels
+from .controls import readout_html
 from .live import Live
-from .style import BLUE, GREY, ORANGE, VERMILLION, new_figure, scale, time_axis
+from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, new_figure, scale, time_axis
 
 DAY = "2026-11-30"
 MINUTE = 60_000
@@ -443,7 +443,7 @@ class MissedPanel:
                            self.readout, v.live.image])
 
     def _show(self, text: str) -> str:
-        self.readout.value = _html(text, "missed-readout")
+        self.readout.value = readout_html(text, "missed-readout")
         self.view.live.refresh()
         return text
 

@@ -35,9 +35,9 @@ from ..schedule import OVERLAPS, Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm
 from ..worker import Worker
-from .cadence_drift import _choice, _html, _sweep, freeze_labels
+from .controls import choice, drag_path, readout_html
 from .live import Live
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, new_figure, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, freeze_labels, new_figure, scale, time_axis
 
 START = at("2026-11-30 09:00")
 MINUTE = 60_000
@@ -152,7 +152,7 @@ def lane(policy: str, run: int | str, *, start: int = START, every: int | str = 
          workers: int = WORKERS) -> Lane:
     """Run one schedule under `policy` with runs of `run` (ms or "20m") through the engine, up to
     and including the release after the window; keep the window's runs and skipped slots."""
-    _choice(policy, POLICIES, "overlap policy")
+    choice(policy, POLICIES, "overlap policy")
     gap = Every(every).ms
     end = start + slots * gap
     worker = Worker(run=run, concurrency=workers)
@@ -228,7 +228,7 @@ class OverlapView:
                  every: int | str = EVERY, slots: int = SLOTS, workers: int = WORKERS):
         self.ax, self.going_ax = ax, going_ax
         self.runs = tuple(runs)
-        self.run = _choice(run, self.runs, "run (min)")
+        self.run = choice(run, self.runs, "run (min)")
         self.start, self.every, self.slots, self.workers = start, Every(every).ms, slots, workers
         # the engine, once per slider position and policy
         self.lanes = {(p, m): lane(p, m * MINUTE, start=start, every=self.every, slots=slots, workers=workers)
@@ -325,7 +325,7 @@ class OverlapView:
 
     def lane(self, policy: str) -> Lane:
         """The engine's answer for `policy` at the current run length."""
-        return self.lanes[(_choice(policy, POLICIES, "overlap policy"), self.run)]
+        return self.lanes[(choice(policy, POLICIES, "overlap policy"), self.run)]
 
     def y(self, policy: str, row: int) -> float:
         """The centre line of a row of a policy's lane."""
@@ -342,7 +342,7 @@ class OverlapView:
     def update(self, run: int | None = None) -> str:
         """Set the run length (whole minutes); returns the readout."""
         if run is not None:
-            self.run = _choice(run, self.runs, "run (min)")
+            self.run = choice(run, self.runs, "run (min)")
         done, cut, waits, cancels, skips = [], [], [], [], []
         h = BAR / 2
         for p in POLICIES:
@@ -381,7 +381,7 @@ class OverlapView:
 
     def moves(self) -> list[dict]:
         """Drag the run length across its range, 20 positions."""
-        return [{"run": m} for m in _sweep(self.runs[::2], 20)]
+        return [{"run": m} for m in drag_path(self.runs[::2], 20)]
 
 
 def overlap_view(width: float = 10.5, height: float = 6.4, **kw) -> OverlapView:
@@ -410,7 +410,7 @@ class OverlapPanel:
                            v.live.image])
 
     def _show(self, text: str) -> str:
-        self.readout.value = _html(text, "overlap-readout")
+        self.readout.value = readout_html(text, "overlap-readout")
         self.view.live.refresh()
         return text
 

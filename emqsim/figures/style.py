@@ -104,3 +104,16 @@ def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC",
     ax.set_xticks(ticks, [hm(t, tz) for t in ticks])
     ax.set_xlabel(f"{label} ({tz})")
     ax.grid(axis="x", color=GREY, alpha=0.3)
+
+
+def freeze_labels(ax) -> None:
+    """Place the axis labels once, where matplotlib's automatic layout puts them, and keep
+    them there: the ticks never change on a move, and the automatic placement measures every
+    tick label again on each redraw, a good part of a move's cost."""
+    ax.figure.canvas.draw()
+    to_axes = ax.transAxes.inverted()
+    x_pix = ax.xaxis.label.get_position()[1]
+    y_pix = ax.yaxis.label.get_position()[0]
+    ax.xaxis.set_label_coords(0.5, to_axes.transform((0, x_pix))[1])
+    if ax.yaxis.label.get_text():
+        ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)

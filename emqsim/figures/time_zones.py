@@ -278,7 +278,7 @@ class TimeZonesView:
         for y, e in zip(self.rows, self.expressions):
             ax.text(-0.01, y, e, transform=left, fontsize=fs * 0.85, family="monospace", ha="right", va="center")
         for y in self.rows:
-            ax.axhline(y, color=GREY, lw=0.5, alpha=0.5, zorder=0)
+            ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
         # shading: the repeated hour (both passes) and the part of the axis after the day ends
         xt = ax.get_xaxis_transform()
         self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.22, lw=0, zorder=0.5)
