@@ -113,7 +113,7 @@ def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float,
             sim.run(fires=fires)
             dt = time.perf_counter() - t
         n = sim.trace.count - n0
-    return n / dt, c.trips / n, c.inner / n
+    return n / dt, c.trips / n, c.sent / n, c.inner / n
 
 
 def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, float]:
@@ -137,7 +137,7 @@ def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, floa
             now += every
         dt = time.perf_counter() - t
     store.close()
-    return done / dt, c.trips / done, c.inner / done
+    return done / dt, c.trips / done, c.sent / done, c.inner / done
 
 
 def _fake():
@@ -148,30 +148,29 @@ def _fake():
 
 # -- the reference model and memory -------------------------------------------------------------
 
-def reference_rate(fires: int) -> float | None:
-    try:
-        from .reference import reference
-    except ImportError:
-        return None
+def reference_rate(fires: int, ids) -> float:
+    """Fires/s of the reference model: with JOB ids minted (what notebooks show) or without."""
+    from .reference import reference
+
     sched = Schedule("r", Every("15m"))
-    reference(sched, start=T0, fires=1000)
+    reference(sched, start=T0, fires=1000, ids=ids)
     t = time.perf_counter()
-    reference(sched, start=T0, fires=fires)
+    reference(sched, start=T0, fires=fires, ids=ids)
     return fires / (time.perf_counter() - t)
 
 
 def peak_rss(what: str, fires: int) -> float | None:
-    """Peak RSS (MB) of a fresh process running `what` for `fires` fires."""
+    """Peak RSS (MB) of a fresh process running `what` for `fires` fires (0: set up only)."""
     code = {
         "reference": (
             "from emqsim.reference import reference; from emqsim import Schedule, Every; "
-            f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)"
+            + (f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)" if fires else "0")
         ),
         "fakeredis": (
             "import fakeredis; from emqsim import Simulation, Pump, Store; from emqsim.bench import schedules; "
             f"s = Simulation(schedules(100), start={T0}, pump=Pump(mode='atomic'), "
             "store=Store(client=fakeredis.FakeRedis()), retain=1000); "
-            f"s.run(fires={fires})"
+            + (f"s.run(fires={fires})" if fires else "0")
         ),
     }[what]
     code += "; import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
@@ -219,17 +218,20 @@ def main(argv=None) -> int:
         for rows in (1, 100):
             b = baseline(url, rows, fires)
             print(f"[{label}] {rows:>3} due per beat · baseline ZRANGEBYSCORE+EVALSHA(advance): "
-                  f"{b[0]:>8,.0f} fires/s · {b[1]:.2f} round trips + {b[2]:.2f} script calls per fire")
+                  f"{b[0]:>8,.0f} fires/s · per fire {b[1]:.2f} round trips, {b[2]:.2f} commands sent, "
+                  f"{b[3]:.2f} calls inside scripts")
             for mode in ("two-step", "atomic"):
                 r = full_path(url, mode, rows, fires)
                 print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
-                      f"{r[1]:.2f} round trips + {r[2]:.2f} script calls per fire · "
-                      f"{r[0] / b[0]:.2f}x baseline")
-    rate = reference_rate(100_000 if args.quick else 1_000_000)
-    print("reference model: " + ("not available" if rate is None else f"{rate:,.0f} fires/s"))
+                      f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
+                      f"scripts · {r[0] / b[0]:.2f}x baseline")
+    n = 100_000 if args.quick else 1_000_000
+    print(f"reference model: {reference_rate(n, None):,.0f} fires/s without job ids, "
+          f"{reference_rate(n, 'fresh'):,.0f} fires/s minting JOB ids")
     if args.quick:
         return 0
-    for what, n in (("reference", 1_000_000), ("fakeredis", 100_000), ("fakeredis", 10_000)):
+    for what, n in (("reference", 0), ("reference", 1_000_000), ("fakeredis", 0), ("fakeredis", 10_000),
+                    ("fakeredis", 100_000)):
         mb = peak_rss(what, n)
         print(f"peak RSS, {n:>9,} {what} fires: " + ("n/a" if mb is None else f"{mb:,.0f} MB"))
     try:

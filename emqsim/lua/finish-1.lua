@@ -30,7 +30,7 @@ for i = 1, m do
   redis.call('HSET', KEYS[i + 1], 'state', ARGV[4 * i + 1], 'started', ARGV[4 * i - 1],
              'finished', ARGV[4 * i])
 end
-for i = m + 2, #KEYS do
-  redis.call('DEL', KEYS[i])
+if #KEYS > m + 1 then
+  redis.call('DEL', unpack(KEYS, m + 2))  -- one call for all evicted jobs
 end
 return m
