@@ -55,7 +55,8 @@ class Live:
         if self._image is None:
             import ipywidgets as w
 
-            self._image = w.Image(value=png(self.fig), format="png")
+            first = self.refresh()  # also caches the static layer, so the first move only blits
+            self._image = w.Image(value=first, format="png")
         return self._image
 
     def invalidate(self) -> None:
