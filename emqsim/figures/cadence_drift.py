@@ -29,7 +29,7 @@ from ..store import Store
 from ..timefmt import at, hm, hms
 from ..worker import Worker
 from .live import Live
-from .controls import choice, drag_path, readout_html
+from .controls import Panel, choice, drag_path
 from .style import GREY, ROLE, freeze_labels, new_figure, scale, time_axis
 
 START = at("2026-11-30 09:00")
@@ -172,8 +172,10 @@ def cadence_view(width: float = 9.0, height: float = 3.4, **kw) -> CadenceView:
     return CadenceView(ax, **kw)
 
 
-class CadencePanel:
+class CadencePanel(Panel):
     """A run slider and a measure switch around a `CadenceView`, with its verdict."""
+
+    READOUT = "cadence-verdict"
 
     def __init__(self, figure: CadenceView | None = None):
         import ipywidgets as w
@@ -188,19 +190,11 @@ class CadencePanel:
         self.measure.observe(self.on_measure, names="value")
         self.box = w.VBox([self.measure, self.run, self.readout, v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "cadence-verdict")
-        self.view.live.refresh()
-        return text
-
     def on_run(self, change) -> str:
         return self._show(self.view.update(run=change["new"]))
 
     def on_measure(self, change) -> str:
         return self._show(self.view.update(measure=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def cadence_panel(figure: CadenceView | None = None) -> CadencePanel:
@@ -311,8 +305,10 @@ def slip_view(width: float = 9.0, height: float = 3.6, **kw) -> SlipView:
     return SlipView(ax, **kw)
 
 
-class SlipPanel:
+class SlipPanel(Panel):
     """A pump-tick slider around a `SlipView`, with its readout."""
+
+    READOUT = "slip-readout"
 
     def __init__(self, figure: SlipView | None = None):
         import ipywidgets as w
@@ -325,16 +321,8 @@ class SlipPanel:
         self.tick.observe(self.on_tick, names="value")
         self.box = w.VBox([self.tick, self.readout, v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "slip-readout")
-        self.view.live.refresh()
-        return text
-
     def on_tick(self, change) -> str:
         return self._show(self.view.update(tick=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def slip_panel(figure: SlipView | None = None) -> SlipPanel:

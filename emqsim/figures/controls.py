@@ -90,3 +90,19 @@ def readout_html(text: str, ident: str) -> str:
     import html
 
     return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'
+
+
+class Panel:
+    """What every figure's panel shares: a readout with an id a browser test can find, a
+    figure refreshed after each move, and a notebook display of its widget box. A subclass
+    sets `READOUT`, builds `self.box` and `self.readout`, and keeps `self.view`."""
+
+    READOUT = "readout"
+
+    def _show(self, text: str) -> str:
+        self.readout.value = readout_html(text, self.READOUT)
+        self.view.live.refresh()
+        return text
+
+    def _repr_mimebundle_(self, **kw):
+        return self.box._repr_mimebundle_(**kw)

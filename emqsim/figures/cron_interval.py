@@ -19,7 +19,7 @@ from ..keys import Keys
 from ..registry import Registry
 from ..schedule import Schedule
 from ..timefmt import at, hm, hms, iso
-from .controls import play
+from .controls import Panel, play
 from .live import Live
 from .style import BLACK, GREY, ROLE, new_figure, scale, time_axis
 
@@ -221,7 +221,7 @@ def view(width: float = 9.0, height: float = 3.4, **kw) -> CronIntervalView:
 _new_view = view  # the panel's `view` argument shadows the name
 
 
-class CronIntervalPanel:
+class CronIntervalPanel(Panel):
     """The widgets around a view: a now slider with Play and speed, the rule switch, a cron text box,
     the readout."""
 
@@ -267,9 +267,6 @@ class CronIntervalPanel:
         self.mode.options = self._mode_options()  # resets the switch to "cron": already shown
         self.mode.value = "cron"
         return self._show(text)
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def panel(view: CronIntervalView | None = None) -> CronIntervalPanel:

@@ -31,7 +31,7 @@ from ..registry import Registry
 from ..schedule import Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm, hms
-from .controls import choice, drag_path, readout_html
+from .controls import Panel, choice, drag_path
 from .live import Live
 from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, freeze_labels, new_figure, scale, time_axis
 
@@ -304,8 +304,10 @@ def faults_view(width: float = 9.5, height: float = 3.6, **kw) -> FaultsView:
     return FaultsView(ax, **kw)
 
 
-class FaultsPanel:
+class FaultsPanel(Panel):
     """A design switch, a crash slider and a restart-delay slider around a `FaultsView`."""
+
+    READOUT = "faults-readout"
 
     def __init__(self, figure: FaultsView | None = None):
         import ipywidgets as w
@@ -326,11 +328,6 @@ class FaultsPanel:
         self.delay.observe(self.on_delay, names="value")
         self.box = w.VBox([self.design, w.HBox([self.crash, self.delay]), self.readout, v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "faults-readout")
-        self.view.live.refresh()
-        return text
-
     def on_design(self, change) -> str:
         return self._show(self.view.update(design=change["new"]))
 
@@ -339,9 +336,6 @@ class FaultsPanel:
 
     def on_delay(self, change) -> str:
         return self._show(self.view.update(delay=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def faults_panel(figure: FaultsView | None = None) -> FaultsPanel:

@@ -20,7 +20,7 @@ from ..schedule import Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm, hms
 from ..worker import Worker
-from .controls import choice, drag_path, readout_html
+from .controls import Panel, choice, drag_path
 from .live import Live
 from .style import ROLE, freeze_labels, new_figure, scale
 
@@ -134,8 +134,10 @@ def wake_view(width: float = 9.0, height: float = 3.4, **kw) -> WakeView:
     return WakeView(ax, **kw)
 
 
-class WakePanel:
+class WakePanel(Panel):
     """A poll-interval slider around a `WakeView`, with its readout."""
+
+    READOUT = "wake-readout"
 
     def __init__(self, figure: WakeView | None = None):
         import ipywidgets as w
@@ -148,16 +150,8 @@ class WakePanel:
         self.poll.observe(self.on_poll, names="value")
         self.box = w.VBox([self.poll, self.readout, v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "wake-readout")
-        self.view.live.refresh()
-        return text
-
     def on_poll(self, change) -> str:
         return self._show(self.view.update(poll=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def wake_panel(figure: WakeView | None = None) -> WakePanel:

@@ -35,7 +35,7 @@ from ..reference import engine_fires, engine_skips, reference
 from ..schedule import Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm, hms
-from .controls import readout_html
+from .controls import Panel
 from .live import Live
 from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, new_figure, scale, time_axis
 
@@ -413,9 +413,11 @@ def missed_view(width: float = 10.0, height: float = 4.8, **kw) -> MissedView:
     return MissedView(ax, **kw)
 
 
-class MissedPanel:
+class MissedPanel(Panel):
     """Two outage sliders (pump down, pump up), a deadline slider and Play on the restart,
     around a `MissedView`, with its readout."""
+
+    READOUT = "missed-readout"
 
     def __init__(self, figure: MissedView | None = None):
         import ipywidgets as w
@@ -442,11 +444,6 @@ class MissedPanel:
         self.box = w.VBox([w.HBox([self.down, self.up]), w.HBox([self.deadline, self.player.box]),
                            self.readout, v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "missed-readout")
-        self.view.live.refresh()
-        return text
-
     def on_down(self, change) -> str:
         return self._show(self.view.update(down=change["new"]))
 
@@ -455,9 +452,6 @@ class MissedPanel:
 
     def on_deadline(self, change) -> str:
         return self._show(self.view.update(deadline=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def missed_panel(figure: MissedView | None = None) -> MissedPanel:

@@ -35,7 +35,7 @@ from ..schedule import OVERLAPS, Schedule
 from ..sim import Simulation
 from ..timefmt import at, hm
 from ..worker import Worker
-from .controls import choice, drag_path, readout_html
+from .controls import Panel, choice, drag_path
 from .live import Live
 from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, freeze_labels, new_figure, scale, time_axis
 
@@ -391,8 +391,10 @@ def overlap_view(width: float = 10.5, height: float = 6.4, **kw) -> OverlapView:
     return OverlapView(ax, going_ax, **kw)
 
 
-class OverlapPanel:
+class OverlapPanel(Panel):
     """A run-length slider (with Play and speed) around an `OverlapView`, and its readout."""
+
+    READOUT = "overlap-readout"
 
     def __init__(self, figure: OverlapView | None = None):
         import ipywidgets as w
@@ -409,16 +411,8 @@ class OverlapPanel:
         self.box = w.VBox([w.HBox([self.player.play, self.run, self.player.speed]), self.readout,
                            v.live.image])
 
-    def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, "overlap-readout")
-        self.view.live.refresh()
-        return text
-
     def on_run(self, change) -> str:
         return self._show(self.view.update(run=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def overlap_panel(figure: OverlapView | None = None) -> OverlapPanel:

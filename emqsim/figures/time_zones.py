@@ -27,6 +27,7 @@ from ..schedule import Schedule
 from ..sim import Simulation
 from ..store import Store
 from ..timefmt import at, hm, iso, zone as check_zone
+from .controls import Panel
 from .live import Live
 from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, new_figure, scale
 
@@ -445,7 +446,7 @@ def time_zones_view(width: float = 9.5, height: float = 3.6, **kw) -> TimeZonesV
     return TimeZonesView(ax, **kw)
 
 
-class TimeZonesPanel:
+class TimeZonesPanel(Panel):
     """A zone picker and a day picker around a `TimeZonesView`, with its readout."""
 
     def __init__(self, figure: TimeZonesView | None = None):
@@ -489,9 +490,6 @@ class TimeZonesPanel:
         if self._busy:            # the zone callback is swapping the day picker's options
             return self.view.readout()
         return self._show(self.view.update(day=change["new"]))
-
-    def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
 
 
 def time_zones_panel(figure: TimeZonesView | None = None) -> TimeZonesPanel:
