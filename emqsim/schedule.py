@@ -20,7 +20,7 @@ The record hash in Redis is the source of truth; `to_record`/`from_record` are i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
@@ -183,6 +183,9 @@ class Schedule:
             overlap=rec.get("overlap", "allow"),
         )
         return sched, phase, int(rec.get("ic", 0))
+
+    def with_(self, **changes) -> "Schedule":
+        return replace(self, **changes)
 
 
 _EVERY: dict[int, Every] = {}
