@@ -1,10 +1,21 @@
-"""Shared fixtures: `store` runs a test once per backend (see backends.py)."""
+"""Shared fixtures: `store` runs a test once per backend (see backends.py); the header
+says whether the oracles (tests/oracles) are asked live or read from their recordings."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import pytest
 
 from backends import BACKENDS, make_store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
+import oracle  # noqa: E402
+
+
+def pytest_report_header(config):
+    return oracle.status()
 
 
 @pytest.fixture(params=BACKENDS)
