@@ -18,6 +18,11 @@ def pytest_report_header(config):
     return oracle.status()
 
 
+def pytest_terminal_summary(terminalreporter):
+    """The same line at the end, where `pytest -q` (make test) shows it."""
+    terminalreporter.write_line(oracle.status())
+
+
 @pytest.fixture(params=BACKENDS)
 def store(request):
     s = make_store(request.param)
