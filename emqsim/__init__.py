@@ -2,7 +2,8 @@
 
 The pieces, in the order a run uses them:
 cadence (Every, Cron) -> Schedule (rule, limits) -> Registry (Lua scripts on a Store)
--> Pump and Worker on a VirtualClock -> Simulation -> Trace.
+-> Pump and Worker on a VirtualClock -> Simulation -> Trace; BullMQ's own design, where
+the next job is made when a worker takes the previous one, is `simulate(..., design="bullmq")`.
 """
 
 from .cadence import Cron, Every, cadence
@@ -14,11 +15,10 @@ from .pump import Pump
 from .registry import Registry
 from .schedule import INF, Schedule
 from .sim import Simulation, simulate
-from .store import Store
+from .store import ServerError, Store
 from .timefmt import at, hm, hms, iso
 from .trace import Fire, Trace
 from .worker import Worker
-
 
 
 def present(on: bool = True) -> None:
@@ -31,5 +31,5 @@ def present(on: bool = True) -> None:
 __all__ = [
     "Cron", "Every", "cadence", "VirtualClock", "format_duration", "parse_duration", "Faults",
     "present", "Minter", "minted_at", "Pump", "Registry", "INF", "Schedule", "Simulation",
-    "simulate", "Store", "at", "hm", "hms", "iso", "Fire", "Trace", "Worker",
+    "simulate", "ServerError", "Store", "at", "hm", "hms", "iso", "Fire", "Trace", "Worker",
 ]

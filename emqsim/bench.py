@@ -6,8 +6,9 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
   two-step and the atomic pump, for one registration and for 100 due on every beat;
 - the baseline of the same run: a bare loop of ZRANGEBYSCORE + EVALSHA(advance);
 - Redis commands per fire: client round trips and calls made inside scripts;
-then the reference model's fires/s, peak RSS of long runs (each in its own process), and
-the per-move latency of every figure. This is the one module allowed to read a clock.
+then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
+and peak server memory), the reference model's fires/s, peak RSS of long runs (each in its
+own process), and the per-move latency of every figure. This is the one module allowed to read a clock.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float,
     """(fires/s, round trips per fire, script calls per fire) of the whole simulation."""
     store = Store(url=url) if url else Store(client=_fake())
     pump = Pump(mode=mode, tick=1000, batch=100)
-    with Simulation(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
+    with store, Simulation(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
         sim.run(fires=min(fires, 50))  # warm the script cache
         with counting(store) as c:
             t = time.perf_counter()
@@ -113,7 +114,7 @@ def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float,
             sim.run(fires=fires)
             dt = time.perf_counter() - t
         n = sim.trace.count - n0
-    return n / dt, c.trips / n, c.sent / n, c.inner / n
+    return n / dt, c.trips / n, c.sent / n, c.inner / n  # the store closed: its keys are gone
 
 
 def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, float]:
@@ -182,6 +183,41 @@ def peak_rss(what: str, fires: int) -> float | None:
     return int(out.stdout.split()[-1]) / 1024
 
 
+# -- a classroom on one server -------------------------------------------------------------------
+
+def _used_memory(client) -> int:
+    """INFO memory's used_memory; a cluster client answers per node, so those are summed."""
+    info = client.info("memory")
+    return info["used_memory"] if "used_memory" in info else sum(v["used_memory"] for v in info.values())
+
+
+def classroom(url: str, students: int = 30, fires: int = 200) -> tuple[float, float, float, int, int]:
+    """(wall s, server MB before, peak MB seen, run keys before, run keys after) of `students`
+    concurrent `emqsim trace` processes on the server at `url`; used_memory is sampled from
+    INFO memory every 20 ms. Run keys are all `emq:{demo-*}` keys, whoever wrote them."""
+    from .store import connect
+
+    client = connect(url)
+    pattern = "emq:{demo-*}:*"
+    keys_before = sum(1 for _ in client.scan_iter(match=pattern, count=1000))
+    before = peak = _used_memory(client)
+    env = {**os.environ, ENV: url}
+    t = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-m", "emqsim", "trace", "--every", f"{5 + i}m", "--run",
+                               f"{i % 7}m", "--fires", str(fires)], env=env, stdout=subprocess.DEVNULL)
+             for i in range(students)]
+    while any(p.poll() is None for p in procs):
+        peak = max(peak, _used_memory(client))
+        time.sleep(0.02)
+    wall = time.perf_counter() - t
+    failed = sum(p.returncode != 0 for p in procs)
+    if failed:
+        raise RuntimeError(f"{failed} of {students} classroom runs failed")
+    keys_after = sum(1 for _ in client.scan_iter(match=pattern, count=1000))
+    client.close()
+    return wall, before / 2**20, peak / 2**20, keys_before, keys_after
+
+
 # -- figures -------------------------------------------------------------------------------------
 
 def figure_latencies() -> list[tuple[str, float, float, int]]:
@@ -226,6 +262,12 @@ def main(argv=None) -> int:
                 print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
                       f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
+    if os.environ.get(ENV):
+        n = 50 if args.quick else 200
+        wall, before, peak, k0, k1 = classroom(os.environ[ENV], fires=n)
+        print(f"[redis] classroom: 30 concurrent `emqsim trace` runs of {n} fires · "
+              f"wall {wall:.1f} s · server memory {before:.1f} MB before, peak {peak:.1f} MB · "
+              f"run keys on the server {k0} before, {k1} after")
     n = 100_000 if args.quick else 1_000_000
     print(f"reference model: {reference_rate(n, None):,.0f} fires/s without job ids, "
           f"{reference_rate(n, 'fresh'):,.0f} fires/s minting JOB ids")

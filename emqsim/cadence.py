@@ -15,7 +15,8 @@ from croniter import croniter
 from .durations import parse_duration
 from .timefmt import zone
 
-SNAPS = ("offset", "epoch")  # the two catch-up formulas of `Every.after` (Schedule's missed "snap", "epoch")
+#: the catch-up formulas of `Every.after`, for Schedule's missed "snap", "snap-v5" and "epoch"
+SNAPS = ("offset", "offset-v5", "epoch")
 
 
 @dataclass(frozen=True)
@@ -38,29 +39,47 @@ class Every:
         object.__setattr__(self, "offset", offset)
 
     def first(self, now: int) -> int:
-        """BullMQ's first run: with an offset, the next slot at that phase; else now."""
+        """BullMQ's first run: with an offset above 0, the next slot at that phase strictly
+        after `now` (a start exactly on its slot waits a whole gap); else `now` itself.
+        (getJobSchedulerEveryNextMillis, bullmq 6.x; an offset of 0 counts as none.)"""
         if not self.offset:
             return now
         s = now // self.ms * self.ms + self.offset
         return s + self.ms if s <= now else s
 
     def phase(self, first: int) -> int:
-        """The offset kept on the record: the given one, else the first run's phase."""
-        return self.offset if self.offset is not None else first % self.ms
+        """The offset kept on the record: the given one, else the first run's phase.
+
+        An offset of 0 is no offset: BullMQ's client passes `offset: 0` on as none, and its
+        store step keeps `first mod every` (checked against bullmq 6.7.0 in
+        tests/test_oracle_bullmq.py), so every 15 min from 09:07 with offset 0 stays on :07."""
+        return self.offset if self.offset else first % self.ms
 
     def after(self, prev: int, now: int, phase: int, snap: str = "offset") -> int:
         """Start-to-start: `prev + every`; if that is already behind `now`, snap forward.
 
-        All missed slots collapse into one run. The offset snap keeps the phase (a
-        schedule that started at :07 stays on :07/:22/:37/:52); the epoch snap is the
-        older formula that realigns to multiples of `every`.
+        All missed slots collapse into one run. Which slot the snap lands on is where
+        BullMQ's versions differ, so each formula is kept under its own name:
+        - "offset": the job-scheduler snap since bullmq 5.80.1 (6.x included):
+          `a = floor(now/every)*every + phase`, then `a` if it is still ahead, else
+          `a + every`; the phase is kept and the nearest slot on it is taken.
+        - "offset-v5": the job-scheduler snap of bullmq 5.59.0 to 5.80.0:
+          `floor(now/every)*every + every + phase`; the phase is kept, but when the
+          nearest slot on it is still ahead, it is stepped over.
+        - "epoch": the legacy repeatable jobs' `getNextMillis` (bullmq 5.x), which has
+          no phase: `floor(now/every)*every + every`, the next multiple of `every`.
         """
+        if snap not in SNAPS:
+            raise ValueError(f"snap {snap!r} is not one of {', '.join(SNAPS)}")
         nxt = prev + self.ms
         if nxt >= now:
             return nxt
+        base = now // self.ms * self.ms
         if snap == "epoch":
-            return now // self.ms * self.ms + self.ms
-        a = now // self.ms * self.ms + phase
+            return base + self.ms
+        if snap == "offset-v5":
+            return base + self.ms + phase
+        a = base + phase
         return a + self.ms if a <= now else a
 
     def describe(self) -> str:

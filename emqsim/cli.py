@@ -12,14 +12,18 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 
 from .cadence import Every, cadence
+from .chain import DESIGNS
 from .durations import parse_duration
 from .faults import Faults
-from .pump import MODES, Pump
+from .pump import BEATS, MODES, Pump
 from .schedule import MISSED, OVERLAPS, RULES, Schedule
 from .sim import simulate
+from .store import ServerError, statuses
 from .timefmt import parse_instant, parse_interval, zone
 from .worker import Worker
 
@@ -55,7 +59,9 @@ def parser() -> argparse.ArgumentParser:
         description="Register one schedule at --start, run it on the virtual clock with the real "
                     "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
         epilog="Durations: 15m, 90s, 1h30m, 900000ms. Times: ISO 8601 such as 2026-11-30T09:00:00Z "
-               "(without an offset they are read in --tz). Bad input exits with status 2.",
+               "(without an offset they are read in --tz). Bad input exits with status 2. "
+               f"On a real Redis ($EMQSIM_REDIS_URL) a server that cannot be used exits with {statuses()}; "
+               "SIGINT exits 130 and SIGTERM 143, after removing the run's keys.",
     )
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
@@ -66,7 +72,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", default="schedule", choices=RULES,
                    help="next run from the scheduled slot, the release, or the finish (default schedule)")
     p.add_argument("--missed", default="snap", choices=MISSED,
-                   help="after an outage: one run then the phase grid (snap), the :00 grid (epoch), "
+                   help="after an outage: one run then the nearest slot on the phase grid (snap, "
+                        "bullmq >= 5.80.1), the same grid one gap later (snap-v5, bullmq 5.59-5.80.0), the "
+                        "multiples of every (epoch, legacy repeatable jobs), "
                         "every missed slot (all), one run for the latest (once), or none later than "
                         "--deadline (skip) (default snap)")
     p.add_argument("--deadline", metavar="DUR", help="with --missed skip: how late a release may still run")
@@ -84,6 +92,13 @@ def parser() -> argparse.ArgumentParser:
                    help="time from the pump's due read to its release (default 0)")
     p.add_argument("--pump", default="two-step", choices=MODES,
                    help="enqueue then advance in two round trips, or both in one script (default two-step)")
+    p.add_argument("--beat", default="grid", choices=BEATS,
+                   help="the pump beats on a fixed grid, or re-arms a tick after each sweep ends, as "
+                        "EchoMQ.Pump does (default grid)")
+    p.add_argument("--design", default="pump", choices=DESIGNS,
+                   help="what makes the jobs: a pump that enqueues what is due (EchoMQ), or BullMQ's "
+                        "chain, where taking a job makes the next one and --outage means no worker "
+                        "runs (the pump options do not apply) (default pump)")
     p.add_argument("--start", default=START, metavar="ISO8601",
                    help=f"the virtual now at registration (default {START})")
     end = p.add_mutually_exclusive_group(required=True)
@@ -96,25 +111,105 @@ def parser() -> argparse.ArgumentParser:
                    help="how long the crashed pump stays down (default one tick)")
     p.add_argument("--format", default="table", choices=("table", "json"),
                    help="a table in --tz, or one JSON object with times in Unix ms (default table)")
+    _add_cron(sub)
     return top
 
 
+def _add_cron(sub) -> None:
+    """`emqsim cron`: the runs of a cron expression in a zone by one library's rule."""
+    from .dst import RULES as CRON_RULES
+
+    c = sub.add_parser(
+        "cron", help="list a cron expression's runs in a zone by croniter, Debian cron or cron-parser",
+        description="List the runs of EXPR in --tz strictly after --from and before --until, as one "
+                    "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron), "
+                    "debian (cronsim, Debian cron's rule) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
+        epilog="Times: ISO 8601 such as 2026-11-01T00:00:00Z (without an offset they are read in --tz). "
+               "Bad input exits with status 2; where cron-parser gives up part-way, the runs before "
+               "it are listed and the status is 1.",
+    )
+    c.add_argument("expr", metavar="EXPR", help="a cron expression, e.g. '30 1 * * *' (six fields: seconds first)")
+    c.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA zone of the expression (default UTC)")
+    c.add_argument("--from", dest="after", required=True, metavar="ISO8601", help="list runs strictly after this")
+    c.add_argument("--until", required=True, metavar="ISO8601", help="list runs strictly before this")
+    c.add_argument("--rule", default="croniter", choices=CRON_RULES, help="whose rule (default croniter)")
+    c.add_argument("--format", default="table", choices=("table", "json"),
+                   help="a table (local date and time, offset, UTC), or {\"runs\": [ms, ...]} (default table)")
+
+
+def _stop(signum, frame):
+    """SIGTERM unwinds like Ctrl-C, so the run's store closes and removes its keys."""
+    raise KeyboardInterrupt(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The console script `emqsim`; returns the exit status (2 for bad input)."""
+    """The console script `emqsim`; returns the exit status (2 for bad input, 3-11 for a Redis
+    server that cannot be used (store.FAULTS), 128 + the signal when stopped by SIGINT/SIGTERM)."""
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv)
+    before = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _main(argv)
+    finally:  # called in-process (tests, a notebook): leave the caller's handler as it was
+        signal.signal(signal.SIGTERM, before)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))
         try:
-            out = trace(args)
+            out = trace(args) if args.command == "trace" else cron(args)
         except ValueError as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except SystemExit as stop:  # argparse's --help (0) and every error (2)
         return stop.code if isinstance(stop.code, int) else 2
+    except ServerError as exc:  # one line naming the server and what went wrong
+        print(f"emqsim: error: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the store has closed on the way out
+        signum = stop.args[0] if stop.args else signal.SIGINT
+        print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
+    stopped = None
+    if isinstance(out, tuple):  # `cron`: the listing, and cron-parser's message if it gave up
+        out, stopped = out
     try:
         print(out, flush=True)
     except BrokenPipeError:  # `emqsim trace ... | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    if stopped:
+        print(f"emqsim: {stopped}", file=sys.stderr)
+        return 1
     return 0
+
+
+def cron(args: argparse.Namespace) -> tuple[str, str | None]:
+    """Run the `cron` command: the listing, and the library's message where it gave up part-way."""
+    import json
+
+    from . import dst
+
+    def flag(name: str, read):
+        try:
+            return read()
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+
+    flag("--tz", lambda: zone(args.tz))
+    after = flag("--from", lambda: parse_instant(args.after, args.tz))
+    until = flag("--until", lambda: parse_instant(args.until, args.tz))
+    if until <= after:
+        raise ValueError(f"--until {args.until!r} is not after --from {args.after!r}; give a later --until")
+    runs, stopped = dst.listing(args.expr, args.tz, after, until, args.rule)
+    if stopped:
+        stopped = f"{args.rule} stopped after {len(runs)} run{'s' if len(runs) != 1 else ''}: {stopped}"
+    if args.format == "json":
+        doc = {"runs": runs} if stopped is None else {"runs": runs, "error": stopped}
+        return json.dumps(doc), stopped
+    foot = (f"{len(runs)} run{'s' if len(runs) != 1 else ''} of {args.expr!r} in {args.tz} by "
+            f"{dst.SOURCES[args.rule]}")
+    return dst.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else ""), stopped
 
 
 def trace(args: argparse.Namespace) -> str:
@@ -127,7 +222,7 @@ def trace(args: argparse.Namespace) -> str:
     sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
                      rule=args.rule, missed=args.missed, deadline=args.deadline, overlap=args.overlap)
     tick = parse_duration(args.tick, name="tick")
-    pump = Pump(tick=tick, latency=args.latency, mode=args.pump)
+    pump = Pump(tick=tick, latency=args.latency, mode=args.pump, beat=args.beat)
     worker = Worker(run=args.run, poll=args.poll, concurrency=_count(args.concurrency, "concurrency"))
     faults = Faults(
         outage=None if args.outage is None else parse_interval(args.outage, args.tz),
@@ -145,7 +240,8 @@ def trace(args: argparse.Namespace) -> str:
         if until < start:
             raise ValueError(f"until {args.until!r} is before start {args.start!r}; give a later time")
         _check_horizon(sched, start, until, args.until)
-    result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults)
+    result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults,
+                      design=args.design)
     return result.to_json() if args.format == "json" else result.table(args.tz)
 
 

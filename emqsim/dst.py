@@ -1,39 +1,55 @@
-"""Which instants a cron expression fires on a day when the wall clock jumps, by three rules.
+"""Which instants a cron expression fires on a day when the wall clock jumps, by each library's rule.
 
 A cron expression names wall-clock times; a zone turns each into an instant. On a
 daylight-saving day some wall times happen twice (fall back) and some never (spring
-forward), and each library decides for itself what the slot means then:
+forward), and each library decides for itself what the slot means then. Each rule here is
+that library's own answer, and the test suite holds it to the library:
 
-- ``"croniter"``: what emqsim's `Cron` does (`Cron(expr, tz).after(t)`, iterated). A wall
-  time in the skipped hour fires at the change (03:00 in New York); a repeated wall time
-  fires in both hours.
-- ``"debian"``: Debian cron's rule, which the cronsim library implements. For a *fixed-time*
-  job (five fields whose minute and hour do not start with ``*``): a repeated wall time
-  fires once, in the first hour; a skipped one fires at the change. Any other expression
-  (``0 * * * *``, ``*/30 * * * *``) fires at every real instant whose wall time matches:
-  both repeated hours, nothing in the skipped hour.
-- ``"cron-parser"``: BullMQ's JavaScript parser. Recorded (../shared/DOMAIN.md): on a
-  spring-forward day ``30 2 * * *`` fires at 03:30 local, the wall time read with the offset
-  from before the change (shifted by the gap). Assumed, not checked against cron-parser here:
-  the shift applies to every fixed-time slot in a skipped hour, and everything else
-  (repeated hours, wildcard-hour expressions) is as croniter.
-
-Both the Debian and the cron-parser rule are built from croniter's own slots: those in the
-zone, and those on the bare wall clock (`Cron(expr, "UTC")` read as local wall time).
+- ``"croniter"``: emqsim's `Cron` (croniter 7), `Cron(expr, tz).after(t)` iterated. A wall
+  time in the skipped hour fires at the change (03:00 in New York); a repeated wall time fires
+  in both passes.
+- ``"debian"``: Debian cron's rule, as the cronsim library (2.x) implements it; cronsim is
+  called, not re-derived. A *fixed-time* job (five fields whose minute and hour do not start
+  with ``*``) fires once at a repeated wall time, in the first pass, and at the change for a
+  skipped one; any other expression fires at every real instant whose wall time matches.
+- ``"cron-parser"``: cron-parser 5.10.3 (the parser BullMQ 6.7.0 uses), one iterator from the
+  start of the window, re-written from its source in `emqsim.cron_parser` and checked against
+  the library's recorded answers. A repeated hour runs once, in its first pass, unless the hour
+  field lists all 24 hours; a slot in a skipped hour moves into the hour the clock lands on,
+  keeping its minute. On some days and zones it gives up (its loop limit): a ValueError.
+- ``"bullmq"``: what a BullMQ 6.7.0 job scheduler runs when each job is taken on time: its
+  next run is a fresh cron-parser parse from the previous run, one `next()` each
+  (`defaultRepeatStrategy` in job-scheduler.js). It forgets what the iterator noted while
+  crossing a change, so it can differ from ``"cron-parser"`` (``*/20 2 * * *`` on New York's
+  spring day: 03:00 only, where the iterator gives 03:00, 03:20 and 03:40).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from functools import cached_property
 
-from .cadence import Cron
-from .timefmt import hm, hms, zone
+from cronsim import CronSim, CronSimError
 
+from . import cron_parser as _cron_parser
+from .cadence import Cron
+from .timefmt import hm, hms, iso, zone
+
+CRON_PARSER_VERSION = _cron_parser.VERSION
+#: the libraries' rules (what `emqsim cron --rule` offers)
 RULES = ("croniter", "debian", "cron-parser")
+#: the rules and BullMQ's use of cron-parser
+ALL = (*RULES, "bullmq")
 #: how each rule is named in prose
-RULE_NAMES = {"croniter": "croniter", "debian": "Debian cron", "cron-parser": "cron-parser"}
+RULE_NAMES = {"croniter": "croniter", "debian": "Debian cron", "cron-parser": "cron-parser", "bullmq": "BullMQ"}
+#: where each rule comes from, with versions
+SOURCES = {
+    "croniter": "croniter 7.x, croniter.get_next (emqsim's Cron)",
+    "debian": "cronsim 2.x, CronSim (Debian cron's rule)",
+    "cron-parser": f"cron-parser {_cron_parser.VERSION}, CronExpression.next() (one iterator)",
+    "bullmq": f"bullmq 6.7.0 job-scheduler.js defaultRepeatStrategy: cron-parser {_cron_parser.VERSION}, "
+              "a fresh parse from each previous run",
+}
 
 HOUR = 3_600_000
 DAY = 24 * HOUR
@@ -169,11 +185,11 @@ def day_bounds(tz: str, day) -> tuple[int, int]:
     return midnight(d), midnight(d + timedelta(days=1))
 
 
-# -- the three rules --------------------------------------------------------------------------------
+# -- the rules --------------------------------------------------------------------------------------
 
-def _rule(rule: str) -> str:
-    if rule not in RULES:
-        raise ValueError(f"rule {rule!r} is not one of {', '.join(RULES)}")
+def _rule(rule: str, allowed=ALL) -> str:
+    if rule not in allowed:
+        raise ValueError(f"rule {rule!r} is not one of {', '.join(allowed)}")
     return rule
 
 
@@ -187,9 +203,13 @@ def fixed_time(expr: str) -> bool:
     return len(fields) == 5 and not fields[0].startswith("*") and not fields[1].startswith("*")
 
 
+def _instant(dt: datetime) -> int:
+    return (dt - _EPOCH) // _MS
+
+
 class Window:
-    """One expression in one zone over [start, end): croniter's slots, the bare wall-clock
-    matches, and each rule's instants, worked out once and shared."""
+    """One expression in one zone over [start, end): each rule's instants, worked out on demand
+    and kept."""
 
     def __init__(self, expr: str, tz: str, start: int, end: int):
         self.cron = Cron(_expand(expr), tz)       # a bad expression or zone -> ValueError
@@ -219,39 +239,37 @@ class Window:
             offs += [c.before, c.after]
         return self._iterate(Cron(self.cron.expr, "UTC"), self.start + min(offs), self.end + max(offs))
 
-    def _inside(self, instants) -> list[int]:
-        return sorted({i for i in instants if self.start <= i < self.end})
-
     @cached_property
     def debian(self) -> list[int]:
-        """A fixed-time job: each wall match once, at its first reading or at the change that
-        skipped it. Any other: every real instant whose wall time matches."""
+        """cronsim's iterator from the window's start, in the zone."""
+        begin = (_EPOCH + (self.start - 1) * _MS).astimezone(zone(self.tz))
         out = []
-        fixed = fixed_time(self.expr)
-        for w in self.walls:
-            r = resolve(w, self.tz)
-            if fixed:
-                out.append(r.instants[0] if r.instants else r.change)   # first hour; the change
-            else:
-                out.extend(r.instants)                                  # every real reading
-        return self._inside(out)
+        try:
+            for dt in CronSim(self.cron.expr, begin):
+                t = _instant(dt)
+                if t >= self.end:
+                    return out
+                if t >= self.start:      # a fixed-time slot read in its first pass can lie before
+                    out.append(t)
+        except CronSimError as exc:
+            raise ValueError(f"cron {self.expr!r}: cronsim refuses it: {exc}") from None
+        return out
 
     @cached_property
     def cron_parser(self) -> list[int]:
-        """croniter's slots, except that a fixed-time slot in a skipped hour is read with the
-        offset from before the change (02:30 -> 03:30) instead of running at the change."""
-        if not fixed_time(self.expr):
-            return self.croniter
-        matches = set(self.walls)
-        kept = [s for s in self.croniter if wall(s, self.tz) in matches]   # drop croniter's moves
-        readings = [resolve(w, self.tz) for w in self.walls]
-        return self._inside(kept + [r.shifted for r in readings if r.skipped])
+        """cron-parser's one iterator from the window's start (`emqsim.cron_parser`)."""
+        return _cron_parser.runs(self.expr, self.tz, self.start - 1, self.end)
+
+    @cached_property
+    def bullmq(self) -> list[int]:
+        """BullMQ's chain: a fresh cron-parser parse from each previous run."""
+        return _cron_parser.chain(self.expr, self.tz, self.start - 1, self.end)
 
     def slots(self, rule: str = "croniter") -> list[int]:
         return list(getattr(self, _rule(rule).replace("-", "_")))
 
-    def all(self) -> dict[str, list[int]]:
-        return {r: self.slots(r) for r in RULES}
+    def all(self, rules=ALL) -> dict[str, list[int]]:
+        return {r: self.slots(r) for r in rules}
 
 
 def slots_between(expr: str, tz: str, start: int, end: int, rule: str = "croniter") -> list[int]:
@@ -260,15 +278,37 @@ def slots_between(expr: str, tz: str, start: int, end: int, rule: str = "cronite
     return Window(expr, tz, start, end).slots(rule)
 
 
+def runs_after(expr: str, tz: str, after: int, until: int, rule: str = "croniter") -> list[int]:
+    """The instants strictly after `after` and before `until` (what `emqsim cron` lists)."""
+    return slots_between(expr, tz, int(after) + 1, until, rule)
+
+
+def listing(expr: str, tz: str, after: int, until: int, rule: str = "croniter") -> tuple[list[int], str | None]:
+    """`runs_after`, except that where cron-parser gives up part-way (its loop limit) the runs it
+    gave before that come back with its message instead of a ValueError. Bad input still raises."""
+    _rule(rule)
+    w = Window(expr, tz, int(after) + 1, until)
+    if rule not in ("cron-parser", "bullmq"):
+        return w.slots(rule), None
+    _cron_parser.parse(expr)                       # a bad expression is refused before any run
+    walk = _cron_parser.iter_runs if rule == "cron-parser" else _cron_parser.iter_chain
+    out: list[int] = []
+    try:
+        out.extend(walk(expr, tz, int(after), until))
+    except ValueError as exc:
+        return out, str(exc)
+    return out, None
+
+
 def slots(expr: str, tz: str, day, rule: str = "croniter") -> list[int]:
     """The instants (Unix ms) at which `expr` fires on local day `day` ('2026-11-01') in `tz`."""
     _rule(rule)
     return Window(expr, tz, *day_bounds(tz, day)).slots(rule)
 
 
-def compare(expr: str, tz: str, day) -> dict[str, list[int]]:
-    """All three rules for one day, sharing croniter's work: {rule: [ms, ...]}."""
-    return Window(expr, tz, *day_bounds(tz, day)).all()
+def compare(expr: str, tz: str, day, rules=ALL) -> dict[str, list[int]]:
+    """Each rule for one day: {rule: [ms, ...]}."""
+    return Window(expr, tz, *day_bounds(tz, day)).all(rules)
 
 
 # -- formatting --------------------------------------------------------------------------------------
@@ -293,3 +333,14 @@ def utc_offset(ms: int) -> str:
     """An offset in ms as 'UTC-04:00'."""
     sign, m = ("-" if ms < 0 else "+"), abs(ms) // 60_000
     return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"
+
+
+def table(runs: list[int], tz: str) -> str:
+    """One line per run: its number, local date and time, the zone's offset and name, and UTC."""
+    head = f"{'n':>4}  {'date':10}  {'local':8}  {'offset':15}  UTC"
+    lines = [head, "-" * (len(head) + 18)]
+    for n, t in enumerate(runs, 1):
+        day = iso(t, tz)[:10]
+        zone_text = f"{utc_offset(offset(t, tz))} {abbreviation(t, tz)}"
+        lines.append(f"{n:>4}  {day}  {hms(t, tz)}  {zone_text:15}  {iso(t)}")
+    return "\n".join(lines)

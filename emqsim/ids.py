@@ -94,7 +94,12 @@ def minted_at(branded: str) -> int:
 
 
 class Minter:
-    """Mints ids from virtual time; the per-ms sequence keeps same-ms ids unique and ordered."""
+    """Mints ids from virtual time; the per-ms sequence keeps same-ms ids unique and ordered.
+
+    As a snowflake generator does, a minter whose 12-bit sequence runs out within one ms
+    mints the next ids in the following ms (it would wait for it; virtual time just takes
+    it), so ids stay unique and ordered; `minted_at` of such an id is that later ms.
+    """
 
     def __init__(self, worker: int = 0, namespace: str = "JOB") -> None:
         worker = _int(worker, "worker")
@@ -102,18 +107,21 @@ class Minter:
             raise ValueError(f"worker {worker} is out of range; use 0..{MAX_WORKER}")
         self.worker = worker
         self.namespace = _check_namespace(namespace)
-        self._last_ms: int | None = None
+        self._asked: int | None = None    # the latest ms a caller gave
+        self._last_ms: int | None = None  # the ms inside the latest id (later after an overflow)
         self._seq = 0
 
     def mint(self, ms: int) -> str:
         ms = _int(ms, "ms")
-        if self._last_ms is not None and ms < self._last_ms:
-            raise ValueError(f"cannot mint at {ms} after minting at {self._last_ms}; virtual time only moves forward")
-        seq = self._seq + 1 if ms == self._last_ms else 0
-        if seq > MAX_SEQ:
-            raise ValueError(f"more than {MAX_SEQ + 1} ids minted at ms {ms}; advance the clock to mint more")
-        branded = encode(self.namespace, snowflake(ms, self.worker, seq))
-        self._last_ms, self._seq = ms, seq
+        if self._asked is not None and ms < self._asked:
+            raise ValueError(f"cannot mint at {ms} after minting at {self._asked}; virtual time only moves forward")
+        at, seq = ms, 0
+        if self._last_ms is not None and ms <= self._last_ms:  # same ms, or one borrowed ahead of it
+            at, seq = self._last_ms, self._seq + 1
+            if seq > MAX_SEQ:
+                at, seq = at + 1, 0
+        branded = encode(self.namespace, snowflake(at, self.worker, seq))
+        self._asked, self._last_ms, self._seq = ms, at, seq
         return branded
 
     def __repr__(self) -> str:

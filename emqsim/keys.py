@@ -39,8 +39,15 @@ class Keys:
         return f"{self.base}:pending"
 
     @property
+    def delayed(self) -> str:
+        """Jobs made ahead of their run time (a sorted set scored by it): BullMQ's design,
+        where a scheduler's next run is a delayed job (emqsim/chain.py)."""
+        return f"{self.base}:delayed"
+
+    @property
     def marker(self) -> str:
-        """The wake marker: member "1" scored by the next time anyone must wake."""
+        """The wake marker (BullMQ's): "0" at score 0 while a job is ready, "1" at the earliest
+        later instant one becomes ready; a parked worker pops its head (lua/includes/marker.lua)."""
         return f"{self.base}:marker"
 
     @property

@@ -6,6 +6,11 @@ are the package's own (Schedule.first_run/next_run/bounded, Pump.wake, Worker.du
 What it drops is the bookkeeping: no registry, no event queue, only the cycle
 ``wake -> beat (read due) -> release (beat + latency) -> [run finishes] -> next score``.
 
+Workers come from the `Crew`'s plan: a worker parked on the marker starts at the release. The
+engine's parked worker reads the marker instead (the `take` script), so the property tests that
+hold the two equal are what hold the scripts' marker writes to that plan. The pump's beats follow
+`Pump.wake` and `Pump.rearm` (a fixed grid, or EchoMQ's re-arm a tick after each sweep).
+
 The schedule's policies follow the engine's: a release past the deadline or refused by
 the overlap policy produces nothing and advances the row (counted in `skipped`); under
 ``overlap="replace"`` the earlier run's row is rewritten as cancelled at the release.
@@ -30,7 +35,7 @@ from .trace import STALL, Trace, stalled
 from .worker import RUN, Crew, Worker
 
 IDS = ("pump", "fresh", "slot", None)
-FAST_MISSED = ("snap", "epoch", "all")   # the policies `_fast` inlines; the rest take `_general`
+FAST_MISSED = ("snap", "snap-v5", "epoch", "all")   # the policies `_fast` inlines; the rest take `_general`
 _FAR = 1 << 62  # "never": later than any instant, so the hot loop needs no None checks
 
 
@@ -137,7 +142,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
     S = schedule.first_run(start)
     cad = schedule.cadence
     phase = cad.phase(S) if isinstance(cad, Every) else 0
-    next_run, bounded, wake = schedule.next_run, schedule.bounded, pump.wake
+    next_run, bounded, wake, rearm = schedule.next_run, schedule.bounded, pump.wake, pump.rearm
     label_of, late, overlap = schedule.label, schedule.late, schedule.overlap
     finish_rule = schedule.rule == "finish"
     lat = pump.latency
@@ -167,6 +172,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
         if R >= down:                     # died between its due read and its release
             O, L, B, down = up, None, up, _FAR
             continue
+        O = rearm(O, R)                   # the sweep ends at the release
         why, admit = None, RUN
         if late(S, R):
             why = "deadline"
@@ -221,10 +227,11 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
     ms = cad.ms
     phase = cad.phase(S)
     rule = ("schedule", "release", "finish").index(schedule.rule)
-    epoch, catch_all = schedule.missed == "epoch", schedule.missed == "all"
+    epoch, v5, catch_all = schedule.missed == "epoch", schedule.missed == "snap-v5", schedule.missed == "all"
     limit = schedule.limit
     end = _FAR if schedule.end is None else schedule.end
     T, lat = pump.tick, pump.latency
+    rearm = pump.beat == "rearm"
     run, poll, conc = worker.run, worker.poll, worker.concurrency
     free = [start] * conc
     j = 0
@@ -243,7 +250,7 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
         e = S if S > B else B
         if T:
             lo = e if e > L else L + 1
-            W = O - ((O - lo) // T) * T
+            W = O - ((O - lo) // T) * T if lo > O else O
         else:
             W = e if e >= L else L
         if W >= down:
@@ -259,6 +266,8 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
         if R >= down:
             O, B, L, down = up, up, up - 1, _FAR
             continue
+        if rearm:
+            O = R + T                     # EchoMQ re-arms a tick after the sweep ends
         count += 1
         ready = free[j]
         if R > ready:
@@ -284,6 +293,8 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
             if nx < R and not catch_all:
                 if epoch:
                     nx = R // ms * ms + ms
+                elif v5:
+                    nx = R // ms * ms + ms + phase
                 else:
                     nx = R // ms * ms + phase
                     if nx <= R:

@@ -7,6 +7,7 @@ EchoMQ's atoms: "registered"/"exists", "cancelled"/"absent", "advanced"/"absent"
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from .schedule import INF, Schedule
@@ -18,6 +19,7 @@ CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
 ENQUEUE = {1: "enqueued", 0: "duplicate"}
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
+TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 SKIP = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
 
 
@@ -50,6 +52,19 @@ class Fired:
     result: str
 
 
+class Retention:
+    """Keep the last `keep` finished jobs in Redis: memory stays bounded however long a run is."""
+
+    def __init__(self, keep: int):
+        self.keep = keep
+        self._ids: deque[str] = deque()
+
+    def evict(self, finished) -> list[str]:
+        """Note the job ids that just finished; return the oldest ones now past the bound."""
+        self._ids.extend(finished)
+        return [self._ids.popleft() for _ in range(max(0, len(self._ids) - self.keep))]
+
+
 class Registry:
     def __init__(self, store: Store):
         self.store = store
@@ -68,11 +83,13 @@ class Registry:
         return REGISTER[code]
 
     def upsert(self, schedule: Schedule, now: int) -> str:
-        """BullMQ's upsert: rewrite the record; a changed cadence restarts from its first run."""
+        """BullMQ's upsert: rewrite the record; a changed `every` restarts from its first run,
+        and the iteration count and the stored offset are carried over (upsert-3.lua)."""
         first = schedule.first_run(now)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
+        given = "1" if getattr(schedule.cadence, "offset", None) else "0"
         code = self._run("upsert", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
-                         [schedule.name, first, *fields])
+                         [schedule.name, first, given, *fields])
         return UPSERT[code]
 
     def cancel(self, name: str) -> str:
@@ -115,6 +132,20 @@ class Registry:
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         return int(out[0]), parse_score(out[1]), results
 
+    def take(self, job_id: str, now: int, *, parked: bool) -> tuple[str, int | None, bool]:
+        """A worker takes `job_id` ("" for none) at `now`; a parked one pops the marker first.
+
+        Returns (answer, instant, again): ("taken", now, again), again being whether "0" went
+        back on the marker because another job still waits; ("sleep", t, False) for a "1"
+        popped at a later t; ("parked", None, False) when the marker was empty; or
+        ("idle", None, False) when there was nothing to take."""
+        keys = [self.k.marker, self.k.pending, self.k.job(job_id) if job_id else self.k.pending]
+        out = self._run("take", keys, [now, job_id, "1" if parked else "0"])
+        answer = TAKE[int(out[0])]
+        if answer == "taken":
+            return answer, now, out[2] == 1
+        return answer, (parse_score(out[1]) if answer == "sleep" else None), False
+
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> int:
         """Workers finished (job id, started, finished, "done"|"cancelled"): off pending, state
         set; `evict` deleted."""
@@ -148,9 +179,9 @@ class Registry:
     def size(self) -> int:
         return self.client.zcard(self.k.repeat)
 
-    def marker(self) -> int | float | None:
-        raw = self.client.zscore(self.k.marker, "1")
-        return None if raw is None else parse_score(raw)
+    def marker(self) -> list[tuple[str, int]]:
+        """The wake marker, head first: [("0", 0)] while a job is ready, [] when empty."""
+        return [(m.decode(), parse_score(s)) for m, s in self.client.zrange(self.k.marker, 0, -1, withscores=True)]
 
     def job(self, job_id: str) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.client.hgetall(self.k.job(job_id)).items()}

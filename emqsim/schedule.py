@@ -6,12 +6,14 @@ The rule is the whole lesson of the module:
 - ``finish``: start-to-finish, measured from when the run ended.
 
 Two per-schedule policies say what the peers disagree on (DOMAIN.md, section 4):
-- ``missed``: what a late release does with the slots it missed. ``snap`` (BullMQ v6: one
-  run for the row's slot, then the next slot on the phase grid), ``epoch`` (the older
-  snap to multiples of `every`), ``all`` (Quartz replay, Hangfire Strict: every missed
-  slot, one per beat), ``once`` (APScheduler coalesce, Kubernetes: one run, labelled with
-  the latest missed slot), ``skip`` (Kubernetes startingDeadlineSeconds, APScheduler
-  misfire_grace_time: a release later than `deadline` ms produces nothing).
+- ``missed``: what a late release does with the slots it missed. ``snap`` (BullMQ's job
+  schedulers since 5.80.1, 6.x included: one run for the row's slot, then the nearest slot
+  on the phase grid), ``snap-v5`` (their snap in 5.59.0 to 5.80.0: the same run, then the
+  phase-grid slot one gap further on), ``epoch`` (the legacy repeatable jobs' rule, which
+  has no phase: the next multiple of `every`), ``all`` (Quartz replay, Hangfire Strict:
+  every missed slot, one per beat), ``once`` (APScheduler coalesce, Kubernetes: one run,
+  labelled with the latest missed slot), ``skip`` (Kubernetes startingDeadlineSeconds,
+  APScheduler misfire_grace_time: a release later than `deadline` ms produces nothing).
 - ``overlap``: what a release does while an earlier run of the same schedule is going
   (``allow``, ``skip``, ``buffer-one``, ``replace``); the workers apply it (`worker.Crew`).
 
@@ -26,7 +28,9 @@ from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
 
 RULES = ("schedule", "release", "finish")
-MISSED = ("snap", "epoch", "all", "once", "skip")
+MISSED = ("snap", "snap-v5", "epoch", "all", "once", "skip")
+#: the formula of `Every.after` each policy snaps with (the policies not named use "offset")
+SNAP_OF = {"snap": "offset", "snap-v5": "offset-v5", "epoch": "epoch"}
 OVERLAPS = ("allow", "skip", "buffer-one", "replace")
 GRID_ONLY = ("all", "once")   # policies that walk the slot grid: only the schedule rule has one
 INF = float("inf")  # a parked row: the next run is not known (or there is none)
@@ -86,6 +90,24 @@ class Schedule:
             return now if isinstance(self.cadence, Every) else self.cadence.at_or_after(now)
         return self.cadence.first(now)
 
+    def on_time_score(self, registered: int, now: int) -> int:
+        """The score the row holds at `now` when it was registered at `registered` and every run
+        before `now` was released on its slot.
+
+        The row starts at `first_run(registered)`; each on-time release of slot `s` writes
+        `next_run(s)`, which is `s + every` for an interval (start-to-start, nothing to snap)
+        and the next calendar slot for a cron. So the answer is the first run if it is not
+        before `now`, else the first of its successors at or after `now`: a run due exactly at
+        `now` is still on the row, not yet released.
+        """
+        first = self.first_run(registered)
+        if first >= now:
+            return first
+        c = self.cadence
+        if isinstance(c, Every):
+            return first + -(-(now - first) // c.ms) * c.ms
+        return c.at_or_after(now)
+
     def next_run(self, slot: int, *, released: int, finished: int | None, phase: int) -> int:
         """The score after the run of `slot`, released at `released` (and ended at `finished`)."""
         c = self.cadence
@@ -95,9 +117,11 @@ class Schedule:
             if isinstance(c, Every):
                 if self.missed == "all":
                     return slot + c.ms
-                return c.after(slot, released, phase, "epoch" if self.missed == "epoch" else "offset")
+                return c.after(slot, released, phase, SNAP_OF.get(self.missed, "offset"))
+            # BullMQ: the slot strictly after max(slot, release), so a release that lands
+            # exactly on the next slot steps over it (bullmq 6.7.0, checked by its oracle)
             nxt = c.after(slot)
-            return nxt if nxt >= released or self.missed == "all" else c.after(released)
+            return nxt if nxt > released or self.missed == "all" else c.after(released)
         anchor = released if self.rule == "release" else finished
         if anchor is None:
             raise ValueError("the finish rule needs the run's finish time")

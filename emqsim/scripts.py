@@ -4,10 +4,16 @@ Each script is one file named `verb-<fixed keys>.lua` with a header that lists i
 KEYS, ARGV and returns (BullMQ's convention). Scripts check every argument before
 the first write and answer a negative code instead of raising inside Lua, so a bad
 call never leaves a half-written registry; `Err` names those codes.
+
+A rule several scripts share (the wake marker's) lives once in `lua/includes/NAME.lua`;
+a script pulls it in with a line `--- @include "NAME"` (BullMQ's convention), which is
+replaced by the include's body when the scripts are loaded, so Redis only ever sees
+whole scripts.
 """
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 from importlib import resources
 
@@ -31,12 +37,37 @@ class ScriptError(ValueError):
         super().__init__(f"script {verb!r} refused its arguments: {self.code.name}")
 
 
-def script_files() -> dict[str, str]:
-    """verb -> Lua source, for every `verb-N.lua` shipped in the package."""
+INCLUDE = re.compile(r'^--- @include "([a-z_]+)"[ \t]*$', re.M)
+
+
+def include(source: str, seen: tuple[str, ...] = ()) -> str:
+    """`source` with every `--- @include "NAME"` line replaced by `lua/includes/NAME.lua`
+    (itself resolved the same way; each include is pulled in once per script)."""
+    folder = resources.files("emqsim").joinpath("lua", "includes")
+    done = list(seen)
+
+    def body(m: re.Match) -> str:
+        name = m.group(1)
+        if name in done:
+            return ""
+        path = folder.joinpath(f"{name}.lua")
+        if not path.is_file():
+            raise ValueError(f"include {name!r} is not a file in emqsim/lua/includes")
+        done.append(name)
+        text = path.read_text()
+        return include(text, tuple(done)).rstrip("\n")
+
+    return INCLUDE.sub(body, source)
+
+
+def script_files(resolved: bool = True) -> dict[str, str]:
+    """verb -> Lua source, for every `verb-N.lua` shipped in the package (with its
+    includes resolved, unless `resolved=False`)."""
     out = {}
     for entry in resources.files("emqsim").joinpath("lua").iterdir():
         if entry.name.endswith(".lua"):
-            out[entry.name.rsplit("-", 1)[0]] = entry.read_text()
+            text = entry.read_text()
+            out[entry.name.rsplit("-", 1)[0]] = include(text) if resolved else text
     return out
 
 
@@ -51,6 +82,16 @@ class Scripts:
         if isinstance(result, int) and result < 0:
             raise ScriptError(verb, result)
         return result
+
+    def source(self, verb: str) -> str:
+        """The Lua this client runs for `verb` (includes resolved)."""
+        return self._scripts[verb].script
+
+    def replace(self, verb: str, source: str) -> None:
+        """Run `source` for `verb` from now on: a variant for a lesson or a test that shows what
+        a wrong rule does; the shipped files are untouched."""
+        client = self._scripts[verb].registered_client
+        self._scripts[verb] = client.register_script(include(source))
 
     def sha(self, verb: str) -> str:
         return self._scripts[verb].sha

@@ -4,8 +4,15 @@ A small discrete-event loop (SimPy's idea, trio MockClock's discipline): time mo
 only when the next event says so, and jumps straight to it. Idle beats are skipped:
 a pump sleeps until the first beat at or after the registry's earliest score.
 At one instant, events run in this order: an outage begins, a pump restarts, runs
-finish (under the `finish` rule that is when the row advances), pumps read due,
-pumps release. When a worker starts a job is computed on release (`Crew`).
+finish (under the `finish` rule that is when the row advances), workers take the jobs
+waiting for them, sleeping workers wake, pumps read due, pumps release.
+
+Workers: the `Crew` plans which worker takes a job. A worker parked on the wake marker
+(`poll=0`, idle at the release) starts when its `take` of the marker hands it the job:
+the release's script wrote the marker, so that is the release instant unless the
+marker says otherwise. A worker that finishes a run parks on the marker again (reading
+off any stale "0"); one that is busy, holding a job back (``buffer-one``) or polling
+takes its job at the instant the plan gives.
 
 A schedule's policies act at the release: a release past its deadline, or one the
 overlap policy refuses, produces no job (the row still advances, and the trace counts
@@ -16,20 +23,19 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
 from .faults import Faults
 from .ids import Minter
 from .pump import Pump
-from .registry import SKIP, Due, Registry
+from .registry import SKIP, Due, Registry, Retention
 from .schedule import INF, Schedule
 from .store import Store
 from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
-DOWN, RESTART, FINISH, TICK, RELEASE = range(5)
+DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(7)
 FLUSH = 64  # finished jobs told to Redis in one call (nothing reads them in between)
 PRODUCING = (TICK, RELEASE)
 
@@ -86,20 +92,25 @@ class Simulation:
         self._events: list = []
         self._seq = itertools.count()
         self._held: dict[str, int | float] = {}
-        self._retained: deque[str] = deque()
         self._done: list[tuple[str, int, int, str]] = []   # (job id, started, finished, end state)
-        self._retain = retain
+        self._retention = Retention(retain)
         self._crashed = False
         self._streak = 0           # occurrences skipped since the last one produced
-        for s in schedules:
-            self.registry.register(s, start)
-            self._held[s.name] = self.registry.score(s.name)
+        self._parked: list = []    # runs whose worker is parked on the marker, not woken yet
+        self._stale = False        # the marker may hold a "0" no parked worker popped
+        try:
+            for s in schedules:
+                self.registry.register(s, start)
+                self._held[s.name] = self.registry.score(s.name)
+            _, head = self.registry.peek()
+        except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
+            self.close()
+            raise
         self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
         if self.faults.outage:
             down, up = self.faults.outage
             self._push(down, DOWN, 0)
             self._push(up, RESTART, 0)
-        _, head = self.registry.peek()
         self._arm_all(head)
 
     # -- the loop ----------------------------------------------------------------------------
@@ -129,6 +140,12 @@ class Simulation:
                         raise stalled(fires)
             elif kind == FINISH:  # a run cancelled earlier was finished then
                 self._finish(t, [r for r in [arg] + self._same(t, FINISH) if not r.fire.cancelled])
+            elif kind == TAKE:
+                if not arg.cancelled:
+                    self._stale |= self.registry.take(arg.tag.fire.job_id, t, parked=False)[2]
+            elif kind == WAKE:    # a worker that popped "1" for now slept until now
+                if self._parked and self._parked[0] is arg:
+                    self._wake(t, slept=True)
             elif kind == DOWN:
                 self._down(self.pumps[arg])
             elif kind == RESTART:
@@ -144,11 +161,7 @@ class Simulation:
         `run` flushes before it returns, so what a reader inspects is always current."""
         if not self._done:
             return
-        self._retained.extend(j for j, *_ in self._done)
-        evict = []
-        while len(self._retained) > self._retain:
-            evict.append(self._retained.popleft())
-        self.registry.finish(self._done, evict)
+        self.registry.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
 
     def close(self) -> None:
@@ -237,6 +250,7 @@ class Simulation:
         size, score = head
         for f in made:
             f.size, f.next = size, self._held.get(f.name, INF)
+        p.origin = self.pump.rearm(p.origin, t)   # the sweep ends now
         self._arm_all(score)
 
     def _release_two_step(self, p, t, due, made):
@@ -306,8 +320,40 @@ class Simulation:
         running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
         self.trace.produced(fire, read=d.slot)
         self._streak = 0
-        self._push(run.finished, FINISH, running)
+        if run.parked:    # its worker is parked on the marker: the script just wrote it
+            self._parked.append(run)
+            self._wake(t)
+        else:             # the release's "0" stays on the marker: nobody parked pops it
+            self._stale = True
+            self._push(run.started, TAKE, run)
+            self._push(run.finished, FINISH, running)
+        if plan.admit.cancel and not self.worker.poll:
+            self._park(t, len(plan.admit.cancel))   # the workers it freed, after it was taken
         return fire
+
+    def _wake(self, t: int, slept: bool = False) -> None:
+        """The parked workers read the marker, oldest first; each one the marker wakes takes
+        its job now, and the start it measured is the trace's. A "1" popped for a later
+        instant puts the worker to sleep until then (or until the next write); `slept`: the
+        first one has slept until now and takes its job without reading the marker."""
+        while self._parked:
+            run = self._parked[0]
+            if run.cancelled:
+                self._parked.pop(0)
+                continue
+            answer, at, again = self.registry.take(run.tag.fire.job_id, t, parked=not slept)
+            self._stale |= again
+            slept = False
+            if answer == "sleep":
+                self._push(at, WAKE, run)
+            if answer != "taken" and answer != "idle":
+                return    # still parked, or asleep: the jobs behind it wait too (oldest first)
+            self._parked.pop(0)
+            if answer == "taken":
+                self.crew.move(run, t)
+                f = run.tag.fire
+                f.started, f.finished = run.started, run.finished
+                self._push(run.finished, FINISH, run.tag)
 
     def _skip(self, name: str, slot: int, t: int, why: str) -> None:
         self.trace.skip(name, slot, t, why)
@@ -319,7 +365,7 @@ class Simulation:
         running: _Running = run.tag
         f = running.fire
         f.started, f.finished, f.cancelled = run.started, run.finished, True
-        self._finish(t, [running])
+        self._finish(t, [running], park=False)
 
     def _wrote(self, name: str, score, now: int) -> None:
         self.trace.rewritten(name, self._held.get(name, INF), now)
@@ -327,11 +373,13 @@ class Simulation:
 
     # -- runs finishing --------------------------------------------------------------------
 
-    def _finish(self, t: int, runs: list[_Running]) -> None:
+    def _finish(self, t: int, runs: list[_Running], park: bool = True) -> None:
         self._done += [(r.fire.job_id, r.fire.started, t, "cancelled" if r.fire.cancelled else "done")
                        for r in runs]
         if len(self._done) >= FLUSH:
             self._flush()
+        if park and not self.worker.poll:
+            self._park(t, len(runs))
         for r in runs:
             if r.schedule.rule != "finish":
                 continue
@@ -343,8 +391,34 @@ class Simulation:
                 r.fire.next = nxt
                 self._arm_all(nxt)
 
+    def _park(self, t: int, workers: int) -> None:
+        """Workers with no job waiting for them park on the marker: each reads it until it is
+        empty (a stale "0" wakes a worker that then finds nothing, as in BullMQ). The read is
+        skipped while no "0" can be there (every one written was popped by a parked worker):
+        it would find the marker empty."""
+        if not self._stale:
+            return
+        idle = sum(1 for free, _ in self.crew.free if free == t)
+        for _ in range(min(idle, workers)):
+            while (answer := self.registry.take("", t, parked=True)[0]) == "idle":
+                pass
+            if answer == "parked":
+                self._stale = False
+                return
 
-def simulate(schedules, *, start: int, fires: int | None = None, until: int | None = None, **options) -> Trace:
-    """Build a simulation, run it, close its store, and return the trace."""
+
+def simulate(schedules, *, start: int, fires: int | None = None, until: int | None = None,
+             design: str = "pump", **options) -> Trace:
+    """Build a simulation, run it, close its store, and return the trace.
+
+    `design` says what makes the jobs: "pump" (EchoMQ's: a pump beats, enqueues what is due
+    and advances the row; this module) or "bullmq" (bullmq 6.x job schedulers: no pump,
+    each job is made when a worker takes the previous one; `chain.Chain`)."""
+    if design == "bullmq":
+        from .chain import simulate_chain
+
+        return simulate_chain(schedules, start=start, fires=fires, until=until, **options)
+    if design != "pump":
+        raise ValueError(f"design {design!r} is not one of pump, bullmq")
     with Simulation(schedules, start=start, **options) as sim:
         return sim.run(fires=fires, until=until)

@@ -1,54 +1,226 @@
-"""Where the state lives: an embedded fakeredis server, or a real Redis/Valkey.
+"""Where the state lives: an embedded fakeredis server, or a real Redis/Valkey (or a cluster).
 
-`EMQSIM_REDIS_URL` picks a real server; each `Store` then takes a queue name of its
-own and deletes that queue's keys on close, so runs never see each other's rows.
-Without it every `Store` gets a fresh fakeredis server, isolated by construction.
+`EMQSIM_REDIS_URL` picks a real server (`redis://`, `rediss://`, `unix://`, or
+`redis+cluster://HOST:PORT` for Redis Cluster); each `Store` then takes a random queue
+name of its own and deletes that queue's keys on close, so runs never see each other's
+rows, whatever process or container they run in. The name never reaches a trace, so
+traces stay the same on every backend. Without the variable every `Store` gets a fresh
+fakeredis server, isolated by construction.
+
+A real server that cannot be used (down, mute, wrong database, TLS mismatch, gone
+mid-run, out of memory) raises one `ServerError`, naming the URL without its password
+and what went wrong; its `status` is the command line's exit status for that case.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import os
+import secrets
+import ssl
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisClusterException
+from redis.retry import Retry
 
 from .keys import Keys
 from .scripts import Scripts
 
 ENV = "EMQSIM_REDIS_URL"
-_serial = itertools.count(1)
+CLUSTER = "+cluster"     # redis+cluster://HOST:PORT, rediss+cluster://HOST:PORT
+SCHEMES = ("redis", "rediss", "unix", "redis" + CLUSTER, "rediss" + CLUSTER)
+CONNECT_TIMEOUT = 5.0    # seconds; a URL's ?socket_connect_timeout=... overrides
+TIMEOUT = 10.0           # seconds for any reply; a URL's ?socket_timeout=... overrides
+
+# What went wrong -> (exit status of `emqsim`, what the one line says). 2 is bad input.
+FAULTS = {
+    "url": (3, "not a usable Redis URL"),
+    "unreachable": (4, "cannot connect"),
+    "timeout": (5, "no answer in time"),
+    "tls": (6, "TLS handshake failed"),
+    "protocol": (7, "what answers there is not a Redis server"),
+    "rejected": (8, "the server refused the session"),
+    "lost": (9, "connection lost mid-run"),
+    "full": (10, "the server is out of memory (maxmemory reached)"),
+    "server": (11, "the server refused a command"),
+}
+
+
+def statuses() -> str:
+    """The exit statuses above as one line of text, for `emqsim trace --help`."""
+    return ", ".join(f"{status} {what}" for status, what in FAULTS.values())
+
+
+class ServerError(RuntimeError):
+    """A real Redis server could not be used; `kind` says why, `status` is the exit status."""
+
+    def __init__(self, url: str | None, kind: str, detail: str = ""):
+        self.url, self.kind, self.status = redact(url), kind, FAULTS[kind][0]
+        detail = " ".join(str(detail).split())
+        super().__init__(f"{self.url}: {FAULTS[kind][1]}" + (f" ({detail})" if detail else ""))
+
+
+def redact(url: str | None) -> str:
+    """The URL with any password replaced by ***, fit to print."""
+    if url is None:
+        return "(no URL)"
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    except ValueError:
+        return "(a malformed URL)"
+
+
+def env_url() -> str | None:
+    """$EMQSIM_REDIS_URL, or None when it is unset; set but empty is refused, not fakeredis."""
+    url = os.environ.get(ENV)
+    if url is not None and not url.strip():
+        raise ServerError(f"{ENV}=''", "url", f"{ENV} is set but empty; unset it to use the embedded "
+                          "fakeredis, or give a URL like redis://127.0.0.1:6379/0")
+    return url
 
 
 def connect(url: str | None = None) -> redis.Redis:
-    """A client for `url`, else for $EMQSIM_REDIS_URL, else a new embedded fakeredis server."""
-    url = url or os.environ.get(ENV)
-    if url:
-        return redis.Redis.from_url(url)
-    import fakeredis  # imported late: it costs about 0.35 s
+    """A client for `url`, else for $EMQSIM_REDIS_URL, else a new embedded fakeredis server.
 
-    return fakeredis.FakeRedis()
+    A real server is asked PING here, so one that is down or mute is reported before
+    anything is written."""
+    url = env_url() if url is None else url
+    if url is None:
+        import fakeredis  # imported late: it costs about 0.35 s
+
+        return fakeredis.FakeRedis()
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in SCHEMES:
+        raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
+                          + ", ".join(s + "://" for s in SCHEMES))
+    options = dict(socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=TIMEOUT)
+    try:
+        if scheme.endswith(CLUSTER):
+            client = _Cluster.from_url(scheme[: -len(CLUSTER)] + url[len(scheme):], **options)
+        else:  # no retries: a write script re-sent after a timeout could run twice
+            client = _Redis.from_url(url, retry=Retry(NoBackoff(), 0), **options)
+    except (ValueError, TypeError) as exc:  # the URL's own syntax: port, db or an option
+        raise ServerError(url, "url", exc) from None
+    except (redis.RedisError, RedisClusterException, OSError) as exc:
+        raise _fault(exc, url, used=False) or ServerError(url, "server", exc) from exc
+    client.emqsim_url = url
+    try:
+        client.ping()
+    except BaseException:
+        client.close()
+        raise
+    client.emqsim_used = True
+    return client
+
+
+def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
+    """The ServerError a redis-py error stands for, or None if it is not about the server."""
+    text = str(exc)
+    if isinstance(exc, redis.TimeoutError) or "Timeout" in type(exc).__name__:
+        if not used and (url or "").lower().startswith("rediss"):  # a plain server ignores the hello
+            return ServerError(url, "tls", f"{text}; is that server set up for TLS, or is it a redis:// URL?")
+        return ServerError(url, "timeout", text)
+    if isinstance(exc, (redis.AuthenticationError, redis.exceptions.AuthenticationWrongNumberOfArgsError)) \
+            or "DB index" in text or "Invalid Database" in text or text.startswith(("NOAUTH", "WRONGPASS")):
+        return ServerError(url, "rejected", text)
+    if isinstance(exc, redis.exceptions.InvalidResponse):
+        return ServerError(url, "protocol", text)
+    if isinstance(exc, redis.exceptions.AskError):  # MOVED or ASK: a cluster node, asked as one server
+        verb = "MOVED" if isinstance(exc, redis.exceptions.MovedError) else "ASK"
+        return ServerError(url, "server", f"{verb} {text}; this is a cluster node, so the URL starts with "
+                           "redis+cluster://")
+    if "Cluster mode is not enabled" in text:
+        return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
+    if isinstance(exc, redis.exceptions.OutOfMemoryError) or text.startswith("OOM"):
+        return ServerError(url, "full", text)
+    if isinstance(exc, (redis.ConnectionError, OSError)) or (isinstance(exc, RedisClusterException)
+                                                             and "connect" in text):
+        chain, e = [], exc
+        while e is not None and len(chain) < 5:
+            chain.append(e)
+            e = e.__cause__ or e.__context__
+        if any(isinstance(e, ssl.SSLError) for e in chain) or "SSL" in text:
+            return ServerError(url, "tls", text)
+        if isinstance(exc, redis.exceptions.BusyLoadingError):
+            return ServerError(url, "server", text)
+        return ServerError(url, "lost" if used else "unreachable", text)
+    if isinstance(exc, (redis.exceptions.ReadOnlyError, redis.exceptions.ClusterError, RedisClusterException)) \
+            or text.startswith(("MISCONF", "LOADING", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN")):
+        return ServerError(url, "server", text)
+    return None  # NOSCRIPT (redis-py reloads the script), or a bug of ours: let it through
+
+
+class _Guard:
+    """Turns the redis-py errors that mean "this server cannot be used" into ServerError."""
+
+    emqsim_url: str | None = None
+    emqsim_used = False    # a command went through: a later connection error means "lost"
+    emqsim_fault: ServerError | None = None
+
+    def _guarded(self, call, *args, **options):
+        try:
+            return call(*args, **options)
+        except (redis.RedisError, RedisClusterException) as exc:
+            err = _fault(exc, self.emqsim_url, self.emqsim_used)
+            if err is None:
+                raise
+            self.emqsim_fault = self.emqsim_fault or err
+            raise err from exc
+
+    def execute_command(self, *args, **options):
+        return self._guarded(super().execute_command, *args, **options)
+
+    def pipeline(self, *args, **kwargs):
+        pipe = super().pipeline(*args, **kwargs)
+        pipe.execute = functools.partial(self._guarded, pipe.execute)
+        return pipe
+
+
+class _Redis(_Guard, redis.Redis):
+    pass
+
+
+class _Cluster(_Guard, redis.RedisCluster):
+    pass
 
 
 class Store:
     """A client, the queue's keys and the scripts loaded on that client."""
 
     def __init__(self, queue: str = "demo", url: str | None = None, client: redis.Redis | None = None):
-        self.url = url or os.environ.get(ENV)
+        self.url = env_url() if url is None and client is None else url
         self.client = client or connect(self.url)
         self.real = self.url is not None and client is None
-        if self.real:  # a shared server: a queue name nobody else is using
-            queue = f"{queue}-{os.getpid()}-{next(_serial)}"
+        if self.real:  # a shared server: a random queue name, unique without the pid
+            queue = f"{queue}-{secrets.token_hex(8)}"
         self.keys = Keys(queue)
         self.scripts = Scripts(self.client)
-        self.backend = "redis" if self.real else "fakeredis"
+        self.backend = ("cluster" if isinstance(self.client, redis.RedisCluster) else "redis") \
+            if self.real else "fakeredis"
 
     def close(self) -> None:
-        """Delete this queue's keys from a real server; an embedded one just goes away."""
-        if self.real:
-            batch = list(self.client.scan_iter(match=self.keys.pattern, count=1000))
-            for i in range(0, len(batch), 500):
-                self.client.delete(*batch[i : i + 500])
-        self.client.close()
+        """Delete this queue's keys from a real server; an embedded one just goes away.
+
+        On a cluster SCAN visits every primary. If the server already failed during the run,
+        a failing clean-up stays quiet: the first error is the one to report."""
+        earlier = getattr(self.client, "emqsim_fault", None)
+        try:
+            if self.real:
+                batch = list(self.client.scan_iter(match=self.keys.pattern, count=1000))
+                for i in range(0, len(batch), 500):
+                    self.client.delete(*batch[i : i + 500])
+        except ServerError:
+            if earlier is None:
+                raise
+        finally:
+            self.client.close()
 
     def __enter__(self) -> "Store":
         return self

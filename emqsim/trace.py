@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import asdict, dataclass
+from datetime import date
 
 import numpy as np
 
@@ -161,12 +162,23 @@ class Trace:
 
     def table(self, tz: str = "UTC") -> str:
         """A plain-text table, times as HH:MM:SS in `tz`. A cancelled run is marked after its
-        id; the skipped count is shown only when a policy skipped something."""
-        head = f"{'n':>4}  {'slot':8}  {'released':8}  {'started':8}  {'finished':8}  job_id"
+        id; the skipped count is shown only when a policy skipped something.
+
+        When the rows' times fall on more than one date, a `date` column gives each row's
+        slot date, and a time on a later date than its row's slot carries "+Nd"; otherwise
+        three daily runs would print as three identical 09:00:00 rows."""
+        days = {_day(v, tz) for x in self.fires for v in (x.slot, x.released, x.started, x.finished)}
+        dated = len(days) > 1
+        rows = [[_clock(v, tz, _day(x.slot, tz) if dated else None) for v in (x.slot, x.released, x.started,
+                                                                             x.finished)] for x in self.fires]
+        w = max([8] + [len(c) for cells in rows for c in cells])
+        head = (f"{'n':>4}  " + (f"{'date':10}  " if dated else "")
+                + f"{'slot':{w}}  {'released':{w}}  {'started':{w}}  {'finished':{w}}  job_id")
         lines = [head, "-" * len(head)]
-        for x in self.fires:
-            lines.append(f"{x.n:>4}  {hms(x.slot, tz)}  {hms(x.released, tz)}  {hms(x.started, tz)}  "
-                         f"{hms(x.finished, tz)}  {x.job_id}" + ("  cancelled" if x.cancelled else ""))
+        for x, cells in zip(self.fires, rows):
+            lines.append(f"{x.n:>4}  " + (f"{iso(x.slot, tz)[:10]}  " if dated else "")
+                         + "  ".join(f"{c:{w}}" for c in cells)
+                         + f"  {x.job_id}" + ("  cancelled" if x.cancelled else ""))
         nxt = "none (parked)" if self.next == INF else hms(self.next, tz)
         if self.fires and self.next != INF and iso(self.next, tz)[:10] != iso(self.fires[-1].slot, tz)[:10]:
             nxt += f" ({iso(self.next, tz)[:10]})"  # a daily cron's next run is on another day
@@ -177,3 +189,14 @@ class Trace:
 
     def records(self) -> list[dict]:
         return [asdict(x) for x in self.fires]
+
+
+def _day(ms: int, tz: str) -> int:
+    """The calendar date of `ms` in `tz`, as a day number (for differences in days)."""
+    return date.fromisoformat(iso(ms, tz)[:10]).toordinal()
+
+
+def _clock(ms: int, tz: str, day: int | None) -> str:
+    """HH:MM:SS, with "+Nd" when `ms` falls N days after the row's `day`."""
+    extra = 0 if day is None else _day(ms, tz) - day
+    return hms(ms, tz) + (f"+{extra}d" if extra else "")

@@ -1,9 +1,16 @@
 """Workers: when a released job starts and how long it runs.
 
-A worker blocked on the marker starts a job the moment it is released; a polling
-worker only notices on its next poll. With every worker busy a job waits its turn
-(oldest first). Start times are worked out when a job is released, so one `Crew`
-serves both the engine and the reference model.
+A worker with nothing to do parks on the wake marker (`poll=0`, BullMQ's way: bullmq
+6.x `Worker.waitForJob` blocks with BZPOPMIN on the marker key), and a script that makes
+a job ready writes the marker, which wakes it; a polling worker (`poll > 0`) only looks
+on its poll grid. A worker that finishes a run takes the next waiting job straight
+away. With every worker busy a job waits its turn (oldest first).
+
+`Crew` is the plan as arithmetic: which worker takes a job and when. The reference model
+uses it as it is. The engine asks Redis instead where the marker decides: a parked
+worker's start is the instant its read of the marker (the `take` script) hands it the
+job, and `Crew.move` records it if that differs from the plan; the tests hold engine
+and reference equal, so a script that forgot the marker shows up as a late start.
 
 The crew also applies a schedule's overlap policy, because only the workers know
 whether an earlier run of the same schedule is still going (waiting or running):
@@ -56,6 +63,7 @@ class Run:
     free_from: int             # when that worker was free before it
     tag: object = None
     cancelled: bool = False
+    parked: bool = False       # its worker was parked on the marker when it was released
 
 
 class Admit(NamedTuple):
@@ -115,11 +123,23 @@ class Crew:
             ready = max(not_before, free)
         poll = self.worker.poll
         started = ready if not poll else self.origin - (-(ready - self.origin) // poll) * poll
-        run = Run(started, started + self.worker.duration(n), w, free, tag)
+        run = Run(started, started + self.worker.duration(n), w, free, tag, parked=not poll and ready == released)
         heapq.heappush(self.free, (run.finished, w))
         if name is not None:
             self.going(name, released).append(run)
         return run
+
+    def move(self, run: Run, started: int) -> None:
+        """`run` really started at `started` (what its worker measured), not when planned: its
+        finish moves with it, and so does its worker's free time."""
+        if started == run.started:
+            return
+        entry = (run.finished, run.worker)
+        run.finished += started - run.started
+        run.started = started
+        if entry in self.free:
+            self.free[self.free.index(entry)] = (run.finished, run.worker)
+            heapq.heapify(self.free)
 
     def cancel(self, run: Run, t: int) -> None:
         """Stop `run` at `t`: a running job ends then, a waiting one never starts (it shows

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import BACKENDS, make_store
+from backends import BACKENDS, close_opened, make_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 import oracle  # noqa: E402
@@ -28,3 +28,11 @@ def store(request):
     s = make_store(request.param)
     yield s
     s.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_real_stores():
+    """A real-server store a test made and handed to a Simulation (which leaves a given store
+    open) is closed after the test, so no run's keys stay on the shared server."""
+    yield
+    close_opened()

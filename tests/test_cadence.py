@@ -40,14 +40,35 @@ def test_start_to_start_adds_the_gap_to_the_scheduled_time(prev, now, expected):
     assert Every("15m").after(prev, now, phase=0) == expected
 
 
-@pytest.mark.parametrize("snap, expected", [("offset", "10:22"), ("epoch", "10:15")])
-def test_snap_over_missed_slots(snap, expected):
-    # started 09:07 (phase 7 min); the 09:37 slot is released at 10:10 after an outage
+@pytest.mark.parametrize("snap, now, expected", [
+    # bullmq >= 5.80.1: the nearest slot on the :07 grid after now
+    ("offset", "10:10", "10:22"), ("offset", "10:05", "10:07"), ("offset", "10:07", "10:22"),
+    # bullmq 5.59.0-5.80.0: floor(now/every)*every + every + offset, so 10:07 is stepped over at 10:05
+    ("offset-v5", "10:10", "10:22"), ("offset-v5", "10:05", "10:22"), ("offset-v5", "10:07", "10:22"),
+    # legacy repeatable getNextMillis: the next quarter hour, the :07 phase is gone
+    ("epoch", "10:10", "10:15"), ("epoch", "10:05", "10:15"), ("epoch", "10:07", "10:15"),
+])
+def test_snap_over_missed_slots(snap, now, expected):
+    # started 09:07 (phase 7 min); the 09:37 slot is released late, after an outage
     e = Every("15m")
     phase = e.phase(at("2026-11-30 09:07"))
     assert phase == 7 * MIN
-    nxt = e.after(at("2026-11-30 09:37"), at("2026-11-30 10:10"), phase, snap)
+    nxt = e.after(at("2026-11-30 09:37"), at(f"2026-11-30 {now}"), phase, snap)
     assert nxt == at(f"2026-11-30 {expected}")
+
+
+def test_snap_formulas_in_ms():
+    # every 2000 ms, offset 1900: prev 10000 released at 15000 (prev + every = 12000 is behind)
+    e = Every(2000)
+    assert e.after(10_000, 15_000, 1900, "offset") == 15_900      # 14000 + 1900 is still ahead
+    assert e.after(10_000, 15_000, 1900, "offset-v5") == 17_900   # 14000 + 2000 + 1900
+    assert e.after(10_000, 15_000, 1900, "epoch") == 16_000       # 14000 + 2000
+    assert e.after(10_000, 12_000, 1900, "offset-v5") == 12_000   # not behind: prev + every, no snap
+
+
+def test_snap_name_must_be_known():
+    with pytest.raises(ValueError, match=r"^snap 'v5' is not one of offset, offset-v5, epoch$"):
+        Every("15m").after(0, 10 * 900_000, 0, "v5")
 
 
 def test_offset_must_be_shorter_than_the_gap():
@@ -169,7 +190,7 @@ def test_first_run_honours_a_start_date():
 
 @pytest.mark.parametrize("kw, message", [
     ({"rule": "sometimes"}, "rule 'sometimes' is not one of schedule, release, finish"),
-    ({"missed": "never"}, "missed 'never' is not one of snap, epoch, all, once, skip"),
+    ({"missed": "never"}, "missed 'never' is not one of snap, snap-v5, epoch, all, once, skip"),
     ({"missed": "skip"}, "missed 'skip' needs a deadline: how late a release may still run, like 5m"),
     ({"deadline": "5m"}, "deadline '5m' applies to missed 'skip', not to 'snap'"),
     ({"missed": "skip", "deadline": "soon"}, "deadline 'soon' is not a duration"),
@@ -192,6 +213,7 @@ SLOT = at("2026-11-30 09:37")
 
 @pytest.mark.parametrize("missed, label, nxt", [
     ("snap", "09:37", "10:22"),    # one run for the row's slot, then the phase grid
+    ("snap-v5", "09:37", "10:22"),  # bullmq 5.59-5.80.0: here the same slot as snap
     ("epoch", "09:37", "10:15"),   # one run, then multiples of 15 min
     ("all", "09:37", "09:52"),     # no snap: the next missed slot is due at once
     ("once", "10:07", "10:22"),    # one run, labelled with the latest missed slot

@@ -152,6 +152,23 @@ def test_table_format(capsys):
     assert len(lines) == 7
 
 
+def test_table_dates_rows_when_the_trace_spans_days(capsys):
+    assert main(["trace", "--cron", "0 9 * * *", "--fires", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "   n  date        slot      released  started   finished  job_id"
+    assert [ln[:26] for ln in lines[2:5]] == ["   1  2026-11-30  09:00:00", "   2  2026-12-01  09:00:00",
+                                              "   3  2026-12-02  09:00:00"]
+
+
+def test_beat_rearm_is_echomqs_pump(capsys):
+    grid = run_json(capsys, "--every", "1500ms", "--tick", "1s", "--latency", "200ms", "--fires", "5")
+    rearm = run_json(capsys, "--every", "1500ms", "--tick", "1s", "--latency", "200ms", "--fires", "5",
+                     "--beat", "rearm")
+    t0 = at(DAY + "09:00")
+    assert [f["released"] - t0 for f in grid["fires"]] == [200, 2200, 3200, 5200, 6200]
+    assert [f["released"] - t0 for f in rearm["fires"]] == [200, 2400, 3600, 4800, 7000]
+
+
 def test_table_shows_times_in_the_zone(capsys):
     assert main(["trace", "--every", "1h", "--fires", "1", "--tz", "Asia/Kolkata"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -246,3 +263,12 @@ def test_python_dash_m(tmp_path):
     assert bad.stderr == ("emqsim: error: every '0' must be positive; "
                           "give a length like 15m, 90s, 1h30m or 900000ms\n")
     assert "Traceback" not in bad.stderr
+
+
+def test_main_leaves_the_callers_sigterm_handler_in_place():
+    """Called in-process, `main` must not leave its own SIGTERM handler installed."""
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["trace", "--every", "15m", "--fires", "1"]) == 0
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -67,7 +67,8 @@ def scenario(r):
     tick = r.choice([0, r.randint(100, 5000)])
     latency = r.choice([0, r.randint(0, 3000)])
     pump = Pump(tick=tick, jitter=r.choice([0, r.randint(0, tick - 1)]) if tick else 0, seed=r.randint(0, 9),
-                latency=latency, mode=r.choice(["two-step", "atomic"]), ids=r.choice(["fresh", "fresh", "slot"]))
+                latency=latency, mode=r.choice(["two-step", "atomic"]), ids=r.choice(["fresh", "fresh", "slot"]),
+                beat=r.choice(["grid", "rearm"]))
     worker = Worker(run=r.choice([0, r.randint(0, 30_000), r.randint(period, 3 * period)]),
                     spread=r.choice([0, r.randint(0, 5000)]),
                     concurrency=r.randint(1, 3), poll=r.choice([0, r.randint(100, 5000)]), seed=r.randint(0, 9))

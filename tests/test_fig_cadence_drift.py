@@ -115,15 +115,42 @@ def test_cadence_moves_run(cadence):
 def test_slip_by_hand_tick_1s(slip):
     n = np.arange(1, 97)
     assert slip.update(tick=1000) == (
-        "by run 96, pump tick 1 s: schedule +20 ms (flat) \u00b7 release +1 min 35.02 s (+1 s a run)"
-        " \u00b7 finish +6 h 21 min 35.02 s (+4 min 1 s a run)")
-    # a release lands 20 ms after its beat; now + every is then 20 ms past a beat: one whole tick lost a run
-    assert slip.slip[("schedule", 1000)].tolist() == [20] * 96
-    assert slip.slip[("release", 1000)].tolist() == (20 + (n - 1) * 1000).tolist()
-    assert slip.slip[("finish", 1000)].tolist() == (20 + (n - 1) * (4 * MIN + 1000)).tolist()
-    assert slip.lines["release"].get_ydata().tolist() == (20 + (n - 1) * 1000).tolist()
-    assert slip.ends["finish"].get_text() == "finish: finish + every\n+6 h 21 min 35.02 s"
-    assert slip.ends["release"].get_position()[1] == 95020
+        "by run 96, pump tick 1 s: schedule +920 ms (between 20 ms and 1 s) \u00b7 release +1.92 s (+20 ms a run)"
+        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    # EchoMQ's pump re-arms a tick after each sweep, so its beats follow the release (20 ms after a
+    # beat). now + every (a whole number of ticks later) is then on a beat: 20 ms lost a run. The slot
+    # rule's score stays on the clock, so the beat's phase against it grows by 20 ms and wraps at 1 s.
+    assert slip.slip[("schedule", 1000)].tolist() == (20 * ((n - 1) % 50 + 1)).tolist()
+    assert slip.slip[("release", 1000)].tolist() == (20 * n).tolist()
+    assert slip.slip[("finish", 1000)].tolist() == (20 * n + (n - 1) * 4 * MIN).tolist()
+    assert slip.lines["release"].get_ydata().tolist() == (20 * n).tolist()
+    assert slip.ends["finish"].get_text() == "finish: finish + every\n+6 h 20 min 1.92 s"
+    assert slip.ends["release"].get_position()[1] == 1920
+
+
+def test_on_a_fixed_grid_the_release_rule_loses_a_whole_tick_a_run():
+    n = np.arange(1, 13)
+    assert cd.slips("release", 1000, cycles=12, beat="grid").tolist() == (20 + (n - 1) * 1000).tolist()
+    assert cd.slips("schedule", 1000, cycles=12, beat="grid").tolist() == [20] * 12
+
+
+def test_the_release_rules_slip_is_a_range():
+    assert cd.slip_ranges(ticks=(1000, 1500, 5000)) == "\n".join([
+        "release rule, every 15 min, enqueue latency 20 ms: lost per cycle over 96 runs",
+        "  tick   1 s: grid 1 s \u00b7 rearm 20 ms",
+        "  tick 1.5 s: grid 1.5 s \u00b7 rearm 20 ms",
+        "  tick   5 s: grid 5 s \u00b7 rearm 20 ms"])
+    assert cd.periods() == "\n".join([
+        "release rule, every 1500 ms, pump tick 1000 ms: gap between releases over 8 runs",
+        "  latency   0 ms: grid 2000 ms \u00b7 rearm 2000 ms",
+        "  latency  20 ms: grid 2000 ms \u00b7 rearm 2020 ms"])
+
+
+def test_growth_words():
+    assert cd.growth(np.array([5, 5, 5])) == "flat"
+    assert cd.growth(np.array([5, 25, 45])) == "+20 ms a run"
+    assert cd.growth(np.array([5, 25, 1025])) == "+20 ms to +1 s a run"
+    assert cd.growth(np.array([980, 1000, 20, 40])) == "between 20 ms and 1 s"
 
 
 def test_slip_tick_0_loses_only_the_latency(slip):
@@ -136,9 +163,11 @@ def test_slip_tick_0_loses_only_the_latency(slip):
 
 
 @pytest.mark.parametrize("tick", [0, 1000, 2500])
-def test_slip_engine_agrees_with_reference(tick):
+@pytest.mark.parametrize("beat", ["grid", "rearm"])
+def test_slip_engine_agrees_with_reference(tick, beat):
     for rule in cd.SLIP_RULES:
-        assert cd.slips(rule, tick, cycles=12, engine=True).tolist() == cd.slips(rule, tick, cycles=12).tolist()
+        assert (cd.slips(rule, tick, cycles=12, engine=True, beat=beat).tolist()
+                == cd.slips(rule, tick, cycles=12, beat=beat).tolist())
 
 
 def test_without_latency_the_release_rule_stays_on_the_beat():
@@ -177,7 +206,7 @@ def test_rule_rows_every_1500_tick_1000():
 
 def test_rule_table_text():
     assert cd.rule_table() == "\n".join([
-        "every 1500 ms, pump tick 1000 ms",
+        "every 1500 ms, pump tick 1000 ms (rearm), sweep latency 0 ms",
         "run  schedule: slot      released   release: slot      released",
         "  1    09:00:00.000  09:00:00.000    09:00:00.000  09:00:00.000",
         "  2    09:00:01.500  09:00:02.000    09:00:01.500  09:00:02.000",

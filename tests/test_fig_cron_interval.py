@@ -12,7 +12,6 @@ from emqsim.figures.cron_interval import (
     CronIntervalView,
     cron_slots,
     interval_marks,
-    interval_next,
     next_run,
     one_timestamp,
     panel,
@@ -83,8 +82,45 @@ def test_interval_marks_and_anchor():
     anchor = at("2026-11-30 07:07")
     assert interval_marks(start, at("2026-11-30 08:40"), anchor, every) == [
         at("2026-11-30 08:07"), at("2026-11-30 08:22"), at("2026-11-30 08:37")]
-    assert interval_next(at("2026-11-30 08:22"), anchor, every) == at("2026-11-30 08:22")
-    assert interval_next(at("2026-11-30 08:22") + 1, anchor, every) == at("2026-11-30 08:37")
+    assert next_run(at("2026-11-30 08:22"), "interval", anchor=anchor) == at("2026-11-30 08:22")
+    assert next_run(at("2026-11-30 08:22") + 1, "interval", anchor=anchor) == at("2026-11-30 08:37")
+
+
+def test_the_interval_rule_is_the_engines():
+    # the figure's next run is the score the engine's row holds: registered at the anchor,
+    # released on time since (Schedule.on_time_score, from Schedule.first_run / Every.first)
+    from emqsim.schedule import Schedule
+
+    anchor = at("2026-11-30 08:00")
+    for m in range(0, 121, 1):
+        now = anchor + m * MIN
+        for offset in (None, "7m"):
+            s = Schedule("interval", Every("15m", offset))
+            assert next_run(now, "interval", anchor=anchor, offset=offset) == s.on_time_score(anchor, now)
+    # BullMQ's first run with an explicit offset is the next slot on that phase strictly after the
+    # registration: registered 08:00 with offset 7 min, the first run is 08:07, not 08:00
+    assert next_run(anchor, "interval", anchor=anchor, offset="7m") == at("2026-11-30 08:07")
+    assert readout(anchor, "interval", anchor=anchor, offset="7m") == "now 08:00 | every 15 min -> next run 08:07:00"
+    # ... and registered exactly on a slot of that phase (08:07), it skips it: 08:22
+    reg = at("2026-11-30 08:07")
+    assert next_run(reg, "interval", anchor=reg, offset="7m") == at("2026-11-30 08:22")
+    # without an offset the first run is the registration itself, and a later run due exactly now counts
+    assert next_run(reg, "interval", anchor=reg) == reg
+    assert next_run(at("2026-11-30 08:22"), "interval", anchor=reg) == at("2026-11-30 08:22")
+    assert interval_marks(anchor, at("2026-11-30 08:40"), anchor, Every("15m", "7m")) == [
+        at("2026-11-30 08:07"), at("2026-11-30 08:22"), at("2026-11-30 08:37")]
+
+
+def test_the_view_draws_the_engines_first_run():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from emqsim.figures.cron_interval import view
+
+    v = view(offset="7m", mode="interval")
+    assert v.first == at("2026-11-30 08:07")
+    assert list(v._interval.get_xdata())[:2] == [at("2026-11-30 08:07"), at("2026-11-30 08:22")]
+    assert v.update(now=at("2026-11-30 08:48")) == "now 08:48 | every 15 min -> next run 08:52:00"
 
 
 def test_cron_slots_in_window_and_cap():

@@ -1,4 +1,4 @@
-"""The wake marker: its score is the next run; a parked worker starts with no wait."""
+"""The wake marker: "0" when a job is ready; a parked worker's measured wait."""
 
 from __future__ import annotations
 
@@ -19,19 +19,22 @@ def wake():
     return mk.wake_view()
 
 
-def test_marker_is_the_rows_next_run():
-    score, marker, released = mk.marker_after(3)
-    assert released == [T0, T0 + 15 * MIN, T0 + 30 * MIN]
-    assert score == marker == T0 + 45 * MIN
-
-
-def test_marker_text():
-    assert mk.marker_text() == "\n".join([
-        "released: 09:00:00, 09:15:00, 09:30:00  (pump mode atomic: one fire script per beat)",
-        f"registry row  reports  score {T0 + 45 * MIN}  = 09:45:00",
-        f"wake marker   \"1\"      score {T0 + 45 * MIN}  = 09:45:00",
-        "marker == next run: True",
+def test_marker_steps():
+    assert mk.marker_steps() == "\n".join([
+        "register reports (every 15 min): registered  \u00b7 marker (empty)",
+        "fire 09:00:00 (enqueue + advance): fired  \u00b7 marker {\"0\": 0}  \u00b7 registry next run 09:15:00",
+        "parked worker takes JOB0SUaKlrtAo4: taken at 09:00:00  \u00b7 marker (empty)  \u00b7 job active",
+        "the worker, done, parks again: parked  \u00b7 marker (empty)",
     ])
+
+
+def test_marker_steps_same_on_every_backend(store):
+    assert mk.marker_steps(store).splitlines()[1].endswith('marker {"0": 0}  \u00b7 registry next run 09:15:00')
+
+
+def test_waits_are_measured_so_a_wrong_marker_shows():
+    assert mk.waits() == [0, 0, 0, 0]
+    assert mk.waits(old=True) == [15 * MIN] * 4     # "1" at the next run: the worker sleeps until then
 
 
 def expected(poll: int) -> list[int]:

@@ -165,8 +165,9 @@ def test_reregister_demo():
     # "exists": nothing changed, the record still says every 15 min
     assert steps[2].record == steps[1].record
     assert steps[2].record["every_ms"] == "900000"
-    # "rewritten": a changed cadence is a first run, so the score is reset and the count starts over
-    assert steps[3].record["every_ms"] == "300000" and "ic" not in steps[3].record
+    # "rewritten": a changed cadence is a first run, so the score is reset; the count is
+    # carried over, as bullmq 6.7.0's storeJobScheduler does (tests/test_oracle_bullmq.py)
+    assert steps[3].record["every_ms"] == "300000" and steps[3].record["ic"] == "4"
     assert steps[4].record == steps[3].record
     assert [s.at for s in steps] == [START, at("2026-11-30 09:45"), nine_fifty, nine_fifty, nine_fifty]
 
@@ -180,8 +181,8 @@ def test_steps_table():
         "09:00:00  register every 15 min   registered      1  reports -> 09:00 on 2026-11-30    900000  -",
         "09:45:00  after 4 fires           -               1  reports -> 10:00 on 2026-11-30    900000  4",
         "09:50:00  register every 5 min    exists          1  reports -> 10:00 on 2026-11-30    900000  4",
-        "09:50:00  upsert every 5 min      rewritten       1  reports -> 09:50 on 2026-11-30    300000  -",
-        "09:50:00  upsert every 5 min      kept            1  reports -> 09:50 on 2026-11-30    300000  -",
+        "09:50:00  upsert every 5 min      rewritten       1  reports -> 09:50 on 2026-11-30    300000  4",
+        "09:50:00  upsert every 5 min      kept            1  reports -> 09:50 on 2026-11-30    300000  4",
     ]
 
 

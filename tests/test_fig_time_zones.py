@@ -1,4 +1,5 @@
-"""Cron in a time zone: the readout, the plotted runs and the pickers' callbacks, exact."""
+"""Cron in a time zone: the readout, the plotted runs and the pickers' callbacks, exact. The
+cron-parser and BullMQ facts here are the ones cron-parser 5.10.3 gives (tests/test_oracle_cron.py)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,20 @@ NY = "America/New_York"
 FALL_NY = "\n".join([
     "America/New_York 2026-11-01: at 06:00Z clocks go back from 02:00 EDT to 01:00 EST, "
     "so 01:00-01:59 happens twice (a 25-hour day)",
-    "30 2 * * * fires once by croniter, 02:30 EST (07:30Z); Debian cron and cron-parser agree with croniter",
+    "30 2 * * * fires once by croniter, 02:30 EST (07:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
+    # cron-parser runs the repeated 01:30 once, in its first pass, like Debian cron (the recording says so)
     "30 1 * * * fires twice by croniter, 01:30 EDT (05:30Z) and 01:30 EST (06:30Z); "
-    "once by Debian cron, 01:30 EDT (05:30Z); cron-parser agrees with croniter",
+    "once by Debian cron, cron-parser and BullMQ, 01:30 EDT (05:30Z)",
     "0 * * * * fires 25 times by croniter, 01:00 twice (05:00Z and 06:00Z); "
-    "Debian cron and cron-parser agree with croniter",
+    "Debian cron, cron-parser and BullMQ agree with croniter",
 ])
 SPRING_NY = "\n".join([
     "America/New_York 2026-03-08: at 07:00Z clocks go forward from 02:00 EST to 03:00 EDT, "
     "so 02:00-02:59 never happens (a 23-hour day)",
     "30 2 * * * fires once by croniter, 03:00 EDT (07:00Z); Debian cron agrees with croniter; "
-    "once by cron-parser, 03:30 EDT (07:30Z)",
-    "30 1 * * * fires once by croniter, 01:30 EST (06:30Z); Debian cron and cron-parser agree with croniter",
-    "0 * * * * fires 23 times by croniter, no 02:00; Debian cron and cron-parser agree with croniter",
+    "once by cron-parser and BullMQ, 03:30 EDT (07:30Z)",
+    "30 1 * * * fires once by croniter, 01:30 EST (06:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
+    "0 * * * * fires 23 times by croniter, no 02:00; Debian cron, cron-parser and BullMQ agree with croniter",
 ])
 
 
@@ -58,6 +60,9 @@ def test_spring_forward_readout(view):
                                     "to 02:00 BST, so 01:00-01:59 never happens (a 23-hour day)"),
     ("Australia/Sydney", "2026-04-05", "Australia/Sydney 2026-04-05: at 16:00Z clocks go back from 03:00 AEDT "
                                        "to 02:00 AEST, so 02:00-02:59 happens twice (a 25-hour day)"),
+    # half an hour back: the day is 24.5 hours long (it used to read "a 24-hour day")
+    ("Australia/Lord_Howe", "2026-04-05", "Australia/Lord_Howe 2026-04-05: at 15:00Z clocks go back from 02:00 +11 "
+                                          "to 01:30 +1030, so 01:30-01:59 happens twice (a 24.5-hour day)"),
 ])
 def test_day_headers(zone, day, header):
     assert tz.day_header(zone, day) == header
@@ -66,28 +71,43 @@ def test_day_headers(zone, day, header):
 def test_london_springs_forward_over_one_thirty():
     assert tz.expression_line("30 1 * * *", "Europe/London", "2026-03-29") == (
         "30 1 * * * fires once by croniter, 02:00 BST (01:00Z); Debian cron agrees with croniter; "
-        "once by cron-parser, 02:30 BST (01:30Z)")
+        "once by cron-parser and BullMQ, 02:30 BST (01:30Z)")
 
 
 def test_sydney_falls_back_over_two_thirty():
     assert tz.expression_line("30 2 * * *", "Australia/Sydney", "2026-04-05") == (
         "30 2 * * * fires twice by croniter, 02:30 AEDT (15:30Z) and 02:30 AEST (16:30Z); "
-        "once by Debian cron, 02:30 AEDT (15:30Z); cron-parser agrees with croniter")
+        "once by Debian cron, cron-parser and BullMQ, 02:30 AEDT (15:30Z)")
 
 
 def test_every_half_hour_summarised():
     assert tz.expression_line("*/30 * * * *", NY, "2026-11-01") == (
         "*/30 * * * * fires 50 times by croniter, 01:00 twice (05:00Z and 06:00Z), "
-        "01:30 twice (05:30Z and 06:30Z); Debian cron and cron-parser agree with croniter")
+        "01:30 twice (05:30Z and 06:30Z); Debian cron, cron-parser and BullMQ agree with croniter")
     assert tz.expression_line("*/30 * * * *", NY, "2026-03-08") == (
         "*/30 * * * * fires 46 times by croniter, no 02:00 or 02:30; "
-        "Debian cron and cron-parser agree with croniter")
+        "Debian cron, cron-parser and BullMQ agree with croniter")
+
+
+def test_where_bullmq_and_the_cron_parser_iterator_part():
+    # one iterator notes the skipped 02:00 hour and runs all three slots in the landing hour;
+    # BullMQ parses afresh from each run, so after 03:00 it has no note and goes to the next day
+    assert tz.expression_line("*/20 2 * * *", NY, "2026-03-08") == (
+        "*/20 2 * * * fires once by croniter, 03:00 EDT (07:00Z); never by Debian cron, no 02:00 or 02:20 or 02:40; "
+        "3 times by cron-parser, 03:00 EDT (07:00Z), 03:20 EDT (07:20Z) and 03:40 EDT (07:40Z); "
+        "BullMQ agrees with croniter")
+    assert tz.expression_line("* 1 * * *", NY, "2026-11-01") == (
+        "* 1 * * * fires 120 times by croniter, 01:00 twice (05:00Z and 06:00Z), 01:01 twice (05:01Z and 06:01Z), "
+        + ", ".join(f"01:{m:02d} twice (05:{m:02d}Z and 06:{m:02d}Z)" for m in range(2, 60))
+        + "; Debian cron agrees with croniter; 60 times by cron-parser and BullMQ")
 
 
 def test_lane_text():
     assert tz.lane_text("debian", [1], [1, 2 * 3_600_000]) == "Debian cron skips 02:00Z"
     assert tz.lane_text("cron-parser", [1_800_000], [0]) == "cron-parser runs 00:30Z and skips 00:00Z"
     assert tz.lane_text("debian", [0], [0]) == ""
+    assert tz.lane_text("cron-parser", [0], [0, 3_600_000], "cron-parser (and BullMQ)") == (
+        "cron-parser (and BullMQ) skips 01:00Z")
 
 
 # -- the plotted artists ------------------------------------------------------------------------------------
@@ -98,13 +118,14 @@ def test_fall_back_artists(view):
     assert list(cron.get_xdata()) == [3.5, 1.5, 2.5] + [float(h) for h in range(25)]
     assert list(cron.get_ydata()) == [0.0, -1.0, -1.0] + [-2.0] * 25
     assert list(view.marks["debian"].get_xdata()) == [] and list(view.marks["cron-parser"].get_xdata()) == []
-    assert list(view.skipped.get_xdata()) == [2.5] and list(view.skipped.get_ydata()) == [-1.3]
+    # Debian cron and cron-parser both skip croniter's second 01:30 (06:30Z)
+    assert list(view.skipped.get_xdata()) == [2.5, 2.5] and list(view.skipped.get_ydata()) == [-1.3, -1.56]
     assert [visible(r) for r in view.labels] == [
         [("07:30Z", 3.9, "left")], [("05:30Z", 1.1, "right"), ("06:30Z", 2.9, "left")], []]
     assert [t.get_text() for t in view.counts] == ["", "", "25 runs"]
     assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", 2.9, "left"),
                                              ("", 0, "left")]
-    assert [t.get_text() for t in view.lanes["cron-parser"]] == ["", "", ""]
+    assert [t.get_text() for t in view.lanes["cron-parser"]] == ["", "cron-parser (and BullMQ) skips 06:30Z", ""]
     # the change at 06:00Z (2 h after midnight EDT), the 01:00 hour shaded on both passes
     assert view.change.get_visible() and list(view.change.get_xdata()) == [2.0, 2.0]
     assert [(p.get_visible(), p.get_x(), p.get_width()) for p in view.passes] == [(True, 1.0, 1.0), (True, 2.0, 1.0)]
@@ -123,7 +144,7 @@ def test_spring_forward_artists(view):
     assert list(view.marks["cron-parser"].get_xdata()) == [2.5]          # 03:30 EDT, 2.5 h after midnight
     assert list(view.marks["cron-parser"].get_ydata()) == [-0.56]
     assert list(view.skipped.get_xdata()) == [2.0] and list(view.skipped.get_ydata()) == [-0.56]
-    assert view.lanes["cron-parser"][0].get_text() == "cron-parser runs 07:30Z and skips 07:00Z"
+    assert view.lanes["cron-parser"][0].get_text() == "cron-parser (and BullMQ) runs 07:30Z and skips 07:00Z"
     assert [p.get_visible() for p in view.passes] == [False, False]
     assert view.after.get_x() == 23.0 and view._after_text.get_visible()
     assert view.tick_labels()[:3] == ["00\n05", "01\n06", "03\n07"]       # no 02 on the local clock
@@ -186,7 +207,8 @@ def test_moves_are_a_realistic_sweep(view):
 
 
 def test_key_is_laid_out_once(view):
-    assert [t.get_text() for _, t in view.key] == ["croniter", "Debian cron", "cron-parser", "skipped", "change"]
+    assert [t.get_text() for _, t in view.key] == ["croniter (emqsim)", "Debian cron (cronsim)", "cron-parser (BullMQ)",
+                                                   "skipped", "change"]
     assert [m.get_marker() for m, _ in view.key] == ["o", "D", "s", "x", "None"]
     assert [m.get_color() for m, _ in view.key[:3]] == [tz.ROLE["cron"], tz.VERMILLION, tz.PURPLE]
     xs = [t.get_position()[0] for _, t in view.key]

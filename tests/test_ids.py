@@ -151,13 +151,41 @@ def test_minter_rejects_going_back_and_keeps_state():
     assert unsnowflake(parse(minter.mint(T))[1]) == (T, 0, 1)
 
 
-def test_minter_rejects_4097th_id_in_one_ms():
+def test_minter_mints_the_4097th_id_of_one_ms_in_the_next_ms():
+    """A snowflake whose sequence runs out takes the next ms (it used to raise)."""
+    minter = Minter(worker=3)
+    ids = [minter.mint(T) for _ in range(4098)]
+    assert unsnowflake(parse(ids[4095])[1]) == (T, 3, 4095)
+    assert unsnowflake(parse(ids[4096])[1]) == (T + 1, 3, 0)
+    assert unsnowflake(parse(ids[4097])[1]) == (T + 1, 3, 1)
+    assert ids[4095:4098] == ["JOB0IimPaaOPt9", "JOB0IimPaafzxA", "JOB0IimPaafzxB"]
+    # asked for the borrowed ms itself: the sequence goes on inside it
+    assert unsnowflake(parse(minter.mint(T + 1))[1]) == (T + 1, 3, 2)
+    # a later ms starts a fresh sequence
+    assert unsnowflake(parse(minter.mint(T + 2))[1]) == (T + 2, 3, 0)
+    assert minted_at(ids[4096]) == T + 1
+
+
+def test_minter_overflow_across_several_ms_stays_unique_and_ordered():
     minter = Minter()
-    ids = [minter.mint(T) for _ in range(4096)]
-    assert unsnowflake(parse(ids[-1])[1]) == (T, 0, 4095)
-    with pytest.raises(ValueError, match=f"more than 4096 ids minted at ms {T}"):
-        minter.mint(T)
-    assert unsnowflake(parse(minter.mint(T + 1))[1]) == (T + 1, 0, 0)
+    ids = [minter.mint(T) for _ in range(3 * 4096 + 5)]
+    assert sorted(ids) == ids and len(set(ids)) == len(ids)
+    assert [unsnowflake(parse(i)[1]) for i in ids[-6:]] == [(T + 2, 0, 4095)] + [(T + 3, 0, s) for s in range(5)]
+    # still refuses a ms before the latest one asked for, and before a borrowed one it names what was asked
+    with pytest.raises(ValueError, match=f"cannot mint at {T - 1} after minting at {T}"):
+        minter.mint(T - 1)
+    # the caller's clock catches up with the borrowed ms: the ids go on growing
+    assert unsnowflake(parse(minter.mint(T + 3))[1]) == (T + 3, 0, 5)
+    assert unsnowflake(parse(minter.mint(T + 4))[1]) == (T + 4, 0, 0)
+
+
+def test_minter_overflow_at_the_end_of_the_id_range_is_refused():
+    last = EPOCH_MS + 2**42 - 1
+    minter = Minter()
+    for _ in range(4096):
+        minter.mint(last)
+    with pytest.raises(ValueError, match=f"ms {last + 1} is out of range"):
+        minter.mint(last)
 
 
 @pytest.mark.parametrize(
@@ -172,3 +200,24 @@ def test_minter_rejects_bad_config(kwargs, match):
 def test_minter_rejects_ms_before_epoch():
     with pytest.raises(ValueError, match=f"ms {EPOCH_MS - 1} "):
         Minter().mint(EPOCH_MS - 1)
+
+
+def test_a_release_of_more_than_4096_runs_at_one_instant_completes():
+    """`--every 1s --tick 0 --missed all` after a 70-minute outage: 4,196 runs released at
+    one ms. It used to stop with "more than 4096 ids minted"; now the last 100 take the next ms."""
+    from emqsim import Every, Pump, Schedule
+    from emqsim.faults import Faults
+    from emqsim.sim import simulate
+
+    t9 = 1796029200000  # 2026-11-30T09:00:00Z
+    tr = simulate(Schedule("r", Every("1s"), missed="all"), start=t9, fires=4200, pump=Pump(tick=0),
+                  faults=Faults(outage=(t9 + 5000, t9 + 4_205_000)))
+    fires = list(tr)
+    ids = [f.job_id for f in fires]
+    assert len(ids) == 4200 and len(set(ids)) == 4200 and sorted(ids) == ids
+    assert (tr.duplicates, tr.lost) == (0, 0)
+    assert {f.released - t9 for f in fires[5:]} == {4_205_000}
+    assert [(f.n, f.job_id) for f in fires[4100:4103]] == [
+        (4101, "JOB0SUfLHUoYAR"), (4102, "JOB0SUfLHV68ES"), (4103, "JOB0SUfLHV68ET")]
+    assert unsnowflake(parse(ids[4100])[1]) == (t9 + 4_205_000, 0, 4095)
+    assert unsnowflake(parse(ids[4101])[1]) == (t9 + 4_205_001, 0, 0)

@@ -73,6 +73,27 @@ def test_missed_slots_after_an_outage(store, mode, options, fires, nxt):
     same_as_reference(tr, sched, start=t("09:07"), until=t("10:40"), outage=OUTAGE)
 
 
+# the pump back at 10:05, two minutes before the 10:07 slot: the three snaps part ways
+SNAPS_AT_1005 = [
+    ("snap", ["10:05:00", "10:07:00", "10:22:00", "10:37:00"], "10:52:00"),      # bullmq >= 5.80.1: nearest :07 slot
+    ("snap-v5", ["10:05:00", "10:22:00", "10:37:00"], "10:52:00"),   # bullmq 5.59-5.80.0: 10:07 stepped over
+    ("epoch", ["10:05:00", "10:15:00", "10:30:00"], "10:45:00"),     # legacy repeatable: quarter hours
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("missed, releases, nxt", SNAPS_AT_1005, ids=[m for m, _, _ in SNAPS_AT_1005])
+def test_the_three_snaps_after_a_restart_just_before_a_slot(store, mode, missed, releases, nxt):
+    sched = Schedule("r", Every("15m"), missed=missed)
+    outage = (t("09:30"), t("10:05"))
+    tr, _ = engine(store, sched, start=t("09:07"), until=t("10:40"), mode=mode, outage=outage)
+    assert [hms(f.released) for f in tr] == ["09:07:00", "09:22:00"] + releases
+    assert hm(tr[2].slot) == "09:37"                     # the one catch-up run is for the row's slot
+    assert hms(tr.next) == nxt
+    assert (tr.skipped, tr.lost, tr.duplicates) == (0, 0, 0)
+    same_as_reference(tr, sched, start=t("09:07"), until=t("10:40"), outage=outage)
+
+
 def test_skip_records_the_slot_its_release_and_why(store):
     sched = Schedule("r", Every("15m"), missed="skip", deadline="5m")
     tr, reg = engine(store, sched, start=t("09:07"), until=t("10:40"), mode="atomic", outage=OUTAGE)
@@ -178,8 +199,8 @@ def test_replace_marks_the_cancelled_jobs_in_redis(store, mode):
     sched = Schedule("r", Every("15m"), overlap="replace")
     tr, reg = engine(store, sched, start=t("09:00"), until=t("09:30"), mode=mode, worker=RUN20)
     assert [(reg.job(f.job_id)["state"], reg.job(f.job_id).get("finished")) for f in tr] == [
-        ("cancelled", str(t("09:15"))), ("cancelled", str(t("09:30"))), ("pending", None)]
-    assert reg.pending() == [tr[2].job_id]
+        ("cancelled", str(t("09:15"))), ("cancelled", str(t("09:30"))), ("active", None)]
+    assert reg.pending() == []    # the parked worker took the 09:30 job off pending at once
     lines = tr.table().splitlines()
     assert lines[2].endswith(f"{tr[0].job_id}  cancelled") and lines[4].endswith(tr[2].job_id)
     assert tr.arrays()["cancelled"].tolist() == [True, True, False]

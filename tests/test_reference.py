@@ -198,12 +198,13 @@ def fast_cases(draw):
     rule = draw(st.sampled_from(["schedule", "release", "finish"]))
     sched = Schedule(
         "r", Every(ms, offset), rule=rule,
-        missed=draw(st.sampled_from(["snap", "epoch"] + (["all"] if rule == "schedule" else []))),
+        missed=draw(st.sampled_from(["snap", "snap-v5", "epoch"] + (["all"] if rule == "schedule" else []))),
         limit=draw(st.sampled_from([0, 0, 1, 7, 50])),
         end=draw(st.none() | st.integers(start + 1, start + period * 80)),
     )
     tick = draw(st.sampled_from([0, 0]) | st.integers(100, 5000))
-    pump = Pump(tick=tick, latency=draw(st.sampled_from([0]) | st.integers(0, 3000)))
+    pump = Pump(tick=tick, latency=draw(st.sampled_from([0]) | st.integers(0, 3000)),
+                beat=draw(st.sampled_from(["grid", "rearm"])))
     worker = Worker(run=draw(st.integers(0, 30_000)), concurrency=draw(st.integers(1, 3)),
                     poll=draw(st.sampled_from([0]) | st.integers(100, 5000)))
     outage = None

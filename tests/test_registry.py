@@ -37,6 +37,60 @@ def test_upsert_rewrites_the_cadence_and_keeps_one_row(reg):
     assert reg.size() == 1
 
 
+T907 = at("2026-11-30 09:07")
+
+
+def _upserted_after_two_fires(reg):
+    """Every 15 min from 09:07 (phase 7 min), two jobs enqueued, the row at 09:37."""
+    reg.upsert(Schedule("s", Every("15m")), T907)
+    for slot in (T907, T907 + 15 * MIN):
+        reg.enqueue(f"repeat:s:{slot}", "s", slot, slot)
+        reg.advance("s", slot + 15 * MIN)
+    assert reg.record("s")["ic"] == "2" and reg.score("s") == T907 + 30 * MIN
+
+
+# What bullmq 6.7.0 answered for the same upserts at 09:25 (recorded scenarios
+# upsert-pending-*, tests/oracles/recorded/bullmq.json): the score, the stored offset, and
+# the iteration count carried over.
+@pytest.mark.parametrize("cadence, answer, score, offset", [
+    (Every("15m"), "kept", at("2026-11-30 09:37"), 7 * MIN),
+    (Every("15m", offset="4m"), "kept", at("2026-11-30 09:37"), 4 * MIN),     # same every: score kept
+    (Every("15m", offset=0), "kept", at("2026-11-30 09:37"), 7 * MIN),        # offset 0 is no offset
+    (Every("10m"), "rewritten", at("2026-11-30 09:25"), 7 * MIN),             # old offset kept
+    (Every("10m", offset=0), "rewritten", at("2026-11-30 09:25"), 7 * MIN),
+    (Every("10m", offset="2m"), "rewritten", at("2026-11-30 09:32"), 2 * MIN),
+    (Every("1h"), "rewritten", at("2026-11-30 09:25"), 7 * MIN),
+])
+def test_upsert_keeps_ic_and_the_stored_offset_as_bullmq_does(reg, cadence, answer, score, offset):
+    _upserted_after_two_fires(reg)
+    assert reg.upsert(Schedule("s", cadence), at("2026-11-30 09:25")) == answer
+    assert reg.score("s") == score
+    assert reg.record("s")["offset"] == str(offset)
+    assert reg.record("s")["ic"] == "2"            # was dropped on a changed cadence before
+
+
+def test_upsert_to_a_pattern_keeps_ic_and_takes_the_next_slot(reg):
+    _upserted_after_two_fires(reg)
+    assert reg.upsert(Schedule("s", Cron("*/10 * * * *")), at("2026-11-30 09:25")) == "rewritten"
+    assert reg.score("s") == at("2026-11-30 09:30")
+    assert reg.record("s")["ic"] == "2" and reg.record("s")["offset"] == str(7 * MIN)
+
+
+def test_upsert_same_every_keeps_an_overdue_score(reg):
+    # bullmq 6.7.0, upsert-overdue-same-every: the 09:37 run, overdue at 09:42, stays
+    _upserted_after_two_fires(reg)
+    assert reg.upsert(Schedule("s", Every("15m")), at("2026-11-30 09:42")) == "kept"
+    assert reg.score("s") == at("2026-11-30 09:37")
+
+
+def test_upsert_from_a_pattern_to_every_keeps_phase_0(reg):
+    # bullmq 6.7.0, upsert-pattern-to-every-10m: a pattern's record holds offset 0
+    reg.upsert(Schedule("s", Cron("*/15 * * * *")), at("2026-11-30 09:03"))
+    assert reg.upsert(Schedule("s", Every("10m")), at("2026-11-30 09:23")) == "rewritten"
+    assert reg.score("s") == at("2026-11-30 09:23")
+    assert reg.record("s")["offset"] == "0"
+
+
 def test_three_upserts_of_one_id_leave_one_scheduler(reg):
     for i in range(3):
         reg.upsert(Schedule("same-id", Every(1000 * (i + 1))), T9)
@@ -89,7 +143,7 @@ def test_enqueue_writes_job_pending_and_marker(reg):
     assert reg.job("JOB0SUaKlrtAo4") == {"name": "reports", "slot": str(T9), "released": str(T9 + 500),
                                          "data": "{}", "state": "pending"}
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
-    assert reg.marker() == T9 + 500
+    assert reg.marker() == [("0", 0)]             # a job is ready (BullMQ's base marker)
     assert reg.record("reports")["ic"] == "1"
     assert reg.enqueue("JOB0SUaKlrtAo4", "reports", T9, T9 + 500) == "duplicate"
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
@@ -99,7 +153,7 @@ def test_fire_enqueues_and_advances_in_one_step(reg):
     reg.register(Schedule("reports", Every("15m")), T9)
     size, head, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB1", T9, "{}")])
     assert (size, head, [r.result for r in res]) == (1, T9 + 15 * MIN, ["fired"])
-    assert reg.marker() == T9 + 15 * MIN          # the marker rings at the next run
+    assert reg.marker() == [("0", 0)]             # a job is ready; the next run is the pump's business
     assert reg.pending() == ["JOB1"]
     # a second pump that read the same slot finds the row moved
     _, _, res = reg.fire(T9, [("reports", T9, T9 + 15 * MIN, "JOB2", T9, "{}")])
@@ -168,4 +222,4 @@ def test_a_refused_register_leaves_nothing_half_written(reg):
                               ["x", "soon", "every_ms", "900000"])
     with pytest.raises(ScriptError, match="ERR_FIELDS"):
         reg.store.scripts.run("register", [reg.k.repeat, reg.k.record("x"), reg.k.marker], ["x", T9, "every_ms"])
-    assert reg.rows() == [] and reg.record("x") == {} and reg.marker() is None
+    assert reg.rows() == [] and reg.record("x") == {} and reg.marker() == []

@@ -173,3 +173,99 @@ def test_table_dates_a_next_run_on_another_day():
                                            "duplicates 0 · lost 0")
     tr = run(make_store("fakeredis"), Schedule("reports", Every("15m")), fires=2)
     assert tr.table().splitlines()[-1] == "registry rows 1 · next run 09:30:00 · duplicates 0 · lost 0"
+
+
+# -- the worker parks on the marker; what it measures is the trace ------------------------------
+
+def test_a_parked_worker_takes_each_job_off_redis_when_the_marker_wakes_it(store):
+    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic"),
+                    worker=Worker(run="4m")) as sim:
+        tr = sim.run(fires=3)
+        assert [f.started - f.released for f in tr] == [0, 0, 0]
+        assert [sim.registry.job(f.job_id)["started"] for f in tr] == [str(f.started) for f in tr]
+        assert sim.registry.pending() == [] and sim.registry.marker() == []
+
+
+def test_a_busy_worker_takes_the_next_job_when_done_and_reads_off_the_stale_marker(store):
+    """20-min runs every 15 min, two of them, one worker: the 09:15 job waits for the 09:00 run.
+    Its "0" is left on the marker (nobody was parked); the worker that finishes at 09:40 with
+    nothing waiting pops it, finds nothing, and parks on an empty marker."""
+    with Simulation(Schedule("r", Every("15m"), limit=2), start=T9, store=store, worker=Worker(run="20m")) as sim:
+        sim.run(until=T9 + 30 * MIN)
+        assert [(hms(f.released), hms(f.started)) for f in sim.trace] == [("09:00:00", "09:00:00"),
+                                                                         ("09:15:00", "09:20:00")]
+        assert sim.registry.marker() == [("0", 0)]   # taken at 09:20 straight after a run: no marker read
+        sim.run(until=T9 + 60 * MIN)
+        assert [hms(f.finished) for f in sim.trace] == ["09:20:00", "09:40:00"]
+        assert sim.registry.marker() == []           # read off by the worker that parked at 09:40
+
+
+def test_a_marker_that_holds_the_next_run_makes_the_parked_worker_wait_for_it(store):
+    """The fire script as it was before: ZADD marker <registry head> "1". A worker parked on
+    it pops "1" at the next run and sleeps until then, so each job waits a whole period."""
+    src = store.scripts.source("fire")
+    old = src.replace("if made then markReady(KEYS[3]) end",
+                      "if head[2] then redis.call('ZADD', KEYS[3], head[2], '1') end")
+    assert old != src
+    store.scripts.replace("fire", old)
+    tr = run(store, Schedule("r", Every("15m")), fires=3, pump=Pump(mode="atomic"))
+    assert released(tr) == ["09:00:00", "09:15:00", "09:30:00"]
+    assert [hms(f.started) for f in tr] == ["09:15:00", "09:30:00", "09:45:00"]
+
+
+def test_a_marker_nobody_writes_leaves_the_job_waiting_until_the_next_write(store):
+    src = store.scripts.source("fire")
+    store.scripts.replace("fire", src.replace(   # only the releases on the half hour write it
+        "if made then markReady(KEYS[3]) end", "if made and tonumber(now) % 1800000 == 0 then markReady(KEYS[3]) end"))
+    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic")) as sim:
+        tr = sim.run(until=T9 + 50 * MIN)
+        assert released(tr) == ["09:00:00", "09:15:00", "09:30:00", "09:45:00"]
+        assert [hms(f.started) for f in list(tr)[:3]] == ["09:00:00", "09:30:00", "09:30:00"]
+        assert [sim.registry.job(f.job_id)["state"] for f in tr] == ["done", "done", "done", "pending"]
+
+
+# -- the pump's beat: a fixed grid, or EchoMQ's re-arm after each sweep -------------------------
+
+@pytest.mark.parametrize("beat, expected", [
+    ("grid", [200, 2200, 3200, 5200, 6200]),     # beats 0, 2000, 3000, 5000, 6000
+    ("rearm", [200, 2400, 3600, 4800, 7000]),    # each beat a tick after the last sweep ended
+])
+def test_beat_instants_with_a_200_ms_sweep(store, beat, expected):
+    from emqsim.reference import reference
+
+    sched, pump = Schedule("r", Every(1500)), Pump(tick=1000, latency=200, beat=beat)
+    tr = run(store, sched, fires=5, pump=pump)
+    assert [f.released - T9 for f in tr] == expected
+    assert (reference(sched, start=T9, fires=5, pump=pump).released - T9).tolist() == expected
+
+
+def test_rearm_with_a_free_sweep_is_the_grid(store):
+    sched = Schedule("r", Every(1500), rule="release")
+    a = run(store, sched, fires=6, pump=Pump(tick=1000, beat="rearm"))
+    b = run(make_store("fakeredis"), sched, fires=6, pump=Pump(tick=1000))
+    assert [f.released - T9 for f in a] == [f.released - T9 for f in b] == [0, 2000, 4000, 6000, 8000, 10000]
+
+
+def test_pump_rearm_and_a_bad_beat():
+    assert Pump(tick=1000, beat="rearm").rearm(0, 1234) == 2234
+    assert Pump(tick=1000).rearm(0, 1234) == 0
+    with pytest.raises(ValueError, match="beat 'fixed' is not one of grid, rearm"):
+        Pump(beat="fixed")
+
+
+# -- trace tables carry a date when the trace spans days ----------------------------------------
+
+def test_table_has_a_date_column_when_the_runs_span_days():
+    tr = run(make_store("fakeredis"), Schedule("reports", Cron("0 9 * * *")), fires=3)
+    lines = tr.table().splitlines()
+    assert lines[0].split() == ["n", "date", "slot", "released", "started", "finished", "job_id"]
+    assert [ln.split()[:3] for ln in lines[2:5]] == [["1", "2026-11-30", "09:00:00"], ["2", "2026-12-01", "09:00:00"],
+                                                     ["3", "2026-12-02", "09:00:00"]]
+    tr = run(make_store("fakeredis"), Schedule("r", Every("1h")), fires=3, start=at("2026-11-30 22:00"),
+             worker=Worker(run="90m"))
+    assert [ln.split()[1:6] for ln in tr.table().splitlines()[2:5]] == [
+        ["2026-11-30", "22:00:00", "22:00:00", "22:00:00", "23:30:00"],
+        ["2026-11-30", "23:00:00", "23:00:00", "23:30:00", "01:00:00+1d"],
+        ["2026-12-01", "00:00:00", "00:00:00", "01:00:00", "02:30:00"]]
+    tr = run(make_store("fakeredis"), Schedule("r", Every("15m")), fires=2)
+    assert tr.table().splitlines()[0].split()[1] == "slot"   # one day: no date column

@@ -3,8 +3,10 @@
 `CadenceView` lays four runs of an every-15-min schedule on two lanes: the rule that
 counts the gap from each run's start (BullMQ's ``prevMillis + every``) and the rule
 that counts it from each run's finish. `SlipView` follows the three rules of the
-engine over many cycles: ``schedule`` stays on the clock, ``release`` (EchoMQ's
-``now_ms() + every_ms``) slips by the release lag each cycle, ``finish`` by the run.
+engine over many cycles under EchoMQ's own pump, which re-arms a tick after each
+sweep (``Pump(beat="rearm")``): ``schedule`` never accumulates a lag (it wanders
+inside one tick), ``release`` (EchoMQ's ``now_ms() + every_ms``) slips by the release
+lag each cycle, ``finish`` by the run as well.
 Each view computes its marks once per slider value when it is built, so a slider
 move only indexes stored arrays: the cadence marks from the engine (`Simulation`),
 the slip over a day of cycles from the reference model (`emqsim.reference`, the same
@@ -43,6 +45,7 @@ SHOWS = {"start-to-start": ("schedule",), "start-to-finish": ("finish",), "both"
 TICKS = (0, 250, 500, 1000, 1500, 2000, 2500, 3000, 4000, 5000)  # pump-tick slider, ms; each divides 15 min
 LATENCY = 20                            # the enqueue round trip before EchoMQ reads now_ms()
 SLIP_RULES = ("schedule", "release", "finish")
+BEAT = "rearm"                          # EchoMQ.Pump re-arms send_after(tick) after each sweep
 
 
 def hmsms(ms: int) -> str:
@@ -204,14 +207,14 @@ def cadence_panel(figure: CadenceView | None = None) -> CadencePanel:
 # -- 2. the slip over many cycles -------------------------------------------------------------
 
 def slips(rule: str, tick: int, *, start: int = START, every: int | str = "15m", cycles: int = 96,
-          latency: int = LATENCY, run: int | str = "4m", engine: bool = False) -> np.ndarray:
+          latency: int = LATENCY, run: int | str = "4m", engine: bool = False, beat: str = BEAT) -> np.ndarray:
     """released - the on-the-clock slot (start + (n-1) * every), ms, for runs 1..cycles.
 
     From the reference model; `engine=True` runs the Lua engine instead (slower, same answer).
     """
     gap = Every(every).ms
     sched = Schedule("reports", Every(gap), rule=choice(rule, SLIP_RULES, "rule"))
-    pump, worker = Pump(tick=tick, latency=latency), Worker(run=run)
+    pump, worker = Pump(tick=tick, latency=latency, beat=beat), Worker(run=run)
     if engine:
         cols = simulate(sched, start=start, fires=cycles, pump=pump, worker=worker).arrays()
     else:
@@ -221,6 +224,20 @@ def slips(rule: str, tick: int, *, start: int = START, every: int | str = "15m",
 
 def _tick_text(tick: int) -> str:
     return "0 (woken at the score)" if tick == 0 else format_duration(tick)
+
+
+def growth(slip: np.ndarray) -> str:
+    """How a slip series moves: "flat", "+X a run" (a constant step), "+X to +Y a run"
+    (always later, by varying steps), or "between X and Y" (it comes and goes)."""
+    steps = np.diff(slip)
+    if not len(steps) or not steps.any():
+        return "flat"
+    lo, hi = int(steps.min()), int(steps.max())
+    if lo == hi:
+        return f"+{format_duration(lo)} a run"
+    if lo > 0:
+        return f"+{format_duration(lo)} to +{format_duration(hi)} a run"
+    return f"between {format_duration(int(slip.min()))} and {format_duration(int(slip.max()))}"
 
 
 def _y(slip: np.ndarray) -> np.ndarray:
@@ -277,18 +294,16 @@ class SlipView:
             self.lines[rule].set_ydata(_y(s))
             self.ends[rule].set_y(_y(s)[-1])
             self.ends[rule].set_text(f"{_RULE_LABEL[rule]}\n+{format_duration(int(s[-1]))}")
-        self._title.set_text(f"pump tick {_tick_text(self.tick)}, enqueue latency {format_duration(self.latency)},"
-                             f" each run {format_duration(self.run)}")
+        self._title.set_text(f"EchoMQ's pump (re-armed a tick after each sweep), tick {_tick_text(self.tick)}, "
+                             f"enqueue latency {format_duration(self.latency)}, each run {format_duration(self.run)}")
         return self.readout()
 
     def readout(self) -> str:
-        """'by run 48, pump tick 1 s: schedule +20 ms (flat) · release ... (+1 s a run) · ...'."""
+        """'by run 96, pump tick 1 s: schedule +920 ms (between 20 ms and 1 s) · release ...'."""
         parts = []
         for rule in SLIP_RULES:
             s = self.slip[(rule, self.tick)]
-            step = int(s[-1] - s[-2]) if len(s) > 1 else 0
-            grows = "flat" if step == 0 else f"+{format_duration(step)} a run"
-            parts.append(f"{rule} +{format_duration(int(s[-1]))} ({grows})")
+            parts.append(f"{rule} +{format_duration(int(s[-1]))} ({growth(s)})")
         return f"by run {self.cycles}, pump tick {_tick_text(self.tick)}: " + " \u00b7 ".join(parts)
 
     def moves(self) -> list[dict]:
@@ -331,21 +346,23 @@ def slip_panel(figure: SlipView | None = None) -> SlipPanel:
 
 # -- the two pages' rules side by side --------------------------------------------------------
 
-def rule_rows(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START):
+def rule_rows(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START,
+              latency: int = 0, beat: str = BEAT):
     """{rule: [(slot, released)]} for the schedule and release rules, from the engine."""
     out = {}
     for rule in ("schedule", "release"):
         trace = simulate(Schedule("reports", Every(every), rule=rule), start=start, fires=fires,
-                         pump=Pump(tick=tick))
+                         pump=Pump(tick=tick, latency=latency, beat=beat))
         out[rule] = [(f.slot, f.released) for f in trace]
     return out
 
 
-def rule_table(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START) -> str:
+def rule_table(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START,
+               latency: int = 0, beat: str = BEAT) -> str:
     """Slot and release per cycle under BullMQ's `prev + every` and EchoMQ's `now + every`."""
-    rows = rule_rows(every=every, tick=tick, fires=fires, start=start)
+    rows = rule_rows(every=every, tick=tick, fires=fires, start=start, latency=latency, beat=beat)
     gap = Every(every).ms
-    lines = [f"every {gap} ms, pump tick {tick} ms",
+    lines = [f"every {gap} ms, pump tick {tick} ms ({beat}), sweep latency {latency} ms",
              f"{'run':>3}  {'schedule: slot':>14}  {'released':>12}  {'release: slot':>14}  {'released':>12}"]
     for n, ((s1, r1), (s2, r2)) in enumerate(zip(rows["schedule"], rows["release"]), 1):
         lines.append(f"{n:>3}  {hmsms(s1):>14}  {hmsms(r1):>12}  {hmsms(s2):>14}  {hmsms(r2):>12}")
@@ -368,6 +385,36 @@ def period_readout(rows: dict, every: int) -> str:
         f"  release rule:  released {apart(b - a for a, b in zip(rel, rel[1:]))} ms apart: "
         + ", ".join(hmsms(r) for r in rel),
     ])
+
+
+def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+            start: int = START) -> str:
+    """The release rule's gap between releases (its effective period), from the engine, on a
+    grid pump and on EchoMQ's re-arming one, for each sweep latency."""
+    gap = Every(every).ms
+    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs"]
+    for lat in latencies:
+        cells = []
+        for beat in ("grid", "rearm"):
+            rel = [r for _, r in rule_rows(every=gap, tick=tick, fires=fires, start=start, latency=lat,
+                                           beat=beat)["release"]]
+            cells.append(f"{beat} {'/'.join(str(v) for v in sorted({b - a for a, b in zip(rel, rel[1:])}))} ms")
+        lines.append(f"  latency {lat:>3} ms: " + " · ".join(cells))
+    return "\n".join(lines)
+
+
+def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = 96, start: int = START) -> str:
+    """What the release rule loses per cycle (min-max over `cycles` runs every 15 min), on a grid
+    pump and on EchoMQ's re-arming one: the slip is a range, not one number."""
+    lines = [f"release rule, every 15 min, enqueue latency {latency} ms: lost per cycle over {cycles} runs"]
+    for tick in ticks:
+        cells = []
+        for beat in ("grid", "rearm"):
+            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
+            lo, hi = int(steps.min()), int(steps.max())
+            cells.append(f"{beat} {format_duration(lo)}" + ("" if lo == hi else f" to {format_duration(hi)}"))
+        lines.append(f"  tick {format_duration(tick):>5}: " + " · ".join(cells))
+    return "\n".join(lines)
 
 
 # -- 4. EchoMQ's advance, live on a Store --------------------------------------------------------

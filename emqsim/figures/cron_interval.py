@@ -1,10 +1,11 @@
 """Cron vs interval: two rules for "when next", read off one time axis.
 
 A cron expression names calendar slots and the next run is the earliest slot at or
-after now (`Cron.at_or_after`); an interval names a gap and the next run is the first
-mark, counted from the schedule's anchor, at or after now. The view draws both rows,
-the `now` line and the next run; `one_timestamp` shows that in Redis both become one
-registry row with one millisecond score.
+after now (`Cron.at_or_after`); an interval names a gap and the next run is what the
+engine's row holds at now for a schedule registered at the anchor and run on time
+(`Schedule.on_time_score`: the first run `Every.first`, then `prev + every`). The view
+draws both rows, the `now` line and the next run; `one_timestamp` shows that in Redis
+both become one registry row with one millisecond score.
 """
 
 from __future__ import annotations
@@ -39,17 +40,14 @@ def _mode(mode: str) -> str:
     return mode
 
 
-def interval_next(now: int, anchor: int, every: Every) -> int:
-    """The first mark `anchor + k * every` (k >= 0) at or after `now`."""
-    if now <= anchor:
-        return anchor
-    gaps = -(-(now - anchor) // every.ms)  # ceiling division: a mark equal to now counts
-    return anchor + gaps * every.ms
+def interval_schedule(every: Every) -> Schedule:
+    """The figure's interval schedule: the engine's registration, so its rule is the engine's."""
+    return Schedule("interval", every)
 
 
 def interval_marks(start: int, end: int, anchor: int, every: Every) -> list[int]:
-    """The interval's marks inside [start, end], counted from the anchor."""
-    first = interval_next(start, anchor, every)
+    """The interval's runs inside [start, end] for a schedule registered at `anchor`."""
+    first = interval_schedule(every).on_time_score(anchor, start)
     return list(range(first, end + 1, every.ms))
 
 
@@ -64,11 +62,14 @@ def cron_slots(cron: Cron, start: int, end: int, cap: int = MAX_SLOTS) -> list[i
 
 
 def next_run(now: int, mode: str, *, expr: str = "0 9 * * *", anchor: int = START,
-             every: int | str = "15m") -> int:
-    """The next run under the chosen rule; an invalid or never-matching cron raises ValueError."""
+             every: int | str = "15m", offset: int | str | None = None) -> int:
+    """The next run under the chosen rule; an invalid or never-matching cron raises ValueError.
+
+    The interval's is the score the engine's row holds at `now` for a schedule registered at
+    `anchor` (with `offset`, if given) and released on time since."""
     if _mode(mode) == "cron":
         return Cron(expr).at_or_after(now)
-    return interval_next(now, anchor, Every(every))
+    return interval_schedule(Every(every, offset)).on_time_score(anchor, now)
 
 
 def _when(nxt: int, now: int) -> str:
@@ -85,11 +86,11 @@ def _label(mode: str, expr: str, every: Every) -> str:
 
 
 def readout(now: int, mode: str, *, expr: str = "0 9 * * *", anchor: int = START,
-            every: int | str = "15m") -> str:
+            every: int | str = "15m", offset: int | str | None = None) -> str:
     """The figure's one-line answer; a bad cron expression gives its error text, never a traceback."""
-    gap, mode = Every(every), _mode(mode)  # a bad mode is the caller's bug: it raises
+    gap, mode = Every(every, offset), _mode(mode)  # a bad mode is the caller's bug: it raises
     try:
-        nxt = next_run(now, mode, expr=expr, anchor=anchor, every=gap.ms)
+        nxt = next_run(now, mode, expr=expr, anchor=anchor, every=gap.ms, offset=gap.offset)
     except ValueError as exc:
         return f"now {hm(now)} | {exc}"
     return f"now {hm(now)} | {_label(mode, expr, gap)} -> next run {_when(nxt, now)}"
@@ -99,13 +100,15 @@ class CronIntervalView:
     """Two rows on one time axis: cron slots (top) and interval marks (bottom)."""
 
     def __init__(self, ax, *, start: int = START, end: int = END, now: int = NOW, anchor: int | None = None,
-                 expr: str = "0 9 * * *", every: int | str = "15m", mode: str = "cron"):
+                 expr: str = "0 9 * * *", every: int | str = "15m", offset: int | str | None = None,
+                 mode: str = "cron"):
         if end <= start:
             raise ValueError(f"end {end} ms is not after start {start} ms")
         self.ax = ax
         self.start, self.end = start, end
         self.anchor = start if anchor is None else anchor
-        self.every = Every(every)
+        self.every = Every(every, offset)
+        self.first = interval_schedule(self.every).first_run(self.anchor)   # the interval's first run
         self.now, self.mode, self.expr = now, _mode(mode), expr
         self.cron: Cron | None = None
         self.error: str | None = None
@@ -164,7 +167,7 @@ class CronIntervalView:
             self._note.set_text(f"first {MAX_SLOTS} cron slots drawn")
         else:
             self._note.set_text("")
-        self.ax.set_yticks([ROW["interval"], ROW["cron"]], [f"{self.every.describe()}\nfrom {hm(self.anchor)}", f"cron {expr}"])
+        self.ax.set_yticks([ROW["interval"], ROW["cron"]], [f"{self.every.describe()}\nfrom {hm(self.first)}", f"cron {expr}"])
         self.live.invalidate()  # the row's label is part of the static layer
 
     def update(self, now: int | None = None, mode: str | None = None, expr: str | None = None) -> str:
@@ -176,9 +179,11 @@ class CronIntervalView:
         if now is not None:
             self.now = now
         now, row = self.now, ROW[self.mode]
-        text = readout(now, self.mode, expr=self.expr, anchor=self.anchor, every=self.every.ms)
+        text = readout(now, self.mode, expr=self.expr, anchor=self.anchor, every=self.every.ms,
+                       offset=self.every.offset)
         try:
-            self.next = next_run(now, self.mode, expr=self.expr, anchor=self.anchor, every=self.every.ms)
+            self.next = next_run(now, self.mode, expr=self.expr, anchor=self.anchor, every=self.every.ms,
+                                 offset=self.every.offset)
         except ValueError:
             self.next = None
 

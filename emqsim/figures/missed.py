@@ -1,18 +1,19 @@
-"""Missed slots: what six catch-up policies fire after the pump was down, and where the cadence lands.
+"""Missed slots: what seven catch-up policies fire after the pump was down, and where the cadence lands.
 
 A schedule runs every 15 minutes from 09:07 UTC on 30 November 2026, so its slots sit on
 :07, :22, :37 and :52. The pump goes down and comes back; the registry row still holds the
 first slot it missed. What the release at the restart does with the missed slots is the
-schedule's ``missed`` policy (`emqsim.schedule`), and `MissedView` draws all six on one time
-axis, a lane each: BullMQ's offset snap, the older epoch snap, EchoMQ's ``now + every``,
-replay all, fire once for the latest slot, and skip past a deadline.
+schedule's ``missed`` policy (`emqsim.schedule`), and `MissedView` draws all seven on one time
+axis, a lane each: BullMQ's job-scheduler snap as bullmq 6.7.0 computes it, the same snap as
+bullmq 5.59.0 to 5.80.0 computed it, the legacy repeatable jobs' ``getNextMillis`` (the
+"epoch" lane), EchoMQ's ``now + every``, replay all, fire once for the latest slot, and skip
+past a deadline.
 
-Where the numbers come from. A move recomputes all six lanes with the reference model
-(`emqsim.reference.reference`), not with the Lua engine: measured here, six engine runs of
-this schedule take 150 to 330 ms on fakeredis (a Simulation costs about 20 ms to set up and
-each fire about 1 ms), far over the 50 ms a move may take, and the sliders reach over 6,000
-outages times 61 deadlines, too many to run through the engine when the view is built. The
-reference model does the six lanes in under 1 ms, with the package's own formulas, and
+Where the numbers come from. A move recomputes all seven lanes with the reference model
+(`emqsim.reference.reference`), not with the Lua engine: a Simulation per lane, with its
+set-up and a script call per fire, is far over the 50 ms a move may take, and the sliders
+reach over 6,000 outages times 61 deadlines, too many to run through the engine when the
+view is built. The reference model computes the lanes with the package's own formulas, and
 tests/test_engine_vs_reference.py and tests/test_policies.py hold it equal to the engine
 fire for fire. `engine_check` runs the engine for one outage and compares it lane by lane:
 the notebook calls it for the default outage, the unit tests for several more.
@@ -52,11 +53,12 @@ DEADLINES = tuple(m * MINUTE for m in range(61))                          # the 
 DOWN, UP, DEADLINE = at(f"{DAY} 09:30"), at(f"{DAY} 10:10"), 5 * MINUTE
 
 #: the engine's policies, one lane each, top to bottom
-POLICIES = ("snap", "epoch", "release", "all", "once", "skip")
+POLICIES = ("snap", "snap-v5", "epoch", "release", "all", "once", "skip")
 #: lane labels: the engine's name and who does it that way
 LABELS = {
-    "snap": "snap\nBullMQ offset snap",
-    "epoch": "epoch\nolder snap to :00",
+    "snap": "snap\nBullMQ 6.7.0 scheduler",
+    "snap-v5": "snap-v5\nBullMQ 5.59-5.80.0",
+    "epoch": "epoch\nBullMQ legacy repeatable",
     "release": "release\nEchoMQ now + every",
     "all": "all\nQuartz, Hangfire Strict",
     "once": "once\nK8s, APScheduler",
@@ -149,7 +151,7 @@ class Lane:
 
 def lanes(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
           engine: bool = False) -> list[Lane]:
-    """The six lanes for an outage from `down` to `up`, from the reference model, or from the
+    """The seven lanes for an outage from `down` to `up`, from the reference model, or from the
     Lua engine (`Simulation` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`."""
     down, up = outage(down, up)
     deadline = parse_duration(deadline, name="deadline")
@@ -236,7 +238,7 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
 
 def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, every: int | str = "15m",
                     start: int = START) -> str:
-    """The two catch-up formulas of `Every.after`, worked in Unix ms for one late release."""
+    """The three catch-up formulas of `Every.after`, worked in Unix ms for one late release."""
     cad = Every(every)
     e = cad.ms
     prev, now = instant(prev, "prev"), instant(now, "now")
@@ -244,10 +246,11 @@ def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, ever
     base = now // e * e
     a = base + phase
     offset = cad.after(prev, now, phase, "offset")
+    v5 = cad.after(prev, now, phase, "offset-v5")
     epoch = cad.after(prev, now, phase, "epoch")
     if prev + e >= now:
         return (f"prev + every = {prev + e} ({hm(prev + e)}) is not before now = {now} ({_t(now)}): "
-                f"nothing to snap, the next run is {hm(prev + e)} under both formulas")
+                f"nothing to snap, the next run is {hm(prev + e)} under all three formulas")
     lines = [
         f"every  = {e} ms ({format_duration(e)}); offset = phase of the first run {hm(start)} = {phase} ms "
         f"({format_duration(phase)})",
@@ -256,9 +259,11 @@ def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, ever
         f"floor(now/every)*every = {base} ({hm(base)})",
         f"offset snap: a = {base} + {phase} = {a} ({hm(a)}); "
         + (f"a <= now, so a + every = {a + e} ({hm(a + e)})" if a <= now else f"a > now, so a = {a} ({hm(a)})"),
+        f"v5 snap:     {base} + {e} + {phase} = {base + e + phase} ({hm(base + e + phase)})",
         f"epoch snap:  {base} + {e} = {base + e} ({hm(base + e)})",
-        f'Every("{every}").after(prev, now, {phase}, "offset") = {offset} ({hm(offset)})',
-        f'Every("{every}").after(prev, now, {phase}, "epoch")  = {epoch} ({hm(epoch)})',
+        f'Every("{every}").after(prev, now, {phase}, "offset")    = {offset} ({hm(offset)})',
+        f'Every("{every}").after(prev, now, {phase}, "offset-v5") = {v5} ({hm(v5)})',
+        f'Every("{every}").after(prev, now, {phase}, "epoch")     = {epoch} ({hm(epoch)})',
     ]
     return "\n".join(lines)
 
@@ -266,7 +271,7 @@ def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, ever
 # -- the figure ----------------------------------------------------------------------------------
 
 class MissedView:
-    """Six lanes on one time axis, one per policy: each release a dot; a late job's slot a
+    """Seven lanes on one time axis, one per policy: each release a dot; a late job's slot a
     ring joined to its release by a faint line; a skipped slot a cross joined to the release
     that skipped it; a missed slot that got neither a grey square. The outage is shaded and
     the :07 slots are dotted verticals, so a lane that keeps its phase stays on them."""
@@ -310,7 +315,7 @@ class MissedView:
                    "missed slot, no job: never written", "pump down", "the :07 slots"],
                   loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75, frameon=False)
         self._title = ax.set_title("", fontsize=fs, loc="left")
-        ax.figure.subplots_adjust(left=0.2, right=0.98, top=0.91, bottom=0.27)
+        ax.figure.subplots_adjust(left=0.2, right=0.98, top=0.92, bottom=0.22)
         freeze_labels(ax)
         #: every artist a move changes; the rest is drawn once and cached by `Live`
         self.moving = [self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
@@ -408,7 +413,7 @@ def _xy(points) -> np.ndarray:
     return np.array(points, dtype=float).reshape(-1, 2)
 
 
-def missed_view(width: float = 10.0, height: float = 4.8, **kw) -> MissedView:
+def missed_view(width: float = 10.0, height: float = 5.4, **kw) -> MissedView:
     fig, ax = new_figure(width, height)
     return MissedView(ax, **kw)
 

@@ -2,9 +2,10 @@
 
 A cron expression names wall-clock times; the zone decides which instants show them. On
 the day the clocks go back an hour happens twice, on the day they go forward an hour never
-happens, and croniter, Debian cron and BullMQ's cron-parser each settle those slots their
-own way (`emqsim.dst`). `TimeZonesView` draws one row of croniter's runs per expression,
-with the other two rules under it only where they differ, on an axis of real elapsed time
+happens, and croniter, Debian cron (cronsim) and cron-parser each settle those slots their
+own way; BullMQ asks cron-parser afresh for each run (`emqsim.dst`). `TimeZonesView` draws
+one row of croniter's runs per expression, with Debian cron and cron-parser under it only
+where they differ, on an axis of real elapsed time
 since local midnight labelled in local and UTC hours, so a 25-hour day is visibly longer
 than a 23-hour one. Every zone and day the pickers offer is worked out when the view is
 built; a move only redraws.
@@ -89,14 +90,16 @@ def _count(n: int) -> str:
     return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def _hours(n: int) -> str:
-    return f"a {n}-hour day"
+def _hours(ms: int) -> str:
+    """'a 25-hour day'; Lord Howe's half-hour changes make 'a 24.5-hour day'."""
+    n = ms / HOUR
+    return f"a {int(n) if n == int(n) else n}-hour day"
 
 
 def day_header(tz: str, day) -> str:
     """What the clocks do that day: 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
     start, end = dst.day_bounds(tz, day)
-    length = (end - start) // HOUR
+    length = end - start
     head = f"{tz} {dst.parse_day(day).isoformat()}"
     found = dst.changes(tz, start, end)
     if not found:
@@ -115,37 +118,45 @@ def _phrase(slots: list[int], who: str, tz: str, matched: list[str]) -> str:
     a wall time seen twice, and wall times the expression names that the day never shows."""
     n = len(slots)
     text = f"{_count(n)} by {who}"
-    if 0 < n <= 2:
-        return text + ", " + " and ".join(dst.label(s, tz) for s in slots)
+    if 0 < n <= 3:
+        return text + ", " + _and([dst.label(s, tz) for s in slots])
     seen: dict[str, list[int]] = {}
     for s in slots:
         seen.setdefault(hm(s, tz), []).append(s)
     notes = [f"{w} twice ({' and '.join(dst.utc(s) for s in ss)})" for w, ss in seen.items() if len(ss) > 1]
     missing = [w for w in matched if w not in seen]
-    if missing:
+    if len(missing) > 3:
+        notes.append(f"none of the {len(missing)} wall times {missing[0]} to {missing[-1]}")
+    elif missing:
         notes.append("no " + " or ".join(missing))
     return text + (", " + ", ".join(notes) if notes else "")
 
 
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def expression_line(expr: str, tz: str, day, results: dict[str, list[int]] | None = None,
                     matched: list[str] | None = None) -> str:
-    """One expression's day under the three rules, croniter first, the others said only where they differ."""
+    """One expression's day under every rule, croniter first; the others (Debian cron,
+    cron-parser, BullMQ) are said together where they give the same runs."""
     if results is None or matched is None:
         results, matched = _work(expr, tz, day)
     base = results["croniter"]
     parts = [f"{expr} fires {_phrase(base, 'croniter', tz, matched)}"]
-    if all(results[r] == base for r in dst.RULES[1:]):
-        parts.append("Debian cron and cron-parser agree with croniter")
-    else:
-        for r in dst.RULES[1:]:
-            name = dst.RULE_NAMES[r]
-            parts.append(f"{name} agrees with croniter" if results[r] == base
-                         else _phrase(results[r], name, tz, matched))
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for r in dst.ALL[1:]:
+        groups.setdefault(tuple(results[r]), []).append(dst.RULE_NAMES[r])
+    for runs, names in groups.items():
+        if list(runs) == base:
+            parts.append(f"{_and(names)} agree{'s' if len(names) == 1 else ''} with croniter")
+        else:
+            parts.append(_phrase(list(runs), _and(names), tz, matched))
     return "; ".join(parts)
 
 
 def _work(expr: str, tz: str, day) -> tuple[dict[str, list[int]], list[str]]:
-    """The three rules' slots, and the wall times (HH:MM) the expression names on that date."""
+    """Every rule's slots, and the wall times (HH:MM) the expression names on that date."""
     start, end = dst.day_bounds(tz, day)
     win = dst.Window(expr, tz, start, end)
     d = dst.parse_day(day)
@@ -160,12 +171,82 @@ def title(tz: str, day) -> str:
     found = dst.changes(tz, start, end)
     what = "no change" if not found else (
         f"clocks go {'forward' if found[0].forward else 'back'} at {dst.utc(found[0].at)}")
-    return f"{tz} {dst.parse_day(day).isoformat()}: {what}, a {(end - start) // HOUR}-hour day"
+    return f"{tz} {dst.parse_day(day).isoformat()}: {what}, {_hours(end - start)}"
 
 
 def readout(tz: str, day, expressions=EXPRESSIONS) -> str:
     """The header and one line per expression (what the view's update returns)."""
     return "\n".join([day_header(tz, day)] + [expression_line(e, tz, day) for e in expressions])
+
+
+# -- the rules side by side, and the recording they are held to ---------------------------------------
+
+#: the expressions whose counts the libraries disagree on (issue 8's list), for the table
+DISPUTED = ("30 1 * * *", "30 2 * * *", "*/20 2 * * *", "30 1-3 * * *", "* 1 * * *", "*/20 1 * * *",
+            "0,30 1 * * *", "0 * * * *", "*/30 * * * *", "15 0 * * *")
+RECORDING = "tests/oracles/recorded/cron_parser.json"
+
+
+def _cell(runs: list[int]) -> str:
+    return f"{len(runs)}" + (": " + " ".join(dst.utc(t) for t in runs) if 0 < len(runs) <= 3 else "")
+
+
+def rules_table(tz: str, day, expressions=DISPUTED) -> str:
+    """Each expression's runs on the local day by every rule: the count, and the UTC times when
+    there are three or fewer. BullMQ's column is its own chain of fresh cron-parser parses."""
+    heads = ["expression"] + [dst.RULE_NAMES[r] for r in dst.ALL]
+    rows = []
+    for e in expressions:
+        res = dst.compare(e, tz, day)
+        rows.append([e] + [_cell(res[r]) for r in dst.ALL])
+    widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([f"{tz} {dst.parse_day(day).isoformat()}", line(heads), line(["-" * w for w in widths])]
+                     + [line(r) for r in rows])
+
+
+def _recording_path():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[2] / RECORDING
+
+
+def recorded(expr: str, tz: str, day) -> str:
+    """What the real cron-parser 5.10.3 answered (the recording in the repository) for the window
+    holding `day`, its runs on that day, and whether emqsim's cron-parser and BullMQ rules agree."""
+    import json
+
+    doc = json.loads(_recording_path().read_text())
+    start, end = dst.day_bounds(tz, day)
+    for q, a in zip(doc["questions"], doc["answers"]):
+        if q["expr"] == expr and q["tz"] == tz and q["from"] < start and q["until"] >= end and "runs" in a:
+            runs = [t for t in a["runs"] if start <= t < end]
+            chain = [t for t in a["chain"] if start <= t < end]
+            mine, bull = dst.slots(expr, tz, day, "cron-parser"), dst.slots(expr, tz, day, "bullmq")
+            return "\n".join([
+                f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {dst.parse_day(day).isoformat()}, {expr!r}",
+                f"  next() iterated:          {[dst.label(t, tz) for t in runs]}",
+                f"  fresh parse per run:      {[dst.label(t, tz) for t in chain]}",
+                f"  emqsim 'cron-parser' rule: {'the same' if mine == runs else mine}; "
+                f"'bullmq' rule: {'the same' if bull == chain else bull}"])
+    raise ValueError(f"no recorded cron-parser case for {expr!r} in {tz} on {day}; see {RECORDING}")
+
+
+def recording_summary() -> str:
+    """How much of cron-parser the repository's recording covers: cases, zones, and where it gave up."""
+    import json
+
+    doc = json.loads(_recording_path().read_text())
+    qs, ans = doc["questions"], doc["answers"]
+    zones = sorted({q["tz"] for q in qs})
+    gave_up = sorted({(q["tz"], q["expr"]) for q, a in zip(qs, ans) if "runs_error" in a})
+    return "\n".join([
+        f"{RECORDING}: cron-parser {dst.CRON_PARSER_VERSION}, {len(qs)} cases, "
+        f"{len({q['expr'] for q in qs})} expressions, {len(zones)} zones",
+        "  zones: " + ", ".join(zones),
+        f"  cases where cron-parser gave up part-way (its loop limit): {sum('runs_error' in a for a in ans)}, "
+        f"all in {', '.join(sorted({z for z, _ in gave_up}))}",
+    ])
 
 
 # -- the registry keeps one row, scored in UTC ---------------------------------------------------------
@@ -199,6 +280,8 @@ def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
 #: the other rules' lanes under each expression's row, and how their marks look
 LANES = {"debian": -0.3, "cron-parser": -0.56}
 LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-parser": ("s", PURPLE)}
+#: the key's names: BullMQ runs what cron-parser gives, one fresh parse per run
+KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
 
 
 def _hour(ms: int, tz: str) -> str:
@@ -217,12 +300,19 @@ def _listed(times: list[int], most: int = 3) -> str:
     return shown + (f" and {len(times) - most} more" if len(times) > most else "")
 
 
-def lane_text(rule: str, runs: list[int], croniter: list[int]) -> str:
+def lane_text(rule: str, runs: list[int], croniter: list[int], who: str | None = None) -> str:
     """What a rule does differently from croniter: 'cron-parser runs 07:30Z and skips 07:00Z' ('' if nothing)."""
     base, got = set(croniter), set(runs)
     extra, skipped = sorted(got - base), sorted(base - got)
     parts = ([f"runs {_listed(extra)}"] if extra else []) + ([f"skips {_listed(skipped)}"] if skipped else [])
-    return f"{dst.RULE_NAMES[rule]} " + " and ".join(parts) if parts else ""
+    return f"{who or dst.RULE_NAMES[rule]} " + " and ".join(parts) if parts else ""
+
+
+def _lane_who(rule: str, results: dict[str, list[int]]) -> str:
+    """The cron-parser lane speaks for BullMQ too when BullMQ's fresh parses give the same runs."""
+    if rule != "cron-parser":
+        return dst.RULE_NAMES[rule]
+    return "cron-parser (and BullMQ)" if results["bullmq"] == results["cron-parser"] else "cron-parser (not BullMQ)"
 
 
 def _key(fig, entries, *, y: float, fontsize: float) -> list:
@@ -250,7 +340,8 @@ def _key(fig, entries, *, y: float, fontsize: float) -> list:
 
 class TimeZonesView:
     """One row per expression with croniter's runs; under it, Debian cron's and cron-parser's
-    runs only where they differ. x is real time since local midnight, labelled local over UTC."""
+    runs only where they differ (the cron-parser lane says when BullMQ's runs differ from it).
+    x is real time since local midnight, labelled local over UTC."""
 
     def __init__(self, ax, *, zone: str = DEFAULT_ZONE, day: str = DEFAULT_DAY, expressions=EXPRESSIONS,
                  zones=ZONES, year: int = YEAR):
@@ -309,7 +400,8 @@ class TimeZonesView:
         ax.spines[["right", "top"]].set_visible(False)
         self._title = fig.text(0.01, 0.97, "", fontsize=fs * 0.85, va="top", ha="left")
         # a key drawn once, without a legend: a legend lays its boxes out again on every redraw
-        key = [(dict(ls="none", marker=m, ms=ms, color=c), dst.RULE_NAMES[r]) for r, (m, c) in LOOK.items()]
+        key = [(dict(ls="none", marker=m, ms=ms, color=c), KEY_NAMES.get(r, dst.RULE_NAMES[r]))
+               for r, (m, c) in LOOK.items()]
         key += [(dict(ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK), "skipped"),
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
         self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
@@ -374,7 +466,7 @@ class TimeZonesView:
                 pts[rule][1].extend([y + dy] * len(extra))
                 pts["skipped"][0].extend(x(s) for s in skipped)
                 pts["skipped"][1].extend([y + dy] * len(skipped))
-                text.set_text(lane_text(rule, got, base))
+                text.set_text(lane_text(rule, got, base, _lane_who(rule, results)))
                 text.set_x(x(max(extra + skipped)) + 0.4 if extra or skipped else 0)
         for rule, artist in [*self.marks.items(), ("skipped", self.skipped)]:
             artist.set_data(*pts[rule])

@@ -4,7 +4,7 @@
 
   KEYS[1]  emq:{q}:job:<id>        the job (HASH)
   KEYS[2]  emq:{q}:pending         jobs waiting for a worker (LIST)
-  KEYS[3]  emq:{q}:marker          the wake marker (ZSET)
+  KEYS[3]  emq:{q}:marker          the wake marker (ZSET): "0" at 0, a job is ready
   KEYS[4]  emq:{q}:repeat:<name>   the registration's record (HASH)
 
   ARGV[1]  job id (a fresh branded JOB id, or a slot-derived repeat:<name>:<slot>)
@@ -20,6 +20,8 @@
    -1  ERR_SCORE  ARGV[3] or ARGV[4] is not a number
    -2  ERR_NAME   ARGV[1] or ARGV[2] is empty
 ]]
+--- @include "marker"
+
 if ARGV[1] == nil or ARGV[1] == '' or ARGV[2] == nil or ARGV[2] == '' then return -2 end
 if tonumber(ARGV[3]) == nil or tonumber(ARGV[4]) == nil then return -1 end
 
@@ -27,6 +29,6 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'slot', ARGV[3], 'released', ARGV[4],
            'data', ARGV[5] or '', 'state', 'pending')
 redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[4], '1')
+markReady(KEYS[3])
 if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('HINCRBY', KEYS[4], 'ic', 1) end
 return 1

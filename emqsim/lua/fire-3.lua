@@ -13,7 +13,8 @@
 
   KEYS[1]       emq:{q}:repeat          the registry (ZSET)
   KEYS[2]       emq:{q}:pending         jobs waiting for a worker (LIST)
-  KEYS[3]       emq:{q}:marker          the wake marker (ZSET)
+  KEYS[3]       emq:{q}:marker          the wake marker (ZSET): "0" at 0 once a job
+                                        is ready (written only when one was enqueued)
   KEYS[2+2i]    emq:{q}:repeat:<name>   row i's record (HASH)
   KEYS[3+2i]    emq:{q}:job:<id>        row i's new job (HASH); for a skipped row
                                         the host passes the record key again, unused
@@ -36,6 +37,8 @@
    -1  ERR_SCORE  a slot, label, next score or ARGV[1] is not a number
    -3  ERR_ARITY  the keys and arguments do not come in matching groups
 ]]
+--- @include "marker"
+
 local rows = (#KEYS - 3) / 2
 if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 6 * rows then return -3 end
 if tonumber(ARGV[1]) == nil then return -1 end
@@ -47,6 +50,7 @@ end
 
 local now, dedupe = ARGV[1], ARGV[2] == '1'
 local out = {0, ''}
+local made = false
 for i = 0, rows - 1 do
   local a, record, job = 3 + 6 * i, KEYS[4 + 2 * i], KEYS[5 + 2 * i]
   local name, slot, nxt, id = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
@@ -67,6 +71,7 @@ for i = 0, rows - 1 do
                  'data', ARGV[a + 5], 'state', 'pending')
       redis.call('RPUSH', KEYS[2], id)
       redis.call('HINCRBY', record, 'ic', 1)
+      made = true
     end
     redis.call('ZADD', KEYS[1], nxt, name)
   end
@@ -74,8 +79,6 @@ for i = 0, rows - 1 do
 end
 out[1] = redis.call('ZCARD', KEYS[1])
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if head[2] then
-  out[2] = head[2]
-  redis.call('ZADD', KEYS[3], head[2], '1')
-end
+if head[2] then out[2] = head[2] end
+if made then markReady(KEYS[3]) end
 return out

@@ -4,7 +4,8 @@
 
   KEYS[1]  emq:{q}:repeat          the registry (ZSET: name -> next run ms)
   KEYS[2]  emq:{q}:repeat:<name>   the registration's record (HASH)
-  KEYS[3]  emq:{q}:marker          the wake marker (ZSET: "1" -> earliest next run)
+  KEYS[3]  emq:{q}:marker          the wake marker (ZSET): not written, since a
+                                   registration makes no job ready (the pump does)
 
   ARGV[1]  name
   ARGV[2]  first run, Unix ms
@@ -25,6 +26,4 @@ if #ARGV < 4 or #ARGV % 2 ~= 0 then return -4 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 redis.call('ZADD', KEYS[1], first, name)
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[3], head[2], '1')
 return 1

@@ -1,49 +1,67 @@
 --[[
-  upsert: write a registration whatever is there (BullMQ's upsertJobScheduler).
-  One row per name however often it is upserted. The record is rewritten; the
-  score is kept when the cadence is unchanged and reset to the first run when it
-  changed (a changed cadence is treated as a first run).
+  upsert: write a registration whatever is there (BullMQ's upsertJobScheduler, whose
+  addJobScheduler-11.lua and storeJobScheduler rewrite the scheduler hash; what follows
+  is what bullmq 6.7.0 does when the scheduler's pending job is still delayed or waiting,
+  checked step by step against it in tests/test_oracle_bullmq.py).
+  One row per name however often it is upserted. The record is rewritten, and:
+  - the score: an interval with the same `every` keeps its score (even one already
+    overdue); a changed `every` (or a change from a pattern) starts again from its first
+    run, ARGV[2]; a cron pattern, changed or not, takes ARGV[2], its next slot after now;
+  - the iteration count `ic` is always carried over;
+  - the offset: an offset the caller gave (ARGV[3] = "1") is written; otherwise the
+    stored one is kept, even across a change of `every` or to a pattern (a pattern's
+    record counts as offset 0, as BullMQ stores it), and only a new record stores the
+    phase of its first run (the "offset" field of ARGV[4..]).
 
   KEYS[1]  emq:{q}:repeat          the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)
-  KEYS[3]  emq:{q}:marker          the wake marker (ZSET)
+  KEYS[3]  emq:{q}:marker          the wake marker (ZSET): not written, since an upsert
+                                   makes no job ready (the pump does)
 
   ARGV[1]  name
-  ARGV[2]  first run, Unix ms (used when the row is new or its cadence changed)
-  ARGV[3..] field, value, ... of the record; must include the field "cadence"
+  ARGV[2]  first run, Unix ms (used when the row is new, its `every` changed, or it is a cron)
+  ARGV[3]  "1" when the caller gave an offset above 0 (it replaces the stored one), else "0"
+  ARGV[4..] field, value, ... of the record; must include the field "cadence"
 
   Returns
     1  created
-    2  rewritten: the cadence changed, the score was reset to ARGV[2]
-    3  kept: same cadence, record rewritten, score, phase offset and iteration count kept
+    2  rewritten: the cadence changed; score reset to ARGV[2], ic and offset kept
+    3  kept: same cadence; score kept (a cron's set to ARGV[2]), ic and offset kept
    -1  ERR_SCORE   ARGV[2] is not a number
    -2  ERR_NAME    ARGV[1] is empty
-   -4  ERR_FIELDS  an odd field/value list, or no "cadence" field
+   -4  ERR_FIELDS  an odd field/value list, no "cadence" field, or ARGV[3] not "0"/"1"
 ]]
-local name, first = ARGV[1], ARGV[2]
+local name, first, given = ARGV[1], ARGV[2], ARGV[3]
 if name == nil or name == '' then return -2 end
 if tonumber(first) == nil then return -1 end
-if #ARGV < 4 or #ARGV % 2 ~= 0 then return -4 end
-local cadence
-for i = 3, #ARGV, 2 do
+if given ~= '0' and given ~= '1' then return -4 end
+if #ARGV < 5 or #ARGV % 2 ~= 1 then return -4 end
+local cadence, every
+for i = 4, #ARGV, 2 do
   if ARGV[i] == 'cadence' then cadence = ARGV[i + 1] end
+  if ARGV[i] == 'every_ms' then every = ARGV[i + 1] end
 end
 if cadence == nil then return -4 end
 
-local old = redis.call('HMGET', KEYS[2], 'cadence', 'ic', 'offset')
+local old = redis.call('HMGET', KEYS[2], 'cadence', 'ic', 'offset', 'every_ms')
 local score = redis.call('ZSCORE', KEYS[1], name)
 local result = 1
 if old[1] and score then
-  if old[1] == cadence then result = 3 else result = 2 end
+  if old[1] == cadence or (every and old[4] == every) then result = 3 else result = 2 end
 end
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], unpack(ARGV, 3))
-if result == 3 then
+redis.call('HSET', KEYS[2], unpack(ARGV, 4))
+if result ~= 1 then
   if old[2] then redis.call('HSET', KEYS[2], 'ic', old[2]) end
-  if old[3] then redis.call('HSET', KEYS[2], 'offset', old[3]) end
-else
+  if given == '0' then
+    if old[3] then
+      redis.call('HSET', KEYS[2], 'offset', old[3])
+    elseif every then
+      redis.call('HSET', KEYS[2], 'offset', '0')  -- BullMQ stores a pattern's offset as 0
+    end
+  end
+end
+if result ~= 3 or not every then
   redis.call('ZADD', KEYS[1], first, name)
 end
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[3], head[2], '1')
 return result

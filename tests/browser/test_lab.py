@@ -84,6 +84,20 @@ EXPECTED = {
     "05_overlap": {0: ("run (min)", "21", _overlap_run_21)},
 }
 
+def _time_zones(zone: str, day: str):
+    from emqsim.figures.time_zones import readout
+
+    return lambda: readout(zone, day)
+
+
+#: drop-down figures: notebook -> drop-down index (in page order) -> (label, option shown after
+#: the move, the package's readout then); 07's readouts carry cron-parser's recorded rule
+EXPECTED_CHOICES = {
+    "07_cron_time_zones": {0: ("zone", "Europe/London", _time_zones("Europe/London", "2026-10-25")),
+                           1: ("day", "2026-10-26 \u00b7 the day after clocks go back",
+                               _time_zones("Europe/London", "2026-10-26"))},
+}
+
 #: an output area whose content is a rendered widget view
 WIDGET_OUTPUTS = ".jp-Notebook .jp-OutputArea-output:has(> .jupyter-widgets)"
 ERROR_TEXTS = ("Error displaying widget", "Traceback (most recent call last)")
@@ -212,6 +226,11 @@ def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
             assert selects.count(), f"{name}: a live figure with neither a slider nor a drop-down"
             for d in range(selects.count()):
                 m = choose(page, figure, selects.nth(d))
+                if d in EXPECTED_CHOICES.get(name, {}):
+                    label, shown, readout = EXPECTED_CHOICES[name][d]
+                    shown_now = m.after.replace("\xa0", " ")      # the browser shows the label's spaces as nbsp
+                    assert (m.label, shown_now) == (label, shown), f"{name}: EXPECTED_CHOICES[{d}] is out of date"
+                    assert readout() in m.texts_after
                 assert m.src_after != m.src_before and m.texts_after != m.texts_before, (name, m.label)
         if figure == first:  # the picture of the notebook: its first figure, just moved
             figure.screenshot(path=artifacts / f"{name}-figure.png")

@@ -1,0 +1,385 @@
+"""BullMQ's design: no pump; each scheduler's next run is a job that waits in Redis.
+
+Two designs run a registry row (``design=`` of `simulate`):
+
+- ``pump`` (EchoMQ's, `sim.Simulation`): a pump beats, reads the rows that are due,
+  enqueues one job per due row and advances the row. Jobs appear whether or not a
+  worker is there to take them.
+- ``bullmq`` (this module, bullmq 6.x job schedulers): there is no pump. Upserting a
+  scheduler stores its row and makes the job of its first run, delayed until then
+  (`scheduler` script, BullMQ's addJobScheduler). A worker that takes a job
+  (`activate`, BullMQ's moveToActive) makes the scheduler's next job at that moment
+  (`chain`, BullMQ's updateJobScheduler): the next run is computed from the slot taken
+  and the pickup instant by the engine's own rule (`Schedule.next_run`: `prev + every`,
+  snapped forward on the phase grid if already behind; a cron's next slot strictly
+  after both). So with no worker running, no new job appears: an outage leaves one
+  overdue job, taken when a worker is back, and the chain goes on from there. One
+  worker never runs two jobs of a scheduler at once: a run longer than the period
+  delays the next pickup, and the late pickup snaps past the slots it missed.
+
+`BullMQ` holds the verbs (upsert, pickup, the state a test compares with bullmq's own
+answers); `Chain` runs schedules on the virtual clock with workers and an outage, and
+returns the same `Trace` as the pump design. An outage in this design is an interval
+with no worker running. The BullMQ-only rules (which score an upsert keeps, what a
+limit or an end date stops) live here; the next-run arithmetic is the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cadence import Cron, Every
+from .faults import Faults
+from .registry import Registry, Retention, parse_score
+from .schedule import INF, Schedule
+from .store import Store
+from .trace import Fire, Trace
+from .worker import Crew, Worker
+
+DESIGNS = ("pump", "bullmq")
+SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an upsert
+FLUSH = 64
+
+
+def job_id(name: str, slot: int) -> str:
+    """BullMQ's slot-derived id of a scheduler's job (JobScheduler.getSchedulerNextJobId)."""
+    return f"repeat:{name}:{slot}"
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One pickup: the job a worker took, and what the scheduler did next."""
+
+    job_id: str
+    name: str
+    slot: int          # the run time the job stands for
+    created: int       # when the job was made (the previous pickup, or the upsert)
+    started: int       # the pickup instant
+    next: int | float  # the scheduler's next run, INF if it made no next job
+    result: str        # "chained", "limit", "ended", "absent", "stale", "duplicate"
+
+
+CHAIN = {1: "chained", 0: "absent", 2: "stale", 3: "duplicate"}
+
+
+class BullMQ:
+    """The verbs of BullMQ's job schedulers on one store, through the Lua scripts."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.k = store.keys
+        self.client = store.client
+        self._run = store.scripts.run
+        self.registry = Registry(store)
+
+    # -- upsert (addJobScheduler) ---------------------------------------------------------
+
+    def upsert(self, schedule: Schedule, now: int) -> str:
+        """Queue.upsertJobScheduler: "created", "rewritten" (the cadence changed) or "kept".
+
+        What bullmq 6.7.0 does, when the scheduler's pending job is still delayed or waiting
+        (it is removed and made again): an `every` that did not change keeps the score,
+        even an overdue one; a changed one starts from its first run; a cron pattern takes
+        its next slot strictly after now (or after the start date). The iteration count
+        is carried over; the offset given (above 0) is stored, else the stored one is
+        kept. When the pending job is already taken, `every` goes on from the old score
+        by the snap rule and the new phase is stored.
+        """
+        _check(schedule)
+        c, name = schedule.cadence, schedule.name
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.k.record(name))
+        pipe.zscore(self.k.repeat, name)
+        old, score = pipe.execute()
+        old = {k.decode(): v.decode() for k, v in old.items()}
+        prev = None if score is None else int(float(score))
+        prev_id = "" if prev is None else job_id(name, prev)
+        removable = prev is not None and self._waiting(prev_id)
+        given = c.offset if isinstance(c, Every) and c.offset else None
+        if isinstance(c, Every):
+            same = prev is not None and old.get("every_ms") == str(c.ms)
+            if same and removable:
+                nxt = prev
+            elif same:
+                nxt = c.after(prev, now, given or 0)
+            else:
+                nxt = schedule.first_run(now)
+            if given:
+                offset = given
+            elif removable and "offset" in old:
+                offset = int(old["offset"])
+            else:
+                offset = c.phase(nxt)
+            nxt = self._free_slot(name, nxt, c.ms, prev_id if removable else "")
+        else:
+            nxt = max(c.after(max(now, schedule.start or now)), now)
+            offset = int(old["offset"]) if removable and "offset" in old else 0
+            if self.client.exists(self.k.job(job_id(name, nxt))) and not (removable and nxt == prev):
+                raise ValueError(f"scheduler {name!r}: job {job_id(name, nxt)!r} exists already "
+                                 "(BullMQ refuses this upsert: SchedulerJobIdCollision)")
+        record = schedule.to_record(None)
+        record.pop("offset", None)
+        fields = [x for kv in record.items() for x in kv]
+        new_id = job_id(name, nxt)
+        keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker,
+                self.k.job(prev_id) if prev_id else self.k.record(name), self.k.job(new_id)]
+        self._run("scheduler", keys, [name, now, nxt, prev_id, new_id, offset, *fields])
+        if prev is None:
+            return "created"
+        return "kept" if old.get("cadence") == schedule.cadence_key or (
+            isinstance(c, Every) and old.get("every_ms") == str(c.ms)) else "rewritten"
+
+    def _waiting(self, jid: str) -> bool:
+        """Is this job still delayed or waiting (so an upsert removes and replaces it)?"""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zscore(self.k.delayed, jid)
+        pipe.lpos(self.k.pending, jid)
+        in_delayed, in_pending = pipe.execute()
+        return in_delayed is not None or in_pending is not None
+
+    def _free_slot(self, name: str, nxt: int, every: int, removed: str) -> int:
+        """BullMQ's walk past slots whose job ids are taken (by completed jobs, say)."""
+        for _ in range(SLOT_SCANS + 1):
+            jid = job_id(name, nxt)
+            if jid == removed or not self.client.exists(self.k.job(jid)):
+                return nxt
+            nxt += every
+        raise ValueError(f"scheduler {name!r}: {SLOT_SCANS} slots in a row are taken by existing jobs "
+                         "(BullMQ refuses this upsert: SchedulerJobSlotsBusy)")
+
+    # -- pickup (moveToActive, then updateJobScheduler) ------------------------------------
+
+    def pickup(self, now: int) -> Taken | None:
+        """A worker asks for a job at `now`: the oldest ready job is taken, and its
+        scheduler's next job is made right then. None when no job is ready."""
+        out = self._run("activate", [self.k.delayed, self.k.pending, self.k.marker], [now, self.k.job("")])
+        if out[0] == 0:
+            return None
+        jid, name, slot, created, count = (_text(x) for x in out[1:6])
+        slot, created, count = int(slot), int(created), int(count)
+        rec = self.client.hgetall(self.k.record(name))
+        if not rec:
+            return Taken(jid, name, slot, created, now, INF, "absent")
+        schedule, phase, _ = Schedule.from_record(name, rec)
+        # bullmq's JobScheduler.upsertJobScheduler, called by the worker: a limit counts the
+        # jobs made since the last upsert; an end date is compared with the pickup instant
+        if schedule.limit and count + 1 > schedule.limit:
+            return Taken(jid, name, slot, created, now, INF, "limit")
+        if schedule.end is not None and now > schedule.end:
+            return Taken(jid, name, slot, created, now, INF, "ended")
+        nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
+        nid = job_id(name, nxt)
+        keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(nid)]
+        result = CHAIN[self._run("chain", keys, [name, now, nxt, nid, slot, count + 1])]
+        return Taken(jid, name, slot, created, now, nxt if result == "chained" else INF, result)
+
+    def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> None:
+        if done or evict:
+            self.registry.finish(done, evict)
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def ready_at(self) -> int | None:
+        """When the earliest job becomes ready: now-or-earlier for a waiting job (its slot),
+        else the head of the delayed set; None when no job exists."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.lindex(self.k.pending, 0)
+        pipe.zrange(self.k.delayed, 0, 0, withscores=True)
+        waiting, head = pipe.execute()
+        if waiting is not None:
+            return int(self.client.hget(self.k.job(waiting.decode()), "slot"))
+        return int(head[0][1]) if head else None
+
+    def state(self, name: str) -> dict:
+        """The scheduler as the BullMQ oracle reports it: row score, the hash's offset, ic,
+        every and pattern, the delayed jobs (id, run time) and the waiting ones."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zscore(self.k.repeat, name)
+        pipe.hgetall(self.k.record(name))
+        pipe.zrange(self.k.delayed, 0, -1, withscores=True)
+        pipe.lrange(self.k.pending, 0, -1)
+        score, rec, delayed, waiting = pipe.execute()
+        rec = {k.decode(): v.decode() for k, v in rec.items()}
+
+        def num(key):
+            return int(rec[key]) if key in rec else None
+
+        return {
+            "score": None if score is None else parse_score(score),
+            "offset": num("offset"), "ic": num("ic"), "every": num("every_ms"),
+            "pattern": rec.get("pattern"),
+            "delayed": [[m.decode(), int(s)] for m, s in delayed],
+            "waiting": sorted(m.decode() for m in waiting),
+        }
+
+    def job(self, jid: str) -> dict[str, str]:
+        return self.registry.job(jid)
+
+
+class Chain:
+    """Run `schedules` in the BullMQ design from `start`: upsert each, then workers take
+    jobs as they become ready; `run(fires=...)` or `run(until=...)` returns the Trace.
+
+    A worker picks a job up at the later of its run time and the moment the worker is
+    free (on its poll grid if it polls); during `faults.outage` no worker runs, so a job
+    that comes due then is taken when the outage ends. A fire's `released` is when its
+    job's run time came (the job itself was made at the previous pickup), `next` the run
+    its pickup chained (+inf when a limit or an end date stopped the chain). Pump faults
+    (a crash between two writes, a second pump, a cancel mid-tick) have no meaning
+    without a pump and are refused."""
+
+    def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
+                 retain: int = 10_000, store: Store | None = None, pump=None):
+        schedules = [schedules] if isinstance(schedules, Schedule) else list(schedules)
+        self.faults = faults or Faults()
+        f = self.faults
+        if f.crash_after_enqueue is not None or f.pumps != 1 or f.cancel_at is not None:
+            raise ValueError("design 'bullmq' has no pump: of the faults only an outage (no worker "
+                             "running over an interval) applies, not a pump crash, two pumps or a cancel")
+        for s in schedules:
+            _check(s)
+        self.worker = worker or Worker()
+        self._own_store = store is None
+        self.store = store or Store()
+        self.bullmq = BullMQ(self.store)
+        self.trace = Trace(retain)
+        self.crew = Crew(self.worker, start)
+        self._retention = Retention(retain)
+        self._done: list[tuple[str, int, int, str]] = []
+        self._next: dict[str, int | float] = {}
+        for s in schedules:
+            self.bullmq.upsert(s, start)
+            self._next[s.name] = self.bullmq.registry.score(s.name)
+
+    def run(self, fires: int | None = None, until: int | None = None) -> Trace:
+        if fires is None and until is None:
+            raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+        target = None if fires is None else self.trace.count + fires
+        down, up = self.faults.outage or (None, None)
+        while target is None or self.trace.count < target:
+            due = self.bullmq.ready_at()
+            if due is None:
+                break                      # every chain has stopped: no job exists
+            ready = max(due, self.crew.free[0][0])
+            if down is not None and down <= ready < up:
+                ready = up                 # no worker runs before the outage ends
+            if until is not None and ready > until:
+                break
+            run = self.crew.assign(self.trace.count + 1, ready)
+            if until is not None and run.started > until:
+                break
+            taken = self.bullmq.pickup(run.started)
+            if taken is None:              # cannot happen: a job was ready at `ready`
+                raise RuntimeError(f"no job ready at {run.started} though one was due at {due}")
+            self._next[taken.name] = taken.next
+            fire = Fire(self.trace.count + 1, taken.name, taken.slot, taken.slot, run.started, run.finished,
+                        taken.job_id, next=taken.next)
+            self.trace.produced(fire)
+            self._done.append((taken.job_id, run.started, run.finished, "done"))
+            if len(self._done) >= FLUSH:
+                self._flush()
+        self._flush()
+        size = self.bullmq.registry.size()   # one row per scheduler, whatever it produced
+        for f in self.trace.fires:
+            f.size = size
+        self.trace.registry_size = size
+        self.trace.next = min(self._next.values(), default=INF)
+        return self.trace
+
+    def _flush(self) -> None:
+        self.bullmq.finish(self._done, self._retention.evict(j for j, *_ in self._done))
+        self._done = []
+
+    def close(self) -> None:
+        if self._own_store:
+            self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def simulate_chain(schedules, *, start: int, fires: int | None = None, until: int | None = None,
+                   **options) -> Trace:
+    """`simulate(..., design="bullmq")`: build a Chain, run it, close its store."""
+    with Chain(schedules, start=start, **options) as chain:
+        return chain.run(fires=fires, until=until)
+
+
+def _check(schedule: Schedule) -> None:
+    """BullMQ's job schedulers have one rule and no policies: refuse the others by name."""
+    if schedule.rule != "schedule":
+        raise ValueError(f"design 'bullmq' runs start-to-start from the scheduled slot (rule 'schedule'), "
+                         f"not rule {schedule.rule!r}")
+    if schedule.missed != "snap":
+        raise ValueError(f"design 'bullmq' snaps missed slots as bullmq 6.x does (missed 'snap'), "
+                         f"not missed {schedule.missed!r}")
+    if schedule.overlap != "allow":
+        raise ValueError(f"design 'bullmq' has no overlap policy (overlap 'allow'), not {schedule.overlap!r}: "
+                         "its chain makes the next job only when a worker takes the current one")
+    if not isinstance(schedule.cadence, (Every, Cron)):
+        raise ValueError(f"cadence {schedule.cadence!r} must be Every(...) or Cron(...)")
+
+
+def _text(x) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+# -- the two designs side by side ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Comparison:
+    """One schedule run in both designs, with the same workers and the same outage (the pump
+    down in the pump design, no worker running in BullMQ's). `pump` and `bullmq` are the traces."""
+
+    pump: Trace
+    bullmq: Trace
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Per design: `runs`, `late_ms` (the latest start behind its slot), `running` (the
+        most runs going at once) and `waiting` (the most jobs made and not yet started at
+        once: the backlog). Quadratic in the fires: meant for the short runs a figure shows."""
+        return {"pump": _numbers(self.pump), "bullmq": _numbers(self.bullmq)}
+
+    def table(self, tz: str = "UTC") -> str:
+        """The fires of both designs side by side (slot and start, HH:MM:SS in `tz`), then the summary."""
+        from .timefmt import hms
+
+        head = f"{'n':>4}  {'pump slot':9}  {'started':8}  {'bullmq slot':11}  started"
+        lines = [head, "-" * len(head)]
+        a, b = list(self.pump), list(self.bullmq)
+        for i in range(max(len(a), len(b))):
+            p = f"{hms(a[i].slot, tz):9}  {hms(a[i].started, tz):8}" if i < len(a) else " " * 19
+            q = f"{hms(b[i].slot, tz):11}  {hms(b[i].started, tz):8}" if i < len(b) else ""
+            lines.append(f"{i + 1:>4}  {p}  {q}".rstrip())
+        for design, n in self.summary().items():
+            lines.append(f"{design}: {n['runs']} runs · starts up to {n['late_ms']} ms late · "
+                         f"at most {n['running']} running · at most {n['waiting']} waiting")
+        return "\n".join(lines)
+
+
+def compare(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
+            worker: Worker | None = None, outage: tuple[int, int] | None = None, pump=None) -> Comparison:
+    """Run `schedule` in the pump design and in BullMQ's, where the chain changes the answer:
+    after an outage (the pump's slots are enqueued late but the workers were there; BullMQ's
+    one overdue job waits for a worker, then the chain snaps), and with runs longer than the
+    period (the pump enqueues every slot and a backlog grows; BullMQ makes the next job only
+    at a pickup, so one worker starts each run late and the late pickups snap past slots)."""
+    from .sim import simulate
+
+    faults = Faults(outage=outage)
+    options = dict(start=start, fires=fires, until=until, worker=worker or Worker(), faults=faults)
+    return Comparison(simulate(schedule, pump=pump, **options),
+                      simulate(schedule, design="bullmq", **options))
+
+
+def _numbers(trace: Trace) -> dict[str, int]:
+    fires = list(trace)
+    late = max((f.started - f.slot for f in fires), default=0)
+    going = backlog = 0
+    for f in fires:
+        going = max(going, sum(1 for g in fires if g.started <= f.started < g.finished))
+        backlog = max(backlog, sum(1 for g in fires if g.released <= f.released < g.started))
+    return {"runs": len(fires), "late_ms": late, "running": going, "waiting": backlog}

@@ -1,0 +1,139 @@
+"""Local servers for the tests that need a server of their own: a redis-server on a free port
+of 127.0.0.1 (skipped when redis-server is not installed), a socket that accepts and never
+answers, and one that answers like a web server. Every wait is bounded."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+
+from emqsim.store import ENV
+
+REDIS_SERVER = shutil.which("redis-server")
+needs_redis_server = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, seconds: float, what: str):
+    """Poll `predicate` until it is truthy; fail the test naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {seconds} s")
+        time.sleep(0.05)
+
+
+class RedisServer:
+    """A throwaway redis-server; `client` talks to it, `stop` ends it."""
+
+    def __init__(self, workdir: Path, *args: str):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log = workdir / f"redis-{self.port}.log"
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
+             "--dir", str(workdir), "--logfile", str(self.log), *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        password = args[args.index("--requirepass") + 1] if "--requirepass" in args else None
+        self.client = redis.Redis(host="127.0.0.1", port=self.port, password=password, socket_timeout=5,
+                                  socket_connect_timeout=5)
+
+        def up():
+            if self.proc.poll() is not None:
+                pytest.fail(f"redis-server exited: {self.log.read_text() if self.log.exists() else ''}")
+            try:
+                return self.client.ping()
+            except redis.ConnectionError:
+                return False
+
+        wait_for(up, 10, f"redis-server on port {self.port} answering PING")
+
+    def keys(self) -> list[bytes]:
+        return sorted(self.client.keys("*"))
+
+    def stop(self) -> None:
+        self.client.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+@contextmanager
+def redis_server(workdir: Path, *args: str):
+    server = RedisServer(workdir, *args)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextmanager
+def listener(reply: bytes | None):
+    """A socket on 127.0.0.1 that accepts and then says nothing (reply None), or sends
+    `reply` to whatever it reads and hangs up. Yields its port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    sock.settimeout(0.2)
+    held: list[socket.socket] = []
+    done = threading.Event()
+
+    def serve():
+        while not done.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            if reply is None:
+                held.append(conn)
+                continue
+            conn.settimeout(2)
+            try:
+                conn.recv(4096)
+                conn.sendall(reply)
+            except OSError:
+                pass
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        done.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        sock.close()
+
+
+def emqsim(*args: str, url: str | None) -> subprocess.Popen:
+    """`python -m emqsim ...` in a process of its own, against `url` (None: fakeredis)."""
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    if url is not None:
+        env[ENV] = url
+    return subprocess.Popen([sys.executable, "-m", "emqsim", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)

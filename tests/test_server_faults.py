@@ -1,0 +1,142 @@
+"""A real server that misbehaves gets one line naming the URL and what went wrong, an exit
+status of its own (store.FAULTS; 2 stays bad input), and no key left that could be removed.
+
+Every case runs against servers and sockets of its own on 127.0.0.1, with short timeouts."""
+
+from __future__ import annotations
+
+import pytest
+
+from emqsim import cli
+from emqsim.store import ENV, FAULTS
+from servers import emqsim, free_port, listener, needs_redis_server, redis_server, wait_for
+
+TRACE = ["trace", "--every", "15m", "--fires", "3"]
+QUICK = "socket_timeout=0.5&socket_connect_timeout=0.5"
+
+
+def run_cli(monkeypatch, capsys, url: str, args=TRACE) -> tuple[int, str, str]:
+    monkeypatch.setenv(ENV, url)
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_statuses_are_distinct_and_not_bad_input():
+    statuses = [status for status, _ in FAULTS.values()]
+    assert statuses == list(range(3, 12))
+    assert list(FAULTS) == ["url", "unreachable", "timeout", "tls", "protocol", "rejected", "lost", "full",
+                            "server"]
+
+
+def test_server_down_at_start(monkeypatch, capsys):
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (4, "")
+    assert err.startswith(f"emqsim: error: {url}: cannot connect (Error 111 connecting to 127.0.0.1:")
+    assert err.endswith("Connection refused.)\n") and err.count("\n") == 1
+
+
+def test_empty_url(monkeypatch, capsys):
+    status, out, err = run_cli(monkeypatch, capsys, "")
+    assert (status, out) == (3, "")
+    assert err == ("emqsim: error: EMQSIM_REDIS_URL='': not a usable Redis URL (EMQSIM_REDIS_URL is set but "
+                   "empty; unset it to use the embedded fakeredis, or give a URL like redis://127.0.0.1:6379/0)\n")
+
+
+def test_a_server_that_never_answers(monkeypatch, capsys):
+    with listener(None) as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (5, "")
+    assert err == f"emqsim: error: {url}: no answer in time (Timeout reading from socket)\n"
+
+
+def test_wrong_port_where_a_web_server_answers(monkeypatch, capsys):
+    with listener(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n") as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (7, "")
+    assert err == (f"emqsim: error: {url}: what answers there is not a Redis server "
+                   "(Protocol Error: b'HTTP/1.1 400 Bad Request')\n")
+
+
+@needs_redis_server
+def test_a_database_that_does_not_exist(tmp_path, monkeypatch, capsys):
+    with redis_server(tmp_path) as server:
+        url = f"redis://:pw@127.0.0.1:{server.port}/99"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+        assert server.keys() == []
+    assert (status, out) == (8, "")
+    assert err == (f"emqsim: error: redis://:***@127.0.0.1:{server.port}/99: the server refused the session "
+                   "(DB index is out of range)\n")
+
+
+@needs_redis_server
+def test_a_wrong_password(tmp_path, monkeypatch, capsys):
+    with redis_server(tmp_path, "--requirepass", "right") as server:
+        url = f"redis://:wrong@127.0.0.1:{server.port}/0"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (8, "")
+    assert err.startswith(f"emqsim: error: redis://:***@127.0.0.1:{server.port}/0: the server refused the session (")
+    assert "wrong" not in err and err.count("\n") == 1
+
+
+@needs_redis_server
+def test_tls_to_a_plain_server(tmp_path, monkeypatch, capsys):
+    with redis_server(tmp_path) as server:
+        url = f"rediss://127.0.0.1:{server.port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+        assert server.keys() == []
+    assert (status, out) == (6, "")
+    assert err.startswith(f"emqsim: error: {url}: TLS handshake failed (")
+    assert err.count("\n") == 1
+
+
+@needs_redis_server
+def test_maxmemory_reached(tmp_path, monkeypatch, capsys):
+    """The server refuses writes mid-run; the run's keys are still removed (DEL is allowed)."""
+    with redis_server(tmp_path, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction") as server:
+        status, out, err = run_cli(monkeypatch, capsys, server.url,
+                                   ["trace", "--every", "1m", "--run", "1h", "--fires", "50000"])
+        assert server.keys() == []
+    assert (status, out) == (10, "")
+    assert err.startswith(f"emqsim: error: {server.url}: the server is out of memory (maxmemory reached) "
+                          "(command not allowed when used memory > 'maxmemory'.")
+    assert err.count("\n") == 1
+
+
+@needs_redis_server
+def test_server_stopped_mid_run(tmp_path):
+    with redis_server(tmp_path) as server:
+        proc = emqsim("trace", "--every", "1m", "--fires", "1000000", url=server.url)
+        try:
+            wait_for(lambda: server.client.dbsize() > 3 or proc.poll() is not None, 60, "the run writing its keys")
+            assert proc.poll() is None
+            server.proc.kill()
+            server.proc.wait(10)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert (proc.returncode, out) == (9, "")
+    assert err.startswith(f"emqsim: error: {server.url}: connection lost mid-run (")
+    assert err.count("\n") == 1
+
+
+def test_bad_input_still_exits_2(monkeypatch, capsys):
+    """The server is never reached when the input is bad: 2, as before."""
+    status, out, err = run_cli(monkeypatch, capsys, f"redis://127.0.0.1:{free_port()}/0",
+                               ["trace", "--every", "0", "--fires", "3"])
+    assert (status, out) == (2, "")
+    assert err.startswith("emqsim: error: every '0' must be positive")
+
+
+def test_help_lists_every_status(capsys):
+    assert cli.main(["trace", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("a server that cannot be used exits with 3 not a usable Redis URL, 4 cannot connect, 5 no answer "
+            "in time, 6 TLS handshake failed, 7 what answers there is not a Redis server, 8 the server refused "
+            "the session, 9 connection lost mid-run, 10 the server is out of memory (maxmemory reached), 11 the "
+            "server refused a command; SIGINT exits 130 and SIGTERM 143") in text

@@ -1,0 +1,154 @@
+"""Each run's keys are its own: a random queue name on a real server, set-up that fails
+removes what it wrote, SIGTERM cleans up like Ctrl-C, and URLs are checked and redacted."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+
+import pytest
+
+from emqsim import Cron, Every, Schedule
+from emqsim.sim import Simulation, simulate
+from emqsim.store import ENV, ServerError, Store, connect, redact
+from servers import emqsim, needs_redis_server, redis_server, wait_for
+
+T9 = 1796029200000  # 2026-11-30T09:00:00Z
+
+
+# -- URLs ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_url_is_refused_not_taken_for_fakeredis(monkeypatch, value):
+    monkeypatch.setenv(ENV, value)
+    for make in (Store, connect):
+        with pytest.raises(ServerError) as err:
+            make()
+        assert (err.value.kind, err.value.status) == ("url", 3)
+        assert str(err.value) == ("EMQSIM_REDIS_URL='': not a usable Redis URL (EMQSIM_REDIS_URL is set but "
+                                  "empty; unset it to use the embedded fakeredis, or give a URL like "
+                                  "redis://127.0.0.1:6379/0)")
+
+
+def test_unset_url_means_fakeredis(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    with Store() as store:
+        assert (store.backend, store.real, store.keys.queue) == ("fakeredis", False, "demo")
+
+
+@pytest.mark.parametrize("url, detail", [
+    ("http://127.0.0.1:6379", "'http://127.0.0.1:6379' does not start with one of redis://, rediss://, "
+                              "unix://, redis+cluster://, rediss+cluster://"),
+    ("127.0.0.1:6379", "'127.0.0.1:6379' does not start with one of"),
+    ("redis://127.0.0.1:port/0", "Port could not be cast to integer value as 'port'"),
+])
+def test_a_url_that_is_not_a_redis_url(url, detail):
+    with pytest.raises(ServerError) as err:
+        Store(url=url)
+    assert err.value.status == 3
+    assert str(err.value).startswith(f"{url}: not a usable Redis URL ({detail}")
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("redis://:s3cret@127.0.0.1:6379/0", "redis://:***@127.0.0.1:6379/0"),
+    ("redis://alice:s3cret@h:1/2?socket_timeout=1", "redis://alice:***@h:1/2?socket_timeout=1"),
+    ("rediss+cluster://bob:p%40ss@h:7000", "rediss+cluster://bob:***@h:7000"),
+    ("redis://alice@h:1/0", "redis://alice@h:1/0"),
+    ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+    (None, "(no URL)"),
+])
+def test_redact_hides_the_password(url, shown):
+    assert redact(url) == shown
+
+
+def test_a_refused_connection_names_the_url_without_its_password():
+    from servers import free_port
+
+    port = free_port()  # nothing listens there now
+    with pytest.raises(ServerError) as err:
+        Store(url=f"redis://:hunter2@127.0.0.1:{port}/0")
+    assert err.value.status == 4
+    assert str(err.value).startswith(f"redis://:***@127.0.0.1:{port}/0: cannot connect (")
+    assert "hunter2" not in str(err.value)
+
+
+# -- a queue name of its own -------------------------------------------------------------------
+
+@needs_redis_server
+def test_queue_names_are_random_not_the_pid(tmp_path):
+    with redis_server(tmp_path) as server:
+        with Store(url=server.url) as a, Store(url=server.url) as b:
+            for s in (a, b):
+                assert re.fullmatch(r"demo-[0-9a-f]{16}", s.keys.queue), s.keys.queue
+                assert str(os.getpid()) not in s.keys.queue
+                assert (s.backend, s.real) == ("redis", True)
+            assert a.keys.queue != b.keys.queue
+            a.client.set(a.keys.pending, "x")
+            b.client.set(b.keys.pending, "y")
+            assert len(server.keys()) == 2
+        assert server.keys() == []
+
+
+@needs_redis_server
+def test_two_runs_on_one_server_give_their_own_traces(tmp_path, monkeypatch):
+    """Two simulations at once on one server (a classroom): each sees only its own rows."""
+    with redis_server(tmp_path) as server:
+        monkeypatch.setenv(ENV, server.url)
+        a = Simulation(Schedule("reports", Every("15m")), start=T9)
+        b = Simulation(Schedule("reports", Every("10m")), start=T9)
+        try:
+            ta, tb = a.run(fires=5), b.run(fires=5)
+            assert [f.slot - T9 for f in ta] == [0, 900_000, 1_800_000, 2_700_000, 3_600_000]
+            assert [f.slot - T9 for f in tb] == [0, 600_000, 1_200_000, 1_800_000, 2_400_000]
+            assert (ta.duplicates, ta.lost, tb.duplicates, tb.lost) == (0, 0, 0, 0)
+        finally:
+            a.close()
+            b.close()
+        assert server.keys() == []
+
+
+# -- failed set-up -------------------------------------------------------------------------------
+
+@needs_redis_server
+def test_failed_set_up_removes_what_it_wrote(tmp_path, monkeypatch):
+    """Schedule 'a' registers, then 'b' (30 February) fails: 'a' used to stay on the server."""
+    with redis_server(tmp_path) as server:
+        monkeypatch.setenv(ENV, server.url)
+        with pytest.raises(ValueError, match="never matches"):
+            simulate([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, fires=3)
+        assert server.keys() == []
+
+
+def test_failed_set_up_leaves_a_given_store_to_its_owner():
+    """A store passed in is the caller's: set-up does not close it (nor its rows)."""
+    import fakeredis
+
+    store = Store(client=fakeredis.FakeRedis())
+    with pytest.raises(ValueError, match="never matches"):
+        Simulation([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, store=store)
+    assert store.client.zrange(store.keys.repeat, 0, -1) == [b"a"]
+    store.close()
+
+
+# -- SIGTERM and Ctrl-C --------------------------------------------------------------------------
+
+@needs_redis_server
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_mid_run_removes_the_runs_keys(tmp_path, sig):
+    """SIGTERM used to leave thousands of keys; Ctrl-C printed a KeyboardInterrupt traceback."""
+    with redis_server(tmp_path) as server:
+        proc = emqsim("trace", "--every", "1m", "--fires", "1000000", url=server.url)
+        try:
+            wait_for(lambda: server.client.dbsize() > 3 or proc.poll() is not None, 60, "the run writing its keys")
+            assert proc.poll() is None
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 128 + sig
+        assert err == f"emqsim: stopped by {sig.name}\n"
+        assert out == ""
+        assert server.keys() == []
