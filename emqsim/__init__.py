@@ -9,6 +9,7 @@ the next job is made when a worker takes the previous one, is `simulate(..., des
 from .cadence import Cron, Every, cadence
 from .clock import VirtualClock
 from .durations import format_duration, parse_duration
+from .errors import InputError
 from .faults import Faults
 from .ids import Minter, minted_at
 from .pump import Pump
@@ -29,7 +30,7 @@ def present(on: bool = True) -> None:
 
 
 __all__ = [
-    "Cron", "Every", "cadence", "VirtualClock", "format_duration", "parse_duration", "Faults",
+    "InputError", "Cron", "Every", "cadence", "VirtualClock", "format_duration", "parse_duration", "Faults",
     "present", "Minter", "minted_at", "Pump", "Registry", "INF", "Schedule", "Simulation",
     "simulate", "ServerError", "Store", "at", "hm", "hms", "iso", "Fire", "Trace", "Worker",
 ]

@@ -8,7 +8,8 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
 - Redis commands per fire: client round trips and calls made inside scripts;
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
 and peak server memory), the reference model's fires/s, peak RSS of long runs (each in its
-own process), and the per-move latency of every figure. This is the one module allowed to read a clock.
+own process), fires/s of a backlog (runs longer than the gap) at 5k to 40k fires, whose
+ratio should stay near 1 (the goal: within 1.5x), and the per-move latency of every figure. This is the one module allowed to read a clock.
 """
 
 from __future__ import annotations
@@ -174,13 +175,38 @@ def peak_rss(what: str, fires: int) -> float | None:
             + (f"s.run(fires={fires})" if fires else "0")
         ),
     }[what]
-    code += "; import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    # the new process's own high-water mark (VmHWM): ru_maxrss would carry over the peak of
+    # this process, which started it, so every figure would read the same
+    code += "; print(next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1])"
     env = dict(os.environ)
     env.pop(ENV, None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         return None
     return int(out.stdout.split()[-1]) / 1024
+
+
+# -- a backlog ------------------------------------------------------------------------------------
+
+BACKLOG = (5_000, 10_000, 20_000, 40_000)
+
+
+def backlog_rate(fires: int, general: bool = False) -> float:
+    """Fires/s of `emqsim trace --every 1m --run 10m --fires N` on fakeredis: 10-minute runs
+    a minute apart, so jobs pile up waiting (0.9 N at the end). `general`: the reference
+    model's general path instead (a run spread of 1 ms sends it there), no Redis."""
+    from .reference import reference
+    from .worker import Worker
+
+    sched = Schedule("reports", Every("1m"))
+    if general:
+        t = time.perf_counter()
+        reference(sched, start=T0, fires=fires, worker=Worker(run="10m", spread=1), ids=None, keep=False)
+        return fires / (time.perf_counter() - t)
+    with Simulation(sched, start=T0, worker=Worker(run="10m"), store=Store(client=_fake())) as sim:
+        t = time.perf_counter()
+        sim.run(fires=fires)
+        return fires / (time.perf_counter() - t)
 
 
 # -- a classroom on one server -------------------------------------------------------------------
@@ -277,6 +303,13 @@ def main(argv=None) -> int:
                     ("fakeredis", 100_000)):
         mb = peak_rss(what, n)
         print(f"peak RSS, {n:>9,} {what} fires: " + ("n/a" if mb is None else f"{mb:,.0f} MB"))
+    # after the RSS runs: their processes would inherit this one's peak, which a backlog raises
+    for label, general in (("engine on fakeredis", False), ("reference model, general path", True)):
+        # the reference runs take a fraction of a second: the best of three evens out a busy machine
+        rates = [max(backlog_rate(n, general) for _ in range(3 if general else 1)) for n in BACKLOG]
+        print(f"backlog (--every 1m --run 10m), {label}: "
+              + " · ".join(f"{n // 1000}k {r:,.0f} fires/s" for n, r in zip(BACKLOG, rates))
+              + f" · {BACKLOG[0] // 1000}k/{BACKLOG[-1] // 1000}k rate ratio {rates[0] / rates[-1]:.2f}")
     try:
         for name, med, p95, n in figure_latencies():
             print(f"figure {name:<24} median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")

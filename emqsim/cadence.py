@@ -13,7 +13,10 @@ from functools import lru_cache
 from croniter import croniter
 
 from .durations import parse_duration
+from .errors import InputError
 from .timefmt import zone
+
+MAX_EXPR = 200  # characters of a cron expression
 
 #: the catch-up formulas of `Every.after`, for Schedule's missed "snap", "snap-v5" and "epoch"
 SNAPS = ("offset", "offset-v5", "epoch")
@@ -32,9 +35,9 @@ class Every:
         if offset is not None:
             offset = parse_duration(offset, name="offset")
             if offset >= every:
-                raise ValueError(
+                raise InputError(
                     f"offset {offset} ms is not shorter than every {every} ms; "
-                    "give an offset from 0 up to the gap"
+                    "give an offset from 0 up to the gap", "offset"
                 )
         object.__setattr__(self, "offset", offset)
 
@@ -70,7 +73,7 @@ class Every:
           no phase: `floor(now/every)*every + every`, the next multiple of `every`.
         """
         if snap not in SNAPS:
-            raise ValueError(f"snap {snap!r} is not one of {', '.join(SNAPS)}")
+            raise InputError(f"snap {snap!r} is not one of {', '.join(SNAPS)}")
         nxt = prev + self.ms
         if nxt >= now:
             return nxt
@@ -88,15 +91,19 @@ class Every:
         return f"every {format_duration(self.ms)}"
 
 
+CRON_FORMS = ("write five fields such as '0 9 * * *' (minute hour day-of-month month day-of-week), "
+              "six with seconds first such as '30 0 9 * * *', or a macro like @hourly")
+
+
 @lru_cache(maxsize=256)
 def _check_cron(expr: str, seconds: bool) -> None:
     try:
         croniter(expr, datetime(2026, 1, 1, tzinfo=timezone.utc), second_at_beginning=seconds)
     except (ValueError, KeyError, TypeError) as exc:
-        fields = "six fields (second first)" if seconds else "five fields"
-        raise ValueError(
-            f"invalid cron {expr!r}; write {fields} such as '0 9 * * *' "
-            "(minute hour day-of-month month day-of-week) or a macro like @hourly"
+        fields = "six fields (second first) such as '30 0 9 * * *'" if seconds else "five fields such as '0 9 * * *'"
+        raise InputError(
+            f"invalid cron {expr!r}; write {fields} "
+            "(minute hour day-of-month month day-of-week) or a macro like @hourly", "cron"
         ) from exc
 
 
@@ -108,39 +115,54 @@ class Cron:
     tz: str = "UTC"
 
     def __post_init__(self):
-        if not isinstance(self.expr, str) or not self.expr.strip():
-            raise ValueError(f"invalid cron {self.expr!r}; write five fields such as '0 9 * * *'")
-        zone(self.tz)  # unknown zone -> ValueError naming it
-        _check_cron(self.expr, self._seconds)
+        """Five or six fields (seconds first) or a macro, in ASCII; a seventh field (croniter
+        reads it as a year, with seconds last) is refused, as cron-parser refuses it."""
+        e = self.expr
+        if not isinstance(e, str) or not e.strip():
+            raise InputError(f"invalid cron {e!r}; {CRON_FORMS}", "cron")
+        if len(e) > MAX_EXPR or not e.isascii():
+            raise InputError(f"invalid cron {e[:40]!r}{'...' if len(e) > 40 else ''}: only ASCII text of at "
+                             f"most {MAX_EXPR} characters is read; {CRON_FORMS}", "cron")
+        if not e.strip().startswith("@") and len(e.split()) not in (5, 6):
+            raise InputError(f"invalid cron {e!r}: {len(e.split())} fields; {CRON_FORMS}", "cron")
+        zone(self.tz)  # unknown zone -> InputError naming it
+        _check_cron(e, self._seconds)
 
     @property
     def _seconds(self) -> bool:
         return len(self.expr.split()) == 6
 
+    def _at(self, t: int) -> datetime:
+        try:
+            return datetime.fromtimestamp(t / 1000, zone(self.tz))
+        except (OverflowError, OSError, ValueError, TypeError):
+            raise InputError(f"time {t!r} is not Unix ms a calendar can hold; give whole ms within years 1 to 9999",
+                             "time") from None
+
     def after(self, t: int) -> int:
         """The first slot strictly after `t` (croniter's and cron-parser's rule)."""
-        start = datetime.fromtimestamp(t / 1000, zone(self.tz))
+        start = self._at(t)
         try:
             it = croniter(self.expr, start, second_at_beginning=self._seconds)
             return round(it.get_next(float) * 1000)
         except (ValueError, KeyError) as exc:  # e.g. '0 0 30 2 *' never matches
-            raise ValueError(f"cron {self.expr!r} has no slot after {t} ms; it never matches") from exc
+            raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
 
     def before(self, t: int) -> int:
         """The last slot strictly before `t`: where a coalesced catch-up run is labelled."""
-        start = datetime.fromtimestamp(t / 1000, zone(self.tz))
+        start = self._at(t)
         try:
             it = croniter(self.expr, start, second_at_beginning=self._seconds)
             return round(it.get_prev(float) * 1000)
         except (ValueError, KeyError) as exc:
-            raise ValueError(f"cron {self.expr!r} has no slot before {t} ms; it never matches") from exc
+            raise InputError(f"cron {self.expr!r} has no slot before {t} ms; it never matches", "cron") from exc
 
     def at_or_after(self, t: int) -> int:
         """The course's first-run rule: a slot equal to `t` counts."""
         try:
             return self.after(t - 1)
         except ValueError:
-            raise ValueError(f"cron {self.expr!r} has no slot at or after {t} ms; it never matches") from None
+            raise InputError(f"cron {self.expr!r} has no slot at or after {t} ms; it never matches", "cron") from None
 
     def first(self, now: int) -> int:
         return self.at_or_after(now)
@@ -155,9 +177,9 @@ Cadence = Every | Cron
 def cadence(every: int | str | None = None, cron: str | None = None, *, offset=None, tz: str = "UTC") -> Cadence:
     """Build exactly one cadence from CLI-style options."""
     if (every is None) == (cron is None):
-        raise ValueError("give exactly one cadence: every=<duration> or cron=<expression>")
+        raise InputError("give exactly one cadence: every=<duration> or cron=<expression>", "every")
     if every is not None:
         return Every(every, offset)
     if offset is not None:
-        raise ValueError("offset applies to every=..., not to a cron expression")
+        raise InputError("offset applies to every=..., not to a cron expression", "offset")
     return Cron(cron, tz)

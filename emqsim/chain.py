@@ -26,12 +26,15 @@ limit or an end date stops) live here; the next-run arithmetic is the engine's.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from .cadence import Cron, Every
+from .errors import InputError, check_parts, check_run
 from .faults import Faults
 from .registry import Registry, Retention, parse_score
 from .schedule import INF, Schedule
+from .scripts import ms_arg
 from .store import Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
@@ -86,6 +89,7 @@ class BullMQ:
         by the snap rule and the new phase is stored.
         """
         _check(schedule)
+        ms_arg("now", now)
         c, name = schedule.cadence, schedule.name
         pipe = self.client.pipeline(transaction=False)
         pipe.hgetall(self.k.record(name))
@@ -123,7 +127,8 @@ class BullMQ:
         new_id = job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker,
                 self.k.job(prev_id) if prev_id else self.k.record(name), self.k.job(new_id)]
-        self._run("scheduler", keys, [name, now, nxt, prev_id, new_id, offset, *fields])
+        args = [name, ms_arg("now", now), ms_arg("next run", nxt), prev_id, new_id, ms_arg("offset", offset)]
+        self._run("scheduler", keys, [*args, *fields])
         if prev is None:
             return "created"
         return "kept" if old.get("cadence") == schedule.cadence_key or (
@@ -152,11 +157,21 @@ class BullMQ:
     def pickup(self, now: int) -> Taken | None:
         """A worker asks for a job at `now`: the oldest ready job is taken, and its
         scheduler's next job is made right then. None when no job is ready."""
-        out = self._run("activate", [self.k.delayed, self.k.pending, self.k.marker], [now, self.k.job("")])
+        out = self._run("activate", [self.k.delayed, self.k.pending, self.k.marker], [ms_arg("now", now), self.k.job("")])
         if out[0] == 0:
             return None
         jid, name, slot, created, count = (_text(x) for x in out[1:6])
-        slot, created, count = int(slot), int(created), int(count)
+        return self._chain(jid, name, int(slot), int(created), int(count), now)
+
+    def retry_chain(self, taken: Taken, now: int) -> Taken:
+        """The chain step of a pickup run again for the same taken job: bullmq's Worker
+        retries `upsertJobScheduler` after an error (`retryIfFailed`), and the first call
+        may have written already. The row has moved past the slot, so nothing is made."""
+        count = int(self.job(taken.job_id)["count"])
+        return self._chain(taken.job_id, taken.name, taken.slot, taken.created, count, now)
+
+    def _chain(self, jid: str, name: str, slot: int, created: int, count: int, now: int) -> Taken:
+        """updateJobScheduler for the job `jid` taken at `now`: make the scheduler's next job."""
         rec = self.client.hgetall(self.k.record(name))
         if not rec:
             return Taken(jid, name, slot, created, now, INF, "absent")
@@ -170,7 +185,8 @@ class BullMQ:
         nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
         nid = job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(nid)]
-        result = CHAIN[self._run("chain", keys, [name, now, nxt, nid, slot, count + 1])]
+        args = [name, now, ms_arg("next run", nxt), nid, slot, count + 1]
+        result = CHAIN[self._run("chain", keys, args)]
         return Taken(jid, name, slot, created, now, nxt if result == "chained" else INF, result)
 
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> None:
@@ -230,12 +246,14 @@ class Chain:
 
     def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
                  retain: int = 10_000, store: Store | None = None, pump=None):
-        schedules = [schedules] if isinstance(schedules, Schedule) else list(schedules)
+        schedules = check_parts(schedules, start=start, worker=worker, faults=faults, retain=retain, store=store)
         self.faults = faults or Faults()
         f = self.faults
         if f.crash_after_enqueue is not None or f.pumps != 1 or f.cancel_at is not None:
-            raise ValueError("design 'bullmq' has no pump: of the faults only an outage (no worker "
-                             "running over an interval) applies, not a pump crash, two pumps or a cancel")
+            raise InputError("design 'bullmq' has no pump: of the faults only an outage (no worker "
+                             "running over an interval) applies, not a pump crash, two pumps or a cancel",
+                             "crash_after_enqueue" if f.crash_after_enqueue is not None
+                             else "pumps" if f.pumps != 1 else "cancel_at")
         for s in schedules:
             _check(s)
         self.worker = worker or Worker()
@@ -251,9 +269,10 @@ class Chain:
             self.bullmq.upsert(s, start)
             self._next[s.name] = self.bullmq.registry.score(s.name)
 
-    def run(self, fires: int | None = None, until: int | None = None) -> Trace:
-        if fires is None and until is None:
-            raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+    def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
+        """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;
+        `progress(fires so far, virtual time)` is called after each (as in `Simulation.run`)."""
+        check_run(fires=fires, until=until)
         target = None if fires is None else self.trace.count + fires
         down, up = self.faults.outage or (None, None)
         while target is None or self.trace.count < target:
@@ -275,6 +294,8 @@ class Chain:
             fire = Fire(self.trace.count + 1, taken.name, taken.slot, taken.slot, run.started, run.finished,
                         taken.job_id, next=taken.next)
             self.trace.produced(fire)
+            if progress is not None:
+                progress(self.trace.count, run.started)
             self._done.append((taken.job_id, run.started, run.finished, "done"))
             if len(self._done) >= FLUSH:
                 self._flush()
@@ -302,25 +323,27 @@ class Chain:
 
 
 def simulate_chain(schedules, *, start: int, fires: int | None = None, until: int | None = None,
-                   **options) -> Trace:
+                   progress=None, **options) -> Trace:
     """`simulate(..., design="bullmq")`: build a Chain, run it, close its store."""
     with Chain(schedules, start=start, **options) as chain:
-        return chain.run(fires=fires, until=until)
+        return chain.run(fires=fires, until=until, progress=progress)
 
 
 def _check(schedule: Schedule) -> None:
     """BullMQ's job schedulers have one rule and no policies: refuse the others by name."""
     if schedule.rule != "schedule":
-        raise ValueError(f"design 'bullmq' runs start-to-start from the scheduled slot (rule 'schedule'), "
-                         f"not rule {schedule.rule!r}")
+        raise InputError(f"design 'bullmq' runs start-to-start from the scheduled slot (rule 'schedule'), "
+                         f"not rule {schedule.rule!r}", "rule")
     if schedule.missed != "snap":
-        raise ValueError(f"design 'bullmq' snaps missed slots as bullmq 6.x does (missed 'snap'), "
-                         f"not missed {schedule.missed!r}")
+        raise InputError(f"design 'bullmq' snaps missed slots as bullmq 6.x does (missed 'snap'), "
+                         f"not missed {schedule.missed!r}", "missed")
     if schedule.overlap != "allow":
-        raise ValueError(f"design 'bullmq' has no overlap policy (overlap 'allow'), not {schedule.overlap!r}: "
-                         "its chain makes the next job only when a worker takes the current one")
+        raise InputError(f"design 'bullmq' has no overlap policy (overlap 'allow'), not {schedule.overlap!r}: "
+                         "its chain makes the next job only when a worker takes the current one", "overlap")
+    if not isinstance(schedule, Schedule):
+        raise InputError(f"schedules {schedule!r} must be Schedule(...) objects", "schedules")
     if not isinstance(schedule.cadence, (Every, Cron)):
-        raise ValueError(f"cadence {schedule.cadence!r} must be Every(...) or Cron(...)")
+        raise InputError(f"cadence {schedule.cadence!r} must be Every(...) or Cron(...)", "cadence")
 
 
 def _text(x) -> str:
@@ -331,11 +354,15 @@ def _text(x) -> str:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One schedule run in both designs, with the same workers and the same outage (the pump
-    down in the pump design, no worker running in BullMQ's). `pump` and `bullmq` are the traces."""
+    """One schedule run in both designs, with the same workers and the same outage. In
+    BullMQ's design an outage is always no worker running; in the pump design `stopped` says
+    what it stops: "pump" (the pump is down, the workers are there) or "workers" (the pump
+    beats on, no worker takes a job). `pump` and `bullmq` are the traces."""
 
     pump: Trace
     bullmq: Trace
+    schedule: Schedule | None = None
+    stopped: str = "pump"
 
     def summary(self) -> dict[str, dict[str, int]]:
         """Per design: `runs`, `late_ms` (the latest start behind its slot), `running` (the
@@ -359,20 +386,76 @@ class Comparison:
                          f"at most {n['running']} running · at most {n['waiting']} waiting")
         return "\n".join(lines)
 
+    def waiting(self, t: int) -> dict[str, list[int]]:
+        """Per design, the slots of the jobs that were due before `t` and not yet taken at `t`
+        (released before it, started at or after it): what a worker coming back at `t` finds."""
+        return {design: [f.slot for f in trace if f.released < t <= f.started]
+                for design, trace in (("pump", self.pump), ("bullmq", self.bullmq))}
+
+    def no_job(self) -> dict[str, list[int]]:
+        """Per design, the slots of the schedule's own grid (each slot's `next_run` when it
+        runs on time), from the first fire's slot to the last one's, that no job stood for."""
+        if self.schedule is None:
+            raise ValueError("no_job needs the schedule: build the Comparison with compare()")
+        out = {}
+        for design, trace in (("pump", self.pump), ("bullmq", self.bullmq)):
+            made = {f.slot for f in trace}
+            slots, s = [], min(made, default=INF)
+            while s <= max(made, default=0):
+                if s not in made:
+                    slots.append(s)
+                s = self.schedule.next_run(s, released=s, finished=s, phase=0)
+            out[design] = slots
+        return out
+
 
 def compare(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
-            worker: Worker | None = None, outage: tuple[int, int] | None = None, pump=None) -> Comparison:
+            worker: Worker | None = None, outage: tuple[int, int] | None = None, pump=None,
+            stopped: str = "pump") -> Comparison:
     """Run `schedule` in the pump design and in BullMQ's, where the chain changes the answer:
     after an outage (the pump's slots are enqueued late but the workers were there; BullMQ's
     one overdue job waits for a worker, then the chain snaps), and with runs longer than the
     period (the pump enqueues every slot and a backlog grows; BullMQ makes the next job only
-    at a pickup, so one worker starts each run late and the late pickups snap past slots)."""
+    at a pickup, so one worker starts each run late and the late pickups snap past slots).
+    `stopped="workers"` stops the workers instead of the pump in the pump design, the outage
+    BullMQ's design has: the pump goes on enqueuing every slot that comes due."""
     from .sim import simulate
 
-    faults = Faults(outage=outage)
-    options = dict(start=start, fires=fires, until=until, worker=worker or Worker(), faults=faults)
-    return Comparison(simulate(schedule, pump=pump, **options),
-                      simulate(schedule, design="bullmq", **options))
+    if stopped not in STOPPED:
+        raise ValueError(f"stopped {stopped!r} is not one of {', '.join(STOPPED)}")
+    if stopped == "workers" and outage is None:
+        raise ValueError("stopped='workers' needs an outage=(down, up) to stop the workers in")
+    worker = worker or Worker()
+    options = dict(start=start, fires=fires, until=until, worker=worker)
+    if stopped == "workers":
+        pumped = _workers_down(schedule, outage=outage, pump=pump, **options)
+    else:
+        pumped = simulate(schedule, pump=pump, faults=Faults(outage=outage), **options)
+    return Comparison(pumped, simulate(schedule, design="bullmq", faults=Faults(outage=outage), **options),
+                      schedule, stopped)
+
+
+STOPPED = ("pump", "workers")
+
+
+def _workers_down(schedule: Schedule, *, start: int, fires: int | None, until: int | None, worker: Worker,
+                  outage: tuple[int, int], pump) -> Trace:
+    """The pump design with its pump beating and no worker taking a job over [down, up):
+    run to just before `down`, then make every worker free no earlier than `up` (a run in
+    progress at `down` finishes), and run on. A job released meanwhile waits in the queue."""
+    from .sim import Simulation
+
+    down, up = Faults(outage=outage).outage
+    if fires is None and until is None:
+        raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+    with Simulation(schedule, start=start, worker=worker, pump=pump) as sim:
+        if down > start:
+            sim.run(fires=fires, until=min(down - 1, until) if until is not None else down - 1)
+        crew = sim.crew
+        crew.free = [(max(free, up), w) for free, w in crew.free]
+        heapq.heapify(crew.free)
+        left = None if fires is None else fires - sim.trace.count
+        return sim.trace if left is not None and left <= 0 else sim.run(fires=left, until=until)
 
 
 def _numbers(trace: Trace) -> dict[str, int]:

@@ -15,11 +15,15 @@ import re
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 
 from .cadence import Every, cadence
 from .chain import DESIGNS
 from .durations import parse_duration
+from .errors import MAX_FIRES as ERRORS_MAX_FIRES
+from .errors import InputError, instant, span
 from .faults import Faults
+from .progress import bar as progress_bar
 from .pump import BEATS, MODES, Pump
 from .schedule import MISSED, OVERLAPS, RULES, Schedule
 from .sim import simulate
@@ -28,7 +32,7 @@ from .timefmt import parse_instant, parse_interval, zone
 from .worker import Worker
 
 START = "2026-11-30T09:00:00Z"   # a fixed instant: the command never reads the wall clock
-MAX_FIRES = 1_000_000
+MAX_FIRES = ERRORS_MAX_FIRES    # the API's cap too (emqsim.errors)
 SAMPLE = 100                     # cron slots read to estimate how many fit before --until
 
 # Options whose value may be written with a leading minus (a negative duration or count):
@@ -39,7 +43,12 @@ _DASH_VALUE = re.compile(r"-\d")
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line and exit 2, like the package's own."""
+    """An argparse parser whose errors are one line and exit 2, like the package's own.
+    Prefixes are not expanded (--ev is not --every): a flag is spelled out or refused."""
+
+    def __init__(self, *a, **kw):
+        kw.setdefault("allow_abbrev", False)
+        super().__init__(*a, **kw)
 
     def error(self, message: str):
         fail(message)
@@ -58,14 +67,17 @@ def parser() -> argparse.ArgumentParser:
         "trace", help="run one schedule on the virtual clock and list its fires",
         description="Register one schedule at --start, run it on the virtual clock with the real "
                     "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
-        epilog="Durations: 15m, 90s, 1h30m, 900000ms. Times: ISO 8601 such as 2026-11-30T09:00:00Z "
-               "(without an offset they are read in --tz). Bad input exits with status 2. "
+        epilog="Durations: 15m, 90s, 1h30m, 900000ms. Numbers are ASCII digits. Times: ISO 8601 such as "
+               "2026-11-30T09:00:00Z (without an offset they are read in --tz; a local time the clocks "
+               "skip or repeat is refused: give its offset). Job ids carry times from 2024-01-01 to "
+               "2163-05-15. Bad input exits with status 2. "
                f"On a real Redis ($EMQSIM_REDIS_URL) a server that cannot be used exits with {statuses()}; "
                "SIGINT exits 130 and SIGTERM 143, after removing the run's keys.",
     )
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
-    when.add_argument("--cron", metavar="EXPR", help="a cron expression, e.g. '0 9 * * *' (six fields: seconds first)")
+    when.add_argument("--cron", metavar="EXPR", help="a cron expression: five fields, e.g. '0 9 * * *', or six with seconds first, "
+                           "e.g. '30 0 9 * * *'")
     p.add_argument("--offset", metavar="DUR", help="with --every: pin the phase inside the gap")
     p.add_argument("--tz", default="UTC", metavar="ZONE",
                    help="IANA zone of the cron, of times without an offset, and of the table (default UTC)")
@@ -128,7 +140,8 @@ def _add_cron(sub) -> None:
                "Bad input exits with status 2; where cron-parser gives up part-way, the runs before "
                "it are listed and the status is 1.",
     )
-    c.add_argument("expr", metavar="EXPR", help="a cron expression, e.g. '30 1 * * *' (six fields: seconds first)")
+    c.add_argument("expr", metavar="EXPR", help="a cron expression: five fields, e.g. '30 1 * * *', or six with seconds "
+                                       "first, e.g. '0 30 1 * * *'")
     c.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA zone of the expression (default UTC)")
     c.add_argument("--from", dest="after", required=True, metavar="ISO8601", help="list runs strictly after this")
     c.add_argument("--until", required=True, metavar="ISO8601", help="list runs strictly before this")
@@ -197,11 +210,11 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
             raise ValueError(f"{name}: {exc}") from None
 
     flag("--tz", lambda: zone(args.tz))
-    after = flag("--from", lambda: parse_instant(args.after, args.tz))
-    until = flag("--until", lambda: parse_instant(args.until, args.tz))
+    after = flag("--from", lambda: parse_instant(args.after, args.tz, repeated="refuse"))
+    until = flag("--until", lambda: parse_instant(args.until, args.tz, repeated="refuse"))
     if until <= after:
         raise ValueError(f"--until {args.until!r} is not after --from {args.after!r}; give a later --until")
-    runs, stopped = dst.listing(args.expr, args.tz, after, until, args.rule)
+    runs, stopped = dst.listing(args.expr, args.tz, after, until, args.rule)  # its errors name the cron
     if stopped:
         stopped = f"{args.rule} stopped after {len(runs)} run{'s' if len(runs) != 1 else ''}: {stopped}"
     if args.format == "json":
@@ -213,47 +226,122 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def trace(args: argparse.Namespace) -> str:
-    """Run the `trace` command; bad input raises ValueError with a one-line message."""
-    zone(args.tz)
-    start = parse_instant(args.start, args.tz)
+    """Run the `trace` command; bad input raises InputError with a one-line message that
+    starts with the flag it is about."""
+    with _flag("--tz"):
+        zone(args.tz)
+    with _flag("--start"):
+        start = _instant(args.start, args.tz, "--start")
     if args.cron is not None and args.offset is not None:
-        raise ValueError(f"--offset {args.offset!r} applies to --every, not to --cron; "
-                         "put the minute in the cron expression instead")
-    sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
-                     rule=args.rule, missed=args.missed, deadline=args.deadline, overlap=args.overlap)
-    tick = parse_duration(args.tick, name="tick")
-    pump = Pump(tick=tick, latency=args.latency, mode=args.pump, beat=args.beat)
-    worker = Worker(run=args.run, poll=args.poll, concurrency=_count(args.concurrency, "concurrency"))
-    faults = Faults(
-        outage=None if args.outage is None else parse_interval(args.outage, args.tz),
-        crash_after_enqueue=None if args.crash_after_enqueue is None
-        else _count(args.crash_after_enqueue, "crash-after-enqueue"),
-        restart_after=tick if args.restart_after is None else parse_duration(args.restart_after, name="restart-after"),
-    )
+        raise InputError(f"--offset {args.offset!r} applies to --every, not to --cron; "
+                         "put the minute in the cron expression instead", "--offset")
+    with _flag("--cron" if args.cron is not None else "--every"):
+        sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
+                         rule=args.rule, missed=args.missed, deadline=args.deadline, overlap=args.overlap)
+    with _flag("--tick"):
+        tick = parse_duration(args.tick, name="tick")
+    with _flag("--latency"):
+        pump = Pump(tick=tick, latency=args.latency, mode=args.pump, beat=args.beat)
+    with _flag("--run"):
+        worker = Worker(run=args.run, poll=args.poll, concurrency=_count(args.concurrency, "concurrency"))
+    if args.restart_after is not None and args.crash_after_enqueue is None:
+        raise InputError(f"--restart-after {args.restart_after!r} applies only with --crash-after-enqueue N; "
+                         "give that too, or leave --restart-after out", "--restart-after")
+    with _flag("--outage"):
+        outage = None
+        if args.outage is not None:
+            outage = parse_interval(args.outage, args.tz, repeated="refuse")
+            instant(outage[0], "outage"), instant(outage[1], "outage")
+            if outage[0] < start:
+                raise InputError(f"--outage {args.outage!r} begins before --start {args.start!r}; "
+                                 "give an outage from the start on", "--outage")
+    with _flag("--crash-after-enqueue"):
+        faults = Faults(
+            outage=outage,
+            crash_after_enqueue=None if args.crash_after_enqueue is None
+            else _count(args.crash_after_enqueue, "crash-after-enqueue"),
+            restart_after=tick if args.restart_after is None else parse_duration(args.restart_after, name="restart-after"),
+        )
     fires = until = None
     if args.fires is not None:
-        fires = _count(args.fires, "fires")
-        if fires > MAX_FIRES:
-            raise ValueError(f"fires {args.fires!r} is too many; give at most {MAX_FIRES:,}")
+        with _flag("--fires"):
+            fires = _count(args.fires, "fires")
+            if fires > MAX_FIRES:
+                raise InputError(f"fires {args.fires!r} is too many; give at most {MAX_FIRES:,}", "fires")
     else:
-        until = parse_instant(args.until, args.tz)
-        if until < start:
-            raise ValueError(f"until {args.until!r} is before start {args.start!r}; give a later time")
-        _check_horizon(sched, start, until, args.until)
-    result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults,
-                      design=args.design)
+        with _flag("--until"):
+            until = _instant(args.until, args.tz, "--until")
+            if until < start:
+                raise InputError(f"until {args.until!r} is before start {args.start!r}; give a later time", "until")
+            _check_horizon(sched, start, until, args.until, None if args.design == "bullmq" else pump,
+                           restarts=(outage is not None) + (args.crash_after_enqueue is not None))
+    # on a terminal, a progress bar on stderr (the simulation reads no clock; tqdm does, for its rate)
+    with _flag("--fires" if fires is not None else "--until"), \
+            progress_bar(start=start, fires=fires, until=until, tz=args.tz) as report:
+        result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults,
+                          design=args.design, progress=report)
     return result.to_json() if args.format == "json" else result.table(args.tz)
 
 
+#: the package's argument names -> the flag that gives them
+FLAGS = {"every": "--every", "offset": "--offset", "cron": "--cron", "tz": "--tz", "rule": "--rule",
+         "missed": "--missed", "deadline": "--deadline", "overlap": "--overlap", "name": "--name",
+         "run": "--run", "poll": "--poll", "concurrency": "--concurrency", "tick": "--tick",
+         "latency": "--latency", "mode": "--pump", "beat": "--beat", "design": "--design",
+         "restart_after": "--restart-after", "restart-after": "--restart-after",
+         "crash_after_enqueue": "--crash-after-enqueue", "crash-after-enqueue": "--crash-after-enqueue",
+         "fires": "--fires", "until": "--until", "start": "--start", "outage": "--outage"}
+
+
+@contextmanager
+def _flag(default: str):
+    """Inside, a ValueError becomes an InputError whose line starts with the flag it is about:
+    the one its argument name maps to, else `default`."""
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if text.startswith("--"):
+            raise
+        arg = getattr(exc, "arg", None)
+        flag = FLAGS.get(arg, arg if isinstance(arg, str) and arg.startswith("--") else default)
+        raise InputError(_named(flag, text), flag) from None
+
+
+def _named(flag: str, text: str) -> str:
+    """'every 0 must be ...' -> '--every 0 must be ...'; a message not about the flag by name
+    gets it in front: '--start: ...'."""
+    for word in (flag[2:], flag[2:].replace("-", "_")):
+        if word and text.startswith(word + " "):
+            return flag + text[len(word):]
+    return f"{flag}: {text}"
+
+
+def _instant(text: str, tz: str, flag: str) -> int:
+    """A time flag: ISO 8601 in --tz, not a skipped or repeated local time, inside the ids' span."""
+    ms = parse_instant(text, tz, repeated="refuse")
+    try:
+        return instant(ms, flag)
+    except InputError:
+        raise InputError(f"{flag} {text!r} is outside the times job ids can carry; {span()}", flag) from None
+
+
 def _count(text: str, name: str) -> int:
-    """A whole number, 1 or more, from the command line."""
-    if not re.fullmatch(r"\s*\d+\s*", text) or int(text) < 1:
-        raise ValueError(f"{name} {text!r} must be a whole number, 1 or more")
+    """A whole number, 1 or more, in ASCII digits, from the command line."""
+    if len(text) > 20 or not re.fullmatch(r"\s*[0-9]+\s*", text, re.ASCII) or int(text) < 1:
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text):,} characters)"
+        raise InputError(f"{name} {shown!r} must be a whole number, 1 or more, in ASCII digits", name)
     return int(text)
 
 
-def _check_horizon(sched: Schedule, start: int, until: int, text: str) -> None:
-    """Refuse an --until that would produce more than MAX_FIRES fires (an upper estimate)."""
+def _check_horizon(sched: Schedule, start: int, until: int, text: str, pump: Pump | None = None,
+                   restarts: int = 0) -> None:
+    """Refuse an --until that would produce more than MAX_FIRES fires (an upper estimate).
+
+    The cadence's slots bound it, and so does the pump: one registration is one row, read
+    at most once a beat, and beats come a tick apart (on the grid, or re-armed a tick after
+    a sweep), so a pump with a tick releases at most one fire per tick, plus one for each
+    restart (a new grid). `pump` None: no pump paces the run (BullMQ's chain)."""
     c = sched.cadence
     first = sched.first_run(start)
     if first > until:
@@ -267,6 +355,8 @@ def _check_horizon(sched: Schedule, start: int, until: int, text: str) -> None:
             if last > until:
                 return
         estimate = (until - first) * SAMPLE // (last - first)
+    if pump is not None and pump.tick:
+        estimate = min(estimate, (until - start) // pump.tick + 1 + restarts)
     if estimate > MAX_FIRES:
         raise ValueError(f"until {text!r} is about {estimate:,} fires away; "
                          f"give a horizon of at most {MAX_FIRES:,} fires")

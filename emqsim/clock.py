@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from emqsim.errors import InputError
 from emqsim.timefmt import iso
+
+_LIMIT = 2**53  # past this a Unix ms is no longer exact in a Redis score or a float
 
 
 def _check_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} {value!r} is not an integer; give whole milliseconds")
+        raise InputError(f"{what} {value!r} is not an integer; give whole milliseconds", what)
+    if not -_LIMIT < value < _LIMIT:
+        raise InputError(f"{what} {value!r} is out of range; give whole ms below 2**53", what)
     return value
 
 
@@ -24,14 +29,15 @@ class VirtualClock:
     def advance(self, ms: int) -> int:
         """Move forward by `ms`; returns the new time."""
         if _check_int(ms, "advance") < 0:
-            raise ValueError(f"cannot advance the clock by {ms} ms; give 0 or more")
+            raise InputError(f"cannot advance the clock by {ms} ms; give 0 or more")
+        _check_int(self._now + ms, "advance")
         self._now += ms
         return self._now
 
     def jump_to(self, t: int) -> int:
         """Move to absolute time `t`; returns it."""
         if _check_int(t, "jump_to") < self._now:
-            raise ValueError(
+            raise InputError(
                 f"cannot move the clock back from {self._now} to {t}; virtual time only moves forward"
             )
         self._now = t

@@ -19,11 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .durations import parse_duration
+from .errors import InputError, one_of, whole
 from .rand import draw
 
 MODES = ("two-step", "atomic")
 IDS = ("fresh", "slot")
 BEATS = ("grid", "rearm")
+MAX_BATCH = 100_000  # rows one sweep may read
 
 
 @dataclass(frozen=True)
@@ -38,18 +40,17 @@ class Pump:
     beat: str = "grid"
 
     def __post_init__(self):
-        for name in ("tick", "jitter", "latency"):
-            object.__setattr__(self, name, parse_duration(getattr(self, name), name=name))
-        if isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1:
-            raise ValueError(f"batch {self.batch!r} must be a whole number of rows, at least 1")
-        if self.tick and self.jitter >= self.tick:
-            raise ValueError(f"jitter {self.jitter} ms must be shorter than the tick {self.tick} ms")
-        if self.mode not in MODES:
-            raise ValueError(f"pump mode {self.mode!r} is not one of {', '.join(MODES)}")
-        if self.ids not in IDS:
-            raise ValueError(f"ids {self.ids!r} is not one of {', '.join(IDS)}")
-        if self.beat not in BEATS:
-            raise ValueError(f"beat {self.beat!r} is not one of {', '.join(BEATS)}")
+        checked = {name: parse_duration(getattr(self, name), name=name) for name in ("tick", "jitter", "latency")}
+        batch = whole(self.batch, "batch", low=1, high=MAX_BATCH, what="a number of rows")
+        seed = whole(self.seed, "seed", low=-2**63, high=2**63 - 1, what="a seed")
+        if checked["tick"] and checked["jitter"] >= checked["tick"]:
+            raise InputError(f"jitter {checked['jitter']} ms must be shorter than the tick {checked['tick']} ms",
+                             "jitter")
+        one_of(self.mode, MODES, "mode")
+        one_of(self.ids, IDS, "ids")
+        one_of(self.beat, BEATS, "beat")
+        for name, value in {**checked, "batch": batch, "seed": seed}.items():
+            object.__setattr__(self, name, value)
 
     def instant(self, origin: int, k: int) -> int:
         """The instant of beat k of a pump started at `origin`."""

@@ -27,6 +27,7 @@ from array import array
 import numpy as np
 
 from .cadence import Every
+from .errors import InputError, check_run, instant
 from .faults import Faults
 from .ids import Minter
 from .pump import Pump
@@ -105,6 +106,8 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
     """
     pump = Pump() if pump is None else pump
     worker = Worker() if worker is None else worker
+    if not isinstance(keep, bool):
+        raise InputError(f"keep {keep!r} must be True or False", "keep")
     _check(schedule, start, fires, until, pump, worker, outage, ids)
     if ids == "pump":
         ids = pump.ids
@@ -116,29 +119,29 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
 
 def _check(schedule, start, fires, until, pump, worker, outage, ids) -> None:
     if not isinstance(schedule, Schedule):
-        raise ValueError(f"schedule {schedule!r} must be a Schedule(...)")
-    if isinstance(start, bool) or not isinstance(start, int):
-        raise ValueError(f"start {start!r} must be whole Unix ms")
-    if fires is None and until is None:
-        raise ValueError("give fires=N or until=<Unix ms> so the run ends")
-    if fires is not None and (isinstance(fires, bool) or not isinstance(fires, int) or fires < 0):
-        raise ValueError(f"fires {fires!r} must be a whole number of fires, 0 or more")
-    if until is not None and (isinstance(until, bool) or not isinstance(until, int)):
-        raise ValueError(f"until {until!r} must be whole Unix ms")
+        raise InputError(f"schedule {schedule!r} must be a Schedule(...)", "schedule")
+    instant(start, "start")
+    check_run(start=start, fires=fires, until=until)
     if not isinstance(pump, Pump):
-        raise ValueError(f"pump {pump!r} must be a Pump(...)")
+        raise InputError(f"pump {pump!r} must be a Pump(...)", "pump")
     if not isinstance(worker, Worker):
-        raise ValueError(f"worker {worker!r} must be a Worker(...)")
+        raise InputError(f"worker {worker!r} must be a Worker(...)", "worker")
     if outage is not None:
+        if isinstance(outage, (str, bytes)) or not hasattr(outage, "__iter__"):
+            raise InputError(f"outage {outage!r} must be a pair (down, up) of Unix ms", "outage")
         down, up = Faults(outage=tuple(outage)).outage
         if down < start:
-            raise ValueError(f"outage begins at {down}, before the start {start}; give an outage from the start on")
-    if ids not in IDS:
-        raise ValueError(f"ids {ids!r} is not one of 'pump', 'fresh', 'slot', None")
+            raise InputError(f"outage begins at {down}, before the start {start}; give an outage from the start on",
+                             "outage")
+    if not (ids is None or (isinstance(ids, str) and ids in IDS)):
+        raise InputError(f"ids {ids!r} is not one of 'pump', 'fresh', 'slot', None", "ids")
 
 
 def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
-    """Any cadence, jitter and run spread: the package's functions called once per step."""
+    """Any cadence, jitter and run spread: the package's functions called once per step.
+
+    The workers are a `Crew`, which forgets runs as they finish, so a backlog of waiting
+    jobs costs the same per step at any length."""
     S = schedule.first_run(start)
     cad = schedule.cadence
     phase = cad.phase(S) if isinstance(cad, Every) else 0

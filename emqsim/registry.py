@@ -3,6 +3,10 @@
 Every write goes through a Lua script of `emqsim/lua/`; reads are plain commands,
 as in EchoMQ (`due` is a ZRANGEBYSCORE and one hash read per row). Answers use
 EchoMQ's atoms: "registered"/"exists", "cancelled"/"absent", "advanced"/"absent".
+
+Each verb checks its arguments in Python before its script runs (times and scores are whole
+ms in [0, 2**53), scripts.ms_arg), so a bad value is one InputError naming the argument; the
+scripts check them again, since a script may be called without this class.
 """
 
 from __future__ import annotations
@@ -10,7 +14,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from .errors import InputError
 from .schedule import INF, Schedule
+from .scripts import ms_arg, name_arg
 from .store import Store
 
 REGISTER = {1: "registered", 0: "exists"}
@@ -21,11 +27,32 @@ ENQUEUE = {1: "enqueued", 0: "duplicate"}
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 SKIP = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
+END_STATES = ("done", "cancelled")
 
 
-def score_arg(score: int | float) -> str:
-    """Scores travel as text: whole ms, or "+inf" for a parked row."""
-    return "+inf" if score == INF else str(int(score))
+def score_arg(score: int | float, what: str = "score") -> str:
+    """Scores travel as text: whole ms, or "+inf" for a parked row (an InputError naming `what`
+    for anything else)."""
+    return ms_arg(what, score, parked=True)
+
+
+def schedule_arg(schedule) -> Schedule:
+    if not isinstance(schedule, Schedule):
+        raise InputError(f"schedule {schedule!r} is refused: use a Schedule", "schedule")
+    return schedule
+
+
+def flag_arg(what: str, value) -> str:
+    if not isinstance(value, bool):
+        raise InputError(f"{what} {value!r} is refused: use True or False", what)
+    return "1" if value else "0"
+
+
+def text_arg(what: str, value) -> str:
+    """Text a script stores as it is (a job id that may be empty, a payload template)."""
+    if not isinstance(value, str):
+        raise InputError(f"{what} {value!r} is refused: use text", what)
+    return value
 
 
 def parse_score(raw) -> int | float:
@@ -76,23 +103,28 @@ class Registry:
 
     def register(self, schedule: Schedule, now: int) -> str:
         """EchoMQ's insert-if-absent: an existing name is left exactly as it was."""
-        first = schedule.first_run(now)
+        schedule_arg(schedule)
+        first = schedule.first_run(int(ms_arg("now", now)))
+        first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
         code = self._run("register", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
-                         [schedule.name, first, *fields])
+                         [schedule.name, first_arg, *fields])
         return REGISTER[code]
 
     def upsert(self, schedule: Schedule, now: int) -> str:
         """BullMQ's upsert: rewrite the record; a changed `every` restarts from its first run,
         and the iteration count and the stored offset are carried over (upsert-3.lua)."""
-        first = schedule.first_run(now)
+        schedule_arg(schedule)
+        first = schedule.first_run(int(ms_arg("now", now)))
+        first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
         given = "1" if getattr(schedule.cadence, "offset", None) else "0"
         code = self._run("upsert", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
-                         [schedule.name, first, given, *fields])
+                         [schedule.name, first_arg, given, *fields])
         return UPSERT[code]
 
     def cancel(self, name: str) -> str:
+        name_arg("name", name)
         return CANCEL[self._run("cancel", [self.k.repeat, self.k.record(name)], [name])]
 
     # -- the pump's verbs ----------------------------------------------------------------
@@ -110,11 +142,14 @@ class Registry:
 
     def advance(self, name: str, nxt: int | float) -> str:
         """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone."""
-        return ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], [name, score_arg(nxt)])]
+        args = [name_arg("name", name), score_arg(nxt, "next score")]
+        return ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], args)]
 
     def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
+        args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
+                text_arg("template", template)]
         keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
-        return ENQUEUE[self._run("enqueue", keys, [job_id, name, slot, now, template])]
+        return ENQUEUE[self._run("enqueue", keys, args)]
 
     def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
         """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
@@ -122,12 +157,18 @@ class Registry:
 
         Returns (registry size, head score, [Fired...]).
         """
+        if not rows:
+            raise InputError("rows [] is refused: use at least one (name, slot, next, job id, label, template)", "rows")
         keys = [self.k.repeat, self.k.pending, self.k.marker]
-        args: list = [now, "1" if dedupe else "0"]
-        for name, slot, nxt, job_id, label, template in rows:
-            record = self.k.record(name)
-            keys += [record, record if job_id == SKIP else self.k.job(job_id)]
-            args += [name, slot, score_arg(nxt), job_id, label, template]
+        args: list = [ms_arg("now", now), flag_arg("dedupe", dedupe)]
+        for row in rows:
+            if not isinstance(row, (tuple, list)) or len(row) != 6:
+                raise InputError(f"row {row!r} is refused: use (name, slot, next, job id, label, template)", "rows")
+            name, slot, nxt, job_id, label, template = row
+            record = self.k.record(name_arg("name", name))
+            keys += [record, record if job_id == SKIP else self.k.job(text_arg("job id", job_id))]
+            args += [name, ms_arg("slot", slot), score_arg(nxt, "next score"), job_id, ms_arg("label", label),
+                     text_arg("template", template)]
         out = self._run("fire", keys, args)
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         return int(out[0]), parse_score(out[1]), results
@@ -139,8 +180,9 @@ class Registry:
         back on the marker because another job still waits; ("sleep", t, False) for a "1"
         popped at a later t; ("parked", None, False) when the marker was empty; or
         ("idle", None, False) when there was nothing to take."""
+        args = [ms_arg("now", now), text_arg("job id", job_id), flag_arg("parked", parked)]
         keys = [self.k.marker, self.k.pending, self.k.job(job_id) if job_id else self.k.pending]
-        out = self._run("take", keys, [now, job_id, "1" if parked else "0"])
+        out = self._run("take", keys, args)
         answer = TAKE[int(out[0])]
         if answer == "taken":
             return answer, now, out[2] == 1
@@ -149,10 +191,18 @@ class Registry:
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> int:
         """Workers finished (job id, started, finished, "done"|"cancelled"): off pending, state
         set; `evict` deleted."""
-        keys = [self.k.pending] + [self.k.job(j) for j, *_ in done] + [self.k.job(j) for j in evict]
         args: list = [len(done)]
-        for job_id, started, finished, state in done:
-            args += [job_id, started, finished, state]
+        for row in done:
+            if not isinstance(row, (tuple, list)) or len(row) != 4:
+                raise InputError(f"finished job {row!r} is refused: use (job id, started, finished, state)", "done")
+            job_id, started, finished, state = row
+            if state not in END_STATES:
+                raise InputError(f"state {state!r} is refused: use one of {', '.join(END_STATES)}", "state")
+            args += [name_arg("job id", job_id), ms_arg("started", started), ms_arg("finished", finished), state]
+        evict = list(evict)
+        for job_id in evict:
+            name_arg("evicted job id", job_id)
+        keys = [self.k.pending] + [self.k.job(j) for j, *_ in done] + [self.k.job(j) for j in evict]
         return self._run("finish", keys, args)
 
     # -- reads for figures and tests ------------------------------------------------------

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
+from .errors import InputError, instant, one_of, whole
 
 RULES = ("schedule", "release", "finish")
 MISSED = ("snap", "snap-v5", "epoch", "all", "once", "skip")
@@ -36,10 +37,12 @@ GRID_ONLY = ("all", "once")   # policies that walk the slot grid: only the sched
 INF = float("inf")  # a parked row: the next run is not known (or there is none)
 
 
+MAX_NAME = 200          # characters of a registration's name
+MAX_LIMIT = 10**9       # a run count past any run the package allows
+
+
 def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
-    if value not in allowed:
-        raise ValueError(f"{what} {value!r} is not one of {', '.join(allowed)}")
-    return value
+    return one_of(value, allowed, what)
 
 
 @dataclass(frozen=True)
@@ -60,26 +63,38 @@ class Schedule:
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name or any(c in self.name for c in "{}"):
-            raise ValueError(f"schedule name {self.name!r} must be non-empty text without braces")
+        """Check every field at construction (InputError naming it), so a bad registration
+        never reaches Redis or a run."""
+        n = self.name
+        if not isinstance(n, str) or not n or any(c in n for c in "{}") or len(n) > MAX_NAME or not n.isprintable():
+            raise InputError(f"schedule name {n!r} must be non-empty printable text without braces, "
+                             f"at most {MAX_NAME} characters", "name")
         if not isinstance(self.cadence, (Every, Cron)):
-            raise ValueError(f"cadence {self.cadence!r} must be Every(...) or Cron(...)")
+            raise InputError(f"cadence {self.cadence!r} must be Every(...) or Cron(...)", "cadence")
         _choice(self.rule, RULES, "rule")
         _choice(self.missed, MISSED, "missed")
         _choice(self.overlap, OVERLAPS, "overlap")
+        if not isinstance(self.template, str):
+            raise InputError(f"template {self.template!r} must be text (the job's payload)", "template")
+        if not isinstance(self.extra, dict):
+            raise InputError(f"extra {self.extra!r} must be a dict", "extra")
         if self.missed in GRID_ONLY and self.rule != "schedule":
-            raise ValueError(f"missed {self.missed!r} needs rule 'schedule', not {self.rule!r}: "
-                             "only the schedule rule has a grid of slots to miss")
+            raise InputError(f"missed {self.missed!r} needs rule 'schedule', not {self.rule!r}: "
+                             "only the schedule rule has a grid of slots to miss", "missed")
         if self.deadline is not None:
             if self.missed != "skip":
-                raise ValueError(f"deadline {self.deadline!r} applies to missed 'skip', not to {self.missed!r}")
+                raise InputError(f"deadline {self.deadline!r} applies to missed 'skip', not to {self.missed!r}",
+                                 "deadline")
             object.__setattr__(self, "deadline", parse_duration(self.deadline, name="deadline"))
         elif self.missed == "skip":
-            raise ValueError("missed 'skip' needs a deadline: how late a release may still run, like 5m")
-        if isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 0:
-            raise ValueError(f"limit {self.limit!r} must be a whole number of runs, 0 for none")
+            raise InputError("missed 'skip' needs a deadline: how late a release may still run, like 5m", "deadline")
+        object.__setattr__(self, "limit", whole(self.limit, "limit", low=0, high=MAX_LIMIT,
+                                                what="a whole number of runs (0 for none)"))
+        for name in ("start", "end"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, instant(getattr(self, name), name))
         if self.start is not None and self.end is not None and self.end <= self.start:
-            raise ValueError(f"end {self.end} ms is not after start {self.start} ms")
+            raise InputError(f"end {self.end} ms is not after start {self.start} ms", "end")
 
     # -- the next-run arithmetic ---------------------------------------------------------
 
@@ -124,7 +139,7 @@ class Schedule:
             return nxt if nxt > released or self.missed == "all" else c.after(released)
         anchor = released if self.rule == "release" else finished
         if anchor is None:
-            raise ValueError("the finish rule needs the run's finish time")
+            raise InputError("the finish rule needs the run's finish time", "finished")
         return anchor + c.ms if isinstance(c, Every) else c.after(anchor)
 
     def label(self, slot: int, released: int) -> int:
@@ -144,7 +159,9 @@ class Schedule:
 
     def bounded(self, nxt: int, produced: int) -> int | float:
         """Apply limit and end: once `produced` runs hit the limit, or the next run reaches
-        the end, the row is parked at +inf (the registry keeps it, as BullMQ does)."""
+        the end, the row is parked at +inf (the pump design's choice: bullmq 6.7.0 leaves the
+        score on the last job's run time and compares an end date with the pickup instant, see
+        `chain.BullMQ.pickup`)."""
         if self.limit and produced >= self.limit:
             return INF
         if self.end is not None and nxt >= self.end:

@@ -3,7 +3,10 @@
 Each script is one file named `verb-<fixed keys>.lua` with a header that lists its
 KEYS, ARGV and returns (BullMQ's convention). Scripts check every argument before
 the first write and answer a negative code instead of raising inside Lua, so a bad
-call never leaves a half-written registry; `Err` names those codes.
+call never leaves a half-written registry; `Err` names those codes. The checks are
+shared (`lua/includes/args.lua`): a time or score is whole ms in [0, MAX_MS), since
+Lua's tonumber takes "nan", "inf" and "1.5", which ZADD would refuse mid-script.
+`ms_arg` is the same check in Python, run before a script is called.
 
 A rule several scripts share (the wake marker's) lives once in `lua/includes/NAME.lua`;
 a script pulls it in with a line `--- @include "NAME"` (BullMQ's convention), which is
@@ -13,20 +16,30 @@ whole scripts.
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from enum import IntEnum
 from importlib import resources
 
 import redis
 
+from .errors import InputError
+
+
+MAX_MS = 2**53
+"""Every time or score a script takes is a whole number of Unix ms in [0, MAX_MS): past 2**53
+a double (Lua's number, Redis's score) skips whole numbers. A parked score is "+inf"."""
+
 
 class Err(IntEnum):
     """Negative returns shared by every script (a test checks the Lua headers agree)."""
 
-    ERR_SCORE = -1   # a score or time argument is not a number
+    ERR_SCORE = -1   # a score or time argument is not whole ms in [0, MAX_MS) (or "+inf" where parked)
     ERR_NAME = -2    # a name or id argument is empty
     ERR_ARITY = -3   # keys and arguments do not come in matching groups
-    ERR_FIELDS = -4  # a record's field/value list is empty, odd or incomplete
+    ERR_FIELDS = -4  # a record's field/value list is empty, odd or incomplete, or a number field is bad
+    ERR_FLAG = -5    # a flag or state is not one of the values it may take
 
 
 class ScriptError(ValueError):
@@ -35,6 +48,35 @@ class ScriptError(ValueError):
     def __init__(self, verb: str, code: int):
         self.verb, self.code = verb, Err(code)
         super().__init__(f"script {verb!r} refused its arguments: {self.code.name}")
+
+
+def ms_arg(what: str, value, *, parked: bool = False) -> str:
+    """`value` as the text a script takes for a time or score, or one InputError naming `what`
+    and the range: checked in Python before any script runs, so a bad value never reaches Redis.
+    With `parked`, infinity (schedule.INF) is allowed too and travels as "+inf"."""
+    if parked and isinstance(value, float) and value == math.inf:
+        return "+inf"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < MAX_MS:
+        return str(int(value))
+    accepted = f"a whole number of ms, 0 <= {what} < 2**53 ({MAX_MS})" + (", or INF (parked)" if parked else "")
+    return _refuse(what, value, accepted)
+
+
+def name_arg(what: str, value) -> str:
+    """A name or id a script takes: non-empty text, else one InputError naming `what`."""
+    if isinstance(value, str) and value:
+        return value
+    return _refuse(what, value, "non-empty text")
+
+
+def _refuse(what: str, value, accepted: str):
+    try:
+        shown = repr(value)
+    except ValueError:  # an int too long for Python to print
+        shown = f"(a {value.bit_length()}-bit integer)"
+    if len(shown) > 60:
+        shown = shown[:40] + f"... ({len(shown)} characters)"
+    raise InputError(f"{what} {shown} is refused: use {accepted}", what)
 
 
 INCLUDE = re.compile(r'^--- @include "([a-z_]+)"[ \t]*$', re.M)

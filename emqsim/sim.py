@@ -26,6 +26,7 @@ import itertools
 from dataclasses import dataclass
 
 from .clock import VirtualClock
+from .errors import check_parts, check_run, one_of
 from .faults import Faults
 from .ids import Minter
 from .pump import Pump
@@ -78,7 +79,8 @@ class Simulation:
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
                  faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
-        schedules = [schedules] if isinstance(schedules, Schedule) else list(schedules)
+        schedules = check_parts(schedules, start=start, pump=pump, worker=worker, faults=faults, retain=retain,
+                                store=store)
         self.pump = pump or Pump()
         self.worker = worker or Worker()
         self.faults = faults or Faults()
@@ -98,6 +100,8 @@ class Simulation:
         self._streak = 0           # occurrences skipped since the last one produced
         self._parked: list = []    # runs whose worker is parked on the marker, not woken yet
         self._stale = False        # the marker may hold a "0" no parked worker popped
+        for s in schedules:  # every first run is known before anything is written
+            s.first_run(start)
         try:
             for s in schedules:
                 self.registry.register(s, start)
@@ -115,11 +119,12 @@ class Simulation:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def run(self, fires: int | None = None, until: int | None = None) -> Trace:
+    def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Run until `fires` more occurrences are produced (and the runs in flight before the
-        next beat are done), or until virtual time `until`; both may be given."""
-        if fires is None and until is None:
-            raise ValueError("give fires=N or until=<Unix ms> so the run ends")
+        next beat are done), or until virtual time `until`; both may be given. `progress`, if
+        given, is called after each release with (fires made, virtual now): the command line
+        draws its bar from it (emqsim.progress)."""
+        check_run(fires=fires, until=until)
         target = None if fires is None else self.trace.count + fires
         events = self._events
         while events:
@@ -138,6 +143,8 @@ class Simulation:
                     self._release(p, t, arg[2])
                     if self._streak > STALL and until is None:
                         raise stalled(fires)
+                    if progress is not None:
+                        progress(self.trace.count, t)
             elif kind == FINISH:  # a run cancelled earlier was finished then
                 self._finish(t, [r for r in [arg] + self._same(t, FINISH) if not r.fire.cancelled])
             elif kind == TAKE:
@@ -408,17 +415,18 @@ class Simulation:
 
 
 def simulate(schedules, *, start: int, fires: int | None = None, until: int | None = None,
-             design: str = "pump", **options) -> Trace:
+             design: str = "pump", progress=None, **options) -> Trace:
     """Build a simulation, run it, close its store, and return the trace.
 
     `design` says what makes the jobs: "pump" (EchoMQ's: a pump beats, enqueues what is due
     and advances the row; this module) or "bullmq" (bullmq 6.x job schedulers: no pump,
-    each job is made when a worker takes the previous one; `chain.Chain`)."""
+    each job is made when a worker takes the previous one; `chain.Chain`). `progress` is
+    called with (fires so far, virtual time) as the run goes (`emqsim.progress` draws a bar)."""
+    one_of(design, ("pump", "bullmq"), "design")
+    check_run(start=start, fires=fires, until=until)
     if design == "bullmq":
         from .chain import simulate_chain
 
-        return simulate_chain(schedules, start=start, fires=fires, until=until, **options)
-    if design != "pump":
-        raise ValueError(f"design {design!r} is not one of pump, bullmq")
+        return simulate_chain(schedules, start=start, fires=fires, until=until, progress=progress, **options)
     with Simulation(schedules, start=start, **options) as sim:
-        return sim.run(fires=fires, until=until)
+        return sim.run(fires=fires, until=until, progress=progress)

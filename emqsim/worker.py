@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .durations import parse_duration
+from .errors import whole
+
+MAX_CONCURRENCY = 1_000  # workers of one crew: each is a heap entry, so the cap bounds memory
 from .rand import draw
 
 
@@ -41,11 +44,12 @@ class Worker:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("run", "spread", "poll"):
-            object.__setattr__(self, name, parse_duration(getattr(self, name), name=name))
-        c = self.concurrency
-        if isinstance(c, bool) or not isinstance(c, int) or c < 1:
-            raise ValueError(f"concurrency {c!r} must be a whole number of workers, at least 1")
+        checked = {name: parse_duration(getattr(self, name), name=name) for name in ("run", "spread", "poll")}
+        checked["concurrency"] = whole(self.concurrency, "concurrency", low=1, high=MAX_CONCURRENCY,
+                                       what="a number of workers")
+        checked["seed"] = whole(self.seed, "seed", low=-2**63, high=2**63 - 1, what="a seed")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     def duration(self, n: int) -> int:
         """Run length of job n: `run`, plus a seeded draw in [0, spread]."""
@@ -64,6 +68,8 @@ class Run:
     tag: object = None
     cancelled: bool = False
     parked: bool = False       # its worker was parked on the marker when it was released
+    name: str | None = None    # the schedule it runs for, when the crew was told (overlap policies)
+    key: int = -1              # its place among that schedule's runs, in release order
 
 
 class Admit(NamedTuple):
@@ -79,19 +85,25 @@ RUN, SKIP = Admit(True), Admit(False)
 
 
 class Crew:
-    """The free times of `concurrency` workers; assigns jobs in release order."""
+    """The free times of `concurrency` workers; assigns jobs in release order.
+
+    The runs of each name still going are kept in release order, with a heap of their finish
+    times beside them, so a release drops what has finished in O(log n) per run instead of
+    re-reading them all: a backlog of waiting jobs costs the same per event at any length."""
 
     def __init__(self, worker: Worker, origin: int):
         self.worker = worker
         self.origin = origin
         self.free = [(origin, i) for i in range(worker.concurrency)]   # (free at, worker), a heap
-        self.runs: dict[str, list[Run]] = {}
+        self.runs: dict[str, _Going] = {}
 
     def going(self, name: str, t: int) -> list[Run]:
         """The runs of `name` not over at `t` (still waiting or running), oldest first."""
-        runs = self.runs.setdefault(name, [])
-        runs[:] = [r for r in runs if r.finished > t]
-        return runs
+        g = self.runs.get(name)
+        if g is None:
+            return []
+        g.drop(t)
+        return list(g.live.values())
 
     def admit(self, name: str, overlap: str, t: int) -> Admit:
         """What `overlap` does with a job of `name` released at `t`."""
@@ -107,6 +119,12 @@ class Crew:
         if any(r.started > t for r in going):   # buffer-one: one is waiting already
             return SKIP
         return Admit(True, not_before=max(r.finished for r in going))
+
+    def kept(self) -> int:
+        """The entries the crew holds: one per run still going (waiting or running) when it
+        last looked, plus one per move or cancel whose old finish has not come yet. Bounded by
+        the workers and the jobs waiting, not by the fires made."""
+        return sum(len(g.ends) for g in self.runs.values())
 
     def assign(self, n: int, released: int, *, name: str | None = None, not_before: int | None = None,
                tag=None) -> Run:
@@ -126,7 +144,12 @@ class Crew:
         run = Run(started, started + self.worker.duration(n), w, free, tag, parked=not poll and ready == released)
         heapq.heappush(self.free, (run.finished, w))
         if name is not None:
-            self.going(name, released).append(run)
+            g = self.runs.get(name)
+            if g is None:
+                g = self.runs[name] = _Going()
+            g.drop(released)
+            run.name = name
+            g.add(run)
         return run
 
     def move(self, run: Run, started: int) -> None:
@@ -140,6 +163,7 @@ class Crew:
         if entry in self.free:
             self.free[self.free.index(entry)] = (run.finished, run.worker)
             heapq.heapify(self.free)
+        self._moved(run)
 
     def cancel(self, run: Run, t: int) -> None:
         """Stop `run` at `t`: a running job ends then, a waiting one never starts (it shows
@@ -153,3 +177,40 @@ class Crew:
             heapq.heapify(self.free)
         run.started = min(run.started, t)
         run.finished, run.cancelled = t, True
+        self._moved(run)
+
+    def _moved(self, run: Run) -> None:
+        """`run`'s finish changed: its heap entry under the old time goes stale, so it gets
+        one under the new time."""
+        g = self.runs.get(run.name)
+        if g is not None and g.live.get(run.key) is run:
+            heapq.heappush(g.ends, (run.finished, run.key))
+
+
+class _Going:
+    """One name's runs not known to be over: `live` in release order (a dict keeps it), and
+    `ends`, a heap of (finish, order) entries. An entry whose finish no longer matches its run
+    (moved or cancelled since) is stale: a new entry was pushed then, so the stale one is
+    skipped when it comes up."""
+
+    __slots__ = ("live", "ends", "added")
+
+    def __init__(self):
+        self.live: dict[int, Run] = {}
+        self.ends: list[tuple[int, int]] = []
+        self.added = 0
+
+    def add(self, run: Run) -> None:
+        run.key = self.added
+        self.added += 1
+        self.live[run.key] = run
+        heapq.heappush(self.ends, (run.finished, run.key))
+
+    def drop(self, t: int) -> None:
+        """Forget the runs over at `t` (finished at or before it)."""
+        ends, live = self.ends, self.live
+        while ends and ends[0][0] <= t:
+            f, k = heapq.heappop(ends)
+            run = live.get(k)
+            if run is not None and run.finished == f:
+                del live[k]

@@ -183,44 +183,44 @@ def test_job_ids_are_the_same_on_every_run(capsys):
 
 
 BAD = [
-    (["--cron", "0 25 * * *", "--fires", "1"], "invalid cron '0 25 * * *'"),
+    (["--cron", "0 25 * * *", "--fires", "1"], "--cron: invalid cron '0 25 * * *'"),
     (["--every", "0", "--fires", "1"],
-     "every '0' must be positive; give a length like 15m, 90s, 1h30m or 900000ms"),
-    (["--every", "15m", "--tz", "Mars/Olympus", "--fires", "1"], "unknown time zone 'Mars/Olympus'"),
-    (["--every", "15m", "--run", "-4m", "--fires", "1"], "run '-4m' is negative"),
-    (["--every", "15m", "--run=-4m", "--fires", "1"], "run '-4m' is negative"),
-    (["--every", "15m", "--tick", "soon", "--fires", "1"], "tick 'soon' is not a duration"),
+     "--every '0' must be positive; give a length like 15m, 90s, 1h30m or 900000ms"),
+    (["--every", "15m", "--tz", "Mars/Olympus", "--fires", "1"], "--tz: unknown time zone 'Mars/Olympus'"),
+    (["--every", "15m", "--run", "-4m", "--fires", "1"], "--run '-4m' is negative"),
+    (["--every", "15m", "--run=-4m", "--fires", "1"], "--run '-4m' is negative"),
+    (["--every", "15m", "--tick", "soon", "--fires", "1"], "--tick 'soon' is not a duration"),
     (["--every", "15m", "--fires", "1", "--outage", "2026-11-30T10:00:00Z/2026-11-30T09:30:00Z"],
-     "outage ends at 2026-11-30T09:30:00Z before it starts at 2026-11-30T10:00:00Z"),
-    (["--every", "15m", "--fires", "0"], "fires '0' must be a whole number, 1 or more"),
-    (["--every", "15m", "--fires", "-2"], "fires '-2' must be a whole number, 1 or more"),
-    (["--every", "15m", "--fires", "2000000"], "fires '2000000' is too many; give at most 1,000,000"),
+     "--outage ends at 2026-11-30T09:30:00Z before it starts at 2026-11-30T10:00:00Z"),
+    (["--every", "15m", "--fires", "0"], "--fires '0' must be a whole number, 1 or more"),
+    (["--every", "15m", "--fires", "-2"], "--fires '-2' must be a whole number, 1 or more"),
+    (["--every", "15m", "--fires", "2000000"], "--fires '2000000' is too many; give at most 1,000,000"),
     (["--every", "15m", "--start", "30/11/2026 09:00", "--fires", "1"],
-     "'30/11/2026 09:00' is not an ISO 8601 time; write it like 2026-11-30T09:00:00Z"),
-    (["--every", "15m", "--until", "tomorrow"], "'tomorrow' is not an ISO 8601 time"),
+     "--start: '30/11/2026 09:00' is not an ISO 8601 time; write it like 2026-11-30T09:00:00Z"),
+    (["--every", "15m", "--until", "tomorrow"], "--until: 'tomorrow' is not an ISO 8601 time"),
     (["--cron", "0 9 * * *", "--offset", "3m", "--fires", "1"], "--offset '3m' applies to --every, not to --cron"),
     (["--every", "15m", "--cron", "0 9 * * *", "--fires", "1"], "argument --cron: not allowed with argument --every"),
     (["--fires", "1"], "one of the arguments --every --cron is required"),
     (["--every", "15m", "--fires", "1", "--until", "2026-11-30T10:00:00Z"],
      "argument --until: not allowed with argument --fires"),
     (["--every", "15m"], "one of the arguments --fires --until is required"),
-    (["--every", "1s", "--until", "2026-12-30T09:00:00Z"], "until '2026-12-30T09:00:00Z' is about 2,592,001 fires"),
-    (["--cron", "* * * * * *", "--until", "2026-12-30T09:00:00Z"], "until '2026-12-30T09:00:00Z' is about 2,592,"),
-    (["--every", "15m", "--until", "2026-11-30T08:00:00Z"], "until '2026-11-30T08:00:00Z' is before start"),
+    (["--every", "1s", "--until", "2026-12-30T09:00:00Z"], "--until '2026-12-30T09:00:00Z' is about 2,592,001 fires"),
+    (["--cron", "* * * * * *", "--until", "2026-12-30T09:00:00Z"], "--until '2026-12-30T09:00:00Z' is about 2,592,"),
+    (["--every", "15m", "--until", "2026-11-30T08:00:00Z"], "--until '2026-11-30T08:00:00Z' is before start"),
     (["--every", "15m", "--fires", "1", "--rule", "sometimes"], "argument --rule: invalid choice: 'sometimes'"),
-    (["--every", "15m", "--fires", "1", "--crash-after-enqueue", "0"], "crash-after-enqueue '0' must be a whole number"),
-    (["--every", "15m", "--fires", "1", "--concurrency", "two"], "concurrency 'two' must be a whole number"),
+    (["--every", "15m", "--fires", "1", "--crash-after-enqueue", "0"], "--crash-after-enqueue '0' must be a whole number"),
+    (["--every", "15m", "--fires", "1", "--concurrency", "two"], "--concurrency 'two' must be a whole number"),
     (["--every", "15m", "--fires", "1", "--missed", "skip"],
-     "missed 'skip' needs a deadline: how late a release may still run, like 5m"),
-    (["--every", "15m", "--fires", "1", "--deadline", "5m"], "deadline '5m' applies to missed 'skip', not to 'snap'"),
-    (["--every", "15m", "--fires", "1", "--missed", "skip", "--deadline", "-5m"], "deadline '-5m' is negative"),
+     "--deadline: missed 'skip' needs a deadline: how late a release may still run, like 5m"),
+    (["--every", "15m", "--fires", "1", "--deadline", "5m"], "--deadline '5m' applies to missed 'skip', not to 'snap'"),
+    (["--every", "15m", "--fires", "1", "--missed", "skip", "--deadline", "-5m"], "--deadline '-5m' is negative"),
     (["--every", "15m", "--fires", "1", "--missed", "all", "--rule", "finish"],
-     "missed 'all' needs rule 'schedule', not 'finish'"),
+     "--missed 'all' needs rule 'schedule', not 'finish'"),
     (["--every", "15m", "--fires", "1", "--missed", "late"], "argument --missed: invalid choice: 'late'"),
     (["--every", "15m", "--fires", "1", "--overlap", "queue"], "argument --overlap: invalid choice: 'queue'"),
     (["--every", "15m", "--fires", "1", "--snap", "epoch"], "unrecognized arguments: --snap epoch"),
     (["--every", "15m", "--fires", "3", "--missed", "skip", "--deadline", "0", "--latency", "2s"],
-     "1000 occurrences in a row were skipped and none produced, so fires=3 is never reached"),
+     "--fires: 1000 occurrences in a row were skipped and none produced, so fires=3 is never reached"),
 ]
 
 
@@ -260,7 +260,7 @@ def test_python_dash_m(tmp_path):
                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stdout == ""
-    assert bad.stderr == ("emqsim: error: every '0' must be positive; "
+    assert bad.stderr == ("emqsim: error: --every '0' must be positive; "
                           "give a length like 15m, 90s, 1h30m or 900000ms\n")
     assert "Traceback" not in bad.stderr
 

@@ -130,7 +130,7 @@ def test_bad_input_still_exits_2(monkeypatch, capsys):
     status, out, err = run_cli(monkeypatch, capsys, f"redis://127.0.0.1:{free_port()}/0",
                                ["trace", "--every", "0", "--fires", "3"])
     assert (status, out) == (2, "")
-    assert err.startswith("emqsim: error: every '0' must be positive")
+    assert err.startswith("emqsim: error: --every '0' must be positive")
 
 
 def test_help_lists_every_status(capsys):

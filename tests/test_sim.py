@@ -269,3 +269,4 @@ def test_table_has_a_date_column_when_the_runs_span_days():
         ["2026-12-01", "00:00:00", "00:00:00", "01:00:00", "02:30:00"]]
     tr = run(make_store("fakeredis"), Schedule("r", Every("15m")), fires=2)
     assert tr.table().splitlines()[0].split()[1] == "slot"   # one day: no date column
+

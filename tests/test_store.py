@@ -120,14 +120,16 @@ def test_failed_set_up_removes_what_it_wrote(tmp_path, monkeypatch):
         assert server.keys() == []
 
 
-def test_failed_set_up_leaves_a_given_store_to_its_owner():
-    """A store passed in is the caller's: set-up does not close it (nor its rows)."""
+def test_failed_set_up_leaves_a_given_store_open_and_untouched():
+    """A store passed in is the caller's: set-up does not close it, and checks every first
+    run before writing, so it finds the store as it was."""
     import fakeredis
 
     store = Store(client=fakeredis.FakeRedis())
     with pytest.raises(ValueError, match="never matches"):
         Simulation([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, store=store)
-    assert store.client.zrange(store.keys.repeat, 0, -1) == [b"a"]
+    assert store.client.keys("*") == []
+    assert store.client.ping()  # still open
     store.close()
 
 

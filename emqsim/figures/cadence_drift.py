@@ -122,10 +122,9 @@ class CadenceView:
 
     def update(self, run: int | None = None, measure: str | None = None) -> str:
         """Set the run length (whole minutes) and the measure; returns the verdict."""
-        if run is not None:
-            self.run = choice(run, RUNS, "run (min)")
-        if measure is not None:
-            self.measure = choice(measure, MEASURES, "measure")
+        run = self.run if run is None else choice(run, RUNS, "run (min)")          # check both,
+        measure = self.measure if measure is None else choice(measure, MEASURES, "measure")
+        self.run, self.measure = run, measure                                         # then store
         lit = SHOWS[self.measure]
         for rule, y in LANE.items():
             marks = self.marks[(rule, self.run)]

@@ -14,6 +14,8 @@ speed control (which moves no figure) and knows which slider Play should move.
 
 from __future__ import annotations
 
+from ..errors import InputError, one_of
+
 PLAY_CLASS = "emqsim-play"
 SPEED_CLASS = "emqsim-speed"
 PLAYED_CLASS = "emqsim-played"
@@ -21,7 +23,7 @@ PLAYED_CLASS = "emqsim-played"
 
 def _whole(value, what: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{what} {value!r} must be a whole number, at least {low}")
+        raise InputError(f"{what} {value!r} must be a whole number, at least {low}", what)
     return value
 
 
@@ -44,7 +46,7 @@ class Player:
         elif hasattr(slider, "min") and hasattr(slider, "max"):
             self.attr, low, high = "value", slider.min, slider.max
         else:
-            raise ValueError(f"slider {type(slider).__name__} has neither options nor min/max; "
+            raise InputError(f"slider {type(slider).__name__} has neither options nor min/max; "
                              "give an IntSlider or a SelectionSlider")
         max_step = max(step, (high - low) // 10, 1) if max_step is None else _whole(max_step, "max_step", step)
         self.slider = slider
@@ -72,10 +74,9 @@ def play(slider, **options) -> Player:
 
 
 def choice(value, allowed, what: str):
-    """`value` if it is one of a control's positions, else a ValueError naming them."""
-    if value not in allowed:
-        raise ValueError(f"{what} {value!r} is not one of {', '.join(str(a) for a in allowed)}")
-    return value
+    """`value` if it is one of a control's positions, else an InputError naming them. The
+    type counts: 15.0 or True is not the position 15 or 1 (a slider gives whole numbers)."""
+    return one_of(value, allowed, what)
 
 
 def drag_path(values, count: int = 20) -> list:

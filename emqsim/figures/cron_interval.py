@@ -16,6 +16,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..cadence import Cron, Every
 from ..durations import format_duration
+from ..errors import InputError, one_of, whole
 from ..keys import Keys
 from ..registry import Registry
 from ..schedule import Schedule
@@ -35,9 +36,7 @@ READOUT_ID = "cron-interval-readout"
 
 
 def _mode(mode: str) -> str:
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-    return mode
+    return one_of(mode, MODES, "mode")
 
 
 def interval_schedule(every: Every) -> Schedule:
@@ -103,12 +102,13 @@ class CronIntervalView:
                  expr: str = "0 9 * * *", every: int | str = "15m", offset: int | str | None = None,
                  mode: str = "cron"):
         if end <= start:
-            raise ValueError(f"end {end} ms is not after start {start} ms")
+            raise InputError(f"end {end} ms is not after start {start} ms")
         self.ax = ax
         self.start, self.end = start, end
         self.anchor = start if anchor is None else anchor
         self.every = Every(every, offset)
         self.first = interval_schedule(self.every).first_run(self.anchor)   # the interval's first run
+        now = whole(now, "now", low=start, high=end, what="whole Unix ms on the axis")  # as update() checks it
         self.now, self.mode, self.expr = now, _mode(mode), expr
         self.cron: Cron | None = None
         self.error: str | None = None
@@ -171,9 +171,17 @@ class CronIntervalView:
         self.live.invalidate()  # the row's label is part of the static layer
 
     def update(self, now: int | None = None, mode: str | None = None, expr: str | None = None) -> str:
-        """Move `now`, switch the rule or try another cron expression; returns the readout."""
+        """Move `now`, switch the rule or try another cron expression; returns the readout.
+        Every value is checked before any is stored: `now` is whole Unix ms on the axis, `mode`
+        one of MODES, `expr` text (an expression cron refuses is shown, not raised)."""
+        if now is not None:
+            now = whole(now, "now", low=self.start, high=self.end, what="whole Unix ms on the axis")
         if mode is not None:
-            self.mode = _mode(mode)
+            mode = _mode(mode)
+        if expr is not None and not isinstance(expr, str):
+            raise InputError(f"expr {expr!r} is not text; give a cron expression such as '0 9 * * *'", "expr")
+        if mode is not None:
+            self.mode = mode
         if expr is not None and expr != self.expr:
             self._set_expr(expr)
         if now is not None:

@@ -25,6 +25,7 @@ from matplotlib.collections import LineCollection
 
 from ..cadence import Every
 from ..durations import format_duration
+from ..errors import InputError
 from ..faults import Faults
 from ..pump import Pump
 from ..registry import Registry
@@ -182,7 +183,7 @@ class FaultsView:
         self.design = choice(design, self.designs, "design")
         self.delay = choice(delay, self.delays, "restart delay (ms)")
         if max(self.crashes) > slots or min(self.crashes) < 1:
-            raise ValueError(f"crash points {self.crashes} must be fire numbers within the {slots} slots shown")
+            raise InputError(f"crash points {self.crashes} must be fire numbers within the {slots} slots shown")
         # the engine, once per slider position
         self.runs = {(c, d, t): crash_run(c, d, t, start=start, slots=slots)
                      for c in self.crashes for d in self.designs for t in self.delays}
@@ -235,12 +236,10 @@ class FaultsView:
 
     def update(self, crash: int | None = None, design: str | None = None, delay: int | None = None) -> str:
         """Move to crash after fire `crash`, `design`, restart `delay` ms later; returns the readout."""
-        if crash is not None:
-            self.crash = choice(crash, self.crashes, "crash (fire number)")
-        if design is not None:
-            self.design = choice(design, self.designs, "design")
-        if delay is not None:
-            self.delay = choice(delay, self.delays, "restart delay (ms)")
+        crash = self.crash if crash is None else choice(crash, self.crashes, "crash (fire number)")
+        design = self.design if design is None else choice(design, self.designs, "design")
+        delay = self.delay if delay is None else choice(delay, self.delays, "restart delay (ms)")
+        self.crash, self.design, self.delay = crash, design, delay   # stored once all are checked
         r = self.current
         n = np.array([j[0] for j in r.jobs], dtype=float)
         slot = np.array([j[1] for j in r.jobs], dtype=float)
@@ -358,7 +357,7 @@ def draws(seeds: int = 20, *, fires: int = 10, delay_min: int = 30) -> list[Draw
     """random.Random(seed) picks the crash fire in 1..fires, the restart delay in whole
     minutes 0..delay_min and the pump's beat jitter in 0..999 ms."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds {seeds!r} must be a whole number of runs, 1 or more")
+        raise InputError(f"seeds {seeds!r} must be a whole number of runs, 1 or more")
     out = []
     for seed in range(seeds):
         rnd = random.Random(seed)

@@ -30,6 +30,7 @@ from matplotlib.lines import Line2D
 
 from ..cadence import Every
 from ..durations import format_duration, parse_duration
+from ..errors import InputError
 from ..faults import Faults
 from ..pump import Pump
 from ..reference import engine_fires, engine_skips, reference
@@ -64,13 +65,13 @@ LABELS = {
     "once": "once\nK8s, APScheduler",
     "skip": "skip\npast a deadline",
 }
-_HHMM = re.compile(r"\s*(\d{1,2}):(\d{2})\s*")
+_HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
 
 
 def schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
     """The every-15-min registration under `policy` ("release" is the rule, the others `missed`)."""
     if policy not in POLICIES:
-        raise ValueError(f"policy {policy!r} is not one of {', '.join(POLICIES)}")
+        raise InputError(f"policy {policy!r} is not one of {', '.join(POLICIES)}")
     if policy == "release":
         return Schedule(NAME, Every(EVERY), rule="release")
     if policy == "skip":
@@ -86,17 +87,17 @@ def instant(value: int | str, what: str = "time") -> int:
             return at(f"{DAY} {int(m.group(1)):02d}:{m.group(2)}")
     elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
-    raise ValueError(f"{what} {value!r} is not a time; give HH:MM such as '10:10', or Unix ms")
+    raise InputError(f"{what} {value!r} is not a time; give HH:MM such as '10:10', or Unix ms", what)
 
 
 def outage(down: int | str, up: int | str) -> tuple[int, int]:
     """(down, up) in Unix ms; an outage that ends before it starts is a ValueError saying so."""
     down, up = instant(down, "pump down"), instant(up, "pump up")
     if up < down:
-        raise ValueError(f"pump up {hm(up)} is before pump down {hm(down)}: "
+        raise InputError(f"pump up {hm(up)} is before pump down {hm(down)}: "
                          f"the outage must end after it starts; move pump up to {hm(down)} or later")
     if down < START:
-        raise ValueError(f"pump down {hm(down)} is before the schedule starts at {hm(START)}; "
+        raise InputError(f"pump down {hm(down)} is before the schedule starts at {hm(START)}; "
                          f"give {hm(START)} or later")
     return down, up
 
@@ -329,15 +330,19 @@ class MissedView:
     def _time(self, value, what: str) -> int:
         t = instant(value, what)
         if t not in self.times:
-            raise ValueError(f"{what} {value!r} is not a slider position; give a whole minute from "
-                             f"{hm(self.times[0])} to {hm(self.times[-1])}")
+            raise InputError(f"{what} {value!r} is not a slider position; give a whole minute from "
+                             f"{hm(self.times[0])} to {hm(self.times[-1])}", what)
         return t
 
     def _deadline(self, value) -> int:
+        if isinstance(value, float):
+            raise InputError(f"deadline {value!r} is not a slider position; give whole ms or text like '10m'",
+                             "deadline")
         d = parse_duration(value, name="deadline")
         if d not in self.deadlines:
-            raise ValueError(f"deadline {value!r} is not a slider position; give whole minutes from "
-                             f"{format_duration(self.deadlines[0])} to {format_duration(self.deadlines[-1])}")
+            raise InputError(f"deadline {value!r} is not a slider position; give whole minutes from "
+                             f"{format_duration(self.deadlines[0])} to {format_duration(self.deadlines[-1])}",
+                             "deadline")
         return d
 
     # -- a move --------------------------------------------------------------------------------
@@ -347,12 +352,10 @@ class MissedView:
         """Move the outage to `down` -> `up` ("HH:MM" or Unix ms) and the skip deadline to
         `deadline` ("5m" or ms); returns the readout. An outage that ends before it starts is
         a state two sliders can reach: the readout says so and the lanes are emptied."""
-        if down is not None:
-            self.down = self._time(down, "pump down")
-        if up is not None:
-            self.up = self._time(up, "pump up")
-        if deadline is not None:
-            self.deadline = self._deadline(deadline)
+        down = self.down if down is None else self._time(down, "pump down")
+        up = self.up if up is None else self._time(up, "pump up")
+        deadline = self.deadline if deadline is None else self._deadline(deadline)
+        self.down, self.up, self.deadline = down, up, deadline   # stored once all are checked
         try:
             outage(self.down, self.up)
         except ValueError as exc:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..cadence import Every
 from ..durations import parse_duration
+from ..errors import InputError
 from ..ids import minted_at
 from ..schedule import INF, Schedule
 from ..sim import Simulation
@@ -72,22 +73,22 @@ class RegistryRowsView:
 
     def __init__(self, ax, sim: Simulation, fires: int, tz: str = "UTC"):
         if isinstance(fires, bool) or not isinstance(fires, int) or fires < 1:
-            raise ValueError(f"fires {fires!r} must be a whole number of fires, at least 1")
+            raise InputError(f"fires {fires!r} must be a whole number of fires, at least 1")
         if sim.trace.count:
-            raise ValueError(f"the simulation has already produced {sim.trace.count} fires; "
+            raise InputError(f"the simulation has already produced {sim.trace.count} fires; "
                              "give a fresh one so the view sees the registration")
         if fires > sim.trace.fires.maxlen:
-            raise ValueError(f"fires {fires} exceeds the trace's retain {sim.trace.fires.maxlen}; "
+            raise InputError(f"fires {fires} exceeds the trace's retain {sim.trace.fires.maxlen}; "
                              "build the Simulation with retain >= fires")
         rows = sim.registry.rows()
         if len(rows) != 1:
-            raise ValueError(f"the registry holds {len(rows)} rows; this view shows exactly one schedule")
+            raise InputError(f"the registry holds {len(rows)} rows; this view shows exactly one schedule")
         self.sim, self.tz, self.fires = sim, tz, fires
         self.name, first = rows[0]
         registered_size = sim.registry.size()
         trace = sim.run(fires=fires)
         if trace.count != fires:
-            raise ValueError(f"the schedule produced {trace.count} fires, not {fires}; "
+            raise InputError(f"the schedule produced {trace.count} fires, not {fires}; "
                              "it ended (limit or end date) before that")
         cols = trace.arrays()
         # index k = state after k fires; k = 0 is the registration
@@ -144,7 +145,7 @@ class RegistryRowsView:
     def state(self, fires: int) -> State:
         """The recorded state after `fires` fires (0 = right after registration)."""
         if isinstance(fires, bool) or not isinstance(fires, (int, np.integer)) or not 0 <= fires <= self.fires:
-            raise ValueError(f"fires {fires!r} is out of range; use a whole number 0..{self.fires}")
+            raise InputError(f"fires {fires!r} is out of range; use a whole number 0..{self.fires}", "fires")
         k = int(fires)
         score = self.scores[k]
         job_id = self.job_ids[k]
@@ -254,7 +255,7 @@ def reregister_demo(store: Store, start: int, *, fires: int = 4, later: str | in
     last release + `later`, register the name again with every 5 min (EchoMQ), upsert every
     5 min (BullMQ), and upsert every 5 min once more. Returns the state after each call."""
     if isinstance(fires, bool) or not isinstance(fires, int) or fires < 1:
-        raise ValueError(f"fires {fires!r} must be a whole number of fires, at least 1")
+        raise InputError(f"fires {fires!r} must be a whole number of fires, at least 1")
     gap = parse_duration(later, name="later", allow_zero=False)
     sim = reports(start=start, store=store)
     reg = sim.registry

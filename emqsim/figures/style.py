@@ -11,6 +11,8 @@ import os
 
 import matplotlib.pyplot as plt
 
+from ..errors import InputError
+
 # Okabe-Ito
 BLACK = "#000000"
 ORANGE = "#E69F00"
@@ -76,7 +78,7 @@ def present(on: bool = True) -> None:
     afterwards (a figure already drawn keeps its sizes); `present(False)` puts back the
     normal sizes."""
     if not isinstance(on, bool):
-        raise ValueError(f"present({on!r}): give True (presenter mode) or False (normal sizes)")
+        raise InputError(f"present({on!r}): give True (presenter mode) or False (normal sizes)")
     _SCALE.clear()
     _SCALE.update(PRESENTER if on else NORMAL)
     plt.rcParams.update({"font.size": _SCALE["font"], "lines.linewidth": _SCALE["line"],

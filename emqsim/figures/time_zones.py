@@ -23,6 +23,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from .. import dst
 from ..cadence import Cron
+from ..errors import InputError
 from ..registry import Registry
 from ..schedule import Schedule
 from ..sim import Simulation
@@ -63,7 +64,7 @@ def _zone(tz: str, allowed=None) -> str:
     """A known IANA zone, and one of `allowed` when given."""
     check_zone(tz)
     if allowed is not None and tz not in allowed:
-        raise ValueError(f"zone {tz!r} is not one of {', '.join(allowed)}")
+        raise InputError(f"zone {tz!r} is not one of {', '.join(allowed)}")
     return tz
 
 
@@ -442,9 +443,15 @@ class TimeZonesView:
     def update(self, zone: str | None = None, day=None) -> str:
         """Show `zone` on `day` ('2026-11-01'); a new zone alone keeps the kind of day. Returns the readout."""
         if zone is not None:
-            _zone(zone, self.zones)
+            try:
+                _zone(zone, self.zones)
+            except ValueError as exc:
+                raise InputError(str(exc) if str(exc).startswith("zone") else f"zone: {exc}", "zone") from None
         new_zone = zone or self.zone
-        new_day = dst.parse_day(day).isoformat() if day is not None else self._pick_day(new_zone)
+        try:
+            new_day = dst.parse_day(day).isoformat() if day is not None else self._pick_day(new_zone)
+        except ValueError as exc:
+            raise InputError(str(exc), "day") from None
         work = self._work(new_zone, new_day)    # computes (and keeps) a day the picker does not offer
         self.zone, self.day = new_zone, new_day
         start, end = work["start"], work["end"]

@@ -16,15 +16,19 @@
   Returns an array:
     {0}                                   no job is ready
     {1, id, name, slot, created, count}   the job taken
-   -1  ERR_SCORE  ARGV[1] is not a number
-   -2  ERR_NAME   ARGV[2] is empty
+   -1  ERR_SCORE  ARGV[1] is not whole ms in [0, 2^53)
+   -2  ERR_NAME   ARGV[2] is not the job prefix of this queue (KEYS[1] with
+                  "delayed" replaced by "job:")
+   -3  ERR_ARITY  not 3 keys and 2 arguments
 ]]
 --- @include "marker"
+--- @include "args"
 
+if #KEYS ~= 3 or #ARGV ~= 2 then return -3 end
+if not isMs(ARGV[1]) then return -1 end
 local now = tonumber(ARGV[1])
-if now == nil then return -1 end
 local prefix = ARGV[2]
-if prefix == nil or prefix == '' then return -2 end
+if prefix ~= string.sub(KEYS[1], 1, -8) .. 'job:' then return -2 end
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
 for _, id in ipairs(due) do

@@ -13,11 +13,15 @@
   Returns
     1  advanced   ({:ok, :advanced})
     0  absent: the record was gone, the member swept ({:ok, :absent})
-   -1  ERR_SCORE  ARGV[2] is not a number
+   -1  ERR_SCORE  ARGV[2] is neither whole ms in [0, 2^53) nor "+inf"
    -2  ERR_NAME   ARGV[1] is empty
+   -3  ERR_ARITY  not 2 keys and 2 arguments
 ]]
-if ARGV[1] == nil or ARGV[1] == '' then return -2 end
-if tonumber(ARGV[2]) == nil and ARGV[2] ~= '+inf' then return -1 end
+--- @include "args"
+
+if #KEYS ~= 2 or #ARGV ~= 2 then return -3 end
+if not isName(ARGV[1]) then return -2 end
+if not isScore(ARGV[2]) then return -1 end
 
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('ZREM', KEYS[1], ARGV[1])

@@ -9,10 +9,14 @@
   Returns
     1  cancelled
     0  absent: there was nothing to remove
-   -2  ERR_NAME  ARGV[1] is empty
+   -2  ERR_NAME   ARGV[1] is empty
+   -3  ERR_ARITY  not 2 keys and 1 argument
 ]]
+--- @include "args"
+
+if #KEYS ~= 2 or #ARGV ~= 1 then return -3 end
 local name = ARGV[1]
-if name == nil or name == '' then return -2 end
+if not isName(name) then return -2 end
 local removed = redis.call('ZREM', KEYS[1], name) + redis.call('DEL', KEYS[2])
 if removed > 0 then return 1 end
 return 0

@@ -26,14 +26,18 @@
     0  absent: the scheduler is gone; nothing written
     2  stale: the row's score is not the slot taken; nothing written
     3  duplicate: the next job exists already; nothing written (BullMQ: "duplicated")
-   -1  ERR_SCORE  ARGV[2], ARGV[3], ARGV[5] or ARGV[6] is not a number
+   -1  ERR_SCORE  ARGV[2], ARGV[3] or ARGV[5] is not whole ms in [0, 2^53), or
+                  ARGV[6] is not a whole number in [1, 2^53)
    -2  ERR_NAME   ARGV[1] or ARGV[4] is empty
+   -3  ERR_ARITY  not 6 keys and 6 arguments
 ]]
 --- @include "scheduled_job"
+--- @include "args"
 
+if #KEYS ~= 6 or #ARGV ~= 6 then return -3 end
 local name, now, nxt, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if name == nil or name == '' or id == nil or id == '' then return -2 end
-if tonumber(now) == nil or tonumber(nxt) == nil or tonumber(ARGV[5]) == nil or tonumber(ARGV[6]) == nil then
+if not isName(name) or not isName(id) then return -2 end
+if not isMs(now) or not isMs(nxt) or not isMs(ARGV[5]) or not isMs(ARGV[6]) or ARGV[6] == '0' then
   return -1
 end
 

@@ -17,13 +17,16 @@
   Returns
     1  enqueued
     0  duplicate: this job id exists already (a slot-derived id produced twice)
-   -1  ERR_SCORE  ARGV[3] or ARGV[4] is not a number
+   -1  ERR_SCORE  ARGV[3] or ARGV[4] is not whole ms in [0, 2^53)
    -2  ERR_NAME   ARGV[1] or ARGV[2] is empty
+   -3  ERR_ARITY  not 4 keys and 4 or 5 arguments
 ]]
 --- @include "marker"
+--- @include "args"
 
-if ARGV[1] == nil or ARGV[1] == '' or ARGV[2] == nil or ARGV[2] == '' then return -2 end
-if tonumber(ARGV[3]) == nil or tonumber(ARGV[4]) == nil then return -1 end
+if #KEYS ~= 4 or (#ARGV ~= 4 and #ARGV ~= 5) then return -3 end
+if not isName(ARGV[1]) or not isName(ARGV[2]) then return -2 end
+if not isMs(ARGV[3]) or not isMs(ARGV[4]) then return -1 end
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'slot', ARGV[3], 'released', ARGV[4],

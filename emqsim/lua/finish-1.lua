@@ -1,10 +1,10 @@
 --[[
-  finish: workers finished jobs: take each off the pending list, mark it done
+  finish: workers finished jobs: take each still waiting off the pending list, mark it done
   (or cancelled, when a later run of its schedule replaced it), and drop old
   jobs past the retention bound. (The simulation computes when a worker starts
   a job; Redis is told once, when the run is over.)
 
-  KEYS[1]           emq:{q}:pending    jobs waiting or running (LIST)
+  KEYS[1]           emq:{q}:pending    jobs waiting for a worker (LIST)
   KEYS[2..m+1]      emq:{q}:job:<id>   jobs that finished now (HASH)
   KEYS[m+2..]       emq:{q}:job:<id>   old finished jobs to delete (retention)
 
@@ -14,19 +14,29 @@
 
   Returns
     m  the number of jobs marked
-   -1  ERR_SCORE  a start or finish is not a number
-   -3  ERR_ARITY  the keys and arguments do not come in matching groups,
-                  or an end state is neither "done" nor "cancelled"
+   -1  ERR_SCORE  a start or finish is not whole ms in [0, 2^53)
+   -2  ERR_NAME   a job id is empty
+   -3  ERR_ARITY  m is not a whole number, or the keys and arguments do not
+                  come in matching groups
+   -5  ERR_FLAG   an end state is neither "done" nor "cancelled"
 ]]
+--- @include "args"
+
+if not isMs(ARGV[1]) then return -3 end
 local m = tonumber(ARGV[1])
-if m == nil or m + 1 > #KEYS or #ARGV ~= 1 + 4 * m then return -3 end
+if m + 1 > #KEYS or #ARGV ~= 1 + 4 * m then return -3 end
 for i = 1, m do
   local state = ARGV[4 * i + 1]
-  if state ~= 'done' and state ~= 'cancelled' then return -3 end
-  if tonumber(ARGV[4 * i - 1]) == nil or tonumber(ARGV[4 * i]) == nil then return -1 end
+  if not isName(ARGV[4 * i - 2]) then return -2 end
+  if state ~= 'done' and state ~= 'cancelled' then return -5 end
+  if not isMs(ARGV[4 * i - 1]) or not isMs(ARGV[4 * i]) then return -1 end
 end
 for i = 1, m do
-  redis.call('LREM', KEYS[1], 1, ARGV[4 * i - 2])
+  -- a job a worker took is off the list already; LREM of an absent id reads the whole
+  -- list, which a backlog of waiting jobs makes long
+  if redis.call('HGET', KEYS[i + 1], 'state') == 'pending' then
+    redis.call('LREM', KEYS[1], 1, ARGV[4 * i - 2])
+  end
   redis.call('HSET', KEYS[i + 1], 'state', ARGV[4 * i + 1], 'started', ARGV[4 * i - 1],
              'finished', ARGV[4 * i])
 end

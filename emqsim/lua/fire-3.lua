@@ -34,18 +34,24 @@
     3  duplicate: the slot-derived job exists already; row advanced only
     4  skipped: no job by policy; row advanced only
   or, before anything is written,
-   -1  ERR_SCORE  a slot, label, next score or ARGV[1] is not a number
+   -1  ERR_SCORE  ARGV[1], a slot read or a slot label is not whole ms in
+                  [0, 2^53), or a next score is neither that nor "+inf"
+   -2  ERR_NAME   a row's name is empty
    -3  ERR_ARITY  the keys and arguments do not come in matching groups
+   -5  ERR_FLAG   ARGV[2] is neither "0" nor "1"
 ]]
 --- @include "marker"
+--- @include "args"
 
 local rows = (#KEYS - 3) / 2
 if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 6 * rows then return -3 end
-if tonumber(ARGV[1]) == nil then return -1 end
+if not isMs(ARGV[1]) then return -1 end
+if not isFlag(ARGV[2]) then return -5 end
 for i = 0, rows - 1 do
   local a = 3 + 6 * i
-  if tonumber(ARGV[a + 1]) == nil or tonumber(ARGV[a + 4]) == nil then return -1 end
-  if tonumber(ARGV[a + 2]) == nil and ARGV[a + 2] ~= '+inf' then return -1 end
+  if not isName(ARGV[a]) then return -2 end
+  if not isMs(ARGV[a + 1]) or not isMs(ARGV[a + 4]) then return -1 end
+  if not isScore(ARGV[a + 2]) then return -1 end
 end
 
 local now, dedupe = ARGV[1], ARGV[2] == '1'

@@ -14,14 +14,20 @@
   Returns
     1  registered
     0  exists: a record with this name is already there; nothing was changed
-   -1  ERR_SCORE   ARGV[2] is not a number
+   -1  ERR_SCORE   ARGV[2] is not whole ms in [0, 2^53)
    -2  ERR_NAME    ARGV[1] is empty
-   -4  ERR_FIELDS  no record fields, or an odd field/value list
+   -3  ERR_ARITY   not 3 keys
+   -4  ERR_FIELDS  no record fields, an odd field/value list, an empty field, or
+                   a number field (every_ms, offset, start, end, limit, deadline)
+                   that is not whole ms in [0, 2^53)
 ]]
+--- @include "args"
+
+if #KEYS ~= 3 then return -3 end
 local name, first = ARGV[1], ARGV[2]
-if name == nil or name == '' then return -2 end
-if tonumber(first) == nil then return -1 end
-if #ARGV < 4 or #ARGV % 2 ~= 0 then return -4 end
+if not isName(name) then return -2 end
+if not isMs(first) then return -1 end
+if not fieldsOk(3) then return -4 end
 
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))

@@ -27,16 +27,22 @@
   ARGV[7..] field, value, ... of the record (the template among them)
 
   Returns an array: { 1 if the previous job was removed else 0, the iteration count }
-   -1  ERR_SCORE   ARGV[2] or ARGV[3] is not a number
+   -1  ERR_SCORE   ARGV[2] or ARGV[3] is not whole ms in [0, 2^53), or ARGV[6] is
+                   neither that nor ""
    -2  ERR_NAME    ARGV[1] or ARGV[5] is empty
-   -4  ERR_FIELDS  no record fields, or an odd field/value list
+   -3  ERR_ARITY   not 7 keys, or fewer than 6 arguments
+   -4  ERR_FIELDS  no record fields, an odd field/value list, an empty field, or
+                   a number field (every_ms, offset, start, end, limit, deadline)
+                   that is not whole ms in [0, 2^53)
 ]]
 --- @include "scheduled_job"
+--- @include "args"
 
+if #KEYS ~= 7 or #ARGV < 6 then return -3 end
 local name, now, nxt, prev, id, offset = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-if name == nil or name == '' or id == nil or id == '' then return -2 end
-if tonumber(now) == nil or tonumber(nxt) == nil then return -1 end
-if #ARGV < 8 or #ARGV % 2 ~= 0 then return -4 end
+if not isName(name) or not isName(id) then return -2 end
+if not isMs(now) or not isMs(nxt) or (offset ~= '' and not isMs(offset)) then return -1 end
+if not fieldsOk(7) then return -4 end
 
 local removed = 0
 if prev ~= '' then

@@ -25,13 +25,18 @@
               (BullMQ's prepareJobForProcessing adds it back after every take)
               and a is 1, else a is 0
     {3}       awake, but no job to take: the worker parks again
-   -1  ERR_SCORE  ARGV[1] is not a number
+   -1  ERR_SCORE  ARGV[1] is not whole ms in [0, 2^53)
+   -3  ERR_ARITY  not 3 keys and 3 arguments
+   -5  ERR_FLAG   ARGV[3] is neither "0" nor "1"
 ]]
 --- @include "marker"
+--- @include "args"
 
+if #KEYS ~= 3 or #ARGV ~= 3 then return -3 end
+if not isMs(ARGV[1]) then return -1 end
+if not isFlag(ARGV[3]) then return -5 end
 local now = tonumber(ARGV[1])
-if now == nil then return -1 end
-local id = ARGV[2] or ''
+local id = ARGV[2]
 
 if ARGV[3] == '1' then
   local head = redis.call('ZPOPMIN', KEYS[1])
@@ -42,7 +47,14 @@ if ARGV[3] == '1' then
   end
 end
 if id == '' or redis.call('HGET', KEYS[3], 'state') ~= 'pending' then return {3} end
-redis.call('LREM', KEYS[2], 1, id)
+-- the oldest waiting job is the one taken nearly always: pop it rather than search
+-- (fakeredis's LREM reads the whole list, which a backlog makes long); any other head
+-- goes back where it was
+local head = redis.call('LPOP', KEYS[2])
+if head and head ~= id then
+  redis.call('LPUSH', KEYS[2], head)
+  redis.call('LREM', KEYS[2], 1, id)
+end
 redis.call('HSET', KEYS[3], 'state', 'active', 'started', ARGV[1])
 if redis.call('LLEN', KEYS[2]) > 0 then
   markReady(KEYS[1])

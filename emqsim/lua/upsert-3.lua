@@ -27,15 +27,22 @@
     1  created
     2  rewritten: the cadence changed; score reset to ARGV[2], ic and offset kept
     3  kept: same cadence; score kept (a cron's set to ARGV[2]), ic and offset kept
-   -1  ERR_SCORE   ARGV[2] is not a number
+   -1  ERR_SCORE   ARGV[2] is not whole ms in [0, 2^53)
    -2  ERR_NAME    ARGV[1] is empty
-   -4  ERR_FIELDS  an odd field/value list, no "cadence" field, or ARGV[3] not "0"/"1"
+   -3  ERR_ARITY   not 3 keys
+   -4  ERR_FIELDS  an odd field/value list, an empty field, no "cadence" field, or
+                   a number field (every_ms, offset, start, end, limit, deadline)
+                   that is not whole ms in [0, 2^53)
+   -5  ERR_FLAG    ARGV[3] is neither "0" nor "1"
 ]]
+--- @include "args"
+
+if #KEYS ~= 3 then return -3 end
 local name, first, given = ARGV[1], ARGV[2], ARGV[3]
-if name == nil or name == '' then return -2 end
-if tonumber(first) == nil then return -1 end
-if given ~= '0' and given ~= '1' then return -4 end
-if #ARGV < 5 or #ARGV % 2 ~= 1 then return -4 end
+if not isName(name) then return -2 end
+if not isMs(first) then return -1 end
+if not isFlag(given) then return -5 end
+if not fieldsOk(4) then return -4 end
 local cadence, every
 for i = 4, #ARGV, 2 do
   if ARGV[i] == 'cadence' then cadence = ARGV[i + 1] end

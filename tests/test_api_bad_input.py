@@ -1,0 +1,195 @@
+"""Bad calls of the Python API: each raises emqsim.InputError (a ValueError) whose message
+names the argument, never TypeError, OverflowError, AttributeError, OSError or a redis
+error (issue 10, part 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from emqsim import (Cron, Every, Faults, InputError, Pump, Schedule, Simulation, VirtualClock, Worker, at, cadence,
+                    iso, parse_duration, simulate)
+from emqsim.reference import reference
+
+T9 = at("2026-11-30 09:00")
+S = Schedule("r", Every("15m"))
+NAN, INF = float("nan"), float("inf")
+
+#: values that are not a whole number of anything
+NOT_WHOLE = [1.5, NAN, INF, -INF, "3", None, True, False, [1], {"a": 1}, b"3", 1 + 2j, object()]
+#: values that are not a duration
+NOT_DURATION = [1.5, NAN, INF, -1, -INF, "x", "15q", "\uff11\uff15m", "\u0663m", "9" * 5000, "99999999999d",
+                2**80, True, None, [1], b"15m", object(), 1e300]
+#: values that are not whole Unix ms a run can use
+NOT_INSTANT = [1.5, NAN, INF, "abc", "2026-11-30", None, True, [T9], 0, -1, 10**20, 2**64,
+               at("2023-12-31 23:59"), at("2200-01-01 00:00")]
+
+
+
+def _run(**kw):
+    """Simulation.run with bad arguments, its store closed after (a real server keeps its keys)."""
+    with Simulation(S, start=T9) as sim:
+        sim.run(**kw)
+
+def _cases():
+    cases = []
+
+    def add(call, arg, label):
+        cases.append(pytest.param(call, arg, id=f"{label}-{len(cases)}"))
+
+    for v in NOT_DURATION:
+        add(lambda v=v: Every(v), "every", f"Every({v!r:.12})")
+        if v is not None:
+            add(lambda v=v: Every("1d", v), "offset", f"Every(offset={v!r:.12})")
+        add(lambda v=v: Worker(run=v), "run", f"Worker(run={v!r:.12})")
+        add(lambda v=v: Worker(poll=v), "poll", f"Worker(poll={v!r:.12})")
+        add(lambda v=v: Pump(tick=v), "tick", f"Pump(tick={v!r:.12})")
+        add(lambda v=v: Pump(latency=v), "latency", f"Pump(latency={v!r:.12})")
+        add(lambda v=v: Faults(restart_after=v), "restart_after", f"Faults(restart_after={v!r:.12})")
+        add(lambda v=v: parse_duration(v, name="gap"), "gap", f"parse_duration({v!r:.12})")
+    for v in [*NOT_DURATION, 0, "0"]:
+        add(lambda v=v: Schedule("r", Every("15m"), missed="skip", deadline=v) if v not in (0, "0") else
+            Schedule("r", Every("15m"), deadline=v), "deadline", f"Schedule(deadline={v!r:.12})")
+    for v in [*NOT_WHOLE, 0, -1, 10**12]:
+        add(lambda v=v: Worker(concurrency=v), "concurrency", f"Worker(concurrency={v!r:.12})")
+        add(lambda v=v: Pump(batch=v), "batch", f"Pump(batch={v!r:.12})")
+        add(lambda v=v: Faults(pumps=v), "pumps", f"Faults(pumps={v!r:.12})")
+        if v is not None:
+            add(lambda v=v: Faults(crash_after_enqueue=v), "crash_after_enqueue", f"Faults(crash={v!r:.12})")
+            add(lambda v=v: Faults(cancel_at=v), "cancel_at", f"Faults(cancel_at={v!r:.12})")
+    for v in [*NOT_WHOLE, -1, 10**12]:
+        if v is not None:
+            add(lambda v=v: Schedule("r", Every("15m"), limit=v), "limit", f"Schedule(limit={v!r:.12})")
+        if v is not None:
+            add(lambda v=v: simulate(S, start=T9, fires=v), "fires", f"simulate(fires={v!r:.12})")
+            add(lambda v=v: reference(S, start=T9, fires=v), "fires", f"reference(fires={v!r:.12})")
+    for v in (1.5, "3", True, [1], NAN, 2**64, -2**64):
+        add(lambda v=v: Pump(seed=v), "seed", f"Pump(seed={v!r:.12})")
+        add(lambda v=v: Worker(seed=v), "seed", f"Worker(seed={v!r:.12})")
+    for v in NOT_INSTANT:
+        if v is not None:
+            add(lambda v=v: Schedule("r", Every("15m"), start=v), "start", f"Schedule(start={v!r:.12})")
+            add(lambda v=v: Schedule("r", Every("15m"), end=v), "end", f"Schedule(end={v!r:.12})")
+        add(lambda v=v: simulate(S, start=v, fires=1), "start", f"simulate(start={v!r:.12})")
+        add(lambda v=v: Simulation(S, start=v), "start", f"Simulation(start={v!r:.12})")
+        add(lambda v=v: reference(S, start=v, fires=1), "start", f"reference(start={v!r:.12})")
+        if v is not None:
+            add(lambda v=v: simulate(S, start=T9, until=v), "until", f"simulate(until={v!r:.12})")
+            add(lambda v=v: reference(S, start=T9, until=v), "until", f"reference(until={v!r:.12})")
+        add(lambda v=v: Faults(outage=(v, T9)), "outage", f"Faults(outage={v!r:.12})")
+    for v in ("abc", 5, None, ["0 9 * * *"], "0 9 * * * 30 2026", "0 9 * * * * *", "0 9 *", "61 * * * *",
+              "\u0663 * * * *", "\uff10 9 * * *", "", "   ", "@never", "* " * 150, "*/0 * * * *"):
+        add(lambda v=v: Cron(v), "cron", f"Cron({v!r:.12})")
+    for v in ("Mars/Base", "", None, 5, "../../etc/passwd", "utc\x00", "x" * 300):
+        add(lambda v=v: Cron("0 9 * * *", v), "time zone", f"Cron(tz={v!r:.12})")
+        add(lambda v=v: iso(T9, v), "time zone", f"iso(tz={v!r:.12})")
+    add(lambda: simulate(Schedule("r", Cron("0 0 30 2 *")), start=T9, fires=1), "cron", "never-matching cron")
+    for name, v in (("rule", "sometimes"), ("missed", "late"), ("overlap", "queue"), ("rule", None),
+                    ("missed", 5), ("overlap", ["allow"]), ("template", 5), ("template", None), ("extra", [1])):
+        add(lambda name=name, v=v: Schedule("r", Every("15m"), **{name: v}), name, f"Schedule({name}={v!r:.12})")
+    for v in ("", None, 5, "a{b}", "x" * 300, "line\nbreak", b"r"):
+        add(lambda v=v: Schedule(v, Every("15m")), "name", f"Schedule(name={v!r:.12})")
+    for v in ("15m", None, 900000, Cron, Every):
+        add(lambda v=v: Schedule("r", v), "cadence", f"Schedule(cadence={v!r:.12})")
+    for name, v in (("mode", "fast"), ("ids", "uuid"), ("beat", "fixed"), ("mode", None), ("beat", 1)):
+        add(lambda name=name, v=v: Pump(**{name: v}), name, f"Pump({name}={v!r:.12})")
+    add(lambda: Pump(tick="1s", jitter="1s"), "jitter", "jitter-not-shorter")
+    add(lambda: Every("15m", "15m"), "offset", "offset-not-shorter")
+    add(lambda: Schedule("r", Every("15m"), start=T9, end=T9), "end", "end-not-after-start")
+    add(lambda: Schedule("r", Every("15m"), missed="skip"), "deadline", "skip-without-deadline")
+    add(lambda: Schedule("r", Every("15m"), rule="release", missed="all"), "missed", "all-with-release")
+    add(lambda: Faults(outage=(T9 + 1, T9)), "outage", "outage-inverted")
+    add(lambda: Faults(outage=(T9,)), "outage", "outage-one-time")
+    add(lambda: Faults(outage="09:00/10:00"), "outage", "outage-text")
+    add(lambda: cadence(), "every", "cadence-none")
+    add(lambda: cadence(every="15m", cron="0 9 * * *"), "every", "cadence-both")
+    add(lambda: cadence(cron="0 9 * * *", offset="5m"), "offset", "cadence-offset-with-cron")
+    # runs
+    add(lambda: simulate(S, start=T9), "fires", "simulate-no-end")
+    add(lambda: reference(S, start=T9), "fires", "reference-no-end")
+    add(lambda: simulate(S, start=T9, until=T9 - 1), "until", "simulate-until-before-start")
+    add(lambda: simulate(S, start=T9, fires=1, design="chain"), "design", "simulate-design")
+    add(lambda: simulate(S, start=T9, fires=1, design=None), "design", "simulate-design-none")
+    add(lambda: simulate(S, start=T9, fires=1, faults=Faults(outage=(T9 - 1, T9))), "outage",
+        "simulate-outage-before-start")
+    add(lambda: reference(S, start=T9, fires=1, outage=(T9 - 1, T9)), "outage", "reference-outage-before-start")
+    add(lambda: reference(S, start=T9, fires=1, outage="x"), "outage", "reference-outage-text")
+    add(lambda: reference(S, start=T9, fires=1, ids="uuid"), "ids", "reference-ids")
+    add(lambda: reference(S, start=T9, fires=1, ids=["pump"]), "ids", "reference-ids-list")
+    add(lambda: reference(S, start=T9, fires=1, keep="yes"), "keep", "reference-keep")
+    add(lambda: reference("r", start=T9, fires=1), "schedule", "reference-schedule")
+    add(lambda: reference(S, start=T9, fires=1, pump="fast"), "pump", "reference-pump")
+    add(lambda: reference(S, start=T9, fires=1, worker=2), "worker", "reference-worker")
+    for name, v in (("pump", "fast"), ("worker", 2), ("faults", "crash"), ("store", "redis://"), ("retain", 0),
+                    ("retain", 1.5), ("retain", True), ("retain", 10**12)):
+        add(lambda name=name, v=v: simulate(S, start=T9, fires=1, **{name: v}), name, f"simulate({name}={v!r:.12})")
+        add(lambda name=name, v=v: Simulation(S, start=T9, **{name: v}), name, f"Simulation({name}={v!r:.12})")
+    for v in ("r", None, 5, [], ["r"], [S, S], {"r": S}):
+        add(lambda v=v: simulate(v, start=T9, fires=1), "schedules", f"simulate(schedules={v!r:.12})")
+    for name, v, said in (("crash_after_enqueue", 2, "crash"), ("pumps", 2, "pumps"), ("cancel_at", 2, "cancel")):
+        add(lambda name=name, v=v: simulate(S, start=T9, fires=1, design="bullmq", faults=Faults(**{name: v})),
+            said, f"bullmq-{name}")
+    for name, v in (("rule", "release"), ("missed", "all"), ("overlap", "skip")):
+        add(lambda name=name, v=v: simulate(Schedule("r", Every("15m"), **{name: v}), start=T9, fires=1,
+                                            design="bullmq"), name, f"bullmq-{name}")
+    for v in (1.5, NAN, "1", True, -1, 10**12):
+        add(lambda v=v: _run(fires=v), "fires", f"Simulation.run(fires={v!r:.12})")
+    add(lambda: _run(), "fires", "Simulation.run()")
+    # the clock
+    for v in (1.5, NAN, "1", True, None, 2**60):
+        add(lambda v=v: VirtualClock(v), "start_ms", f"VirtualClock({v!r:.12})")
+        add(lambda v=v: VirtualClock(T9).advance(v), "advance", f"advance({v!r:.12})")
+        add(lambda v=v: VirtualClock(T9).jump_to(v), "jump_to", f"jump_to({v!r:.12})")
+    for v in (1.5, "x", None, 10**20, True):
+        add(lambda v=v: iso(v), "time", f"iso({v!r:.12})")
+    return cases
+
+
+CASES = _cases()
+
+
+def test_at_least_250_cases():
+    assert len(CASES) >= 250
+
+
+@pytest.mark.parametrize(("call", "arg"), CASES)
+def test_bad_call_raises_input_error_naming_the_argument(call, arg):
+    with pytest.raises(InputError) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message
+    assert arg in message, message
+
+
+def test_input_error_is_a_value_error():
+    assert issubclass(InputError, ValueError)
+    with pytest.raises(ValueError, match=r"^fires -1 must be a whole number of fires, 0 to 1,000,000$"):
+        simulate(S, start=T9, fires=-1)
+
+
+def test_schedule_start_text_is_refused_at_construction():
+    """Schedule(start='abc') was accepted and failed later, inside a run."""
+    with pytest.raises(InputError, match=r"^start 'abc' is not whole Unix ms"):
+        Schedule("r", Every("15m"), start="abc")
+
+
+def test_fractional_fires_is_refused_not_rounded():
+    """simulate(fires=1.5) ran 2 fires."""
+    with pytest.raises(InputError, match=r"^fires 1\.5 must be a whole number of fires"):
+        simulate(S, start=T9, fires=1.5)
+
+
+def test_reference_fires_is_capped():
+    with pytest.raises(InputError, match=r"^fires 1000000000000 must be a whole number of fires, 0 to 1,000,000$"):
+        reference(S, start=T9, fires=10**12, ids=None)
+
+
+def test_numpy_integers_are_whole_numbers():
+    assert Worker(concurrency=np.int64(3)).concurrency == 3
+    assert type(Worker(concurrency=np.int64(3)).concurrency) is int
+    assert Every(np.int64(900_000)).ms == 900_000
+
+
+def test_a_never_matching_cron_is_input_error_naming_it():
+    with pytest.raises(InputError, match=r"^cron '0 0 30 2 \*' has no slot at or after 1796029200000 ms"):
+        simulate([S, Schedule("b", Cron("0 0 30 2 *"))], start=T9, fires=1)
