@@ -35,7 +35,7 @@ from .faults import Faults
 from .registry import Registry, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg
-from .store import Store
+from .store import HoldsStore, Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
@@ -232,7 +232,7 @@ class BullMQ:
         return self.registry.job(jid)
 
 
-class Chain:
+class Chain(HoldsStore):
     """Run `schedules` in the BullMQ design from `start`: upsert each, then workers take
     jobs as they become ready; `run(fires=...)` or `run(until=...)` returns the Trace.
 
@@ -310,16 +310,6 @@ class Chain:
     def _flush(self) -> None:
         self.bullmq.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
-
-    def close(self) -> None:
-        if self._own_store:
-            self.store.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def simulate_chain(schedules, *, start: int, fires: int | None = None, until: int | None = None,

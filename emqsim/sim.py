@@ -32,7 +32,7 @@ from .ids import Minter
 from .pump import Pump
 from .registry import SKIP, Due, Registry, Retention
 from .schedule import INF, Schedule
-from .store import Store
+from .store import HoldsStore, Store
 from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
@@ -74,7 +74,7 @@ class _Plan:
     next: int | float          # the row's next score
 
 
-class Simulation:
+class Simulation(HoldsStore):
     """Register `schedules` at `start`, then `run(fires=...)` or `run(until=...)`."""
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
@@ -170,16 +170,6 @@ class Simulation:
             return
         self.registry.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
-
-    def close(self) -> None:
-        if self._own_store:
-            self.store.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # -- events ------------------------------------------------------------------------------
 

@@ -227,3 +227,21 @@ class Store:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class HoldsStore:
+    """A run's hold on its store: `close` (or leaving a `with` block) closes the store only
+    if the run made it; a store handed in stays open for its owner."""
+
+    store: Store
+    _own_store: bool
+
+    def close(self) -> None:
+        if self._own_store:
+            self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
