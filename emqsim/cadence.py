@@ -66,7 +66,9 @@ class Every:
         - "offset": the job-scheduler snap since bullmq 5.80.1 (6.x included):
           `a = floor(now/every)*every + phase`, then `a` if it is still ahead, else
           `a + every`; the phase is kept and the nearest slot on it is taken.
-        - "offset-v5": the job-scheduler snap of bullmq 5.59.0 to 5.80.0:
+        - "offset-v5": the job-scheduler snap of bullmq 5.59.0 to 5.80.0 (read in those
+          releases' `src/commands/includes/getJobSchedulerEveryNextMillis.lua`; no oracle
+          here runs a 5.x release):
           `floor(now/every)*every + every + phase`; the phase is kept, but when the
           nearest slot on it is still ahead, it is stepped over.
         - "epoch": the legacy repeatable jobs' `getNextMillis` (bullmq 5.x), which has

@@ -36,6 +36,7 @@ from .registry import Registry, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg
 from .store import HoldsStore, Store
+from .timefmt import hms
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
@@ -362,8 +363,6 @@ class Comparison:
 
     def table(self, tz: str = "UTC") -> str:
         """The fires of both designs side by side (slot and start, HH:MM:SS in `tz`), then the summary."""
-        from .timefmt import hms
-
         head = f"{'n':>4}  {'pump slot':9}  {'started':8}  {'bullmq slot':11}  started"
         lines = [head, "-" * len(head)]
         a, b = list(self.pump), list(self.bullmq)

@@ -197,12 +197,6 @@ def _expand(expr: str) -> str:
     return _MACROS.get(expr.strip().lower(), expr) if isinstance(expr, str) else expr
 
 
-def fixed_time(expr: str) -> bool:
-    """Debian cron's "fixed-time job": five fields, minute and hour not starting with '*'."""
-    fields = _expand(expr).split()
-    return len(fields) == 5 and not fields[0].startswith("*") and not fields[1].startswith("*")
-
-
 def _instant(dt: datetime) -> int:
     return (dt - _EPOCH) // _MS
 

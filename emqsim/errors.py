@@ -74,13 +74,6 @@ def one_of(value, allowed, name: str):
     raise InputError(f"{name} {value!r} is not one of {', '.join(str(a) for a in allowed)}", name)
 
 
-def text(value, name: str, *, what: str = "text") -> str:
-    """A non-empty str, else InputError."""
-    if not isinstance(value, str) or not value:
-        raise InputError(f"{name} {value!r} is not {what}; give non-empty text", name)
-    return value
-
-
 #: the most fires one run may be asked for (the command line's --fires cap too)
 MAX_FIRES = 1_000_000
 #: the most records a trace keeps

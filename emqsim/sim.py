@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
@@ -98,7 +99,7 @@ class Simulation(HoldsStore):
         self._retention = Retention(retain)
         self._crashed = False
         self._streak = 0           # occurrences skipped since the last one produced
-        self._parked: list = []    # runs whose worker is parked on the marker, not woken yet
+        self._parked: deque = deque()  # runs whose worker is parked on the marker, not woken yet
         self._stale = False        # the marker may hold a "0" no parked worker popped
         for s in schedules:  # every first run is known before anything is written
             s.first_run(start)
@@ -336,7 +337,7 @@ class Simulation(HoldsStore):
         while self._parked:
             run = self._parked[0]
             if run.cancelled:
-                self._parked.pop(0)
+                self._parked.popleft()
                 continue
             answer, at, again = self.registry.take(run.tag.fire.job_id, t, parked=not slept)
             self._stale |= again
@@ -345,7 +346,7 @@ class Simulation(HoldsStore):
                 self._push(at, WAKE, run)
             if answer != "taken" and answer != "idle":
                 return    # still parked, or asleep: the jobs behind it wait too (oldest first)
-            self._parked.pop(0)
+            self._parked.popleft()
             if answer == "taken":
                 self.crew.move(run, t)
                 f = run.tag.fire

@@ -30,9 +30,9 @@ from typing import NamedTuple
 
 from .durations import parse_duration
 from .errors import whole
+from .rand import draw
 
 MAX_CONCURRENCY = 1_000  # workers of one crew: each is a heap entry, so the cap bounds memory
-from .rand import draw
 
 
 @dataclass(frozen=True)

@@ -160,12 +160,6 @@ def test_formatting():
     assert dst.utc_offset(10 * H + H // 2) == "UTC+10:30"
 
 
-def test_fixed_time_is_debians_definition():
-    assert dst.fixed_time("30 1 * * *") and dst.fixed_time("0 1-3 * * *") and dst.fixed_time("@daily")
-    assert not dst.fixed_time("0 * * * *") and not dst.fixed_time("*/30 * * * *")
-    assert not dst.fixed_time("0 30 1 * * *")          # six fields: not a Debian expression
-
-
 # -- bad input names the value ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, message", [
