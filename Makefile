@@ -6,8 +6,12 @@ PYTHON ?= $(if $(shell command -v python3.11 2>/dev/null),python3.11,python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--allow-root --no-browser"
+# Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 LAB_ARGS ?=
+# The project's JupyterLab defaults (lab-settings/overrides.json: no "Jupyter news?" pop-up);
+# a reader's own settings still win. As root, Jupyter refuses to start without --allow-root.
+LAB_SETTINGS := --LabApp.app_settings_dir=$(CURDIR)/lab-settings
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # `make present`: Voila's port and extra arguments; PRESENT=0 keeps the normal figure sizes
 PRESENT_PORT ?= 8866
 PRESENT_ARGS ?=
@@ -32,7 +36,7 @@ bootstrap: $(STAMP)
 
 # Open the course: JupyterLab on the notebooks folder.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_SETTINGS) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # The course as apps for a class: Voila on 127.0.0.1 runs each notebook and shows its
 # prose, outputs and live figures without the code, in presenter mode (large fonts).
@@ -42,9 +46,11 @@ present: $(STAMP)
 		--Voila.ip=127.0.0.1 $(PRESENT_ARGS) notebooks/
 
 # The course as a static site in site/: every notebook with its saved outputs, readable
-# offline with no kernel; open site/index.html.
+# offline with no kernel, each live figure's sliders stepping through frames drawn now
+# (one process per CPU; HTML_JOBS=1 draws in one); open site/index.html.
+HTML_JOBS ?=
 html: $(STAMP)
-	$(PY) -m emqsim.site --out site notebooks
+	$(PY) -m emqsim.site --out site $(if $(HTML_JOBS),--jobs $(HTML_JOBS)) notebooks
 
 # Unit tests, notebooks and the browser run as three pytest invocations: the notebook
 # plugin (nbval) makes pytest start slowly, so the unit run leaves it out, and the

@@ -9,7 +9,7 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
 and peak server memory), the reference model's fires/s, peak RSS of long runs (each in its
 own process), fires/s of a backlog (runs longer than the gap) at 5k to 40k fires, whose
-ratio should stay near 1 (the goal: within 1.5x), and the per-move latency of every figure. This is the one module allowed to read a clock.
+ratio should stay near 1 (the goal: within 1.5x), the per-move latency of every figure, and\nper notebook the time to run it headless and to its first figure, and Voila's time to its\nfirst figure (`--notebooks` prints only those). This is the one module allowed to read a clock.
 """
 
 from __future__ import annotations
@@ -247,22 +247,122 @@ def classroom(url: str, students: int = 30, fires: int = 200) -> tuple[float, fl
 # -- figures -------------------------------------------------------------------------------------
 
 def figure_latencies() -> list[tuple[str, float, float, int]]:
-    """(figure, median ms, p95 ms, moves) of update + PNG refresh for every live figure."""
+    """(figure, median ms, p95 ms, moves) of a drag along each figure's main slider: the frame
+    (computed on first reach, as a reader's first drag does) and the PNG sent to the widget."""
     from .figures import catalogue
+    from .figures.controls import drag_path
 
     out = []
-    for name, make in catalogue.FIGURES.items():
-        view = make()
-        view.live.refresh()  # the first rendering, made when the panel is shown
+    for name in catalogue.SOURCES:
+        fig = catalogue.figure(name)
+        fig.png()  # the first rendering, made when the panel is shown
+        main = fig.model.main() or fig.model.controls[0]
+        positions = [v for _, v in fig.model.positions(main.name, fig.values)]
         times = []
-        for kw in view.moves():
+        for value in drag_path(positions, 40):
             t = time.perf_counter()
-            view.update(**kw)
-            view.live.refresh()
+            fig.update(**{main.name: value})
+            fig.png()
             times.append((time.perf_counter() - t) * 1000)
         times.sort()
         out.append((name, times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))], len(times)))
     return out
+
+
+# -- notebooks -----------------------------------------------------------------------------------
+
+def _has_figure(cell) -> bool:
+    return any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+
+
+def notebook_time(path: str) -> tuple[float, float | None]:
+    """(s from the kernel being ready to the last cell done, s to the first cell with a figure):
+    the notebook run headless, on fakeredis, as nbval and "Run All" run it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": os.path.dirname(path) or "."}})
+    saved = os.environ.copy()
+    os.environ.clear()
+    os.environ.update(env)  # the kernel inherits it: fakeredis, as a reader without a server
+    try:
+        with client.setup_kernel():
+            t0, first = time.perf_counter(), None
+            for i, cell in enumerate(nb.cells):
+                client.execute_cell(cell, i)
+                if first is None and _has_figure(cell):
+                    first = time.perf_counter() - t0
+            return time.perf_counter() - t0, first
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def voila_times(paths: list[str]) -> dict[str, tuple[float, float | None]]:
+    """path -> (s until Voila's page is complete, s until its first figure arrived): what a class
+    waits for after opening the notebook with `make present`. Needs voila; {} without it."""
+    import shutil
+    import urllib.request
+
+    voila = shutil.which("voila", path=os.path.dirname(sys.executable)) or shutil.which("voila")
+    if not voila or not paths:
+        return {}
+    root = os.path.dirname(os.path.abspath(paths[0]))
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    proc = subprocess.Popen([voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", root],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    out = {}
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(base + "/", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        for path in paths:
+            url = f"{base}/voila/render/{os.path.basename(path)}"
+            t0, first, seen = time.perf_counter(), None, b""
+            with urllib.request.urlopen(url, timeout=600) as page:
+                while chunk := page.read(65536):
+                    seen = seen[-64:] + chunk
+                    if first is None and b"image/png" in seen:
+                        first = time.perf_counter() - t0
+            out[path] = (time.perf_counter() - t0, first)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return out
+
+
+def notebook_report(folder: str = "notebooks") -> list[str]:
+    """One line per notebook: headless time beyond kernel start, time to its first figure, and
+    Voila's time to the first figure and to the whole page."""
+    import glob
+
+    paths = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
+    voila = voila_times(paths)
+    lines = []
+    for path in paths:
+        total, first = notebook_time(path)
+        v = voila.get(path)
+        fmt = lambda s: "-" if s is None else f"{s:.2f} s"  # noqa: E731
+        lines.append(f"notebook {os.path.basename(path):<28} headless {total:5.2f} s beyond kernel start, "
+                     f"first figure {fmt(first)}"
+                     + (f" · Voila first figure {fmt(v[1])}, page {v[0]:.2f} s" if v else ""))
+    return lines
 
 
 # -- main ----------------------------------------------------------------------------------------
@@ -271,7 +371,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m emqsim.bench", description=__doc__.splitlines()[0])
     ap.add_argument("--fires", type=int, default=3000, help="fires per full-path measurement")
     ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
+    ap.add_argument("--notebooks", action="store_true", help="only the per-notebook times")
     args = ap.parse_args(argv)
+    if args.notebooks:
+        for line in notebook_report():
+            print(line, flush=True)
+        return 0
     fires = 600 if args.quick else args.fires
     backends = [("fakeredis", None)]
     if os.environ.get(ENV):
@@ -315,6 +420,9 @@ def main(argv=None) -> int:
             print(f"figure {name:<24} median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")
     except ImportError as exc:
         print(f"figures: not available ({exc})")
+    if os.path.isdir("notebooks"):
+        for line in notebook_report():
+            print(line, flush=True)
     return 0
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from croniter import croniter
 
 from .durations import parse_duration
-from .errors import InputError
+from .errors import InputError, whole
 from .timefmt import zone
 
 MAX_EXPR = 200  # characters of a cron expression
@@ -86,6 +86,36 @@ class Every:
             return base + self.ms + phase
         a = base + phase
         return a + self.ms if a <= now else a
+
+    def between(self, start: int, end: int, phase: int, *, inclusive: bool = True,
+                cap: int | None = None) -> list[int]:
+        """The slots on the grid of `phase` (the instants equal to it mod the gap) from `start`
+        to `end` (both counted, or `end` left out with `inclusive=False`), in order, at most
+        `cap` of them: where a schedule that keeps that phase comes due in the span."""
+        start, end = whole(start, "start"), whole(end, "end")
+        phase = whole(phase, "phase", low=0, high=self.ms - 1, what="a phase inside the gap, in ms")
+        if cap is not None:
+            cap = whole(cap, "cap", low=0)
+        first = start + (phase - start) % self.ms
+        stop = end + 1 if inclusive else end
+        count = max(0, -(-(stop - first) // self.ms))
+        if cap is not None:
+            count = min(count, cap)
+        return [first + i * self.ms for i in range(count)]
+
+    def missed(self, down: int, up: int, phase: int, *, first: int | None = None) -> list[int]:
+        """The slots of the grid of `phase` that an outage from `down` to `up` leaves behind:
+        each one due while the pump was down (from `down`, none before the `first` run, `up`
+        left out), and the one at `up` itself when any was, since the row is behind then and
+        the release at `up` catches that slot up with the others rather than on time."""
+        down, up = whole(down, "down"), whole(up, "up")
+        if up < down:
+            raise InputError(f"up {up} ms is before down {down} ms; an outage ends after it starts", "up")
+        low = down if first is None else max(down, whole(first, "first"))
+        slots = self.between(low, up, phase, inclusive=False) if low < up else []
+        if slots and (up - phase) % self.ms == 0:
+            slots.append(up)
+        return slots
 
     def describe(self) -> str:
         from .durations import format_duration
@@ -168,6 +198,19 @@ class Cron:
 
     def first(self, now: int) -> int:
         return self.at_or_after(now)
+
+    def between(self, start: int, end: int, *, inclusive: bool = True, cap: int | None = None) -> list[int]:
+        """The slots from `start` to `end` (both counted, or `end` left out with
+        `inclusive=False`), in order, at most `cap` of them; none if the cron never matches."""
+        slots: list[int] = []
+        try:
+            t = self.at_or_after(start)
+        except ValueError:
+            return slots
+        while (t <= end if inclusive else t < end) and (cap is None or len(slots) < cap):
+            slots.append(t)
+            t = self.after(t)
+        return slots
 
     def describe(self) -> str:
         return f"cron {self.expr}" + ("" if self.tz == "UTC" else f" ({self.tz})")

@@ -30,8 +30,9 @@ import heapq
 from dataclasses import dataclass
 
 from .cadence import Cron, Every
-from .errors import InputError, check_parts, check_run
+from .errors import InputError, check_parts, check_run, one_of
 from .faults import Faults
+from .ids import slot_job_id
 from .registry import Registry, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg
@@ -45,9 +46,7 @@ SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an u
 FLUSH = 64
 
 
-def job_id(name: str, slot: int) -> str:
-    """BullMQ's slot-derived id of a scheduler's job (JobScheduler.getSchedulerNextJobId)."""
-    return f"repeat:{name}:{slot}"
+job_id = slot_job_id   # BullMQ's id of a scheduler's job; the name tests import from here
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ class BullMQ:
         old, score = pipe.execute()
         old = {k.decode(): v.decode() for k, v in old.items()}
         prev = None if score is None else int(float(score))
-        prev_id = "" if prev is None else job_id(name, prev)
+        prev_id = "" if prev is None else slot_job_id(name, prev)
         removable = prev is not None and self._waiting(prev_id)
         given = c.offset if isinstance(c, Every) and c.offset else None
         if isinstance(c, Every):
@@ -119,13 +118,13 @@ class BullMQ:
         else:
             nxt = max(c.after(max(now, schedule.start or now)), now)
             offset = int(old["offset"]) if removable and "offset" in old else 0
-            if self.client.exists(self.k.job(job_id(name, nxt))) and not (removable and nxt == prev):
-                raise ValueError(f"scheduler {name!r}: job {job_id(name, nxt)!r} exists already "
+            if self.client.exists(self.k.job(slot_job_id(name, nxt))) and not (removable and nxt == prev):
+                raise ValueError(f"scheduler {name!r}: job {slot_job_id(name, nxt)!r} exists already "
                                  "(BullMQ refuses this upsert: SchedulerJobIdCollision)")
         record = schedule.to_record(None)
         record.pop("offset", None)
         fields = [x for kv in record.items() for x in kv]
-        new_id = job_id(name, nxt)
+        new_id = slot_job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker,
                 self.k.job(prev_id) if prev_id else self.k.record(name), self.k.job(new_id)]
         args = [name, ms_arg("now", now), ms_arg("next run", nxt), prev_id, new_id, ms_arg("offset", offset)]
@@ -146,7 +145,7 @@ class BullMQ:
     def _free_slot(self, name: str, nxt: int, every: int, removed: str) -> int:
         """BullMQ's walk past slots whose job ids are taken (by completed jobs, say)."""
         for _ in range(SLOT_SCANS + 1):
-            jid = job_id(name, nxt)
+            jid = slot_job_id(name, nxt)
             if jid == removed or not self.client.exists(self.k.job(jid)):
                 return nxt
             nxt += every
@@ -184,7 +183,7 @@ class BullMQ:
         if schedule.end is not None and now > schedule.end:
             return Taken(jid, name, slot, created, now, INF, "ended")
         nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
-        nid = job_id(name, nxt)
+        nid = slot_job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(nid)]
         args = [name, now, ms_arg("next run", nxt), nid, slot, count + 1]
         result = CHAIN[self._run("chain", keys, args)]
@@ -246,7 +245,7 @@ class Chain(HoldsStore):
     without a pump and are refused."""
 
     def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
-                 retain: int = 10_000, store: Store | None = None, pump=None):
+                 retain: int = 10_000, store: Store | None = None):
         schedules = check_parts(schedules, start=start, worker=worker, faults=faults, retain=retain, store=store)
         self.faults = faults or Faults()
         f = self.faults
@@ -410,10 +409,9 @@ def compare(schedule: Schedule, *, start: int, fires: int | None = None, until: 
     BullMQ's design has: the pump goes on enqueuing every slot that comes due."""
     from .sim import simulate
 
-    if stopped not in STOPPED:
-        raise ValueError(f"stopped {stopped!r} is not one of {', '.join(STOPPED)}")
+    stopped = one_of(stopped, STOPPED, "stopped")
     if stopped == "workers" and outage is None:
-        raise ValueError("stopped='workers' needs an outage=(down, up) to stop the workers in")
+        raise InputError("stopped='workers' needs an outage=(down, up) to stop the workers in", "stopped")
     worker = worker or Worker()
     options = dict(start=start, fires=fires, until=until, worker=worker)
     if stopped == "workers":

@@ -201,7 +201,7 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
     """Run the `cron` command: the listing, and the library's message where it gave up part-way."""
     import json
 
-    from . import dst
+    from . import dst, timefmt
 
     def flag(name: str, read):
         try:
@@ -222,7 +222,7 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
         return json.dumps(doc), stopped
     foot = (f"{len(runs)} run{'s' if len(runs) != 1 else ''} of {args.expr!r} in {args.tz} by "
             f"{dst.SOURCES[args.rule]}")
-    return dst.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else ""), stopped
+    return timefmt.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else ""), stopped
 
 
 def trace(args: argparse.Namespace) -> str:

@@ -10,22 +10,20 @@ gap read the wall time with the earlier, smaller offset). The outcome depends on
 with it everywhere; the test suite holds this module to the real library's recorded answers.
 
 Only the forward search of five- and six-field expressions (seconds first) and cron-parser's
-macros is modelled; its `L`, `W` and `H` extensions are refused with a ValueError.
+macros is modelled; its `L`, `W` and `H` extensions are refused with an InputError (a ValueError).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from functools import lru_cache
 
-from .timefmt import zone
+from .errors import InputError
+from .timefmt import _EPOCH, _MS, _NAIVE_EPOCH, zone
 
 VERSION = "5.10.3"
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_NAIVE_EPOCH = datetime(1970, 1, 1)
-_MS = timedelta(milliseconds=1)
 _MIN = 60_000
 _HOUR = 3_600_000
 LOOP_LIMIT = 10_000
@@ -40,6 +38,11 @@ _NAMES |= {n: i for i, n in enumerate("sun mon tue wed thu fri sat".split())}
 _BOUNDS = {"second": (0, 59), "minute": (0, 59), "hour": (0, 23), "day of month": (1, 31),
            "month": (1, 12), "day of week": (0, 7)}
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)   # cron-parser's table
+
+
+def _refused(message: str) -> InputError:
+    """An expression cron-parser (or this model of it) does not read: bad input, named as such."""
+    return InputError(message, "cron")
 
 
 # -- the fields ---------------------------------------------------------------------------------------
@@ -60,20 +63,20 @@ def _field(name: str, raw: str) -> Field:
         def alias(m):
             key = m.group(0).lower()
             if key not in _NAMES:
-                raise ValueError(f"cron {name} field {raw!r}: cannot resolve the name {m.group(0)!r}")
+                raise _refused(f"cron {name} field {raw!r}: cannot resolve the name {m.group(0)!r}")
             return str(_NAMES[key])
         text = re.sub(r"[a-zA-Z]{3}", alias, text)
     if not re.fullmatch(r"[?,*\d/-]+", text):
-        raise ValueError(f"cron {name} field {raw!r} is not modelled here: give numbers, names, "
+        raise _refused(f"cron {name} field {raw!r} is not modelled here: give numbers, names, "
                          "'*', ranges, steps and lists (no L, W or H)")
     text = re.sub(r"[*?]", f"{lo}-{hi}", text)
     out: list[int] = []
     for atom in text.split(","):
         if not atom:
-            raise ValueError(f"cron {name} field {raw!r} has an empty list item")
+            raise _refused(f"cron {name} field {raw!r} has an empty list item")
         parts = atom.split("/")
         if len(parts) > 2:
-            raise ValueError(f"cron {name} field {raw!r}: invalid repeat {atom!r}")
+            raise _refused(f"cron {name} field {raw!r}: invalid repeat {atom!r}")
         step = 1
         if len(parts) == 2:
             if "-" not in parts[0]:
@@ -83,22 +86,22 @@ def _field(name: str, raw: str) -> Field:
         if len(ends) == 1:
             v = int(ends[0]) if ends[0].isdigit() else -1
             if not lo <= v <= hi:
-                raise ValueError(f"cron {name} field {raw!r}: {ends[0]!r} is outside {lo}-{hi}")
+                raise _refused(f"cron {name} field {raw!r}: {ends[0]!r} is outside {lo}-{hi}")
             out.append(v % 7 if name == "day of week" else v)
             continue
         if len(ends) != 2 or not all(e.isdigit() for e in ends):
-            raise ValueError(f"cron {name} field {raw!r}: invalid range {parts[0]!r}")
+            raise _refused(f"cron {name} field {raw!r}: invalid range {parts[0]!r}")
         a, b = int(ends[0]), int(ends[1])
         if a < lo or b > hi or a > b:
-            raise ValueError(f"cron {name} field {raw!r}: range {a}-{b} is not inside {lo}-{hi}")
+            raise _refused(f"cron {name} field {raw!r}: range {a}-{b} is not inside {lo}-{hi}")
         if step <= 0:
-            raise ValueError(f"cron {name} field {raw!r}: the step must be a positive number")
+            raise _refused(f"cron {name} field {raw!r}: the step must be a positive number")
         rng = list(range(a, b + 1, step))
         if name == "day of week" and b % 7 == 0 and (b - a) % step == 0:
             rng = [0] + [v for v in rng if v != 0]    # 7 is Sunday too
         out.extend(rng)
     if len(set(out)) != len(out):
-        raise ValueError(f"cron {name} field {raw!r} lists a value twice")
+        raise _refused(f"cron {name} field {raw!r} lists a value twice")
     return Field(tuple(sorted(out)), raw in ("*", "?"))
 
 
@@ -116,18 +119,18 @@ class Fields:
 def parse(expr: str) -> Fields:
     """cron-parser's reading of an expression: a macro, or up to six fields (seconds first)."""
     if not isinstance(expr, str):
-        raise ValueError(f"cron {expr!r} is not text; write five fields such as '0 9 * * *'")
+        raise _refused(f"cron {expr!r} is not text; write five fields such as '0 9 * * *'")
     text = MACROS.get(expr, expr) or "0 * * * * *"
     atoms = text.split()
     if len(atoms) > 6:
-        raise ValueError(f"cron {expr!r} has too many fields; give five, or six with seconds first")
+        raise _refused(f"cron {expr!r} has too many fields; give five, or six with seconds first")
     atoms = ["0", "*", "*", "*", "*", "*"][: 6 - len(atoms)] + atoms
     sec, minute, hour, dom, month, dow = atoms
     nth = 0
     if "#" in dow:
         base, _, n = dow.partition("#")
         if re.search(r"[,/-]", dow) or not n.isdigit() or not 1 <= int(n) <= 5:
-            raise ValueError(f"cron day of week field {dow!r}: '#' takes one weekday and 1 to 5")
+            raise _refused(f"cron day of week field {dow!r}: '#' takes one weekday and 1 to 5")
         dow, nth = base, int(n)
     months = _field("month", month)
     days = _field("day of month", dom)
@@ -136,7 +139,7 @@ def parse(expr: str) -> Fields:
         days = Field(kept or days.values, days.wildcard)
     weekdays = _field("day of week", dow)
     if len(months.values) == 1 and weekdays.wildcard and days.values[0] > _DAYS_IN_MONTH[months.values[0] - 1]:
-        raise ValueError(f"cron {expr!r}: the day of month never occurs in that month")
+        raise _refused(f"cron {expr!r}: the day of month never occurs in that month")
     return Fields(_field("second", sec), _field("minute", minute), _field("hour", hour),
                   days, months, Field(tuple(sorted(set(weekdays.values))), weekdays.wildcard), nth)
 

@@ -5,7 +5,7 @@ daylight-saving day some wall times happen twice (fall back) and some never (spr
 forward), and each library decides for itself what the slot means then. Each rule here is
 that library's own answer, and the test suite holds it to the library:
 
-- ``"croniter"``: emqsim's `Cron` (croniter 7), `Cron(expr, tz).after(t)` iterated. A wall
+- ``"croniter"``: emqsim's `Cron` (croniter 7), `Cron(expr, tz).between(start, end)`. A wall
   time in the skipped hour fires at the change (03:00 in New York); a repeated wall time fires
   in both passes.
 - ``"debian"``: Debian cron's rule, as the cronsim library (2.x) implements it; cronsim is
@@ -22,18 +22,21 @@ that library's own answer, and the test suite holds it to the library:
   (`defaultRepeatStrategy` in job-scheduler.js). It forgets what the iterator noted while
   crossing a change, so it can differ from ``"cron-parser"`` (``*/20 2 * * *`` on New York's
   spring day: 03:00 only, where the iterator gives 03:00, 03:20 and 03:40).
+
+Only the rules live here: what a zone does to its clock (offsets, changes, the bounds of a
+local day) and the short texts that show instants are `emqsim.timefmt`'s.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
 from functools import cached_property
 
 from cronsim import CronSim, CronSimError
 
 from . import cron_parser as _cron_parser
 from .cadence import Cron
-from .timefmt import hm, hms, iso, zone
+from .errors import InputError
+from .timefmt import _EPOCH, _MS, changes, day_bounds, offset, zone
+
 
 CRON_PARSER_VERSION = _cron_parser.VERSION
 #: the libraries' rules (what `emqsim cron --rule` offers)
@@ -50,146 +53,16 @@ SOURCES = {
     "bullmq": f"bullmq 6.7.0 job-scheduler.js defaultRepeatStrategy: cron-parser {_cron_parser.VERSION}, "
               "a fresh parse from each previous run",
 }
-
-HOUR = 3_600_000
-DAY = 24 * HOUR
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_NAIVE_EPOCH = datetime(1970, 1, 1)
-_MS = timedelta(milliseconds=1)
+#: the macros croniter and cronsim are given as five fields (cron-parser reads its own)
 _MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
            "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
+#: the rules that walk cron-parser's search, which can give up part-way
+_CRON_PARSER_RULES = ("cron-parser", "bullmq")
 
-
-# -- the zone's offsets and changes --------------------------------------------------------------
-
-def offset(ms: int, tz: str) -> int:
-    """The zone's UTC offset at instant `ms`, in ms (New York in winter: -18000000)."""
-    return (_EPOCH + ms * _MS).astimezone(zone(tz)).utcoffset() // _MS
-
-
-def abbreviation(ms: int, tz: str) -> str:
-    """The zone's name for its offset at `ms`: EDT, EST, BST, GMT, AEDT, UTC..."""
-    return (_EPOCH + ms * _MS).astimezone(zone(tz)).tzname()
-
-
-@dataclass(frozen=True)
-class Change:
-    """A daylight-saving change: at instant `at` the offset goes from `before` to `after` (ms)."""
-
-    at: int
-    before: int
-    after: int
-
-    @property
-    def forward(self) -> bool:
-        return self.after > self.before
-
-    @property
-    def wall(self) -> tuple[int, int]:
-        """The wall times (as UTC ms of the bare clock) that are skipped or repeated: [from, to)."""
-        a, b = self.at + self.before, self.at + self.after
-        return (a, b) if a < b else (b, a)
-
-
-def changes(tz: str, start: int, end: int, *, step: int = 6 * HOUR) -> list[Change]:
-    """The zone's offset changes in [start, end), found by sampling every `step` and bisecting
-    (zoneinfo has no public list of transitions). Two changes closer than `step` are missed."""
-    out, t, off = [], start, offset(start, tz)
-    while t < end:
-        u = min(t + step, end)
-        o = offset(u, tz) if u < end else offset(end - 1, tz)
-        if o != off:
-            lo, hi = t, u if u < end else end - 1   # offset(lo) == off, offset(hi) != off
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (mid, hi) if offset(mid, tz) == off else (lo, mid)
-            out.append(Change(hi, off, o))
-            off = o
-        t = u
-    return out
-
-
-def year_changes(tz: str, year: int) -> list[Change]:
-    """The changes of a calendar year (UTC): two for New York, London, Sydney; none for UTC."""
-    return changes(tz, _utc_ms(datetime(year, 1, 1)), _utc_ms(datetime(year + 1, 1, 1)))
-
-
-# -- wall clock <-> instants -----------------------------------------------------------------------
-
-def _utc_ms(naive: datetime) -> int:
-    return (naive - _NAIVE_EPOCH) // _MS
-
-
-def _naive(wall: int) -> datetime:
-    return _NAIVE_EPOCH + wall * _MS
-
-
-def wall(ms: int, tz: str) -> int:
-    """The local wall-clock reading at instant `ms`, as ms of the bare clock (read it in UTC)."""
-    return ms + offset(ms, tz)
-
-
-@dataclass(frozen=True)
-class WallTime:
-    """What a zone makes of one wall-clock time: the real instants that show it (none, one,
-    or two), the instant it reads as with the offset from before a change (`shifted`), and,
-    for a time in a skipped hour, the instant of the change that skipped it (`change`)."""
-
-    instants: tuple[int, ...]
-    shifted: int
-    change: int | None = None
-
-    @property
-    def skipped(self) -> bool:
-        return not self.instants
-
-    @property
-    def repeated(self) -> bool:
-        return len(self.instants) == 2
-
-
-def resolve(wall_ms: int, tz: str) -> WallTime:
-    """PEP 495's folds: fold=0 is the first of two readings, and in a gap the offset before."""
-    z, naive = zone(tz), _naive(wall_ms)
-    i0 = (naive.replace(tzinfo=z, fold=0) - _EPOCH) // _MS
-    i1 = (naive.replace(tzinfo=z, fold=1) - _EPOCH) // _MS
-    real = [i for i in sorted({i0, i1}) if wall(i, tz) == wall_ms]
-    if real:
-        return WallTime(tuple(real), i0)
-    # a gap: fold=1 (offset after) reads earlier than the change, fold=0 (offset before) later
-    lo, hi = i1, i0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if offset(mid, tz) == offset(i1, tz) else (lo, mid)
-    return WallTime((), i0, hi)
-
-
-def parse_day(day) -> date:
-    """'2026-11-01' (or a date) to a date; anything else is a ValueError naming it."""
-    if isinstance(day, date) and not isinstance(day, datetime):
-        return day
-    try:
-        return date.fromisoformat(day)
-    except (TypeError, ValueError):
-        raise ValueError(f"day {day!r} is not a date; write it like '2026-11-01'") from None
-
-
-def day_bounds(tz: str, day) -> tuple[int, int]:
-    """[start, end) of a local calendar day as Unix ms: 23, 24 or 25 hours long."""
-    d = parse_day(day)
-
-    def midnight(x: date) -> int:
-        w = resolve(_utc_ms(datetime(x.year, x.month, x.day)), tz)
-        return w.instants[0] if w.instants else w.change
-
-    return midnight(d), midnight(d + timedelta(days=1))
-
-
-# -- the rules --------------------------------------------------------------------------------------
 
 def _rule(rule: str, allowed=ALL) -> str:
     if rule not in allowed:
-        raise ValueError(f"rule {rule!r} is not one of {', '.join(allowed)}")
+        raise InputError(f"rule {rule!r} is not one of {', '.join(allowed)}", "rule")
     return rule
 
 
@@ -197,8 +70,17 @@ def _expand(expr: str) -> str:
     return _MACROS.get(expr.strip().lower(), expr) if isinstance(expr, str) else expr
 
 
-def _instant(dt: datetime) -> int:
+def _instant(dt) -> int:
     return (dt - _EPOCH) // _MS
+
+
+def _checked(expr: str, tz: str, start: int, end: int) -> Cron:
+    """emqsim's `Cron` for `expr` in `tz`, once the window [start, end) is checked: every rule
+    refuses a bad expression, zone or window the same way, before any runs."""
+    cron = Cron(_expand(expr), tz)       # a bad expression or zone -> InputError
+    if int(end) <= int(start):
+        raise InputError(f"window end {end} ms is not after start {start} ms", "window")
+    return cron
 
 
 class Window:
@@ -206,24 +88,17 @@ class Window:
     and kept."""
 
     def __init__(self, expr: str, tz: str, start: int, end: int):
-        self.cron = Cron(_expand(expr), tz)       # a bad expression or zone -> ValueError
+        self.cron = _checked(expr, tz, start, end)
         self.expr, self.tz, self.start, self.end = expr, tz, int(start), int(end)
-        if self.end <= self.start:
-            raise ValueError(f"window end {end} ms is not after start {start} ms")
-
-    @staticmethod
-    def _iterate(cron: Cron, start: int, end: int) -> list[int]:
-        out, t = [], start - 1
-        while True:
-            t = cron.after(t)
-            if t >= end:
-                return out
-            out.append(t)
 
     @cached_property
     def croniter(self) -> list[int]:
-        """`Cron(expr, tz).after(t)` iterated: emqsim's own slots."""
-        return self._iterate(self.cron, self.start, self.end)
+        """`Cron(expr, tz)`'s slots in the window: emqsim's own. A cron that never matches
+        (`0 0 30 2 *`) is refused, as the other rules refuse it, not read as an empty window."""
+        runs = self.cron.between(self.start, self.end, inclusive=False)
+        if not runs:
+            self.cron.at_or_after(self.start)      # InputError when there is no slot at all
+        return runs
 
     @cached_property
     def walls(self) -> list[int]:
@@ -231,11 +106,11 @@ class Window:
         offs = [offset(self.start - 1, self.tz), offset(self.start, self.tz), offset(self.end - 1, self.tz)]
         for c in changes(self.tz, self.start, self.end):
             offs += [c.before, c.after]
-        return self._iterate(Cron(self.cron.expr, "UTC"), self.start + min(offs), self.end + max(offs))
+        return Cron(self.cron.expr, "UTC").between(self.start + min(offs), self.end + max(offs), inclusive=False)
 
     @cached_property
     def debian(self) -> list[int]:
-        """cronsim's iterator from the window's start, in the zone."""
+        """cronsim's iterator from the window's start, in the zone: Debian cron's rule is cronsim's."""
         begin = (_EPOCH + (self.start - 1) * _MS).astimezone(zone(self.tz))
         out = []
         try:
@@ -246,7 +121,7 @@ class Window:
                 if t >= self.start:      # a fixed-time slot read in its first pass can lie before
                     out.append(t)
         except CronSimError as exc:
-            raise ValueError(f"cron {self.expr!r}: cronsim refuses it: {exc}") from None
+            raise InputError(f"cron {self.expr!r}: cronsim refuses it: {exc}", "cron") from None
         return out
 
     @cached_property
@@ -280,11 +155,10 @@ def runs_after(expr: str, tz: str, after: int, until: int, rule: str = "croniter
 def listing(expr: str, tz: str, after: int, until: int, rule: str = "croniter") -> tuple[list[int], str | None]:
     """`runs_after`, except that where cron-parser gives up part-way (its loop limit) the runs it
     gave before that come back with its message instead of a ValueError. Bad input still raises."""
-    _rule(rule)
-    w = Window(expr, tz, int(after) + 1, until)
-    if rule not in ("cron-parser", "bullmq"):
-        return w.slots(rule), None
-    _cron_parser.parse(expr)                       # a bad expression is refused before any run
+    if _rule(rule) not in _CRON_PARSER_RULES:
+        return runs_after(expr, tz, after, until, rule), None
+    _checked(expr, tz, int(after) + 1, until)
+    _cron_parser.parse(expr)                       # refused before any run, not as a stop
     walk = _cron_parser.iter_runs if rule == "cron-parser" else _cron_parser.iter_chain
     out: list[int] = []
     try:
@@ -303,38 +177,3 @@ def slots(expr: str, tz: str, day, rule: str = "croniter") -> list[int]:
 def compare(expr: str, tz: str, day, rules=ALL) -> dict[str, list[int]]:
     """Each rule for one day: {rule: [ms, ...]}."""
     return Window(expr, tz, *day_bounds(tz, day)).all(rules)
-
-
-# -- formatting --------------------------------------------------------------------------------------
-
-def local(ms: int, tz: str) -> str:
-    """'01:30 EDT': the wall clock and the zone's abbreviation (seconds only when nonzero)."""
-    text = hms(ms, tz) if ms % 60_000 else hm(ms, tz)
-    return f"{text} {abbreviation(ms, tz)}"
-
-
-def utc(ms: int) -> str:
-    """'05:30Z'."""
-    return (hms(ms) if ms % 60_000 else hm(ms)) + "Z"
-
-
-def label(ms: int, tz: str) -> str:
-    """'01:30 EDT (05:30Z)'."""
-    return f"{local(ms, tz)} ({utc(ms)})"
-
-
-def utc_offset(ms: int) -> str:
-    """An offset in ms as 'UTC-04:00'."""
-    sign, m = ("-" if ms < 0 else "+"), abs(ms) // 60_000
-    return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"
-
-
-def table(runs: list[int], tz: str) -> str:
-    """One line per run: its number, local date and time, the zone's offset and name, and UTC."""
-    head = f"{'n':>4}  {'date':10}  {'local':8}  {'offset':15}  UTC"
-    lines = [head, "-" * (len(head) + 18)]
-    for n, t in enumerate(runs, 1):
-        day = iso(t, tz)[:10]
-        zone_text = f"{utc_offset(offset(t, tz))} {abbreviation(t, tz)}"
-        lines.append(f"{n:>4}  {day}  {hms(t, tz)}  {zone_text:15}  {iso(t)}")
-    return "\n".join(lines)

@@ -1,6 +1,7 @@
-"""Branded ids as EchoMQ mints them: a 3-letter namespace plus a base62 snowflake.
+"""Job ids: branded ids as EchoMQ mints them (a 3-letter namespace plus a base62
+snowflake), and the slot-derived ids BullMQ gives a scheduler's jobs.
 
-Fixed width (14 chars) and big-endian digits make ids sort by mint time as plain text.
+Fixed width (14 chars) and big-endian digits make branded ids sort by mint time as plain text.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ MAX_SEQ = 4095
 MAX_OFFSET_MS = 2**42 - 1
 
 _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
+
+
+def slot_job_id(name: str, slot: int) -> str:
+    """The job id derived from a registration's slot, "repeat:<name>:<slot ms>" (BullMQ's
+    JobScheduler.getSchedulerNextJobId): a second job for the same slot finds its id taken,
+    which is how slot ids absorb a repeated slot."""
+    return f"repeat:{name}:{slot}"
 
 
 def _int(value: object, what: str) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .durations import parse_duration
 from .errors import InputError, one_of, whole
-from .rand import draw
+from .rand import draw, seed_arg
 
 MODES = ("two-step", "atomic")
 IDS = ("fresh", "slot")
@@ -42,7 +42,7 @@ class Pump:
     def __post_init__(self):
         checked = {name: parse_duration(getattr(self, name), name=name) for name in ("tick", "jitter", "latency")}
         batch = whole(self.batch, "batch", low=1, high=MAX_BATCH, what="a number of rows")
-        seed = whole(self.seed, "seed", low=-2**63, high=2**63 - 1, what="a seed")
+        seed = seed_arg(self.seed)
         if checked["tick"] and checked["jitter"] >= checked["tick"]:
             raise InputError(f"jitter {checked['jitter']} ms must be shorter than the tick {checked['tick']} ms",
                              "jitter")

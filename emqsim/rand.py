@@ -6,7 +6,14 @@ the engine and the reference model skip different idle beats, yet draw equal val
 
 from __future__ import annotations
 
+from .errors import whole
+
 _MASK = (1 << 64) - 1
+
+
+def seed_arg(value) -> int:
+    """A seed as the pump and the worker take it: a whole number that fits 64 signed bits."""
+    return whole(value, "seed", low=-2**63, high=2**63 - 1, what="a seed")
 
 
 def mix(seed: int, k: int) -> int:

@@ -29,10 +29,10 @@ import numpy as np
 from .cadence import Every
 from .errors import InputError, check_run, instant
 from .faults import Faults
-from .ids import Minter
+from .ids import Minter, slot_job_id
 from .pump import Pump
 from .schedule import INF, Schedule
-from .trace import STALL, Trace, stalled
+from .trace import STALL, FireRecord, SkipRecord, Trace, stalled
 from .worker import RUN, Crew, Worker
 
 IDS = ("pump", "fresh", "slot", None)
@@ -46,7 +46,7 @@ class RefTrace:
     `count`, `skipped`, `last_slot` and `next` cover every fire even when the columns were
     not kept. `registry_size`, `duplicates` and `lost` are fixed by the model (one row, none
     repeated, none lost); they are here so a RefTrace reads like the engine's Trace.
-    `skips` holds (slot, release instant, why) per skipped occurrence when kept.
+    `skips` holds a `SkipRecord` (slot, release instant, why) per skipped occurrence when kept.
     """
 
     FIELDS = Trace.FIELDS
@@ -65,7 +65,7 @@ class RefTrace:
         self.job_ids: list[str] | None = job_ids
         self.count = count
         self.skipped = skipped
-        self.skips: list[tuple[int, int, str]] = skips or []
+        self.skips: list[SkipRecord] = skips or []
         self.last_slot: int | None = last_slot
         self.next: int | float = nxt
 
@@ -76,22 +76,23 @@ class RefTrace:
         return {"n": self.n, "slot": self.slot, "released": self.released,
                 "started": self.started, "finished": self.finished, "cancelled": self.cancelled}
 
-    def to_fires(self) -> list[tuple]:
-        """(n, slot, released, started, finished, job_id, cancelled) per fire, as the engine's
-        Trace holds them (job_id None when ids were not asked for)."""
+    def to_fires(self) -> list[FireRecord]:
+        """One `FireRecord` per fire, the shape of the engine's `Trace.fire_records` (job_id
+        None when ids were not asked for)."""
         ids = self.job_ids if self.job_ids is not None else [None] * len(self)
-        return list(zip(self.n.tolist(), self.slot.tolist(), self.released.tolist(),
-                        self.started.tolist(), self.finished.tolist(), ids, self.cancelled.tolist()))
+        return list(map(FireRecord._make, zip(self.n.tolist(), self.slot.tolist(), self.released.tolist(),
+                                              self.started.tolist(), self.finished.tolist(), ids,
+                                              self.cancelled.tolist())))
 
 
-def engine_fires(trace: Trace) -> list[tuple]:
-    """The engine's Trace as the tuples `RefTrace.to_fires` gives, to compare the two."""
-    return [(f.n, f.slot, f.released, f.started, f.finished, f.job_id, f.cancelled) for f in trace]
+def engine_fires(trace: Trace) -> list[FireRecord]:
+    """The engine's Trace as `RefTrace.to_fires` gives it, to compare the two."""
+    return trace.fire_records()
 
 
-def engine_skips(trace: Trace) -> list[tuple]:
-    """The engine's skipped occurrences as the (slot, at, why) tuples of `RefTrace.skips`."""
-    return [(s.slot, s.at, s.why) for s in trace.skips]
+def engine_skips(trace: Trace) -> list[SkipRecord]:
+    """The engine's skipped occurrences as `RefTrace.skips` holds them."""
+    return trace.skip_records()
 
 
 def reference(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
@@ -102,7 +103,8 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
     .run(fires=, until=)` produces, without Redis.
 
     `ids`: "pump" follows `pump.ids`; "fresh" mints JOB ids at each release; "slot" gives
-    "repeat:<name>:<slot>"; None skips them (fastest). `keep=False` keeps only the aggregates.
+    `ids.slot_job_id` ("repeat:<name>:<slot>"); None skips them (fastest). `keep=False` keeps
+    only the aggregates.
     """
     pump = Pump() if pump is None else pump
     worker = Worker() if worker is None else worker
@@ -188,7 +190,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
             if streak > STALL and until is None:
                 raise stalled(fires)
             if keep:
-                skips.append((S, R, why))
+                skips.append(SkipRecord(S, R, why))
             S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
             continue
         count, streak = count + 1, 0
@@ -208,7 +210,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
             if ids == "fresh":
                 job_ids.append(mint(R))
             elif ids == "slot":
-                job_ids.append(f"repeat:{name}:{slot}")
+                job_ids.append(slot_job_id(name, slot))
         if finish_rule:
             if fi > until_:
                 S = INF                   # parked until a finish the run never reaches
@@ -239,8 +241,8 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
     free = [start] * conc
     j = 0
     mint = Minter().mint if keep and ids == "fresh" else None
-    slot_ids = ids == "slot"
-    prefix = f"repeat:{schedule.name}:"
+    slot_id = slot_job_id if ids == "slot" else None
+    name = schedule.name
     down, up = outage if outage is not None else (_FAR, _FAR)
     until_ = _FAR if until is None else until
     target = _FAR if fires is None else fires
@@ -288,8 +290,8 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
             a_fi(fi)
             if mint is not None:
                 job_ids.append(mint(R))
-            elif slot_ids:
-                job_ids.append(prefix + str(S))
+            elif slot_id is not None:
+                job_ids.append(slot_id(name, S))
         last_slot = S
         if rule == 0:
             nx = S + ms

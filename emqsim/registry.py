@@ -11,7 +11,7 @@ scripts check them again, since a script may be called without this class.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 
 from .errors import InputError
@@ -26,7 +26,7 @@ ADVANCE = {1: "advanced", 0: "absent"}
 ENQUEUE = {1: "enqueued", 0: "duplicate"}
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
-SKIP = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
+ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
 END_STATES = ("done", "cancelled")
 
 
@@ -93,11 +93,18 @@ class Retention:
 
 
 class Registry:
+    """The verbs on one store. It counts what the pump's verbs answered, because the trace
+    records only what was produced: `answers` is keyed "verb answer" ("enqueue duplicate",
+    "advance absent", "fire stale", ...) for enqueue, advance and fire, and `refused` holds
+    (slot, now) of each enqueue answered "duplicate" (its job id existed)."""
+
     def __init__(self, store: Store):
         self.store = store
         self.k = store.keys
         self.client = store.client
         self._run = store.scripts.run
+        self.answers: Counter = Counter()
+        self.refused: list[tuple[int, int]] = []
 
     # -- registration --------------------------------------------------------------------
 
@@ -143,17 +150,23 @@ class Registry:
     def advance(self, name: str, nxt: int | float) -> str:
         """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone."""
         args = [name_arg("name", name), score_arg(nxt, "next score")]
-        return ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], args)]
+        out = ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], args)]
+        self.answers["advance " + out] += 1
+        return out
 
     def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
         args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
                 text_arg("template", template)]
         keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
-        return ENQUEUE[self._run("enqueue", keys, args)]
+        out = ENQUEUE[self._run("enqueue", keys, args)]
+        self.answers["enqueue " + out] += 1
+        if out == "duplicate":
+            self.refused.append((slot, now))
+        return out
 
     def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
         """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
-        label, template); a job id of `SKIP` ("") only advances the row.
+        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row.
 
         Returns (registry size, head score, [Fired...]).
         """
@@ -166,11 +179,12 @@ class Registry:
                 raise InputError(f"row {row!r} is refused: use (name, slot, next, job id, label, template)", "rows")
             name, slot, nxt, job_id, label, template = row
             record = self.k.record(name_arg("name", name))
-            keys += [record, record if job_id == SKIP else self.k.job(text_arg("job id", job_id))]
+            keys += [record, record if job_id == ADVANCE_ONLY else self.k.job(text_arg("job id", job_id))]
             args += [name, ms_arg("slot", slot), score_arg(nxt, "next score"), job_id, ms_arg("label", label),
                      text_arg("template", template)]
         out = self._run("fire", keys, args)
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
+        self.answers.update("fire " + r.result for r in results)
         return int(out[0]), parse_score(out[1]), results
 
     def take(self, job_id: str, now: int, *, parked: bool) -> tuple[str, int | None, bool]:

@@ -123,6 +123,29 @@ class Schedule:
             return first + -(-(now - first) // c.ms) * c.ms
         return c.at_or_after(now)
 
+    def on_time_runs(self, registered: int, start: int, end: int, *, cap: int | None = None) -> list[int]:
+        """The runs from `start` to `end` (both counted), in order, at most `cap` of them, of a
+        schedule registered at `registered` and released on time: the scores its row takes in
+        turn, so a figure's marks are the engine's.
+
+        The first is `on_time_score(registered, start)` (a run due exactly at `start` counts);
+        each on-time release then writes the next: `+ every` for an interval, the next calendar
+        slot for a cron. Like `on_time_score`, it reads the cadence and start date, not `limit`
+        or `end`. A cron that never matches has none."""
+        start, end = whole(start, "start"), whole(end, "end")
+        if cap is not None:
+            cap = whole(cap, "cap", low=0)
+        c = self.cadence
+        if isinstance(c, Every):
+            first = self.on_time_score(registered, start)
+            runs = range(first, end + 1, c.ms)
+            return list(runs if cap is None else runs[:cap])
+        try:
+            first = self.on_time_score(registered, start)
+        except ValueError:  # no slot at all
+            return []
+        return c.between(first, end, cap=cap)
+
     def next_run(self, slot: int, *, released: int, finished: int | None, phase: int) -> int:
         """The score after the run of `slot`, released at `released` (and ended at `finished`)."""
         c = self.cadence

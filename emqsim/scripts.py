@@ -16,6 +16,8 @@ whole scripts.
 
 from __future__ import annotations
 
+import functools
+
 import math
 import numbers
 import re
@@ -104,13 +106,19 @@ def include(source: str, seen: tuple[str, ...] = ()) -> str:
 
 def script_files(resolved: bool = True) -> dict[str, str]:
     """verb -> Lua source, for every `verb-N.lua` shipped in the package (with its
-    includes resolved, unless `resolved=False`)."""
-    out = {}
+    includes resolved, unless `resolved=False`). Read once per process: every Store loads
+    them, and a lesson may build dozens of stores."""
+    return dict(_script_files(resolved))
+
+
+@functools.lru_cache(maxsize=2)
+def _script_files(resolved: bool) -> tuple[tuple[str, str], ...]:
+    out = []
     for entry in resources.files("emqsim").joinpath("lua").iterdir():
         if entry.name.endswith(".lua"):
             text = entry.read_text()
-            out[entry.name.rsplit("-", 1)[0]] = include(text) if resolved else text
-    return out
+            out.append((entry.name.rsplit("-", 1)[0], include(text) if resolved else text))
+    return tuple(out)
 
 
 class Scripts:

@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
 from .errors import check_parts, check_run, one_of
 from .faults import Faults
-from .ids import Minter
+from .ids import Minter, slot_job_id
 from .pump import Pump
-from .registry import SKIP, Due, Registry, Retention
+from .registry import ADVANCE_ONLY, Due, Registry, Retention
 from .schedule import INF, Schedule
 from .store import HoldsStore, Store
 from .trace import STALL, Fire, Trace, stalled
@@ -160,6 +160,7 @@ class Simulation(HoldsStore):
                 self._restart(self.pumps[arg], t)
         self._flush()
         self.trace.registry_size, self.trace.next = self.registry.peek()
+        self.trace.answers, self.trace.refused = Counter(self.registry.answers), tuple(self.registry.refused)
         return self.trace
 
     def _flush(self) -> None:
@@ -235,7 +236,7 @@ class Simulation(HoldsStore):
         return _Plan(d, sched, phase, ic + 1, sched.label(d.slot, now), why, admit, nxt)
 
     def _job_id(self, name: str, slot: int, now: int) -> str:
-        return f"repeat:{name}:{slot}" if self.pump.ids == "slot" else self.minter.mint(now)
+        return slot_job_id(name, slot) if self.pump.ids == "slot" else self.minter.mint(now)
 
     def _release(self, p: _PumpState, t: int, due: list[Due]) -> None:
         made: list[Fire] = []
@@ -277,7 +278,7 @@ class Simulation(HoldsStore):
             plan = self._plan(d, t)
             if self.faults.cancel_at == n + 1:
                 self.registry.cancel(d.name)
-            job_id = SKIP if plan.why else self._job_id(d.name, plan.label, t)
+            job_id = ADVANCE_ONLY if plan.why else self._job_id(d.name, plan.label, t)
             rows.append((d.name, d.slot, plan.next, job_id, plan.label, plan.schedule.template))
             plans.append(plan)
             if plan.why:
@@ -412,12 +413,15 @@ def simulate(schedules, *, start: int, fires: int | None = None, until: int | No
     `design` says what makes the jobs: "pump" (EchoMQ's: a pump beats, enqueues what is due
     and advances the row; this module) or "bullmq" (bullmq 6.x job schedulers: no pump,
     each job is made when a worker takes the previous one; `chain.Chain`). `progress` is
-    called with (fires so far, virtual time) as the run goes (`emqsim.progress` draws a bar)."""
+    called with (fires so far, virtual time) as the run goes (`emqsim.progress` draws a bar).
+    Under "bullmq" a `pump` given is not used: that design has none (the command line passes
+    its pump options whatever the design)."""
     one_of(design, ("pump", "bullmq"), "design")
     check_run(start=start, fires=fires, until=until)
     if design == "bullmq":
         from .chain import simulate_chain
 
+        options.pop("pump", None)
         return simulate_chain(schedules, start=start, fires=fires, until=until, progress=progress, **options)
     with Simulation(schedules, start=start, **options) as sim:
         return sim.run(fires=fires, until=until, progress=progress)

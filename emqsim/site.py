@@ -1,12 +1,15 @@
 """The course as a static site: one HTML page per notebook, with its figures, and an index.
 
 For readers who will never install anything: `make html` (``python -m emqsim.site``)
-converts each notebook with the outputs it was saved with (nothing is executed) and
+converts each notebook with the outputs it was saved with (no notebook is executed) and
 writes `site/index.html` linking the pages. The pages work offline, with no kernel:
 figures are PNGs embedded in the page, and the template leaves out every script that
-would come from a CDN (require.js, MathJax, Mermaid, the widget renderer). A live
-figure's widget cannot run without a kernel; its place holds a short note, and the
-static rendering saved just above it carries the picture.
+would come from a CDN (require.js, MathJax, Mermaid, the widget renderer).
+
+A live figure's panel cell (cell metadata ``{"emqsim": {"figure": TITLE}}``) gets a player
+instead of the widget, which cannot run without a kernel: the figure's frames drawn in
+advance by its own model and view, with sliders that swap them (`emqsim.site_player`).
+A widget output in a cell without that metadata keeps a short note saying where it runs.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import copy
 import html
 import re
 import sys
+import time
 from pathlib import Path
+
+from . import site_player
 
 #: what a live figure's place says on a static page
 LIVE_NOTE = ("Live figure: its sliders need a running kernel. Open this notebook in JupyterLab "
@@ -32,12 +38,31 @@ _TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 <style type="text/css">
   nav.emqsim-nav { max-width: 1000px; margin: 1em auto 0; padding: 0 1em; font-family: sans-serif; }
   p.emqsim-live { border-left: 4px solid #0072B2; padding: 0.3em 0.8em; color: #333; font-style: italic; }
+  div.emqsim-player { border-left: 4px solid #0072B2; padding: 0.3em 0.8em; font-family: sans-serif; }
+  div.emqsim-control { display: flex; align-items: center; gap: 0.6em; margin: 0.3em 0; flex-wrap: wrap; }
+  div.emqsim-control .emqsim-label { min-width: 7em; }
+  div.emqsim-control input.emqsim-slider { width: 420px; max-width: 60vw; }
+  div.emqsim-control input.emqsim-speed { width: 100px; }
+  div.emqsim-control output { font-family: monospace; min-width: 5em; }
+  div.emqsim-control .emqsim-held-note, p.emqsim-held, p.emqsim-about { color: #555; font-style: italic; font-size: 0.9em; }
+  div.emqsim-player pre.emqsim-readout { margin: 0.4em 0; white-space: pre-wrap; word-break: normal;
+                                        overflow-wrap: break-word; font-family: monospace; }
+  div.emqsim-player img.emqsim-frame { max-width: 100%; height: auto; display: block; }
 </style>
 {%- endblock html_head_css -%}
 {%- block body_header -%}
 {{ super() }}
 <nav class="emqsim-nav"><a href="index.html">&larr; all notebooks</a></nav>
 {%- endblock body_header -%}
+{%- block body_footer -%}
+</main>
+{%- if resources.emqsim_player_js %}
+<script>
+{{ resources.emqsim_player_js }}
+</script>
+{%- endif %}
+</body>
+{%- endblock body_footer -%}
 """
 _TEMPLATE_NAME = "emqsim_site.html.j2"
 
@@ -56,7 +81,8 @@ _INDEX = """<!DOCTYPE html>
 <body>
 <h1>{title}</h1>
 <p>The notebooks of the course as they were last run, figures included. The pages need no
-kernel and no network. To move the sliders, open the notebooks in JupyterLab
+kernel and no network: each live figure's sliders step through frames drawn in advance.
+To change what a page holds fixed, or to run the code, open the notebooks in JupyterLab
 (<code>make lab</code>) or as apps in Voila (<code>make present</code>).</p>
 <ol>
 {items}
@@ -82,17 +108,55 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _LIVE_HTML = f'<p class="emqsim-live">{html.escape(LIVE_NOTE)}</p>'
 
 
-def _offline_copy(nb):
+def figure_of(cell) -> str | None:
+    """The catalogue title of the live figure a panel cell shows, from its cell metadata."""
+    from .figures.catalogue import CELL_KEY
+
+    meta = cell.get("metadata", {}).get(CELL_KEY)
+    title = meta.get("figure") if isinstance(meta, dict) else None
+    return title if isinstance(title, str) and title else None
+
+
+def panel_titles(nb) -> list[str]:
+    """The titles of the live figures whose panels the notebook shows, in cell order."""
+    return [t for cell in nb.cells if cell.cell_type == "code" and (t := figure_of(cell))]
+
+
+def _offline_copy(nb, players: dict | None = None):
     """The notebook as a page shows it: no saved widget state (nothing on the page could
-    render it), and each widget output (with its "VBox(children=..." text) replaced by the
-    note that says where the live figure runs."""
+    render it); a panel cell's widget output replaced by the figure's player (`players`, by
+    title), any other widget output (with its "VBox(children=..." text) by the note that
+    says where the live figure runs."""
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)
+    players = players or {}
     for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        title = figure_of(cell)
+        player = players.get(title) if title else None
+        outputs, placed = [], False
         for out in cell.get("outputs", []):
             if WIDGET_VIEW in out.get("data", {}):
-                out["data"] = {"text/html": _LIVE_HTML}
+                if player is None:
+                    out["data"] = {"text/html": _LIVE_HTML}
+                elif placed:
+                    continue
+                else:
+                    out = _html_output(player.html())
+                    placed = True
+            outputs.append(out)
+        if player is not None and not placed:
+            outputs.append(_html_output(player.html()))
+        cell["outputs"] = outputs
     return nb
+
+
+def _html_output(markup: str):
+    """An HTML display output holding `markup`."""
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/html": markup})
 
 
 def _link_pages(body: str, pages: set[str]) -> str:
@@ -114,22 +178,45 @@ def exporter():
                         embed_images=True)
 
 
-def build(notebooks: Path | str = "notebooks", out: Path | str = "site") -> list[Path]:
+def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs: int | None = None,
+          log=None) -> list[Path]:
     """Write one page per notebook in `notebooks` and `index.html` into `out`; returns the
-    pages, index last. Raises ValueError when there is no notebook to convert."""
+    pages, index last. The live figures are rendered first, in `jobs` processes (one per
+    CPU if None); `log(text)` hears how long that took. Raises ValueError when there is no
+    notebook to convert, or a panel cell names a figure the catalogue does not have."""
     import nbformat
+
+    from .figures.catalogue import SOURCES
 
     src, out = Path(notebooks), Path(out)
     paths = sorted(src.glob("*.ipynb"))
     if not paths:
         raise ValueError(f"notebooks folder {str(src)!r} holds no .ipynb file; give the course's notebooks/")
+    books = {path: nbformat.read(path, as_version=4) for path in paths}
+    titles = []
+    for path, nb in books.items():
+        for title in panel_titles(nb):
+            if title not in SOURCES:
+                raise ValueError(f"{path.name}: a panel cell names the figure {title!r}; "
+                                 f"the catalogue has {sorted(SOURCES)}")
+            titles.append(title)
+    started = time.monotonic()
+    players = site_player.players(titles, jobs=jobs)
+    if log is not None:
+        frames = sum(len(p.frames) for p in players.values())
+        log(f"{len(players)} live figures, {frames} frames rendered in {time.monotonic() - started:.1f} s")
+        for player in players.values():
+            log(f"  {player.summary()}")
     out.mkdir(parents=True, exist_ok=True)
     exp = exporter()
+    script = site_player.script()
     stems = {p.stem for p in paths}
     written, items = [], []
-    for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        body, _ = exp.from_notebook_node(_offline_copy(nb), resources={"metadata": {"name": path.stem}})
+    for path, nb in books.items():
+        resources = {"metadata": {"name": path.stem}}
+        if panel_titles(nb):
+            resources["emqsim_player_js"] = script
+        body, _ = exp.from_notebook_node(_offline_copy(nb, players), resources=resources)
         page = out / f"{path.stem}.html"
         page.write_text(_link_pages(body, stems), encoding="utf-8")
         written.append(page)
@@ -146,14 +233,24 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Write the notebooks, with their saved outputs, as a static site.")
     parser.add_argument("notebooks", nargs="?", default="notebooks", help="folder of .ipynb files (notebooks)")
     parser.add_argument("--out", default="site", help="folder to write the pages into (site)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="processes drawing the live figures' frames (default: one per CPU)")
     args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        print(f"emqsim.site: error: --jobs {args.jobs} must be 1 or more", file=sys.stderr)
+        return 2
+    started = time.monotonic()
     try:
-        pages = build(args.notebooks, args.out)
+        pages = build(args.notebooks, args.out, jobs=args.jobs, log=print)
     except ValueError as exc:
         print(f"emqsim.site: error: {exc}", file=sys.stderr)
         return 2
     index = pages[-1]
-    print(f"{len(pages) - 1} pages and {index} written; open {index.resolve().as_uri()}")
+    total = sum(p.stat().st_size for p in pages)
+    for p in pages[:-1]:
+        print(f"  {p.name}: {p.stat().st_size / 1e6:.1f} MB")
+    print(f"{len(pages) - 1} pages and {index} written ({total / 1e6:.1f} MB, "
+          f"{time.monotonic() - started:.0f} s); open {index.resolve().as_uri()}")
     return 0
 
 

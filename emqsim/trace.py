@@ -12,14 +12,19 @@ schedule was going (``overlap="skip"``, or ``buffer-one`` with one already waiti
 They are by design, so they are not lost; `skips` keeps the last `retain` of them.
 A run cancelled by ``overlap="replace"`` is still a fire, with ``cancelled=True`` and
 `finished` at the instant it was cancelled.
+
+`answers` and `refused` are what the registry's verbs answered over the run (see
+`Registry.answers`): a duplicate the slot ids absorbed shows there, not among the fires.
+They are not part of `to_dict`, so the saved trace is what it was.
 """
 
 from __future__ import annotations
 
 import json
-from collections import deque
+from collections import Counter, deque
 from dataclasses import asdict, dataclass
 from datetime import date
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,8 +41,33 @@ def stalled(fires: int) -> ValueError:
                       "is never reached; give a longer deadline or an until time")
 
 
+class FireRecord(NamedTuple):
+    """One fire in the shape both models report: the engine's `Trace` (`Fire.record`) and the
+    reference model's `RefTrace.to_fires`, so the tests compare the two as lists of these, and
+    the rows `Trace.to_dict` saves. `job_id` is None when the reference was asked for no ids."""
+
+    n: int
+    slot: int
+    released: int
+    started: int
+    finished: int
+    job_id: str | None
+    cancelled: bool
+
+
+class SkipRecord(NamedTuple):
+    """One skipped occurrence in the shape both models report (`Skip.record`, `RefTrace.skips`)."""
+
+    slot: int
+    at: int
+    why: str
+
+
 @dataclass(slots=True)
 class Fire:
+    """One occurrence the engine produced: a `FireRecord`'s fields, plus what only the engine
+    knows (the registration's name, the registry's size and the row's score after it)."""
+
     n: int
     name: str
     slot: int                      # the slot the job stands for (its label)
@@ -49,6 +79,10 @@ class Fire:
     next: int | float = INF        # the row's score after this fire (+inf: parked)
     cancelled: bool = False        # replaced by a later run of its schedule at `finished`
 
+    def record(self) -> FireRecord:
+        return FireRecord(self.n, self.slot, self.released, self.started, self.finished, self.job_id,
+                          self.cancelled)
+
 
 @dataclass(frozen=True, slots=True)
 class Skip:
@@ -59,6 +93,9 @@ class Skip:
     slot: int
     at: int
     why: str
+
+    def record(self) -> SkipRecord:
+        return SkipRecord(self.slot, self.at, self.why)
 
 
 class _Recent:
@@ -78,7 +115,7 @@ class _Recent:
 
 
 class Trace:
-    FIELDS = ("n", "slot", "released", "started", "finished", "job_id", "cancelled")
+    FIELDS = FireRecord._fields
 
     def __init__(self, retain: int = 10_000):
         if retain < 1:
@@ -91,6 +128,8 @@ class Trace:
         self.skipped = 0
         self.registry_size = 0
         self.next: int | float = INF
+        self.answers: Counter = Counter()   # what the registry's verbs answered, "verb answer" -> count
+        self.refused: tuple = ()            # (slot, now) of each enqueue refused: its job id existed
         self._labels: dict[str, _Recent] = {}    # slots produced, to spot a duplicate
         self._handled: dict[str, _Recent] = {}   # row scores produced or skipped, to spot a lost one
 
@@ -135,6 +174,14 @@ class Trace:
     def __getitem__(self, i) -> Fire:
         return self.fires[i]
 
+    def fire_records(self) -> list[FireRecord]:
+        """The kept fires in the shape the reference model's `RefTrace.to_fires` gives."""
+        return [x.record() for x in self.fires]
+
+    def skip_records(self) -> list[SkipRecord]:
+        """The kept skips in the shape of the reference model's `RefTrace.skips`."""
+        return [x.record() for x in self.skips]
+
     def column(self, field: str) -> list:
         return [getattr(f, field) for f in self.fires]
 
@@ -149,7 +196,7 @@ class Trace:
 
     def to_dict(self) -> dict:
         return {
-            "fires": [{f: getattr(x, f) for f in self.FIELDS} for x in self.fires],
+            "fires": [x.record()._asdict() for x in self.fires],
             "registry_size": self.registry_size,
             "next": None if self.next == INF else self.next,
             "duplicates": self.duplicates,
@@ -188,6 +235,8 @@ class Trace:
         return "\n".join(lines)
 
     def records(self) -> list[dict]:
+        """Every field of each kept Fire, as dicts (name, size and next too, which the
+        reference model does not have: `fire_records` is the shape the two share)."""
         return [asdict(x) for x in self.fires]
 
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .durations import parse_duration
 from .errors import whole
-from .rand import draw
+from .rand import draw, seed_arg
 
 MAX_CONCURRENCY = 1_000  # workers of one crew: each is a heap entry, so the cap bounds memory
 
@@ -47,7 +47,7 @@ class Worker:
         checked = {name: parse_duration(getattr(self, name), name=name) for name in ("run", "spread", "poll")}
         checked["concurrency"] = whole(self.concurrency, "concurrency", low=1, high=MAX_CONCURRENCY,
                                        what="a number of workers")
-        checked["seed"] = whole(self.seed, "seed", low=-2**63, high=2**63 - 1, what="a seed")
+        checked["seed"] = seed_arg(self.seed)
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 

@@ -1,6 +1,7 @@
 """Cron across daylight saving under each library's rule, pinned to America/New_York (cronsim's
 style), and the Debian rule checked slot for slot against the real cronsim library. The
-cron-parser and BullMQ rules are held to cron-parser's recorded answers in test_oracle_cron.py."""
+cron-parser and BullMQ rules are held to cron-parser's recorded answers in test_oracle_cron.py;
+the zone's clock (offsets, changes, day bounds, labels) is tested in test_timefmt.py."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from datetime import datetime, timezone
 import pytest
 from cronsim import CronSim
 
-from emqsim import dst
-from emqsim.timefmt import at, zone
+from emqsim import InputError, dst
+from emqsim.timefmt import at, day_bounds, local, zone
 
 NY = "America/New_York"
 SPRING, FALL = "2026-03-08", "2026-11-01"
@@ -58,14 +59,14 @@ def test_hourly_runs_in_both_one_oclock_hours_under_every_rule(rule):
     # local midnight EDT is 04:00Z; the day is 25 hours long and has 25 top-of-hour runs
     got = dst.slots("0 * * * *", NY, FALL, rule)
     assert got == hours("2026-11-01", *range(4, 29))
-    assert [dst.local(t, NY) for t in got[1:3]] == ["01:00 EDT", "01:00 EST"]
+    assert [local(t, NY) for t in got[1:3]] == ["01:00 EDT", "01:00 EST"]
 
 
 @pytest.mark.parametrize("rule", dst.ALL)
 def test_hourly_has_no_two_oclock_on_the_spring_day(rule):
     got = dst.slots("0 * * * *", NY, SPRING, rule)
     assert got == hours("2026-03-08", *range(5, 28))                    # 23 runs
-    assert [dst.local(t, NY) for t in got[:3]] == ["00:00 EST", "01:00 EST", "03:00 EDT"]
+    assert [local(t, NY) for t in got[:3]] == ["00:00 EST", "01:00 EST", "03:00 EDT"]
 
 
 @pytest.mark.parametrize("rule", dst.ALL)
@@ -78,11 +79,30 @@ def test_every_half_hour_runs_in_both_hours(rule):
 def test_croniter_rule_is_emqsims_cron_iterated():
     from emqsim.cadence import Cron
 
-    start, end = dst.day_bounds(NY, FALL)
+    start, end = day_bounds(NY, FALL)
     c, t, got = Cron("30 1 * * *", NY), start - 1, []
     while (t := c.after(t)) < end:
         got.append(t)
     assert dst.slots("30 1 * * *", NY, FALL) == got
+    # the window is half open: a slot at its end is the next window's
+    assert dst.slots_between("30 1 * * *", NY, got[0], got[1]) == got[:1]
+    assert dst.slots_between("30 1 * * *", NY, got[0], got[1] + 1) == got
+
+
+@pytest.mark.parametrize("rule", dst.ALL)
+def test_a_cron_that_never_matches_is_refused_under_every_rule(rule):
+    # croniter's walk has no slot at all: refused like the others, not read as an empty day
+    with pytest.raises(InputError, match=r"cron '0 0 30 2 \*'"):
+        dst.slots("0 0 30 2 *", "UTC", FALL, rule)
+
+
+def test_one_epoch_for_every_module():
+    from emqsim import cron_parser, timefmt
+
+    assert dst._EPOCH is timefmt._EPOCH and dst._MS is timefmt._MS
+    assert (cron_parser._EPOCH, cron_parser._NAIVE_EPOCH, cron_parser._MS) == (
+        timefmt._EPOCH, timefmt._NAIVE_EPOCH, timefmt._MS)
+    assert cron_parser._EPOCH is timefmt._EPOCH and cron_parser._NAIVE_EPOCH is timefmt._NAIVE_EPOCH
 
 
 def test_compare_gives_every_rule():
@@ -116,50 +136,6 @@ def test_slots_between_a_window_across_the_change():
     assert got == utc("2026-11-01 05:30", "2026-11-02 06:30")
 
 
-# -- the days themselves ----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("tz, day, hours_long", [
-    (NY, SPRING, 23), (NY, FALL, 25), (NY, "2026-06-15", 24), ("UTC", SPRING, 24), ("UTC", FALL, 24),
-    ("Europe/London", "2026-03-29", 23), ("Australia/Sydney", "2026-04-05", 25),
-])
-def test_day_lengths(tz, day, hours_long):
-    start, end = dst.day_bounds(tz, day)
-    assert (end - start) == hours_long * H
-
-
-def test_new_york_changes_in_2026():
-    assert dst.year_changes(NY, 2026) == [
-        dst.Change(at("2026-03-08 07:00"), -5 * H, -4 * H),
-        dst.Change(at("2026-11-01 06:00"), -4 * H, -5 * H)]
-    assert dst.year_changes("UTC", 2026) == []
-
-
-def test_change_walls():
-    spring, fall = dst.year_changes(NY, 2026)
-    assert spring.forward and not fall.forward
-    assert spring.wall == (at("2026-03-08 02:00"), at("2026-03-08 03:00"))    # skipped, as bare clock
-    assert fall.wall == (at("2026-11-01 01:00"), at("2026-11-01 02:00"))      # repeated
-
-
-def test_resolve_wall_times():
-    assert dst.resolve(at("2026-11-01 01:30"), NY) == dst.WallTime(
-        (at("2026-11-01 05:30"), at("2026-11-01 06:30")), at("2026-11-01 05:30"))
-    gap = dst.resolve(at("2026-03-08 02:30"), NY)
-    assert gap.skipped and gap.change == at("2026-03-08 07:00") and gap.shifted == at("2026-03-08 07:30")
-    assert dst.resolve(at("2026-06-15 09:00"), NY).instants == (at("2026-06-15 13:00"),)
-
-
-def test_formatting():
-    t = at("2026-11-01 06:30")
-    assert dst.local(t, NY) == "01:30 EST"
-    assert dst.utc(t) == "06:30Z"
-    assert dst.label(t, NY) == "01:30 EST (06:30Z)"
-    assert dst.label(at("2026-03-29 01:00"), "Europe/London") == "02:00 BST (01:00Z)"
-    assert dst.local(at("2026-06-15 09:00:05"), "UTC") == "09:00:05 UTC"
-    assert dst.utc_offset(-4 * H) == "UTC-04:00" and dst.utc_offset(0) == "UTC+00:00"
-    assert dst.utc_offset(10 * H + H // 2) == "UTC+10:30"
-
-
 # -- bad input names the value ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, message", [
@@ -173,6 +149,31 @@ def test_formatting():
 def test_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("rule", dst.ALL)
+@pytest.mark.parametrize("args, message", [
+    (("61 1 * * *", NY, 0, H), "invalid cron '61 1 \\* \\* \\*'"),
+    (("30 1 * * *", "Mars/Base", 0, H), "unknown time zone 'Mars/Base'"),
+    (("30 1 * * *", NY, H, H), f"window end {H} ms is not after start {H + 1} ms"),
+])
+def test_listing_refuses_bad_input_alike_under_every_rule(rule, args, message):
+    # refused before any run, never returned as a library stopping part-way
+    with pytest.raises(InputError, match=message):
+        dst.listing(*args, rule)
+
+
+def test_listing_gives_cron_parsers_runs_and_where_it_stopped():
+    t = at("2026-10-31 12:00")
+    assert dst.listing("30 1 * * *", NY, t, t + 3 * 24 * H, "cron-parser") == (
+        utc("2026-11-01 05:30", "2026-11-02 06:30", "2026-11-03 06:30"), None)
+    assert dst.listing("30 1 * * *", NY, t, t + 3 * 24 * H) == (
+        utc("2026-11-01 05:30", "2026-11-01 06:30", "2026-11-02 06:30", "2026-11-03 06:30"), None)
+    runs, stopped = dst.listing("0 9 * * *", "Australia/Lord_Howe", at("2026-04-04 01:00"),
+                                at("2026-04-06 01:00"), "cron-parser")
+    assert runs == [] and stopped.startswith("cron '0 9 * * *': cron-parser gives up after 10,000 steps")
+    with pytest.raises(ValueError, match="day of month field 'L' is not modelled here"):
+        dst.listing("0 1 L * *", NY, t, t + H, "cron-parser")
 
 
 # -- the Debian rule against cronsim itself -------------------------------------------------------------
@@ -189,7 +190,7 @@ EXPRESSIONS = ["30 2 * * *", "30 1 * * *", "0 * * * *", "*/30 * * * *", "0 2 * *
 
 
 def cronsim_day(expr: str, tz: str, day: str) -> list[int]:
-    start, end = dst.day_bounds(tz, day)
+    start, end = day_bounds(tz, day)
     begin = datetime.fromtimestamp((start - 1000) / 1000, zone(tz))   # cronsim: strictly after, whole seconds
     out = []
     for t in CronSim(expr, begin):

@@ -10,6 +10,7 @@ from emqsim.ids import (
     encode,
     minted_at,
     parse,
+    slot_job_id,
     snowflake,
     unbase62,
     unsnowflake,
@@ -221,3 +222,24 @@ def test_a_release_of_more_than_4096_runs_at_one_instant_completes():
         (4101, "JOB0SUfLHUoYAR"), (4102, "JOB0SUfLHV68ES"), (4103, "JOB0SUfLHV68ET")]
     assert unsnowflake(parse(ids[4100])[1]) == (t9 + 4_205_000, 0, 4095)
     assert unsnowflake(parse(ids[4101])[1]) == (t9 + 4_205_001, 0, 0)
+
+
+def test_slot_job_id_is_bullmqs_repeat_name_slot():
+    assert slot_job_id("reports", T) == "repeat:reports:1764493200000"
+    assert slot_job_id("a:b", 0) == "repeat:a:b:0"
+
+
+def test_engine_reference_and_chain_make_the_same_slot_ids():
+    from emqsim.cadence import Every
+    from emqsim.chain import job_id
+    from emqsim.pump import Pump
+    from emqsim.reference import reference
+    from emqsim.schedule import Schedule
+    from emqsim.sim import simulate
+
+    s = Schedule("r", Every("15m"))
+    expected = [slot_job_id("r", T + k * 900_000) for k in range(3)]
+    assert [f.job_id for f in simulate(s, start=T, fires=3, pump=Pump(ids="slot"))] == expected
+    assert reference(s, start=T, fires=3, ids="slot").job_ids == expected            # the fast path
+    assert reference(s, start=T, fires=3, ids="slot", pump=Pump(jitter=1)).job_ids[0] == expected[0]  # general
+    assert job_id is slot_job_id

@@ -11,7 +11,6 @@ import os
 import statistics
 import subprocess
 import sys
-from importlib import import_module
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
@@ -27,8 +26,6 @@ from emqsim.figures.controls import PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS, Playe
 RC_KEYS = ["font.size", "lines.linewidth", "lines.markersize", "axes.linewidth", "xtick.major.width",
            "ytick.major.width", "xtick.major.size", "grid.linewidth", "patch.linewidth"]
 
-#: smaller data for slow factories: the sizes do not depend on how many fires ran
-FAST = {"02 one row rewritten": {"fires": 50}}
 
 #: figures with marks drawn at a fixed size, so not every mark grows: figure -> what stays put
 FIXED_MARKS: dict[str, str] = {}
@@ -104,10 +101,9 @@ def test_environment_variable_starts_a_kernel_in_presenter_mode(value, on):
 
 def _build(title: str, presenter: bool):
     style.present(presenter)
-    module, name = catalogue.SOURCES[title]
-    view = getattr(import_module(f"emqsim.figures.{module}"), name)(**FAST.get(title, {}))
+    figure = catalogue.figure(title)
     style.present(False)
-    fig = view.live.fig
+    fig = figure.live.fig
     fig.canvas.draw()
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     lines = [ln for ln in fig.findobj(Line2D) if ln.get_visible() and len(ln.get_xdata())]
@@ -130,7 +126,6 @@ def built():
 
 
 def test_catalogue_is_covered():
-    assert set(FAST) <= set(catalogue.SOURCES)
     assert set(FIXED_MARKS) <= set(catalogue.SOURCES)
 
 
@@ -206,11 +201,14 @@ def test_play_needs_a_slider():
         play(w.Text())
 
 
-def test_cron_interval_panel_plays_its_now_slider():
-    from emqsim.figures.cron_interval import panel
-
-    p = panel()
-    assert p.player.link.target == (p.now, "index")
-    assert p.player.play.value == p.now.index == 48  # 08:48 on a 08:00-10:00 minute axis
-    assert (p.player.play.max, p.player.speed.description) == (120, "min per step")
-    assert p.player.play in p.box.children[1].children and p.player.speed in p.box.children[1].children
+def test_a_declared_play_gets_a_button_and_speed_beside_its_slider():
+    """The generic panel gives a slider declared with `play` its Play button and speed control,
+    linked to the slider's index, in one row: notebook 01's now slider."""
+    figure = catalogue.figure("01 cron vs interval")
+    p = figure.panel()
+    now, player = p.widgets["now"], p.players["now"]
+    assert player.link.target == (now, "index")
+    assert player.play.value == now.index == 48  # 08:48 on a 08:00-10:00 minute axis
+    assert (player.play.max, player.speed.description) == (120, "min per step")
+    row = next(c for c in p.box.children if now in getattr(c, "children", ()))
+    assert player.play in row.children and player.speed in row.children

@@ -259,3 +259,28 @@ def test_overlap_policies_with_20_min_runs(overlap, started, finished, cancelled
     assert [hm(x) for x in tr.started.tolist()] == started
     assert [hm(x) for x in tr.finished.tolist()] == finished
     assert tr.cancelled.tolist() == cancelled
+
+
+# -- one record shape for both models -------------------------------------------------------------
+
+def test_engine_and_reference_report_fires_and_skips_as_the_same_records():
+    from dataclasses import fields
+
+    from emqsim.reference import engine_fires, engine_skips
+    from emqsim.sim import simulate
+    from emqsim.trace import Fire, FireRecord, SkipRecord, Trace
+
+    assert Trace.FIELDS == RefTrace.FIELDS == FireRecord._fields
+    assert set(FireRecord._fields) <= {f.name for f in fields(Fire)}   # a Fire holds every record field
+    from emqsim.faults import Faults
+
+    s = Schedule("r", Every("15m"), missed="skip", deadline="5m")
+    outage = (T9 + 10 * MIN, T9 + 40 * MIN)   # the 09:15 slot is released at 09:40: past its deadline
+    tr = simulate(s, start=T9, fires=3, faults=Faults(outage=outage))
+    ref = reference(s, start=T9, fires=3, outage=outage)
+    assert tr.skipped == ref.skipped == 1
+    fires, skips = engine_fires(tr), engine_skips(tr)
+    assert all(type(x) is FireRecord for x in fires + ref.to_fires())
+    assert all(type(x) is SkipRecord for x in skips + ref.skips)
+    assert fires == ref.to_fires() and skips == ref.skips == [SkipRecord(T9 + 15 * MIN, T9 + 40 * MIN, "deadline")]
+    assert [r._asdict() for r in fires] == tr.to_dict()["fires"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim.cadence import Cron, Every
-from emqsim.registry import Registry
+from emqsim.registry import ADVANCE_ONLY, Registry
 from emqsim.schedule import INF, Schedule
 from emqsim.scripts import ScriptError
 from emqsim.timefmt import at
@@ -204,8 +204,10 @@ def test_fire_labels_the_job_and_skips_by_policy(reg):
     assert (size, head, [r.result for r in res]) == (1, T9 + 45 * MIN, ["fired"])
     assert reg.job("JOB1")["slot"] == str(T9 + 30 * MIN)
     assert reg.record("reports")["ic"] == "1"
-    # an empty job id: the row advances under the same guard, no job is made
-    _, head, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, "", T9 + 45 * MIN, "{}")])
+    # an empty job id (ADVANCE_ONLY): the row advances under the same guard, no job is made
+    assert ADVANCE_ONLY == ""
+    _, head, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, ADVANCE_ONLY, T9 + 45 * MIN,
+                                             "{}")])
     assert (head, [r.result for r in res]) == (T9 + 60 * MIN, ["skipped"])
     assert reg.pending() == ["JOB1"] and reg.record("reports")["ic"] == "1"
     _, _, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, "", T9 + 45 * MIN, "{}")])

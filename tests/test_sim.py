@@ -270,3 +270,15 @@ def test_table_has_a_date_column_when_the_runs_span_days():
     tr = run(make_store("fakeredis"), Schedule("r", Every("15m")), fires=2)
     assert tr.table().splitlines()[0].split()[1] == "slot"   # one day: no date column
 
+
+
+def test_the_bullmq_design_takes_no_pump():
+    from emqsim.chain import Chain
+    from emqsim.sim import simulate
+
+    s = Schedule("r", Every("15m"))
+    bare = simulate(s, start=T9, fires=3, design="bullmq")
+    given = simulate(s, start=T9, fires=3, design="bullmq", pump=Pump(tick=0, latency="1m"))
+    assert given.to_json() == bare.to_json()     # what the command line passes is not used
+    with pytest.raises(TypeError, match="pump"):
+        Chain(s, start=T9, pump=Pump())

@@ -1,30 +1,45 @@
-"""The static site (`make html`): a page per notebook with its saved figures, an index linking
-them, nothing that needs a kernel or the network."""
+"""The static site (`make html`): a page per notebook with its saved figures, every live figure
+as a player whose sliders work without a kernel, an index linking the pages, nothing loaded
+from the network, and within its size budget."""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-import nbformat
-import pytest
+import matplotlib
 
-from emqsim import site
+matplotlib.use("Agg")
+
+import nbformat  # noqa: E402
+import pytest  # noqa: E402
+
+from emqsim import site, site_player  # noqa: E402
+from emqsim.figures import catalogue  # noqa: E402
+from emqsim.figures.view import Figure, View  # noqa: E402
+from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PNG_IMG = re.compile(r'<img\s[^>]*src="data:image/png;base64,[A-Za-z0-9+/=]{100,}"')
+PLAYER = re.compile(r'<div class="emqsim-player" data-figure="([^"]*)">')
+DATA = re.compile(r'<script (?=[^>]*class="emqsim-data")[^>]*>(.*?)</script>', re.S)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MB = 1_000_000
+SITE_BUDGET, PAGE_BUDGET = 40 * MB, 8 * MB
 
-pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
+needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 
 
 class Refs(HTMLParser):
-    """Every href and src on a page, and the scripts and stylesheets it would load."""
+    """Every href and src on a page, the scripts and stylesheets it would load, and its scripts."""
 
     def __init__(self):
         super().__init__()
-        self.hrefs, self.loads = [], []
+        self.hrefs, self.loads, self.scripts = [], [], []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -34,6 +49,8 @@ class Refs(HTMLParser):
             self.loads.append(a["src"])
         if tag == "link" and a.get("href"):
             self.loads.append(a["href"])
+        if tag == "script":
+            self.scripts.append(a)
 
 
 def refs(text: str) -> Refs:
@@ -48,18 +65,204 @@ def saved(path: Path, mime: str) -> int:
     return sum(mime in out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", []))
 
 
+def loose_widgets(path: Path) -> int:
+    """Widget outputs of cells that name no figure (they keep the note)."""
+    nb = nbformat.read(path, as_version=4)
+    return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells if not site.figure_of(cell)
+               for out in cell.get("outputs", []))
+
+
+def tables(page: str) -> list[dict]:
+    """The JSON table of each player on a page, in page order."""
+    return [json.loads(m) for m in DATA.findall(page)]
+
+
+def values_of(model, table: dict, frame: list) -> dict:
+    """The control values a frame of the table was drawn at, found again from the model's own
+    positions (by label and value) as a reader's choices would give them."""
+    values: dict = {}
+    for c, p in zip(table["controls"], frame[2], strict=True):
+        label, shown = c["positions"][p]
+        matches = [v for lab, v in model.positions(c["name"], values)
+                   if lab == label and site_player._json_value(v) == shown]
+        if c["kind"] == "text" and not matches:
+            matches = [label]
+        assert len(matches) == 1, (c["name"], label, matches)
+        values[c["name"]] = matches[0]
+    return values
+
+
+def sample(n: int, count: int = 12) -> list[int]:
+    """`count` frame numbers spread over 0..n-1, both ends included."""
+    return sorted({round(i * (n - 1) / max(count - 1, 1)) for i in range(count)})
+
+
+# -- a small figure of our own: the player without the course's notebooks -------------------
+
+@dataclass(frozen=True)
+class ToyFrame:
+    x: int
+    mode: str
+    readout: str
+
+
+class ToyModel(Model):
+    """40 x-positions with Play, two modes, a day list that depends on the mode (the value
+    'd1' is offered in both, under another label), ten cron presets and a 20-position slider
+    y: 40*2*3*10*20 frames is too many, so y and then the presets are held at their default."""
+
+    readout_id = "toy-readout"
+    controls = (
+        slider("x", range(40), 5, fmt=lambda v: f"{v} min", play=Play(step=2, interval=50), main=True),
+        choice("mode", ["a", "b"]),
+        choice("day", [], depends=lambda x, mode: [(f"{mode} {d}", d) for d in
+                                                    (("d0", "d1", "d2") if mode == "a" else ("d1", "d3", "d4"))]),
+        text("expr", "0 9 * * *", [f"{m} 9 * * *" for m in range(1, 10)]),
+        slider("y", range(20), 7, fmt=lambda v: f"y{v}"),
+    )
+
+    def compute(self, **v):
+        return ToyFrame(v["x"], v["mode"], readout=f"x={v['x']} {v['mode']} {v['day']} <{v['expr']}> {v['y']}")
+
+
+class ToyView(View):
+    """Draws x and the mode only: frames that differ in day alone are the same picture."""
+
+    width, height = 3.0, 2.0
+
+    def __init__(self, ax=None):
+        super().__init__(ax)
+        (self.line,) = self.ax.plot([], [], lw=3)
+        self.ax.set_xlim(0, 40)
+        self.ax.set_ylim(0, 2)
+        self.track(self.line)
+
+    def draw(self, frame):
+        self.line.set_data([0, frame.x], [1, 1 + (frame.mode == "b") * 0.5])
+
+
+TOY = "99 toy"
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    """The catalogue knows the toy figure (rendered in this process: jobs=1)."""
+    monkeypatch.setitem(catalogue.SOURCES, TOY, ("toy", "ToyModel", "ToyView"))
+    real_model, real_figure = catalogue.model, catalogue.figure
+    monkeypatch.setattr(catalogue, "model", lambda t: ToyModel() if t == TOY else real_model(t))
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or ToyModel(), ToyView())
+                        if t == TOY else real_figure(t, model_))
+
+
+def toy_notebook(folder: Path, title: str = TOY) -> Path:
+    """A notebook with a panel cell naming `title` and a loose widget output."""
+    widget = nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": "x", "version_major": 2},
+                                                           "text/plain": "VBox(children=(...))"})
+    panel = nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nfig.panel()", outputs=[widget],
+                                      metadata={"emqsim": {"figure": title}})
+    loose = nbformat.v4.new_code_cell("old_panel()", outputs=[widget])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A toy"), panel, loose])
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "toy.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
+    toy_notebook(tmp_path / "nb")
+    pages = site.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    page = pages[0].read_text()
+    assert PLAYER.findall(page) == [TOY]
+    assert page.count('<p class="emqsim-live">') == 1        # the loose widget keeps its note
+    assert "VBox(children=" not in page
+    [table] = tables(page)
+    model = ToyModel()
+    value_sets, held = model.reachable()
+    assert held == ["y", "expr"] and len(table["frames"]) == len(value_sets) == 40 * 2 * 3
+    assert [c["name"] for c in table["controls"]] == ["x", "mode", "day", "expr", "y"]
+    x, mode, day, expr, y = table["controls"]
+    assert (x["kind"], x["label"], x["held"], x["default"]) == ("slider", "x", False, 5)
+    assert x["positions"][:2] == [["0 min", 0], ["1 min", 1]] and len(x["positions"]) == 40
+    assert x["play"] == {"step": 2, "max_step": 3, "interval": 50, "label": "steps per tick"}
+    assert mode["play"] is None and mode["positions"] == [["a", "a"], ["b", "b"]]
+    # the day positions of both modes; 'd1' twice, once under each mode's label
+    assert day["positions"] == [["a d0", "d0"], ["a d1", "d1"], ["a d2", "d2"],
+                                ["b d1", "d1"], ["b d3", "d3"], ["b d4", "d4"]]
+    assert expr["held"] and expr["positions"] == [["0 9 * * *", "0 9 * * *"]] and "span" not in expr
+    # a held slider: its one position, and where it sits among all (so the disabled slider shows it)
+    assert y["held"] and y["positions"] == [["y7", 7]] and y["span"] == [7, 20]
+    assert "span" not in x
+    # each frame's readout is the model's for its values; pictures differing in day alone stored once
+    for frame in table["frames"]:
+        values = values_of(model, table, frame)
+        assert table["readouts"][frame[1]] == model.frame(**values).readout
+    assert len(table["images"]) == 40 * 2
+    # the page starts at the defaults, its readout escaped in the <pre> and in the JSON
+    start = table["frames"][table["start"]]
+    assert values_of(model, table, start) == model.defaults()
+    assert ('<pre class="emqsim-readout" id="toy-readout">x=5 a d0 &lt;0 9 * * *&gt; 7</pre>') in page
+    assert "<0 9" not in DATA.search(page)[1]
+    assert "Held at its default on this page: expr (0 9 * * *), y (y7). The notebook" in page
+    # the player script once, inline
+    assert page.count(site_player.script().strip()[:60]) == 1
+    assert [s for s in refs(page).scripts] == [{"type": "application/json", "class": "emqsim-data"}, {}]
+
+
+def test_a_page_without_a_live_figure_carries_no_script(toy, tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose only")])
+    (tmp_path / "nb").mkdir()
+    nbformat.write(nb, tmp_path / "nb" / "prose.ipynb")
+    page = site.build(tmp_path / "nb", tmp_path / "out", jobs=4)[0].read_text()   # no figure: no pool either
+    assert "<script" not in page
+
+
+def test_a_panel_cell_naming_an_unknown_figure_is_a_value_error(tmp_path):
+    toy_notebook(tmp_path / "nb", title="99 no such figure")
+    with pytest.raises(ValueError, match=r"^toy\.ipynb: a panel cell names the figure '99 no such figure'; "
+                                         r"the catalogue has \["):
+        site.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    assert not (tmp_path / "out").exists()   # refused before anything is written
+
+
+def test_frames_are_palette_pngs_far_smaller_than_matplotlib_s():
+    from io import BytesIO
+
+    from PIL import Image
+
+    fig = Figure(ToyModel(), ToyView())
+    png = fig.png()
+    small = site_player.compress(png)
+    im = Image.open(BytesIO(small))
+    assert im.format == "PNG" and im.mode == "P" and len(im.getcolors()) <= site_player.COLORS
+    assert im.size == Image.open(BytesIO(png)).size
+    assert len(small) < len(png) / 2
+    assert site_player.compress(png) == small   # the same picture compresses to the same bytes
+
+
+# -- the course's site --------------------------------------------------------------------
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     return out, site.build(ROOT / "notebooks", out)
 
 
+@needs_notebooks
 def test_one_page_per_notebook_and_an_index(built):
     out, pages = built
     assert [p.name for p in pages] == [f"{nb.stem}.html" for nb in NOTEBOOKS] + ["index.html"]
     assert all(p.parent == out and p.stat().st_size > 0 for p in pages)
 
 
+@needs_notebooks
+def test_the_site_keeps_its_size_budget(built):
+    out, pages = built
+    sizes = {p.name: p.stat().st_size for p in out.rglob("*") if p.is_file()}
+    assert sum(sizes.values()) <= SITE_BUDGET, sizes
+    assert {name: size for name, size in sizes.items() if size > PAGE_BUDGET} == {}
+
+
+@needs_notebooks
 def test_index_links_every_page_and_every_link_resolves(built):
     out, _ = built
     index = (out / "index.html").read_text()
@@ -71,21 +274,51 @@ def test_index_links_every_page_and_every_link_resolves(built):
         assert title and f">{title}</a>" in index.replace("&#x27;", "'").replace("&amp;", "&")
 
 
+@needs_notebooks
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_page_has_its_figures_and_no_widget_error(built, nb):
+def test_page_has_its_figures_and_a_player_for_each_panel(built, nb):
     out, _ = built
     page = (out / f"{nb.stem}.html").read_text()
-    # every figure saved in the notebook is on the page, embedded
-    assert len(PNG_IMG.findall(page)) == saved(nb, "image/png")
+    titles = site.panel_titles(nbformat.read(nb, as_version=4))
+    # every figure saved in the notebook is on the page, embedded, and each player's first frame
+    assert len(PNG_IMG.findall(page)) == saved(nb, "image/png") + len(titles)
     if nb.stem != "00_start_here":
         assert saved(nb, "image/png") >= 1, f"{nb.name} was saved without its static figure"
-    # each live figure's place says where it runs, instead of a widget error or a repr
-    assert page.count('<p class="emqsim-live">') == saved(nb, "application/vnd.jupyter.widget-view+json")
+    # each panel cell got its figure's player, in order; a widget of a cell naming no figure its note
+    assert PLAYER.findall(page) == [t.replace("&", "&amp;") for t in titles]
+    assert [t["title"] for t in tables(page)] == titles
+    assert page.count('<p class="emqsim-live">') == loose_widgets(nb)
     assert "Error displaying widget" not in page
     assert "VBox(children=" not in page
     assert 'href="index.html"' in page
 
 
+@needs_notebooks
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_player_readouts_are_the_models(built, nb):
+    out, _ = built
+    page = (out / f"{nb.stem}.html").read_text()
+    for table in tables(page):
+        model = catalogue.model(table["title"])
+        value_sets, held = model.reachable()
+        assert len(table["frames"]) == len(value_sets)
+        assert [c["name"] for c in table["controls"] if c["held"]] == held
+        assert table["readout_id"] == model.readout_id
+        assert f'id="{model.readout_id}"' in page
+        for n in sample(len(table["frames"])):
+            frame = table["frames"][n]
+            values = values_of(model, table, frame)
+            assert table["readouts"][frame[1]] == model.frame(**values).readout, (table["title"], values)
+        assert values_of(model, table, table["frames"][table["start"]]) == model.defaults()
+        main = model.main()
+        if main is not None:    # every position of the main slider is there
+            k = [c["name"] for c in table["controls"]].index(main.name)
+            assert len({f[2][k] for f in table["frames"]}) == len(main.positions_for(model.defaults()))
+        if held:
+            assert "Held at its default on this page: " in page
+
+
+@needs_notebooks
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_page_works_offline(built, nb):
     out, _ = built
@@ -93,11 +326,20 @@ def test_page_works_offline(built, nb):
     r = refs(page)
     remote = [u for u in r.loads if not u.startswith("data:")]
     assert remote == [], "the page would load these from elsewhere"
-    assert "<script" not in page  # no require.js, MathJax, widget renderer
+    # no require.js, MathJax or widget renderer: only the players' tables and their script, inline
+    titles = site.panel_titles(nbformat.read(nb, as_version=4))
+    expected = [{"type": "application/json", "class": "emqsim-data"}] * len(titles) + ([{}] if titles else [])
+    assert r.scripts == expected
     assert "application/vnd.jupyter.widget-state+json" not in page
     for href in r.hrefs:  # links between pages resolve; links out are plain links
         if not href.startswith(("http://", "https://", "#", "mailto:")):
             assert (out / href.split("#")[0]).is_file(), href
+
+
+def test_the_player_script_fetches_nothing():
+    js = site_player.script()
+    for word in ("fetch(", "XMLHttpRequest", "import(", "http:", "https:", "WebSocket", "localStorage"):
+        assert word not in js, word
 
 
 def test_links_to_other_notebooks_point_at_their_pages():
@@ -116,3 +358,4 @@ def test_no_notebook_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match=r"^notebooks folder '.*' holds no \.ipynb file; give the course's notebooks/$"):
         site.build(tmp_path, tmp_path / "out")
     assert site.main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert site.main([str(tmp_path), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2

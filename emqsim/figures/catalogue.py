@@ -1,35 +1,42 @@
-"""Every live figure of the course, by name: how to build it with its default data.
+"""Every live figure of the course, by title: its lesson model and its view.
 
-The benchmark times each one's slider moves; presenter-mode and browser tests walk the
-same list, so a figure added to a notebook is added here too.
+The benchmark, the presenter and browser tests and the static site walk this one table,
+so a figure added to a notebook is added here too. A notebook marks the cell that shows a
+figure's panel with the cell metadata ``{"emqsim": {"figure": TITLE}}``; the static site
+puts the pre-rendered slider there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from importlib import import_module
 
-#: figure -> (module in emqsim.figures, its factory)
-SOURCES: dict[str, tuple[str, str]] = {
-    "01 cron vs interval": ("cron_interval", "view"),
-    "02 one row rewritten": ("registry_rows", "build"),
-    "03 start-to-start": ("cadence_drift", "cadence_view"),
-    "03 slip over cycles": ("cadence_drift", "slip_view"),
-    "03 wake latency": ("marker", "wake_view"),
-    "04 missed slots": ("missed", "missed_view"),
-    "05 an overlapping run": ("overlap", "overlap_view"),
-    "06 crash between two writes": ("faults", "faults_view"),
-    "07 cron across daylight saving": ("time_zones", "time_zones_view"),
+#: title -> (module, in both emqsim.lessons and emqsim.figures; model class; view class)
+SOURCES: dict[str, tuple[str, str, str]] = {
+    "01 cron vs interval": ("cron_interval", "CronIntervalModel", "CronIntervalView"),
+    "02 one row rewritten": ("registry_rows", "RegistryRowsModel", "RegistryRowsView"),
+    "03 start-to-start": ("cadence_drift", "CadenceModel", "CadenceView"),
+    "03 slip over cycles": ("cadence_drift", "SlipModel", "SlipView"),
+    "03 wake latency": ("marker", "WakeModel", "WakeView"),
+    "04 missed slots": ("missed", "MissedModel", "MissedView"),
+    "05 an overlapping run": ("overlap", "OverlapModel", "OverlapView"),
+    "06 crash between two writes": ("faults", "FaultsModel", "FaultsView"),
+    "07 cron across daylight saving": ("time_zones", "TimeZonesModel", "TimeZonesView"),
 }
 
-
-def _factory(module: str, name: str) -> Callable:
-    def make():
-        return getattr(import_module(f"{__package__}.{module}"), name)()
-
-    make.__name__ = name
-    return make
+#: the metadata key a notebook cell carries to say which figure's panel it shows
+CELL_KEY = "emqsim"
 
 
-#: name -> factory returning a view with `update(**kw) -> str`, `moves()` and `live`
-FIGURES: dict[str, Callable] = {title: _factory(*source) for title, source in SOURCES.items()}
+def model(title: str):
+    """A fresh model of the figure `title` (its frames computed lazily)."""
+    module, model_class, _ = SOURCES[title]
+    return getattr(import_module(f"emqsim.lessons.{module}"), model_class)()
+
+
+def figure(title: str, model_=None):
+    """The figure `title`: its model (a fresh one unless given) drawn by its view at the defaults."""
+    from .view import Figure
+
+    module, _, view_class = SOURCES[title]
+    view = getattr(import_module(f"{__package__}.{module}"), view_class)()
+    return Figure(model(title) if model_ is None else model_, view)

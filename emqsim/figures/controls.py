@@ -93,17 +93,95 @@ def readout_html(text: str, ident: str) -> str:
     return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'
 
 
-class Panel:
-    """What every figure's panel shares: a readout with an id a browser test can find, a
-    figure refreshed after each move, and a notebook display of its widget box. A subclass
-    sets `READOUT`, builds `self.box` and `self.readout`, and keeps `self.view`."""
+#: a choice with at most this many short options is a row of buttons, else a drop-down
+BUTTONS = 4
 
-    READOUT = "readout"
+
+class Panel:
+    """The widgets of any figure, built from its model's declared controls and wired to it:
+    each move sets that control on the `Figure` (model.frame, then view.draw), shows the
+    readout (an element with the model's `readout_id`, for browser tests) and refreshes the
+    image. A slider with `play` gets a Play button and a speed control. The panel watches its
+    figure, so a later cell's `fig.update(...)` moves the widgets too: what they show is
+    always what the figure drew."""
+
+    def __init__(self, figure):
+        import ipywidgets as w
+
+        self.figure = figure
+        self._quiet = False
+        model = figure.model
+        self.widgets: dict = {}
+        self.players: dict = {}
+        rows = []
+        for c in model.controls:
+            widget = self._widget(w, c, model.positions(c.name, figure.values), figure.values[c.name])
+            self.widgets[c.name] = widget
+            if c.play is not None:
+                p = c.play
+                player = play(widget, step=p.step, max_step=p.max_step, interval=p.interval, label=p.label,
+                              width="240px")
+                self.players[c.name] = player
+                rows.append(w.HBox([player.play, widget, player.speed]))
+            else:
+                rows.append(widget)
+        self.readout = w.HTML()
+        self._show(figure.frame.readout)
+        for name, widget in self.widgets.items():
+            widget.observe(lambda change, name=name: self.on_move(name, change["new"]), names="value")
+        figure.watch(self.sync)
+        self.box = w.VBox([*rows, self.readout, figure.live.image])
+
+    @staticmethod
+    def _widget(w, c, positions, value):
+        positions = list(positions)
+        label = c.label or c.name
+        if c.kind == "text":
+            return w.Text(value=value, description=label, continuous_update=False,
+                          style={"description_width": "initial"})
+        if c.kind == "slider":
+            return w.SelectionSlider(options=positions, value=value, description=label, continuous_update=True,
+                                     style={"description_width": "initial"}, layout=w.Layout(width="520px"))
+        if len(positions) <= BUTTONS and all(len(lab) <= 24 for lab, _ in positions):
+            return w.ToggleButtons(options=positions, value=value, description=label)
+        return w.Dropdown(options=positions, value=value, description=label,  # long labels shown whole
+                          layout=w.Layout(width="max-content"))
+
+    def on_move(self, name: str, value) -> str:
+        """A control moved: set it on the figure; `sync` (called by the figure) does the rest."""
+        if self._quiet:
+            return self.figure.frame.readout
+        if isinstance(value, str) and self.figure.model.control(name).kind == "text":
+            value = value.strip()
+        return self.figure.update(**{name: value})
+
+    def sync(self, figure) -> str:
+        """The figure changed (a move here, or a notebook cell's `fig.update(...)`): every widget
+        shows the figure's values again (a dependent choice its new positions), and the readout
+        and the image follow. The widgets' own events are silenced meanwhile."""
+        self._quiet = True
+        try:
+            for c in figure.model.controls:
+                widget = self.widgets[c.name]
+                if c.options is not None:
+                    positions = list(figure.model.positions(c.name, figure.values))
+                    if list(widget.options) != positions:
+                        widget.options = positions
+                if widget.value != figure.values[c.name]:
+                    widget.value = figure.values[c.name]
+        finally:
+            self._quiet = False
+        return self._show(figure.frame.readout)
 
     def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, self.READOUT)
-        self.view.live.refresh()
+        self.readout.value = readout_html(text, self.figure.model.readout_id)
+        self.figure.live.refresh()
         return text
 
     def _repr_mimebundle_(self, **kw):
         return self.box._repr_mimebundle_(**kw)
+
+
+def panel(figure) -> Panel:
+    """The widgets around `figure` (see `Panel`); it displays as its widget box."""
+    return Panel(figure)

@@ -1,6 +1,6 @@
 """A figure that a slider moves: drawn once, its artists updated in place, shown as PNG.
 
-Measured here (../shared/TOOLING.md): a slider callback that clears and re-shows an
+Measured when this was written: a slider callback that clears and re-shows an
 Output widget breaks strict nbval, while PNG bytes assigned to an `ipywidgets.Image`
 pass; so every live figure is an Image fed with PNG bytes, and its first rendering is
 also shown once as an ordinary output, for readers without a kernel.
@@ -25,13 +25,14 @@ def png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _encode(canvas: FigureCanvasAgg) -> bytes:
+def _encode(canvas: FigureCanvasAgg, level: int = 1) -> bytes:
+    """The canvas as PNG; level 1 while a slider moves (fast), higher for what is kept."""
     from PIL import Image
 
     w, h = canvas.get_width_height(physical=True)
     buf = io.BytesIO()
     Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(
-        buf, format="png", compress_level=1)
+        buf, format="png", compress_level=level)
     return buf.getvalue()
 
 
@@ -63,7 +64,7 @@ class Live:
         """Something that does not move changed: the next refresh redraws everything."""
         self._background = None
 
-    def refresh(self) -> bytes:
+    def refresh(self, level: int = 1) -> bytes:
         """Re-render after the artists changed, and push the bytes to the widget."""
         if not self.moving:
             data = png(self.fig)
@@ -77,13 +78,15 @@ class Live:
             for artist in self.moving:
                 if artist.get_visible():
                     self.fig.draw_artist(artist)
-            data = _encode(canvas)
+            data = _encode(canvas, level)
         if self._image is not None:
             self._image.value = data
         return data
 
     def static(self):
-        """The current rendering as an ordinary output (seen without a kernel)."""
+        """The current rendering as an ordinary output (seen without a kernel). Drawn the way
+        a move draws it (the static layer, then the moving artists), so the two never differ
+        and the panel shown next starts from the cached layer."""
         from IPython.display import Image
 
-        return Image(data=png(self.fig), format="png")
+        return Image(data=self.refresh(level=6), format="png")

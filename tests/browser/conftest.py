@@ -1,10 +1,11 @@
-"""A real browser on the course: JupyterLab and Voila on 127.0.0.1, Debian's Chromium
-driven by Playwright (never a browser Playwright downloads).
+"""A real browser on the course: JupyterLab and Voila on 127.0.0.1, and the static site from
+disk, in Debian's Chromium driven by Playwright (never a browser Playwright downloads).
 
 The servers start once per session on free ports, serve a temporary copy of the
 notebooks (JupyterLab may save what it runs: the committed notebooks stay untouched),
-and stop at the end. Without /usr/bin/chromium or the playwright package every test
-here is skipped, with the reason in one line.
+and stop at the end; the static site is built once per session into a temporary folder.
+Without /usr/bin/chromium or the playwright package every test here is skipped, with the
+reason in one line.
 """
 
 from __future__ import annotations
@@ -35,14 +36,15 @@ VIEWPORT = {"width": 1280, "height": 900}
 SERVER_START_S = 90       # a cold JupyterLab takes about 5 s here
 ACTION_MS = 30_000        # default timeout of every Playwright action and wait
 
-# JupyterLab settings for the test session: every cell in the DOM (no virtual scrolling),
-# no autosave, no news pop-up over the notebook.
+# JupyterLab user settings for the test session: every cell in the DOM (no virtual
+# scrolling), no autosave. The news pop-up is off by the project's own defaults
+# (lab-settings/overrides.json, what `make lab` reads), which a test checks.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                       "checkForUpdates": False},
 }
+#: the project's JupyterLab defaults, as `make lab` passes them
+PROJECT_LAB_SETTINGS = ROOT / "lab-settings"
 
 
 def _missing() -> str | None:
@@ -139,6 +141,7 @@ def lab(tmp_path_factory):
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
            f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+           f"--LabApp.app_settings_dir={PROJECT_LAB_SETTINGS}",
            "--ServerApp.port_retries=0"]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
@@ -170,6 +173,18 @@ def voila(tmp_path_factory):
         yield Server(f"http://127.0.0.1:{port}", "", root, log)
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="session")
+def static_site(tmp_path_factory) -> Path:
+    """The static site (`make html`) of the committed notebooks, built into a temporary folder."""
+    from emqsim import site
+
+    if not any(NOTEBOOKS.glob("*.ipynb")):
+        pytest.skip("no notebooks/*.ipynb to build a site from")
+    out = tmp_path_factory.mktemp("site")
+    site.build(NOTEBOOKS, out)
+    return out
 
 
 @pytest.fixture(scope="session")

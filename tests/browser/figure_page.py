@@ -1,48 +1,118 @@
-"""What the browser tests do on a page: find the live figures, move a slider with the keyboard,
-wait for the kernel's answer, read the readout and the image.
+"""What the browser tests do on a page: find the live figures, move a control, wait for the
+kernel's answer, read the readout, the image and what every control shows.
 
-A live figure is a widget output holding one `img.widget-image` (the figure, as PNG bytes
-from the kernel) and a readout in an HTML widget. Its sliders are noUiSlider handles
-(`.widget-slider .noUi-handle`, `aria-valuenow` follows the handle); the speed control of
-a Play button (class `emqsim-speed`, from `emqsim.figures.controls`) moves no figure and
-is left out.
+A live figure is the widget box of `emqsim.figures.controls.Panel`: a row per control of its
+model (a `SelectionSlider` per slider, `ToggleButtons` or a `Dropdown` per choice, `Text` per
+text control), the readout in an HTML widget as `<pre id=model.readout_id>`, and one
+`img.widget-image` (the figure, PNG bytes from the kernel). The readout's id names the
+figure (`figure_title`); each control's description is its model label, so what the
+controls show maps back to the model's values (`shown_values`) and the readout the kernel
+gives can be compared with the model's own. Sliders are noUiSlider handles
+(`.widget-slider .noUi-handle`, `aria-valuenow` follows the handle); the speed control of a
+Play button (class `emqsim-speed`) moves no figure and is left out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from emqsim.figures import catalogue
 from emqsim.figures.controls import PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FIGURE_SLIDERS = f".widget-slider:not(.{SPEED_CLASS})"
+TOGGLES = ".widget-toggle-buttons"
+DROPDOWNS = ".widget-dropdown"
 MOVE_MS = 20_000     # the kernel redraws in well under a second; 20 s allows a loaded machine
 
-# the state of one live figure, read in the page in one go
-_STATE_JS = """(root) => {
+# the state of one live figure, read in the page in one go: image, readout, and each control
+# (in page order) with its label and what it shows
+_STATE_JS = f"""(root) => {{
   const img = root.querySelector('img.widget-image');
-  return {
+  const pre = root.querySelector('.widget-html-content pre[id]');
+  const label = (e) => {{ const l = e.querySelector('.widget-label'); return l ? l.innerText.trim() : ''; }};
+  const controls = [...root.querySelectorAll(
+      '.widget-slider:not(.{SPEED_CLASS}), .widget-toggle-buttons, .widget-dropdown, .widget-text')]
+    .map(e => {{
+      if (e.matches('.widget-slider')) {{
+        const r = e.querySelector('.widget-readout');
+        return {{kind: 'slider', label: label(e), shown: r ? r.innerText.trim() : ''}};
+      }}
+      if (e.matches('.widget-toggle-buttons')) {{
+        const b = e.querySelector('.widget-toggle-button.mod-active');
+        return {{kind: 'toggle', label: label(e), shown: b ? b.innerText.trim() : ''}};
+      }}
+      if (e.matches('.widget-dropdown')) {{
+        const s = e.querySelector('select');
+        return {{kind: 'dropdown', label: label(e), shown: s && s.selectedIndex >= 0
+                 ? s.options[s.selectedIndex].text : ''}};
+      }}
+      return {{kind: 'text', label: label(e), shown: e.querySelector('input').value}};
+    }});
+  return {{
     src: img ? img.getAttribute('src') : null,
     texts: [...root.querySelectorAll('.widget-html-content')].map(e => e.innerText.trim()),
-  };
-}"""
+    readout: pre ? pre.innerText : null,
+    readout_id: pre ? pre.id : null,
+    controls: controls,
+  }};
+}}"""
 
 
 @dataclass
 class Move:
-    label: str          # the slider's description
-    before: str         # the slider's readout (its value as shown) before the move
+    label: str          # the control's description
+    before: str         # what the control showed before the move
     after: str
     texts_before: list
     texts_after: list
     src_before: str
     src_after: str
+    state: dict = field(default_factory=dict)   # the figure's whole state after the move
 
 
 def state(figure) -> dict:
     return figure.evaluate(_STATE_JS)
+
+
+def _plain(text: str) -> str:
+    """A label as the package writes it (the browser shows a drop-down's spaces as nbsp)."""
+    return text.replace("\xa0", " ").strip()
+
+
+def figure_title(readout_id: str) -> str:
+    """The catalogue title of the figure whose readout element has this id."""
+    found = [t for t in catalogue.SOURCES if catalogue.model(t).readout_id == readout_id]
+    assert len(found) == 1, f"readout id {readout_id!r} names {found or 'no figure'} in the catalogue"
+    return found[0]
+
+
+def shown_values(model, controls: list[dict]) -> dict:
+    """The model's values for what the controls show, matched by the controls' labels."""
+    by_label = {_plain(c["label"]): c for c in controls}
+    values: dict = {}
+    for c in model.controls:
+        label = c.label or c.name
+        assert label in by_label, f"the panel shows no control labelled {label!r}: {sorted(by_label)}"
+        shown = _plain(by_label[label]["shown"])
+        if c.kind == "text":
+            values[c.name] = shown
+            continue
+        matches = [v for lab, v in model.positions(c.name, values) if _plain(lab) == shown]
+        assert matches, f"{label} shows {shown!r}, none of {[lab for lab, _ in model.positions(c.name, values)]}"
+        values[c.name] = matches[0]
+    return values
+
+
+def expected_readout(figure) -> tuple[str, str, dict]:
+    """(what the page's readout says, what the model says for the values the controls show,
+    those values)."""
+    now = state(figure)
+    model = catalogue.model(figure_title(now["readout_id"]))
+    values = shown_values(model, now["controls"])
+    return now["readout"], model.frame(**values).readout, values
 
 
 def move(page, figure, slider, key: str = "ArrowRight") -> Move:
@@ -69,7 +139,7 @@ def move(page, figure, slider, key: str = "ArrowRight") -> Move:
     page.wait_for_timeout(100)  # a second message (readout, then image) may still be in flight
     after = state(figure)
     return Move(label, before_value, value.inner_text().strip(), before["texts"], after["texts"],
-                before["src"], after["src"])
+                before["src"], after["src"], after)
 
 
 def choose(page, figure, select) -> Move:
@@ -89,7 +159,28 @@ def choose(page, figure, select) -> Move:
     page.wait_for_timeout(100)
     after = state(figure)
     return Move(label, options[current], options[target], before["texts"], after["texts"],
-                before["src"], after["src"])
+                before["src"], after["src"], after)
+
+
+def toggle(page, figure, buttons) -> Move:
+    """Press the next button of a row of toggle buttons (the previous one at the end) and wait
+    until the figure's image and readout have changed."""
+    label = buttons.locator(".widget-label").first.inner_text().strip()
+    all_buttons = buttons.locator(".widget-toggle-button")
+    texts = [t.strip() for t in all_buttons.all_inner_texts()]
+    current = all_buttons.evaluate_all("bs => bs.findIndex(b => b.classList.contains('mod-active'))")
+    target = current + 1 if current + 1 < len(texts) else current - 1
+    before = state(figure)
+    all_buttons.nth(target).click()
+    try:
+        _wait_changed(page, figure, before)
+    except PlaywrightTimeout:
+        raise AssertionError(f"button {texts[target]!r} of {label!r}: in {MOVE_MS} ms the figure "
+                             f"and its readout did not both change") from None
+    page.wait_for_timeout(100)
+    after = state(figure)
+    return Move(label, texts[current], texts[target], before["texts"], after["texts"],
+                before["src"], after["src"], after)
 
 
 def _wait_changed(page, figure, before: dict) -> None:
@@ -108,6 +199,13 @@ def play_moves_slider(page, figure) -> tuple[str, str]:
     changed, press pause; returns the slider's position before and after."""
     slider = figure.locator(f".{PLAYED_CLASS}").first
     handle = slider.locator(".noUi-handle")
+    if handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax"):
+        handle.focus()
+        handle.press("Home")   # at the end Play would have nowhere to go
+        page.wait_for_function("([h, v]) => h.getAttribute('aria-valuenow') !== v",
+                               arg=[handle.element_handle(), handle.get_attribute("aria-valuemax")],
+                               timeout=MOVE_MS)
+        page.wait_for_timeout(500)
     before_now = handle.get_attribute("aria-valuenow")
     before = state(figure)
     button = figure.locator(f".{PLAY_CLASS} button").first   # play, then pause: one button

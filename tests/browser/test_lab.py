@@ -1,17 +1,20 @@
-"""Every notebook in JupyterLab, in a real browser: run all cells, then move every live figure's
-slider with the keyboard and check that the readout gives the engine's new answer and the
-figure's image changed.
+"""Every notebook in JupyterLab, in a real browser: run all cells, then move every control of
+every live figure (sliders with the keyboard, buttons and drop-downs with the mouse, a cron
+text box by typing) and check that the image changed and the readout is the model's for
+what the controls now show: the same text `catalogue.model(title).frame(**values)` gives
+here, in the test process. A figure with a Play button gets it pressed.
 
-Notebooks are found in notebooks/ and sliders in the page, so a new notebook is covered as
-soon as it exists (a figure with drop-downs and no slider gets each drop-down moved instead;
-a figure with a Play button gets it pressed). Where `EXPECTED` has an entry, the readout
-must equal the text the package computes here, in the test process, for the slider's new
-value; elsewhere the readout and the image must at least change. One screenshot per notebook goes to test-artifacts/.
+Notebooks are found in notebooks/ and figures in the page (a figure is named by its readout
+element's id), so a new notebook or figure is covered as soon as it exists. One screenshot
+per notebook goes to test-artifacts/. JupyterLab runs with the project's settings
+(lab-settings/): its "Jupyter news?" pop-up must not show.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 
 import nbformat
 import pytest
@@ -19,84 +22,19 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
 from conftest import NOTEBOOKS  # noqa: E402
-from figure_page import FIGURE_SLIDERS, WIDGET_VIEW, choose, move, play_moves_slider  # noqa: E402
+from figure_page import (  # noqa: E402
+    DROPDOWNS, FIGURE_SLIDERS, TOGGLES, WIDGET_VIEW, choose, expected_readout, figure_title, move,
+    play_moves_slider, state, toggle,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
+from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.controls import PLAY_CLASS  # noqa: E402
-from emqsim.timefmt import at  # noqa: E402
 
 RUN_ALL_MS = 180_000     # the slowest notebook (02: 10,000 fires) runs in about 10 s here
 OPEN_MS = 60_000
-
-
-# -- what the readout must say after one ArrowRight: notebook -> figure slider index ->
-#    (slider label, slider value shown after the move, the package's readout for that value)
-
-def _cron_interval_0849():
-    from emqsim.figures.cron_interval import readout
-
-    return readout(at("2026-11-30 08:49"), "cron")
-
-
-def _registry_rows_after_1():
-    from emqsim.figures.registry_rows import build
-
-    return build(fires=2).update(1)  # the state after 1 fire does not depend on how many follow
-
-
-def _cadence_run_5():
-    from emqsim.figures.cadence_drift import cadence_view
-
-    return cadence_view().update(run=5)
-
-
-def _slip_tick_1500():
-    from emqsim.figures.cadence_drift import slip_view
-
-    return slip_view().update(tick=1500)
-
-
-def _wake_poll_40s():
-    from emqsim.figures.marker import wake_view
-
-    return wake_view().update(poll=40_000)
-
-
-def _missed_down_0931():
-    from emqsim.figures.missed import missed_view
-
-    return missed_view().update(down=at("2026-11-30 09:31"))
-
-
-def _overlap_run_21():
-    from emqsim.figures.overlap import overlap_view
-
-    return overlap_view().update(run=21)
-
-
-EXPECTED = {
-    "01_cron_vs_interval": {0: ("now", "08:49", _cron_interval_0849)},
-    "02_one_row_rewritten": {0: ("fires elapsed", "1", _registry_rows_after_1)},
-    "03_start_to_start": {0: ("run (min)", "5", _cadence_run_5),
-                          1: ("pump tick", "1.5 s", _slip_tick_1500),
-                          2: ("poll every", "40 s", _wake_poll_40s)},
-    "04_missed_slots": {0: ("pump down", "09:31", _missed_down_0931)},
-    "05_overlap": {0: ("run (min)", "21", _overlap_run_21)},
-}
-
-def _time_zones(zone: str, day: str):
-    from emqsim.figures.time_zones import readout
-
-    return lambda: readout(zone, day)
-
-
-#: drop-down figures: notebook -> drop-down index (in page order) -> (label, option shown after
-#: the move, the package's readout then); 07's readouts carry cron-parser's recorded rule
-EXPECTED_CHOICES = {
-    "07_cron_time_zones": {0: ("zone", "Europe/London", _time_zones("Europe/London", "2026-10-25")),
-                           1: ("day", "2026-10-26 \u00b7 the day after clocks go back",
-                               _time_zones("Europe/London", "2026-10-26"))},
-}
+NEWS_TEXT = "Jupyter news"
+NEWS_WAIT_MS = 6_000     # the pop-up shows about a second after the app starts
 
 #: an output area whose content is a rendered widget view
 WIDGET_OUTPUTS = ".jp-Notebook .jp-OutputArea-output:has(> .jupyter-widgets)"
@@ -183,6 +121,39 @@ def lab_page(lab, page):
     lab.shutdown_kernels()
 
 
+def check_readout(name: str, figure, what: str, settle_ms: int = 5_000) -> None:
+    """The page's readout is the model's for the values the figure's controls show (given
+    `settle_ms` for a kernel message still in flight)."""
+    for _ in range(settle_ms // 250):
+        shown, expected, values = expected_readout(figure)
+        if shown == expected:
+            return
+        figure.page.wait_for_timeout(250)
+    shown, expected, values = expected_readout(figure)
+    assert shown == expected, (
+        f"{name}, after {what}: the readout is not the model's for what the controls show ({values}) "
+        f"(a cell's fig.update after the panel cell may have changed the figure behind the panel's "
+        f"widgets):\n page:  {shown!r}\n model: {expected!r}")
+
+
+def type_preset(page, figure, box, title: str) -> tuple[str, str]:
+    """Type another of a text control's presets into its box, press Enter, wait for the new
+    image and readout; returns (before, typed)."""
+    label = box.locator(".widget-label").first.inner_text().strip()
+    control = next(c for c in catalogue.model(title).controls if (c.label or c.name) == label)
+    field = box.locator("input")
+    before = field.input_value()
+    typed = next(p for p, _ in control.positions if p != before)
+    was = state(figure)
+    field.fill(typed)
+    field.press("Enter")
+    page.wait_for_function(
+        """([root, src]) => root.querySelector('img.widget-image').getAttribute('src') !== src""",
+        arg=[figure.element_handle(), was["src"]], timeout=30_000)
+    page.wait_for_timeout(100)
+    return before, typed
+
+
 @pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=[p.stem for p in NOTEBOOK_PATHS])
 def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
     page = lab_page
@@ -203,44 +174,67 @@ def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
     figures = page.locator(WIDGET_OUTPUTS)
     assert figures.count() == expected_widgets
 
-    table = EXPECTED.get(name, {})
-    index, first = 0, None
+    first, titles = None, []
     for f in range(figures.count()):
         figure = figures.nth(f)
         if figure.locator("img.widget-image").count() == 0:
             continue  # a widget output that is not a figure
         first = first if first is not None else figure
         figure.scroll_into_view_if_needed()
-        sliders = figure.locator(FIGURE_SLIDERS)
-        for s in range(sliders.count()):
-            m = move(page, figure, sliders.nth(s))
-            assert m.src_after != m.src_before, f"{name} slider {index} ({m.label}): the figure did not redraw"
-            assert m.texts_after != m.texts_before, f"{name} slider {index} ({m.label}): the readout did not change"
-            if index in table:
-                label, shown, readout = table[index]
-                assert (m.label, m.after) == (label, shown), f"{name}: EXPECTED[{index}] is out of date"
-                assert readout() in m.texts_after
-            index += 1
-        if sliders.count() == 0:  # a figure driven by drop-downs only: try each of them once
-            selects = figure.locator(".widget-dropdown select")
-            assert selects.count(), f"{name}: a live figure with neither a slider nor a drop-down"
-            for d in range(selects.count()):
-                m = choose(page, figure, selects.nth(d))
-                if d in EXPECTED_CHOICES.get(name, {}):
-                    label, shown, readout = EXPECTED_CHOICES[name][d]
-                    shown_now = m.after.replace("\xa0", " ")      # the browser shows the label's spaces as nbsp
-                    assert (m.label, shown_now) == (label, shown), f"{name}: EXPECTED_CHOICES[{d}] is out of date"
-                    assert readout() in m.texts_after
-                assert m.src_after != m.src_before and m.texts_after != m.texts_before, (name, m.label)
+        title = figure_title(state(figure)["readout_id"])
+        titles.append(title)
+        moved = 0
+        controls = figure.locator(f"{FIGURE_SLIDERS}, {TOGGLES}, {DROPDOWNS}")  # in page (model) order
+        for i in range(controls.count()):
+            control = controls.nth(i)
+            kind = control.evaluate("e => e.matches('.widget-slider') ? 'slider' : "
+                                    "e.matches('.widget-dropdown') ? 'drop-down' : 'buttons'")
+            if kind == "slider":
+                m = move(page, figure, control)
+            elif kind == "drop-down":
+                m = choose(page, figure, control.locator("select"))
+            else:
+                m = toggle(page, figure, control)
+            what = f"{kind} {m.label!r} {m.before!r} -> {m.after!r}"
+            assert m.src_after != m.src_before, f"{name} {title}: {what}: the figure did not redraw"
+            assert m.texts_after != m.texts_before, f"{name} {title}: {what}: the readout did not change"
+            check_readout(name, figure, what)
+            moved += 1
+        for i in range(figure.locator(".widget-text").count()):
+            before, typed = type_preset(page, figure, figure.locator(".widget-text").nth(i), title)
+            check_readout(name, figure, f"typing {typed!r} over {before!r}")
+            moved += 1
+        assert moved, f"{name}: the live figure {title!r} has no control"
         if figure == first:  # the picture of the notebook: its first figure, just moved
             figure.screenshot(path=artifacts / f"{name}-figure.png")
         if figure.locator(f".{PLAY_CLASS}").count():
             before, after = play_moves_slider(page, figure)
             assert float(after) > float(before), f"{name}: Play did not move the slider"
-    assert index >= len(table), f"{name}: the page has {index} figure sliders, EXPECTED names {len(table)}"
+            check_readout(name, figure, "Play")
+    nb = nbformat.read(path, as_version=4)
+    named = [cell.metadata["emqsim"]["figure"] for cell in nb.cells if "emqsim" in cell.get("metadata", {})]
+    assert titles == named, f"{name}: the page's live figures are not the panel cells' figures"
     assert errors_on_page(page) == []
     assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+    assert page.get_by_text(NEWS_TEXT).count() == 0, "JupyterLab asked about Jupyter news"
 
     if first is not None:
         first.scroll_into_view_if_needed()
     page.screenshot(path=artifacts / f"{name}.png")
+
+
+def test_no_news_pop_up(lab, page):
+    """The project's settings (lab-settings/overrides.json) answer JupyterLab's "get notified
+    about Jupyter news?" for the reader: never, and no update check either."""
+    req = urllib.request.Request(lab.url("/lab/api/settings/@jupyterlab/apputils-extension:notification"),
+                                 headers={"Authorization": f"token {lab.token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        schema = json.load(r)["schema"]["properties"]
+    assert schema["fetchNews"]["default"] == "false" and schema["checkForUpdates"]["default"] is False
+    page.goto(lab.url("/lab"), timeout=OPEN_MS)
+    page.wait_for_selector(".jp-LabShell", timeout=OPEN_MS)
+    try:
+        page.get_by_text(NEWS_TEXT).first.wait_for(timeout=NEWS_WAIT_MS)
+    except PlaywrightTimeout:
+        return
+    pytest.fail("JupyterLab asked whether to fetch Jupyter news: lab-settings/overrides.json was not read")

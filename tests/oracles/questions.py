@@ -33,19 +33,20 @@ def cron_parser_questions() -> list[dict]:
     and ten minutes after it."""
     from datetime import date, timedelta
 
-    from emqsim import dst
+    from emqsim.course import DAY, HOUR
+    from emqsim.timefmt import changes, day_bounds
 
     out = []
     for tz, day in CRON_ZONE_DAYS:
         d = date.fromisoformat(day)
-        start = dst.day_bounds(tz, d - timedelta(days=1))[0] + 12 * dst.HOUR
-        end = dst.day_bounds(tz, d + timedelta(days=1))[0] + 12 * dst.HOUR
+        start = day_bounds(tz, d - timedelta(days=1))[0] + 12 * HOUR
+        end = day_bounds(tz, d + timedelta(days=1))[0] + 12 * HOUR
         out += [{"expr": e, "tz": tz, "from": start, "until": end} for e in CRON_EXPRESSIONS]
-        for c in dst.changes(tz, *dst.day_bounds(tz, d)):
+        for c in changes(tz, *day_bounds(tz, d)):
             for t in (c.at - 60_000, c.at + 600_000):
-                out += [{"expr": e, "tz": tz, "from": t, "until": t + dst.DAY} for e in CRON_EXPRESSIONS[:10]]
+                out += [{"expr": e, "tz": tz, "from": t, "until": t + DAY} for e in CRON_EXPRESSIONS[:10]]
     # the rest of the syntax (names, day-of-month OR day-of-week, seconds, macros) over a plain January
-    start, end = dst.day_bounds("America/New_York", "2026-01-01")[0], dst.day_bounds("America/New_York", "2026-02-01")[0]
+    start, end = day_bounds("America/New_York", "2026-01-01")[0], day_bounds("America/New_York", "2026-02-01")[0]
     out += [{"expr": e, "tz": "America/New_York", "from": start + 1234, "until": end} for e in CRON_SYNTAX]
     return out
 

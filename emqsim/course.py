@@ -1,0 +1,28 @@
+"""The course's shared values: the day every lesson is set on, its schedule's name, units.
+
+One place, so a lesson that says "09:00 on 30 November" means the same instant as the
+next one, and a reader who changes the day here moves the whole course.
+"""
+
+from __future__ import annotations
+
+from .timefmt import at
+
+SECOND = 1000
+MINUTE = 60 * SECOND
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+
+#: the calendar day the lessons happen on, as ISO text, and `at(...)` for a clock time on it
+DATE = "2026-11-30"
+#: 09:00 UTC on that day: where the lessons' schedules are registered unless they say otherwise
+START = at(f"{DATE} 09:00")
+#: the schedule the lessons follow
+NAME = "reports"
+#: its interval
+EVERY = 15 * MINUTE
+
+
+def on_day(clock: str, tz: str = "UTC") -> int:
+    """'09:07' on the course's day, as Unix ms (in `tz`, UTC unless given)."""
+    return at(f"{DATE} {clock}", tz)

@@ -1,0 +1,414 @@
+"""Lesson 03: start-to-start against start-to-finish, and how far each rule lets a cadence slip.
+
+The question the lesson asks is "every 15 minutes from what?". Three rules of the engine
+answer it: ``schedule`` (BullMQ's ``prevMillis + every``, from the previous slot),
+``release`` (EchoMQ's ``now_ms() + every_ms``, from the release instant) and ``finish``
+(from the end of the run). Every time shown comes from the engine: the four-run lanes from
+the Lua engine (`simulate`), whose `Fire.next` is the score the rule wrote; their time axis
+and the day-long slip from the reference model (`emqsim.reference`, the same rules as plain
+arithmetic, no Redis), which the engine is checked against (`slips(..., engine=True)`,
+`engine_agrees`).
+
+Two figures: `CadenceModel` (four runs on two lanes, a run-length slider) and `SlipModel`
+(the slip of 96 releases from their slots on the clock, a pump-tick slider). Both compute a
+slider position the first time it is asked for and keep it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..cadence import Every
+from ..course import MINUTE, NAME, START
+from ..durations import format_duration
+from ..errors import one_of
+from ..pump import Pump
+from ..reference import reference
+from ..registry import ADVANCE, Registry
+from ..schedule import Schedule
+from ..sim import simulate
+from ..store import Store
+from ..timefmt import hm, hms
+from ..worker import Worker
+from .model import Model, choice, slider
+
+#: the run-length slider, whole minutes
+RUNS = tuple(range(15))
+#: what the cadence figure lights: one rule's lane, the other's, or both
+MEASURES = ("start-to-start", "start-to-finish", "both")
+#: the cadence figure's lanes, top to bottom, and the words for each rule
+LANES = ("schedule", "finish")
+LABEL = {"schedule": "start-to-start", "finish": "start-to-finish"}
+SHOWS = {"start-to-start": ("schedule",), "start-to-finish": ("finish",), "both": ("schedule", "finish")}
+#: runs on each lane of the cadence figure
+FIRES = 4
+#: the pump-tick slider of the slip figure, ms; each divides 15 min
+TICKS = (0, 250, 500, 1000, 1500, 2000, 2500, 3000, 4000, 5000)
+#: the enqueue round trip before EchoMQ's advance reads now_ms()
+LATENCY = 20
+SLIP_RULES = ("schedule", "release", "finish")
+#: EchoMQ.Pump re-arms send_after(tick) after each sweep
+BEAT = "rearm"
+#: the slip figure's day: 96 runs at 15 min, each running 4 min
+CYCLES = 96
+SLIP_RUN = 4 * MINUTE
+RULE_LABEL = {"schedule": "schedule: slot + every", "release": "release: now + every",
+              "finish": "finish: finish + every"}
+#: the slip axis is logarithmic: a slip of 0 is drawn on this floor (ms)
+FLOOR = 1
+
+
+def hmsms(ms: int) -> str:
+    """'HH:MM:SS.mmm' in UTC: the release rule's drift lives in the milliseconds."""
+    return f"{hms(ms)}.{ms % 1000:03d}"
+
+
+# -- 1. the cadence: four runs on two lanes ----------------------------------------------------
+
+def lane_fires(rule: str, run: int | str, *, start: int = START, every: int | str = "15m",
+               fires: int = FIRES) -> tuple[tuple[int, int, int], ...]:
+    """(started, finished, next score written) of the first `fires` runs under `rule`, from the
+    engine (its default pump, a worker whose runs take `run`)."""
+    sched = Schedule(NAME, Every(every), rule=one_of(rule, ("schedule", "release", "finish"), "rule"))
+    trace = simulate(sched, start=start, fires=fires, worker=Worker(run=run))
+    return tuple((f.started, f.finished, int(f.next)) for f in trace)
+
+
+def lane_verdict(rule: str, starts, every: int, run: int) -> str:
+    """One lane's verdict: the start times, then whether the gap between them holds."""
+    times = ", ".join(hm(s) for s in starts)
+    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
+    if slips == [0]:
+        marks = ", ".join(":" + hm(s)[3:] for s in starts)
+        why = " (a 0-min run adds nothing to the gap)" if rule == "finish" and run == 0 else ""
+        return f"{LABEL[rule]}: {times} \u2014 holds at {marks}{why}"
+    if len(slips) == 1:
+        return f"{LABEL[rule]}: {times} \u2014 drifts {format_duration(slips[0])} later each cycle"
+    steps = ", ".join(f"+{format_duration(s)}" for s in slips)
+    return f"{LABEL[rule]}: {times} \u2014 drifts later by {steps}"
+
+
+@dataclass(frozen=True)
+class CadenceLane:
+    """One rule's runs: bars from `starts` to `finishes`, labelled by `labels`; `gaps` runs from
+    each run's anchor (its start, or its finish) to the score the rule wrote after it, and
+    `gap_text` (at `gap_at`) names that gap. `lit` is False for the lane greyed out."""
+
+    rule: str
+    lit: bool
+    starts: tuple[int, ...]
+    finishes: tuple[int, ...]
+    labels: tuple[str, ...]
+    gaps: tuple[tuple[int, int], ...]
+    gap_text: str
+    gap_at: float
+
+
+@dataclass(frozen=True)
+class CadenceFrame:
+    """The cadence figure at one run length and measure. `span` (the time axis) and
+    `lane_names` (the y tick labels, top lane first) are the same in every frame."""
+
+    run: int
+    measure: str
+    lanes: tuple[CadenceLane, ...]
+    title: str
+    readout: str
+    span: tuple[int, int]
+    lane_names: tuple[str, ...]
+
+
+class CadenceModel(Model):
+    """Four runs of an every-15-min schedule under the two rules, for each run length (min)."""
+
+    readout_id = "cadence-verdict"
+    controls = (
+        slider("run", RUNS, 4, label="run (min)", main=True),
+        choice("measure", MEASURES, "both"),
+    )
+
+    def __init__(self, *, start: int = START, every: int | str = "15m", fires: int = FIRES):
+        super().__init__()
+        self.start, self.every, self.fires = start, Every(every).ms, fires
+        self._marks: dict[tuple[str, int], tuple] = {}
+        self._span: tuple[int, int] | None = None
+
+    def marks(self, rule: str, run: int) -> tuple[tuple[int, int, int], ...]:
+        """`lane_fires` for one rule and run length (min), run once and kept."""
+        key = (rule, run)
+        if key not in self._marks:
+            self._marks[key] = lane_fires(rule, run * MINUTE, start=self.start, every=self.every, fires=self.fires)
+        return self._marks[key]
+
+    def span(self) -> tuple[int, int]:
+        """The time axis, one for every run length so the runs move against it: from 5 min
+        before the start to the quarter hour after the longest runs' last finish (+2 min).
+        From the reference model (no Redis), so the first frame runs only its own two lanes."""
+        if self._span is None:
+            last = max(int(reference(Schedule(NAME, Every(self.every), rule=rule), start=self.start,
+                                     fires=self.fires, worker=Worker(run=RUNS[-1] * MINUTE), ids=None).finished.max())
+                       for rule in LANES)
+            self._span = (self.start - 5 * MINUTE, -(-(last + 2 * MINUTE) // self.every) * self.every)
+        return self._span
+
+    def lane_names(self) -> tuple[str, ...]:
+        gap = format_duration(self.every)
+        return tuple(f"{LABEL[r]}\nnext = {'start' if r == 'schedule' else 'finish'} + {gap}" for r in LANES)
+
+    def compute(self, run: int, measure: str) -> CadenceFrame:
+        lit = SHOWS[measure]
+        lanes = []
+        for rule in LANES:
+            marks = self.marks(rule, run)
+            anchor = 0 if rule == "schedule" else 1     # the gap runs from the start, or the finish
+            gaps = tuple((m[anchor], m[2]) for m in marks[:-1])
+            lanes.append(CadenceLane(
+                rule=rule, lit=rule in lit, starts=tuple(m[0] for m in marks), finishes=tuple(m[1] for m in marks),
+                labels=tuple(hm(m[0]) for m in marks), gaps=gaps,
+                gap_text=f"{format_duration(self.every)} from the {'start' if anchor == 0 else 'finish'}",
+                gap_at=(marks[0][anchor] + marks[0][2]) / 2))
+        grey = "" if measure == "both" else ", the other greyed"
+        title = (f"every {format_duration(self.every)} from {hm(self.start)}, each run takes {run} min "
+                 f"\u00b7 lit: {measure}{grey}")
+        readout = "\n".join(lane_verdict(rule, [m[0] for m in self.marks(rule, run)], self.every, run * MINUTE)
+                            for rule in lit)
+        return CadenceFrame(run, measure, tuple(lanes), title, readout, self.span(), self.lane_names())
+
+
+# -- 2. the slip over many cycles -------------------------------------------------------------
+
+@lru_cache(maxsize=32)
+def clock_slots(start: int = START, every: int | str = "15m", cycles: int = CYCLES) -> np.ndarray:
+    """The slots on the clock for runs 1..cycles: the schedule rule's slots when every release
+    is on time (a pump woken at the score), from the reference model. Read-only (shared)."""
+    sched = Schedule(NAME, Every(every))
+    slots = reference(sched, start=start, fires=cycles, pump=Pump(tick=0), ids=None).slot.copy()
+    slots.flags.writeable = False
+    return slots
+
+
+def slips(rule: str, tick: int, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
+          latency: int = LATENCY, run: int | str = "4m", engine: bool = False, beat: str = BEAT) -> np.ndarray:
+    """released - the slot on the clock (`clock_slots`), ms, for runs 1..cycles.
+
+    From the reference model; `engine=True` runs the Lua engine instead (slower, same answer).
+    """
+    gap = Every(every).ms
+    sched = Schedule(NAME, Every(gap), rule=one_of(rule, SLIP_RULES, "rule"))
+    pump, worker = Pump(tick=tick, latency=latency, beat=beat), Worker(run=run)
+    if engine:
+        released = simulate(sched, start=start, fires=cycles, pump=pump, worker=worker).arrays()["released"]
+    else:
+        released = reference(sched, start=start, fires=cycles, pump=pump, worker=worker, ids=None).released
+    return released - clock_slots(start, gap, cycles)
+
+
+def tick_text(tick: int) -> str:
+    """The tick as the slip figure names it: 0 is a pump woken exactly at the score."""
+    return "0 (woken at the score)" if tick == 0 else format_duration(tick)
+
+
+def growth(slip: np.ndarray) -> str:
+    """How a slip series moves: "flat", "+X a run" (a constant step), "+X to +Y a run"
+    (always later, by varying steps), or "between X and Y" (it comes and goes)."""
+    steps = np.diff(slip)
+    if not len(steps) or not steps.any():
+        return "flat"
+    lo, hi = int(steps.min()), int(steps.max())
+    if lo == hi:
+        return f"+{format_duration(lo)} a run"
+    if lo > 0:
+        return f"+{format_duration(lo)} to +{format_duration(hi)} a run"
+    return f"between {format_duration(int(slip.min()))} and {format_duration(int(slip.max()))}"
+
+
+def engine_agrees(tick: int = 1000, cycles: int = 24) -> str:
+    """One line per rule: does the Lua engine release at the reference model's instants?"""
+    lines = []
+    for rule in SLIP_RULES:
+        same = slips(rule, tick, cycles=cycles, engine=True).tolist() == slips(rule, tick, cycles=cycles).tolist()
+        lines.append(f"{rule:8} engine == reference for {cycles} runs: {same}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SlipLine:
+    """One rule's slips (ms, run 1 first), the same floored at `FLOOR` for the log axis, and
+    the label at the line's end (the rule, its formula, the last run's slip)."""
+
+    rule: str
+    slips: tuple[int, ...]
+    drawn: tuple[int, ...]
+    label: str
+
+
+@dataclass(frozen=True)
+class SlipFrame:
+    """The slip figure at one pump tick; `runs` is the x axis (1..cycles), `top` the axis top."""
+
+    tick: int
+    runs: tuple[int, ...]
+    lines: tuple[SlipLine, ...]
+    top: float
+    title: str
+    xlabel: str
+    readout: str
+
+
+class SlipModel(Model):
+    """The slip of each release from its slot on the clock, per rule, for each pump tick."""
+
+    readout_id = "slip-readout"
+    controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
+
+    def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
+                 latency: int = LATENCY, run: int | str = SLIP_RUN):
+        super().__init__()
+        self.start, self.every, self.cycles = start, Every(every).ms, cycles
+        self.latency, self.run = latency, Worker(run=run).run
+        self._slips: dict[tuple[str, int], np.ndarray] = {}
+
+    def slips(self, rule: str, tick: int) -> np.ndarray:
+        """`slips` for one rule and tick, from the reference model once, then kept (read-only)."""
+        key = (rule, tick)
+        if key not in self._slips:
+            s = slips(rule, tick, start=self.start, every=self.every, cycles=self.cycles, latency=self.latency,
+                      run=self.run)
+            s.flags.writeable = False
+            self._slips[key] = s
+        return self._slips[key]
+
+    def compute(self, tick: int) -> SlipFrame:
+        lines, parts = [], []
+        for rule in SLIP_RULES:
+            s = self.slips(rule, tick)
+            last = f"+{format_duration(int(s[-1]))}"
+            lines.append(SlipLine(rule, tuple(s.tolist()), tuple(np.maximum(s, FLOOR).tolist()),
+                                  f"{RULE_LABEL[rule]}\n{last}"))
+            parts.append(f"{rule} {last} ({growth(s)})")
+        top = max(max(line.slips) for line in lines)
+        title = (f"EchoMQ's pump (re-armed a tick after each sweep), tick {tick_text(tick)}, "
+                 f"enqueue latency {format_duration(self.latency)}, each run {format_duration(self.run)}")
+        return SlipFrame(
+            tick=tick, runs=tuple(range(1, self.cycles + 1)), lines=tuple(lines), top=max(top * 3, 1e4),
+            title=title, xlabel=f"run number (every {format_duration(self.every)}, from {hm(self.start)})",
+            readout=f"by run {self.cycles}, pump tick {tick_text(tick)}: " + " \u00b7 ".join(parts))
+
+
+# -- 3. the two pages' rules side by side --------------------------------------------------------
+
+def rule_rows(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START,
+              latency: int = 0, beat: str = BEAT):
+    """{rule: [(slot, released)]} for the schedule and release rules, from the engine."""
+    out = {}
+    for rule in ("schedule", "release"):
+        trace = simulate(Schedule(NAME, Every(every), rule=rule), start=start, fires=fires,
+                         pump=Pump(tick=tick, latency=latency, beat=beat))
+        out[rule] = [(f.slot, f.released) for f in trace]
+    return out
+
+
+def rule_table(*, every: int | str = 1500, tick: int = 1000, fires: int = 4, start: int = START,
+               latency: int = 0, beat: str = BEAT) -> str:
+    """Slot and release per cycle under BullMQ's `prev + every` and EchoMQ's `now + every`."""
+    rows = rule_rows(every=every, tick=tick, fires=fires, start=start, latency=latency, beat=beat)
+    gap = Every(every).ms
+    lines = [f"every {gap} ms, pump tick {tick} ms ({beat}), sweep latency {latency} ms",
+             f"{'run':>3}  {'schedule: slot':>14}  {'released':>12}  {'release: slot':>14}  {'released':>12}"]
+    for n, ((s1, r1), (s2, r2)) in enumerate(zip(rows["schedule"], rows["release"]), 1):
+        lines.append(f"{n:>3}  {hmsms(s1):>14}  {hmsms(r1):>12}  {hmsms(s2):>14}  {hmsms(r2):>12}")
+    lines += period_readout(rows, gap).splitlines()[1:]
+    return "\n".join(lines)
+
+
+def _apart(values) -> str:
+    return "/".join(str(v) for v in sorted(set(values)))
+
+
+def period_readout(rows: dict, every: int) -> str:
+    """What each rule keeps, measured on the engine's rows: the schedule rule's slot gap and
+    release lags, and the release rule's gap between releases (its effective period)."""
+    sched, rel = rows["schedule"], [r for _, r in rows["release"]]
+    slot_gaps = [b[0] - a[0] for a, b in zip(sched, sched[1:])]
+    return "\n".join([
+        f"asked for every {every} ms",
+        f"  schedule rule: slots {_apart(slot_gaps)} ms apart, each released {_apart(r - s for s, r in sched)} ms"
+        " after its slot",
+        f"  release rule:  released {_apart(b - a for a, b in zip(rel, rel[1:]))} ms apart: "
+        + ", ".join(hmsms(r) for r in rel),
+    ])
+
+
+def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+            start: int = START) -> str:
+    """The release rule's gap between releases (its effective period), from the engine, on a
+    grid pump and on EchoMQ's re-arming one, for each sweep latency."""
+    gap = Every(every).ms
+    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs"]
+    for lat in latencies:
+        cells = []
+        for beat in ("grid", "rearm"):
+            trace = simulate(Schedule(NAME, Every(gap), rule="release"), start=start, fires=fires,
+                             pump=Pump(tick=tick, latency=lat, beat=beat))
+            rel = [f.released for f in trace]
+            cells.append(f"{beat} {_apart(b - a for a, b in zip(rel, rel[1:]))} ms")
+        lines.append(f"  latency {lat:>3} ms: " + " \u00b7 ".join(cells))
+    return "\n".join(lines)
+
+
+def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYCLES, start: int = START) -> str:
+    """What the release rule loses per cycle (min-max over `cycles` runs every 15 min), on a grid
+    pump and on EchoMQ's re-arming one: the slip is a range, not one number."""
+    lines = [f"release rule, every 15 min, enqueue latency {latency} ms: lost per cycle over {cycles} runs"]
+    for tick in ticks:
+        cells = []
+        for beat in ("grid", "rearm"):
+            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
+            lo, hi = int(steps.min()), int(steps.max())
+            cells.append(f"{beat} {format_duration(lo)}" + ("" if lo == hi else f" to {format_duration(hi)}"))
+        lines.append(f"  tick {format_duration(tick):>5}: " + " \u00b7 ".join(cells))
+    return "\n".join(lines)
+
+
+# -- 4. EchoMQ's advance, live on a Store --------------------------------------------------------
+
+def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                 lag: int = LATENCY) -> str:
+    """Register, advance to `now + every`, cancel, advance again: the answers and the registry.
+
+    The next scores are the release rule's (`Schedule.next_run`), as the pump would write them.
+    Only row names, scores and answers are printed: key names carry the queue name, which a
+    real server makes unique per Store.
+    """
+    own = store is None
+    store = store or Store()
+    try:
+        reg = Registry(store)
+        sched = Schedule(NAME, Every(every), rule="release")
+        phase = sched.cadence.phase(sched.first_run(start))
+        code = {v: k for k, v in ADVANCE.items()}
+
+        def rows() -> str:
+            shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in reg.rows()) or "(empty)"
+            return f"  registry: {shown}   ZCARD {reg.size()}"
+
+        out = [f"register {NAME}, every {format_duration(sched.cadence.ms)}, first run {hmsms(start)}: "
+               f"{reg.register(sched, start)}", rows()]
+        now = start + lag
+        nxt = sched.next_run(start, released=now, finished=None, phase=phase)
+        ans = reg.advance(NAME, nxt)
+        out += [f"released at {hmsms(now)}; advance({NAME}, now + every = {hmsms(nxt)}): {ans} ({code[ans]})",
+                rows()]
+        out.append(f"cancel({NAME}): {reg.cancel(NAME)}")
+        now = nxt                                      # the next tick reads the row at its score
+        nxt = sched.next_run(now, released=now, finished=None, phase=phase)
+        ans = reg.advance(NAME, nxt)
+        out += [f"a tick that read the row before the cancel: advance({NAME}, {hmsms(nxt)}): {ans} ({code[ans]})",
+                rows()]
+        return "\n".join(out)
+    finally:
+        if own:
+            store.close()

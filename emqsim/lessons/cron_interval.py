@@ -1,0 +1,228 @@
+"""Cron vs interval: two rules for "when next", read off one time axis.
+
+A cron expression names calendar slots and the next run is the earliest slot at or
+after now (`Cron.at_or_after`); an interval names a gap and the next run is what the
+engine's row holds at now for a schedule registered at the anchor and run on time
+(`Schedule.on_time_score`: the first run `Every.first`, then `prev + every`). The figure
+shows both rows on one morning, the `now` line and the next run under the rule switched
+on; `one_timestamp` and `registry_text` show that in Redis both become one registry row
+with one millisecond score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..cadence import Cron, Every
+from ..course import EVERY, HOUR, MINUTE, on_day
+from ..durations import format_duration
+from ..errors import instant, one_of
+from ..keys import Keys
+from ..registry import Registry
+from ..schedule import Schedule
+from ..timefmt import at, hm, hms, iso
+from .model import Model, Play, choice, slider, text
+
+MODES = ("cron", "interval")
+#: the morning on the axis, and the clock the figure opens at
+AXIS_START = on_day("08:00")
+AXIS_END = on_day("10:00")
+NOW = on_day("08:48")
+#: the figure's cron; its interval is the course's (EVERY), registered at ANCHOR with no offset
+EXPR = "0 9 * * *"
+ANCHOR = AXIS_START
+#: an every-second cron would put 7200 marks on a two-hour axis
+MAX_SLOTS = 240
+#: the rows of the axis, bottom to top
+ROW = {"cron": 1, "interval": 0}
+#: expressions offered beside the default: slots all morning, one already past at 08:48, none on
+#: the axis, and one cron refuses (its error is the readout)
+PRESETS = ("*/20 8-9 * * *", "30 8 * * *", "0 12 * * *", "61 * * * *")
+READOUT_ID = "cron-interval-readout"
+
+
+def _mode(mode: str) -> str:
+    return one_of(mode, MODES, "mode")
+
+
+def interval_schedule(every: Every) -> Schedule:
+    """The figure's interval schedule: the engine's registration, so its rule is the engine's."""
+    return Schedule("interval", every)
+
+
+def next_run(now: int, mode: str, *, expr: str = EXPR, anchor: int = ANCHOR,
+             every: int | str = EVERY, offset: int | str | None = None) -> int:
+    """The next run under the chosen rule; an invalid or never-matching cron raises ValueError.
+
+    The interval's is the score the engine's row holds at `now` for a schedule registered at
+    `anchor` (with `offset`, if given) and released on time since."""
+    if _mode(mode) == "cron":
+        return Cron(expr).at_or_after(now)
+    return interval_schedule(Every(every, offset)).on_time_score(anchor, now)
+
+
+def clock_and_day(nxt: int, now: int) -> str:
+    """'09:00:00', or '09:00:00 (tomorrow, 2026-12-01)' when the run falls on another day."""
+    day, today = iso(nxt)[:10], iso(now)[:10]
+    if day == today:
+        return hms(nxt)
+    tomorrow = iso(at(today) + 24 * HOUR)[:10]
+    return f"{hms(nxt)} (tomorrow, {day})" if day == tomorrow else f"{hms(nxt)} ({day})"
+
+
+def _label(mode: str, expr: str, every: Every) -> str:
+    return f"cron {expr}" if mode == "cron" else every.describe()
+
+
+def readout(now: int, mode: str, *, expr: str = EXPR, anchor: int = ANCHOR,
+            every: int | str = EVERY, offset: int | str | None = None) -> str:
+    """The figure's one-line answer; a bad cron expression gives its error text, never a traceback."""
+    gap, mode = Every(every, offset), _mode(mode)  # a bad mode is the caller's bug: it raises
+    try:
+        nxt = next_run(now, mode, expr=expr, anchor=anchor, every=gap.ms, offset=gap.offset)
+    except ValueError as exc:
+        return f"now {hm(now)} | {exc}"
+    return f"now {hm(now)} | {_label(mode, expr, gap)} -> next run {clock_and_day(nxt, now)}"
+
+
+# -- the figure as data -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CronSlots:
+    """What one cron expression puts on the axis: its slots (at most MAX_SLOTS), the row's
+    label, and a note when there is something to say instead of slots."""
+
+    expr: str
+    slots: tuple[int, ...]
+    label: str
+    note: str
+    error: str | None
+
+
+def cron_slots(expr: str, start: int = AXIS_START, end: int = AXIS_END) -> CronSlots:
+    """The slots of `expr` on the axis (`Cron.between`), or why there are none."""
+    try:
+        slots = tuple(Cron(expr).between(start, end, cap=MAX_SLOTS))
+        error = None
+    except ValueError as exc:
+        slots, error = (), str(exc)
+    if error:
+        note = "invalid cron: see the readout"
+    elif not slots:
+        note = "no cron slot in this window"
+    elif len(slots) == MAX_SLOTS:
+        note = f"first {MAX_SLOTS} cron slots drawn"
+    else:
+        note = ""
+    return CronSlots(expr, slots, f"cron {expr}", note, error)
+
+
+@dataclass(frozen=True)
+class CronIntervalFrame:
+    """One state of the figure: the clock, the rule, both rows' marks and the next run."""
+
+    now: int
+    mode: str
+    expr: str
+    readout: str
+    title: str                      # the readout's first clause (an error's fits; the readout has it all)
+    row: int                        # the row of the rule switched on (ROW)
+    cron_slots: tuple[int, ...]
+    cron_label: str
+    note: str                       # said on the cron row instead of slots ("" if nothing to say)
+    error: str | None               # why the expression was refused, if it was
+    interval_runs: tuple[int, ...]
+    interval_label: str
+    now_label: str
+    next: int | None                # the next run under the rule; None if the cron has none
+    next_label: str                 # the box at the ring ("" if no next run)
+    next_x: int                     # where that box sits: at the run, or at the right edge
+    next_align: str                 # "center" at the run, "right" at the edge
+
+
+class CronIntervalModel(Model):
+    """The morning of 2026-11-30 from 08:00 to 10:00: a cron row and an interval row (every 15
+    min, registered at 08:00 unless `anchor` says otherwise, with `offset` if given), a `now`
+    slider by the minute, the rule, and the cron's text."""
+
+    readout_id = READOUT_ID
+    controls = (
+        slider("now", range(AXIS_START, AXIS_END + 1, MINUTE), NOW, label="now", fmt=hm, main=True,
+               play=Play(step=1, max_step=15, interval=400, label="min per step")),
+        choice("mode", MODES, "cron", label="rule"),
+        text("expr", EXPR, PRESETS, label="cron"),
+    )
+
+    def __init__(self, *, anchor: int = ANCHOR, every: int | str = EVERY, offset: int | str | None = None):
+        super().__init__()
+        self.anchor = instant(anchor, "anchor")
+        self.every = Every(every, offset)
+        self.schedule = interval_schedule(self.every)
+        self._slots: dict[str, CronSlots] = {}
+        self._runs: tuple[int, ...] | None = None
+
+    def runs(self) -> tuple[int, ...]:
+        """The interval's on-time runs on the axis, from the engine (computed once)."""
+        if self._runs is None:
+            self._runs = tuple(self.schedule.on_time_runs(self.anchor, AXIS_START, AXIS_END))
+        return self._runs
+
+    def slots(self, expr: str) -> CronSlots:
+        """The cron's slots on the axis, once per expression (every `now` shares them)."""
+        hit = self._slots.get(expr)
+        if hit is None:
+            hit = self._slots[expr] = cron_slots(expr)
+        return hit
+
+    def compute(self, now: int, mode: str, expr: str) -> CronIntervalFrame:
+        cron = self.slots(expr)
+        rule = dict(expr=expr, anchor=self.anchor, every=self.every.ms, offset=self.every.offset)
+        text_ = readout(now, mode, **rule)
+        try:
+            nxt = next_run(now, mode, **rule)
+        except ValueError:
+            nxt = None
+        row = ROW[mode]
+        label, x, align = "", now, "center"
+        if nxt is not None:
+            wait = f"in {format_duration(nxt - now)}" if nxt > now else "due now"
+            if nxt <= AXIS_END:
+                label, x = f"next {hms(nxt)}\n{wait}", nxt
+            else:  # off the axis: say where it went
+                label, x, align = f"next {clock_and_day(nxt, now)} \u2192\n{wait}", AXIS_END, "right"
+        first = self.schedule.first_run(self.anchor)
+        return CronIntervalFrame(
+            now=now, mode=mode, expr=expr, readout=text_, title=text_.split(";")[0], row=row,
+            cron_slots=cron.slots, cron_label=cron.label, note=cron.note, error=cron.error,
+            interval_runs=self.runs(), interval_label=f"{self.every.describe()}\nfrom {hm(first)}",
+            now_label=f"now {hm(now)} ", next=nxt, next_label=label, next_x=x, next_align=align)
+
+
+# -- one timestamp: what Redis holds for each rule --------------------------------------------
+
+def one_timestamp(registry: Registry, now: int) -> dict:
+    """Upsert a cron schedule and an interval schedule at `now`; return what each upsert answered."""
+    reports = Schedule("reports", Cron(EXPR))
+    heartbeat = Schedule("heartbeat", Every(EVERY))
+    return {s.name: registry.upsert(s, now) for s in (reports, heartbeat)}
+
+
+def registry_text(registry: Registry, queue: str = "demo") -> str:
+    """The registry ZSET and each record hash as text, keys shown for queue `queue`.
+
+    A real server gives each Store a private queue name; printing keys under a fixed
+    name keeps the text identical on fakeredis and on Redis.
+    """
+    keys = Keys(queue)
+    rows = registry.rows()
+    width = max((len(name) for name, _ in rows), default=0)
+    lines = [f"ZRANGE {keys.repeat} 0 -1 WITHSCORES   (ZCARD {registry.size()})"]
+    for name, score in rows:
+        lines.append(f"  {name:<{width}}  score {score}  = {hms(score)}")
+    for name, _ in rows:
+        rec = registry.record(name)
+        lines.append(f"HGETALL {keys.record(name)}")
+        fw = max(len(k) for k in rec)
+        lines += [f"  {k:<{fw}}  {rec[k]}" for k in sorted(rec)]
+    return "\n".join(lines)

@@ -1,0 +1,382 @@
+"""A pump that dies between its two writes: which designs repeat a slot, and which skip one.
+
+EchoMQ's pump enqueues an occurrence and then advances the registry row, in two round
+trips. A crash between them leaves the row on the slot it just produced, so the pump
+that restarts reads that slot due again and, minting a fresh id, produces it twice; if
+it was down for a whole gap, that re-fire also takes the one catch-up run the snap
+allows, so the slot the outage missed gets no job. `FaultsModel` is one crash on a
+timeline for three designs; `sweep` runs seeded crashes for four; `two_pumps` and
+`cancel_race` show the fire script's guards. Every number comes from the engine
+(`Simulation` with `Faults`); what each script answered ("stale", "absent", "duplicate")
+is the trace's own count of the answers (`Trace.answers`, `Trace.refused`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..cadence import Every
+from ..course import EVERY, MINUTE, NAME, START
+from ..durations import format_duration
+from ..errors import InputError, one_of
+from ..faults import Faults
+from ..ids import minted_at
+from ..pump import Pump
+from ..schedule import Schedule
+from ..sim import Simulation
+from ..timefmt import hm, hms
+from .model import Model, choice, slider
+
+#: design -> (pump mode, job ids)
+DESIGNS = {
+    "two-step, fresh ids": ("two-step", "fresh"),   # EchoMQ.Pump
+    "two-step, slot ids": ("two-step", "slot"),     # BullMQ's repeat:<id>:<ms> ids
+    "atomic, fresh ids": ("atomic", "fresh"),       # the fire script
+    "atomic, slot ids": ("atomic", "slot"),
+}
+VIEW_DESIGNS = ("two-step, fresh ids", "two-step, slot ids", "atomic, fresh ids")
+CRASHES = tuple(range(1, 9))                        # crash after the enqueue of fire N
+DELAYS = (0, MINUTE, 5 * MINUTE, 10 * MINUTE, 20 * MINUTE)   # restart delay slider, ms (20 min: a slot missed)
+SLOTS = 10                                          # the timeline's slots: 09:00 .. 11:15
+
+
+def _design(name: str) -> tuple[str, str]:
+    return DESIGNS[one_of(name, tuple(DESIGNS), "design")]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def answers_text(answers: Counter) -> str:
+    """'enqueue: enqueued 3 · advance: advanced 2, absent 1', verbs in pump order."""
+    parts = []
+    for verb in ("enqueue", "advance", "fire"):
+        got = [(k.split(" ", 1)[1], n) for k, n in sorted(answers.items()) if k.startswith(verb + " ")]
+        if got:
+            parts.append(f"{verb}: " + ", ".join(f"{a} {n}" for a, n in got))
+    return " \u00b7 ".join(parts) or "no script ran"
+
+
+# -- one engine run ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CrashRun:
+    """One engine run under a fault: the jobs produced, the trace's counts and the scripts' answers."""
+
+    design: str
+    jobs: tuple           # (n, slot, released, job id), in production order
+    duplicates: int
+    lost: int
+    answers: Counter = field(compare=False)
+    refused: tuple = ()   # (slot, now) of each enqueue refused because the slot's job id existed
+    unserved: tuple = ()  # slots of the grid, up to the last one produced, that got no job at all
+    size: int = 1         # ZCARD after the run
+    record: bool = True   # the registration's hash still exists
+
+    def twins(self) -> dict[int, list[tuple[int, int, str]]]:
+        """slot -> [(n, released, job id)] for every slot produced more than once."""
+        by_slot: dict[int, list] = {}
+        for n, slot, released, job_id in self.jobs:
+            by_slot.setdefault(slot, []).append((n, released, job_id))
+        return {s: js for s, js in by_slot.items() if len(js) > 1}
+
+
+def _grid(cadence: Every, first: int, last: int) -> list[int]:
+    """The on-time slots from `first` to `last`, on the grid `first` sets."""
+    return cadence.between(first, last, cadence.phase(first))
+
+
+def run_design(design: str, faults: Faults, *, until: int, start: int = START, every: int | str = "15m",
+               jitter: int = 0, seed: int = 0) -> CrashRun:
+    """Run one registration under `design` with `faults` until `until` (Unix ms)."""
+    mode, ids = _design(design)
+    cadence = Every(every)
+    with Simulation(Schedule(NAME, cadence), start=start, faults=faults,
+                    pump=Pump(mode=mode, ids=ids, jitter=jitter, seed=seed)) as sim:
+        trace = sim.run(until=until)
+        record = bool(sim.registry.record(NAME))
+    jobs = tuple((f.n, f.slot, f.released, f.job_id) for f in trace)
+    made = {j[1] for j in jobs}
+    grid = _grid(cadence, start, max(made)) if made else []
+    return CrashRun(design, jobs, trace.duplicates, trace.lost, Counter(trace.answers), tuple(trace.refused),
+                    tuple(s for s in grid if s not in made), trace.registry_size, record)
+
+
+def crash_run(crash: int, design: str, delay: int = MINUTE, *, start: int = START, slots: int = SLOTS) -> CrashRun:
+    """The pump dies right after the enqueue of fire `crash` and restarts `delay` ms later;
+    the run covers `slots` slots."""
+    return run_design(design, Faults(crash_after_enqueue=crash, restart_after=delay),
+                      until=start + (slots - 1) * EVERY, start=start)
+
+
+def jobs_text(r: CrashRun) -> str:
+    """The jobs of a run, one a line: where each came from and under which id."""
+    twins = r.twins()
+    lines = [f"{'n':>3}  {'slot':5}  {'released':8}  job id", "-" * 46]
+    for n, slot, released, job_id in r.jobs:
+        mark = "  <- same slot again" if slot in twins and twins[slot][0][0] != n else ""
+        lines.append(f"{n:>3}  {hm(slot)}  {hms(released)}  {job_id}{mark}")
+    return "\n".join(lines)
+
+
+def minted_text(r: CrashRun) -> str:
+    """For each job whose slot was produced more than once: the instant its branded id was minted."""
+    return "\n".join(f"job {n}: {job_id} minted at {hms(minted_at(job_id))}"
+                     for js in r.twins().values() for n, _, job_id in js)
+
+
+def fire_guard() -> str:
+    """The guard of the `fire` script, as shipped: a row is written only while its score
+    still equals the slot the pump read (0 absent, 2 stale, 1 go on)."""
+    from importlib.resources import files
+
+    src = files("emqsim").joinpath("lua/fire-3.lua").read_text().splitlines()
+    first = next(i for i, line in enumerate(src) if "local score = redis.call('ZSCORE'" in line)
+    last = next(i for i, line in enumerate(src) if i > first and line.strip() == "result = 1")
+    return "\n".join(src[first:last + 1])
+
+
+# -- 1. the timeline: one crash, three designs ------------------------------------------------
+
+@dataclass(frozen=True)
+class FaultsLayout:
+    """What does not move: the time window, the slot grid and the number of job rows."""
+
+    window: tuple       # (from, to) Unix ms: the slots shown, with a margin
+    tick: int           # ms between labelled ticks
+    grid: tuple         # the slots shown, for the minor ticks
+    rows: int           # the most jobs a run can make: every slot, plus the one a crash repeats
+
+
+@dataclass(frozen=True)
+class FaultsFrame:
+    """One crash of one design, as the timeline draws it (x in Unix ms, y the job's row)."""
+
+    readout: str
+    title: str
+    layout: FaultsLayout
+    slots: tuple          # (slot, n) per job: the rings
+    released: tuple       # (released, n) per job: the dots
+    lag: tuple            # ((slot, n), (released, n)) for a job released after its slot
+    twins: tuple          # (released, n) of each job whose slot was produced before
+    twin_links: tuple     # ((slot, first n), (slot, last n)) per slot produced twice
+    refused: tuple        # (instant, row of the slot's job) per refused enqueue
+    unserved: tuple       # (slot, 0.5) per slot with no job: marks on the floor
+    ids: tuple            # two (text, x, y, "left"/"right") labels naming the twins' ids
+    crashed: int          # the release after which the pump died
+    restarted: int        # when it came back
+    restart_text: str
+    run: CrashRun = field(compare=False, repr=False)
+
+
+class FaultsModel(Model):
+    """Crash after fire `crash`, restart `delay` ms later, under `design`: one engine run per
+    frame, made when the frame is first asked for."""
+
+    readout_id = "faults-readout"
+    controls = (
+        choice("design", VIEW_DESIGNS, VIEW_DESIGNS[0], label="design"),
+        slider("crash", CRASHES, 3, label="crash after fire", main=True),
+        slider("delay", DELAYS, MINUTE, label="restart after", fmt=format_duration),
+    )
+
+    def __init__(self, *, start: int = START, slots: int = SLOTS):
+        super().__init__()
+        if max(CRASHES) > slots:
+            raise InputError(f"crash points {CRASHES} must be fire numbers within the {slots} slots shown", "slots")
+        self.start, self.slots = start, slots
+        end = start + (slots - 1) * EVERY
+        # one crash repeats at most one slot: every slot shown, plus that one
+        self.layout = FaultsLayout((start - 5 * MINUTE, end + 10 * MINUTE), 2 * EVERY,
+                                   tuple(_grid(Every(EVERY), start, end)), slots + 1)
+
+    def compute(self, *, design: str, crash: int, delay: int) -> FaultsFrame:
+        r = crash_run(crash, design, delay, start=self.start, slots=self.slots)
+        jobs = r.jobs
+        twins = r.twins()
+        row = {slot: n for n, slot, _, _ in jobs}   # slot -> the row of the job that holds it
+        shown = [j for js in twins.values() for j in js][:2]
+        mid = self.start + 4 * EVERY
+        ids = []
+        for k, t, job_id in shown:
+            right = t < mid
+            ids.append((job_id, t + (3 if right else -3) * MINUTE, k, "left" if right else "right"))
+        ids += [("", self.start, 0, "left")] * (2 - len(ids))
+        crashed = next(released for n, _, released, _ in jobs if n == crash)
+        back = crashed + delay
+        return FaultsFrame(
+            readout=crash_readout(r, crash, delay), title=f"{design}: crash after fire {crash}", layout=self.layout,
+            slots=tuple((slot, n) for n, slot, _, _ in jobs),
+            released=tuple((t, n) for n, _, t, _ in jobs),
+            lag=tuple(((slot, n), (t, n)) for n, slot, t, _ in jobs if t != slot),
+            twins=tuple((t, k) for js in twins.values() for k, t, _ in js[1:]),
+            twin_links=tuple(((s, js[0][0]), (s, js[-1][0])) for s, js in twins.items()),
+            refused=tuple((t, row[s]) for s, t in r.refused),
+            unserved=tuple((s, 0.5) for s in r.unserved),
+            ids=tuple(ids), crashed=crashed, restarted=back, restart_text=f" restart {hm(back)}", run=r)
+
+
+def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
+    """One line: the jobs, the slots produced twice (with both ids), refused re-fires, slots with no job."""
+    twins = r.twins()
+    head = (f"{r.design}, crash after fire {crash}, restart {format_duration(delay)} later: "
+            f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots, ")
+    if twins:
+        told = "; ".join(f"slot {hm(s)} as " + " and ".join(f"{j} released {hms(t)}" for _, t, j in js)
+                         for s, js in twins.items())
+        dup = f"{_plural(r.duplicates, 'duplicate')} ({told})"
+    else:
+        dup = "0 duplicates"
+    note = "".join(f"; the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
+                   for s, t in r.refused)
+    if r.unserved:
+        note += f"; no job at all for {', '.join(hm(s) for s in r.unserved)}"
+    return f"{head}{dup}, {r.lost} lost{note}"
+
+
+# -- 2. a seeded sweep of crashes ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Draw:
+    """One seeded crash: after fire `crash`, restart `delay` ms later, beats jittered up to `jitter` ms."""
+
+    seed: int
+    crash: int
+    delay: int
+    jitter: int
+
+
+def draws(seeds: int = 20, *, fires: int = 10, delay_min: int = 30) -> list[Draw]:
+    """random.Random(seed) picks the crash fire in 1..fires, the restart delay in whole
+    minutes 0..delay_min and the pump's beat jitter in 0..999 ms."""
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise InputError(f"seeds {seeds!r} must be a whole number of runs, 1 or more", "seeds")
+    out = []
+    for seed in range(seeds):
+        rnd = random.Random(seed)
+        out.append(Draw(seed, rnd.randint(1, fires), rnd.randint(0, delay_min) * MINUTE, rnd.randint(0, 999)))
+    return out
+
+
+def horizon(d: Draw, *, fires: int = 10, delay_min: int = 30, start: int = START) -> int:
+    """Where a run of draw `d` can stop without changing what the sweep counts.
+
+    Before the crash every fire is on its slot, so the pump dies just after slot `crash`
+    (09:00 being slot 1) and is back `delay` later; the catch-up run goes out then and the
+    next run is at most a gap after it. Two gaps after the restart the row is back on its
+    grid, and every later slot gets one job: no duplicate, no lost slot and no slot without
+    a job comes after. The longest sweep horizon (the last crash point, the longest delay,
+    one slot more) caps it."""
+    longest = start + (fires + delay_min // 15 + 1) * EVERY
+    return min(longest, start + (d.crash + 1) * EVERY + d.delay)
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    design: str
+    runs: int
+    duplicates: int
+    lost: int
+    unserved: int                         # grid slots that got no job at all
+    worst: tuple[int, int, int, Draw] | None   # (duplicates, lost, unserved, draw) of the worst run, or None
+
+
+def sweep_run(design: str, d: Draw, *, until: int, start: int = START) -> CrashRun:
+    """Draw `d` played against `design`, up to `until`."""
+    return run_design(design, Faults(crash_after_enqueue=d.crash, restart_after=d.delay), until=until,
+                      start=start, jitter=d.jitter, seed=d.seed)
+
+
+def sweep(seeds: int = 20, *, designs=tuple(DESIGNS), fires: int = 10, delay_min: int = 30,
+          start: int = START) -> list[SweepRow]:
+    """Each design through the same seeded crashes; the totals and the worst run. Each run
+    stops at its draw's `horizon`, once nothing more can change its counts."""
+    plan = draws(seeds, fires=fires, delay_min=delay_min)
+    for design in designs:
+        _design(design)
+    rows = []
+    for design in designs:
+        dups = lost = unserved = 0
+        worst = None
+        for d in plan:
+            r = sweep_run(design, d, until=horizon(d, fires=fires, delay_min=delay_min, start=start), start=start)
+            dups, lost, unserved = dups + r.duplicates, lost + r.lost, unserved + len(r.unserved)
+            bad = (r.duplicates, r.lost, len(r.unserved))
+            if sum(bad) and (worst is None or sum(bad) > sum(worst[:3])):
+                worst = (*bad, d)
+        rows.append(SweepRow(design, len(plan), dups, lost, unserved, worst))
+    return rows
+
+
+def sweep_table(rows: list[SweepRow]) -> str:
+    """The sweep as fixed-width text (deterministic: seeds, not clocks)."""
+    head = f"{'design':20}  {'runs':>4}  {'duplicates':>10}  {'lost':>4}  {'no job':>6}  worst run"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.worst is None:
+            worst = "none"
+        else:
+            n_dup, n_lost, n_none, d = r.worst
+            worst = (f"{n_dup} dup, {n_lost} lost, {n_none} no job (seed {d.seed}: crash after fire {d.crash}, "
+                     f"restart {format_duration(d.delay)} later)")
+        lines.append(f"{r.design:20}  {r.runs:>4}  {r.duplicates:>10}  {r.lost:>4}  {r.unserved:>6}  {worst}")
+    return "\n".join(lines)
+
+
+# -- 3. two pumps on one queue -------------------------------------------------------------------
+
+def two_pumps(minutes: int = 45, *, designs=tuple(DESIGNS), start: int = START) -> list[CrashRun]:
+    """Two pumps beating together on one queue for `minutes` (slots at both ends included)."""
+    return [run_design(d, Faults(pumps=2), until=start + minutes * MINUTE, start=start) for d in designs]
+
+
+def two_pumps_text(runs: list[CrashRun]) -> str:
+    head = f"{'design':20}  {'slots':>5}  {'jobs':>4}  {'duplicates':>10}  what the scripts answered"
+    lines = [head, "-" * len(head)]
+    for r in runs:
+        slots = len({j[1] for j in r.jobs})
+        lines.append(f"{r.design:20}  {slots:>5}  {len(r.jobs):>4}  {r.duplicates:>10}  {answers_text(r.answers)}")
+    return "\n".join(lines)
+
+
+# -- 4. a cancel between the due read and the write ----------------------------------------------
+
+def cancel_race(cancel_at: int = 3, *, designs=("two-step, fresh ids", "atomic, fresh ids"),
+                minutes: int = 90, start: int = START) -> list[CrashRun]:
+    """A cancel of the registration lands after the due read of fire `cancel_at`, before its write."""
+    return [run_design(d, Faults(cancel_at=cancel_at), until=start + minutes * MINUTE, start=start)
+            for d in designs]
+
+
+def cancel_text(runs: list[CrashRun]) -> str:
+    lines = []
+    for r in runs:
+        slots = ", ".join(hm(j[1]) for j in r.jobs)
+        lines.append(f"{r.design}: produced {len(r.jobs)} ({slots})")
+        lines.append(f"  {answers_text(r.answers)}")
+        lines.append(f"  after: ZCARD {r.size}, record {'present' if r.record else 'gone'}")
+    return "\n".join(lines)
+
+
+# -- 5. BullMQ's chain step, retried -------------------------------------------------------------
+
+def bullmq_retry(start: int = START) -> str:
+    """BullMQ's design: a worker takes the first job, then runs the chain step again a second
+    later (the worker's retry after an error); the retry writes nothing."""
+    from ..chain import BullMQ
+    from ..store import Store
+
+    with Store() as store:
+        bullmq = BullMQ(store)
+        bullmq.upsert(Schedule(NAME, Every(EVERY)), start)
+        taken = bullmq.pickup(start)
+        again = bullmq.retry_chain(taken, start + 1000)
+        st = bullmq.state(NAME)
+    return "\n".join([
+        f"pickup of {taken.job_id}: {taken.result}, next run {hm(taken.next)}",
+        f"the same step again: {again.result}, next run {again.next}",
+        f"row {hm(st['score'])} \u00b7 ic {st['ic']} \u00b7 delayed {st['delayed']}",
+    ])

@@ -1,0 +1,403 @@
+"""Missed slots: what seven catch-up policies fire after the pump was down, and where the cadence lands.
+
+A schedule runs every 15 minutes from 09:07 UTC on the course's day, so its slots sit on
+:07, :22, :37 and :52. The pump goes down and comes back; the registry row still holds the
+first slot it missed. What the release at the restart does with the missed slots is the
+schedule's ``missed`` policy (`emqsim.schedule`), and `MissedModel` gives all seven, one set
+of `PolicyRuns` each: BullMQ's job-scheduler snap as bullmq 6.7.0 computes it, the same snap
+as bullmq 5.59.0 to 5.80.0 computed it, the legacy repeatable jobs' ``getNextMillis`` (the
+"epoch" policy), EchoMQ's ``now + every``, replay all, fire once for the latest slot, and
+skip past a deadline.
+
+Where the numbers come from. A frame computes the seven policies with the reference model
+(`emqsim.reference.reference`), not with the Lua engine: a Simulation per policy, with its
+set-up and a script call per fire, is far too slow to follow a slider, and the sliders reach
+over 6,000 outages times 61 deadlines. The reference model computes the runs with the
+package's own formulas, and the engine tests hold it equal to the engine fire for fire.
+`engine_check` runs the engine for one outage and compares it policy by policy: the notebook
+calls it for the default outage, the unit tests for several more. Which slots an outage
+covers is `Every.missed`; whether an outage is one at all is `Faults(outage=...)`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..cadence import Every
+from ..chain import Chain, compare
+from ..course import EVERY, MINUTE, NAME, on_day
+from ..durations import format_duration, parse_duration
+from ..errors import InputError, one_of
+from ..faults import Faults
+from ..pump import Pump
+from ..reference import engine_fires, engine_skips, reference
+from ..schedule import Schedule
+from ..sim import Simulation, simulate
+from ..timefmt import hm, hms
+from .model import Model, Play, slider
+
+#: the schedule's cadence, and its first run: its phase (:07) is the grid every lane is read against
+CADENCE = Every(EVERY)
+FIRST = on_day("09:07")
+PHASE = CADENCE.phase(FIRST)
+PUMP = Pump(tick=1000)
+#: the figure's time axis
+VIEW = (on_day("09:00"), on_day("11:15"))
+#: the schedule's own slots on the axis (the dotted verticals)
+GRID = tuple(CADENCE.between(*VIEW, PHASE))
+#: run past the axis: every policy gets two runs after the restart
+HORIZON = on_day("11:45")
+#: where the engine listings of the notebook stop
+LISTED = on_day("10:40")
+#: the outage sliders' positions, a whole minute each, all after the first run
+TIMES = tuple(range(on_day("09:10"), on_day("11:00") + 1, MINUTE))
+#: the deadline slider: 0 to 60 min
+DEADLINES = tuple(m * MINUTE for m in range(61))
+DOWN, UP, DEADLINE = on_day("09:30"), on_day("10:10"), 5 * MINUTE
+
+#: the engine's policies, one lane each, top to bottom
+POLICIES = ("snap", "snap-v5", "epoch", "release", "all", "once", "skip")
+#: each policy's lane, counted from the bottom (the y the view draws it at)
+ROW = {p: len(POLICIES) - 1 - i for i, p in enumerate(POLICIES)}
+#: lane labels: the engine's name and who does it that way
+LABELS = {
+    "snap": "snap\nBullMQ 6.7.0 scheduler",
+    "snap-v5": "snap-v5\nBullMQ 5.59-5.80.0",
+    "epoch": "epoch\nBullMQ legacy repeatable",
+    "release": "release\nEchoMQ now + every",
+    "all": "all\nQuartz, Hangfire Strict",
+    "once": "once\nK8s, APScheduler",
+    "skip": "skip\npast a deadline",
+}
+_HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
+
+
+def schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
+    """The every-15-min registration under `policy` ("release" is the rule, the others `missed`)."""
+    one_of(policy, POLICIES, "policy")
+    if policy == "release":
+        return Schedule(NAME, CADENCE, rule="release")
+    if policy == "skip":
+        return Schedule(NAME, CADENCE, missed="skip", deadline=deadline)
+    return Schedule(NAME, CADENCE, missed=policy)
+
+
+def instant(value: int | str, what: str = "time") -> int:
+    """`value` as Unix ms: whole ms, or "HH:MM" on the course's day (UTC), for the text helpers."""
+    if isinstance(value, str):
+        m = _HHMM.fullmatch(value)
+        if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:
+            return on_day(f"{int(m.group(1)):02d}:{m.group(2)}")
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    raise InputError(f"{what} {value!r} is not a time; give HH:MM such as '10:10', or Unix ms", what)
+
+
+# -- one policy after one outage -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PolicyRuns:
+    """One policy after one outage: its jobs as (slot stood for, released), its skipped
+    occurrences as (slot, instant skipped), the outage's missed slots, and what the run counted."""
+
+    policy: str
+    fires: tuple[tuple[int, int], ...]
+    skips: tuple[tuple[int, int], ...]
+    missed: tuple[int, ...]
+    up: int
+    deadline: int | None = None
+    lost: int = 0
+    duplicates: int = 0
+
+    @property
+    def catch_up(self) -> tuple[tuple[int, int], ...]:
+        """The jobs released at or after the restart that stand for a missed slot."""
+        return tuple(f for f in self.fires if f[1] >= self.up and f[0] in self.missed)
+
+    @property
+    def then(self) -> tuple[int, ...]:
+        """Releases after the catch-up: where the cadence now lands."""
+        late = set(self.catch_up)
+        return tuple(r for slot, r in self.fires if r >= self.up and (slot, r) not in late)
+
+    @property
+    def skipped(self) -> tuple[tuple[int, int], ...]:
+        """Skipped occurrences at or after the restart."""
+        return tuple(s for s in self.skips if s[1] >= self.up)
+
+    @property
+    def collapsed(self) -> tuple[int, ...]:
+        """Missed slots that got no job and were not skipped: the row stepped over them, so
+        they were never written to the registry (not lost, not skipped: never there)."""
+        held = {f[0] for f in self.fires} | {s[0] for s in self.skips}
+        return tuple(s for s in self.missed if s not in held)
+
+
+def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
+               engine: bool = False) -> PolicyRuns:
+    """`policy` for an outage from `down` to `up`, from the reference model, or from the Lua
+    engine (`Simulation` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
+    The engine's checks refuse an outage that ends before it starts or begins before the first run."""
+    down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
+    deadline = parse_duration(deadline, name="deadline")
+    s = schedule(policy, deadline)
+    dl = deadline if policy == "skip" else None
+    if engine:
+        with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
+            tr = sim.run(until=HORIZON)
+        fires, skips = tuple((f.slot, f.released) for f in tr), tuple((k.slot, k.at) for k in tr.skips)
+        lost, duplicates = tr.lost, tr.duplicates
+    else:
+        r = reference(s, start=FIRST, until=HORIZON, pump=PUMP, outage=(down, up), ids=None)
+        fires, skips = tuple(zip(r.slot.tolist(), r.released.tolist())), tuple((a, b) for a, b, _ in r.skips)
+        lost = duplicates = 0
+    missed = tuple(CADENCE.missed(down, up, PHASE, first=FIRST))
+    return PolicyRuns(policy, fires, skips, missed, up, dl, lost, duplicates)
+
+
+def policy_runs(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
+                engine: bool = False) -> list[PolicyRuns]:
+    """The seven policies for one outage, in lane order (see `policy_run`)."""
+    return [policy_run(p, down, up, deadline, engine=engine) for p in POLICIES]
+
+
+# -- the readout -------------------------------------------------------------------------------
+
+def _t(ms: int) -> str:
+    return hm(ms) if ms % MINUTE == 0 else hms(ms)
+
+
+def phase_text(ms: int) -> str:
+    """Where `ms` sits inside the 15-min gap, as ':07' (':07:30' with seconds)."""
+    p = CADENCE.phase(ms)
+    return f":{p // MINUTE:02d}" + (f":{p % MINUTE // 1000:02d}" if p % MINUTE else "")
+
+
+def runs_line(runs: PolicyRuns) -> str:
+    """'snap:     10:10 (slot 09:37), then 10:22, 10:37 · phase :07 kept'."""
+    late = runs.catch_up
+    fmt = hms if any(r % MINUTE for _, r in late) else hm
+    events = []
+    for slot, rel in late:
+        why = ""
+        if runs.deadline is not None:
+            why = f", {format_duration(rel - slot)} late \u2264 {format_duration(runs.deadline)}"
+        events.append((rel, f"{fmt(rel)} (slot {hm(slot)}{why})"))
+    for slot, when in runs.skipped:
+        events.append((when, f"{hm(slot)} skipped at {_t(when)} "
+                             f"({format_duration(when - slot)} late > {format_duration(runs.deadline)})"))
+    events.sort(key=lambda e: e[0])
+    then = runs.then
+    done = ", ".join(text for _, text in events) + ", then " if events else "nothing missed; next "
+    head = f"{runs.policy + ':':9}{done}"
+    if not then:
+        return head + f"nothing before {hm(HORIZON)}"
+    before, after = phase_text(FIRST), phase_text(then[0])
+    phase = f"phase {before} kept" if before == after else f"phase {before} \u2192 {after}"
+    return head + ", ".join(_t(r) for r in then[:2]) + f" \u00b7 {phase}"
+
+
+def readout_text(down: int, up: int, runs: list[PolicyRuns] | tuple[PolicyRuns, ...]) -> str:
+    """A head line for the outage, then one line per policy."""
+    missed = runs[0].missed
+    what = (f"slot{'s' if len(missed) > 1 else ''} {', '.join(hm(s) for s in missed)} missed" if missed
+            else "no slot missed")
+    head = f"pump down {_t(down)} \u2192 {_t(up)} ({format_duration(up - down)}): {what}"
+    return "\n".join([head] + [runs_line(r) for r in runs])
+
+
+def refused_text(down: int, up: int) -> str:
+    """The readout while the sliders cross: an outage the engine refuses, and how to mend it."""
+    return (f"pump up {hm(up)} is before pump down {hm(down)}: the outage must end after it starts; "
+            f"move pump up to {hm(down)} or later")
+
+
+# -- the engine's own runs, as text ----------------------------------------------------------------
+
+def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE) -> str:
+    """Run the Lua engine for one outage and compare each policy with the reference model the
+    figure uses; one line per policy with the engine's counts."""
+    down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
+    deadline = parse_duration(deadline, name="deadline")
+    lines = [f"pump down {_t(down)} \u2192 {_t(up)}, skip deadline {format_duration(deadline)}"]
+    for policy in POLICIES:
+        s = schedule(policy, deadline)
+        with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
+            tr = sim.run(until=HORIZON)
+        ref = reference(s, start=FIRST, until=HORIZON, pump=PUMP, outage=(down, up))
+        same = (engine_fires(tr) == ref.to_fires() and engine_skips(tr) == ref.skips
+                and (tr.count, tr.skipped, tr.next) == (ref.count, ref.skipped, ref.next))
+        verdict = "engine = reference" if same else "engine \u2260 reference"
+        lines.append(f"{policy + ':':8} {verdict} \u00b7 {tr.count} jobs \u00b7 skipped {tr.skipped} "
+                     f"\u00b7 lost {tr.lost} \u00b7 duplicates {tr.duplicates} \u00b7 registry rows {tr.registry_size}")
+    return "\n".join(lines)
+
+
+def skip_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: int | str = UP) -> str:
+    """The `skip` policy through the engine up to 10:40: its fires, then each skipped
+    occurrence as (slot, when it was skipped, why)."""
+    outage = (instant(down, "pump down"), instant(up, "pump up"))
+    tr = simulate(schedule("skip", deadline), start=FIRST, until=LISTED, pump=PUMP, faults=Faults(outage=outage))
+    return f"{tr.table()}\n{[(hm(s.slot), hms(s.at), s.why) for s in tr.skips]}"
+
+
+def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
+                 up: int | str = UP) -> str:
+    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: the
+    scheduler's row, its delayed jobs and its iteration count at each of the clock times `at`."""
+    outage = (instant(down, "pump down"), instant(up, "pump up"))
+    lines = []
+    with Chain(schedule("snap"), start=FIRST, faults=Faults(outage=outage)) as chain:
+        for clock in at:
+            chain.run(until=instant(clock, "at"))
+            st = chain.bullmq.state(NAME)
+            lines.append(f"{clock}  row {hm(st['score'])} \u00b7 delayed {[(j, hm(s)) for j, s in st['delayed']]} "
+                         f"\u00b7 ic {st['ic']}")
+    return "\n".join(lines)
+
+
+def designs(stopped: str, down: int | str = DOWN, up: int | str = UP) -> str:
+    """The pump design with the `stopped` process ("pump" or "workers") down and BullMQ's with
+    no worker, over the same outage (`compare`): the runs side by side, then what each design
+    finds waiting at the restart and which :07 slots no job stood for."""
+    outage = (instant(down, "pump down"), instant(up, "pump up"))
+    c = compare(schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
+    lines = [f"pump design with the {stopped} stopped, BullMQ's with no worker, {hm(outage[0])} to {hm(outage[1])}:",
+             c.table()]
+    no_job = c.no_job()
+    for design, slots in c.waiting(outage[1]).items():
+        lines.append(f"{design:6} waiting at {hm(outage[1])}: {[hm(s) for s in slots]} "
+                     f"\u00b7 no job for {[hm(s) for s in no_job[design]]}")
+    return "\n".join(lines)
+
+
+def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, every: int | str = "15m",
+                    start: int = FIRST) -> str:
+    """The three catch-up formulas of `Every.after` worked out in Unix ms for one late release,
+    each line beside what `Every.after` itself returns, so the two can be read against each other."""
+    cad = Every(every)
+    e = cad.ms
+    prev, now = instant(prev, "prev"), instant(now, "now")
+    phase = cad.phase(start)
+    base = now // e * e
+    a = base + phase
+    offset = cad.after(prev, now, phase, "offset")
+    v5 = cad.after(prev, now, phase, "offset-v5")
+    epoch = cad.after(prev, now, phase, "epoch")
+    if prev + e >= now:
+        return (f"prev + every = {prev + e} ({hm(prev + e)}) is not before now = {now} ({_t(now)}): "
+                f"nothing to snap, the next run is {hm(prev + e)} under all three formulas")
+    lines = [
+        f"every  = {e} ms ({format_duration(e)}); offset = phase of the first run {hm(start)} = {phase} ms "
+        f"({format_duration(phase)})",
+        f"prev   = {prev} ({hm(prev)}, the slot the row holds); now = {now} ({_t(now)}, the release)",
+        f"prev + every = {prev + e} ({hm(prev + e)}) < now: missed, snap forward",
+        f"floor(now/every)*every = {base} ({hm(base)})",
+        f"offset snap: a = {base} + {phase} = {a} ({hm(a)}); "
+        + (f"a <= now, so a + every = {a + e} ({hm(a + e)})" if a <= now else f"a > now, so a = {a} ({hm(a)})"),
+        f"v5 snap:     {base} + {e} + {phase} = {base + e + phase} ({hm(base + e + phase)})",
+        f"epoch snap:  {base} + {e} = {base + e} ({hm(base + e)})",
+        f'Every("{every}").after(prev, now, {phase}, "offset")    = {offset} ({hm(offset)})',
+        f'Every("{every}").after(prev, now, {phase}, "offset-v5") = {v5} ({hm(v5)})',
+        f'Every("{every}").after(prev, now, {phase}, "epoch")     = {epoch} ({hm(epoch)})',
+    ]
+    return "\n".join(lines)
+
+
+# -- the figure's model ----------------------------------------------------------------------------
+
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class MissedFrame:
+    """One outage and deadline: the seven policies' runs (none while the sliders cross) and
+    what the view draws, as (instant, lane row) points. `rings` are the slots late jobs stand
+    for, joined to their releases by `links`; `skips` are skipped slots, joined by `skip_links`
+    to the release that skipped them; `collapsed` are missed slots that got neither; `counts`
+    is one (label, x) per lane, the number of catch-up jobs where there are several."""
+
+    readout: str
+    title: str
+    down: int
+    up: int
+    deadline: int
+    runs: tuple[PolicyRuns, ...]
+    band: tuple[int, int]
+    released: tuple[Point, ...]
+    rings: tuple[Point, ...]
+    links: tuple[tuple[Point, Point], ...]
+    skips: tuple[Point, ...]
+    skip_links: tuple[tuple[Point, Point], ...]
+    collapsed: tuple[Point, ...]
+    counts: tuple[tuple[str, int], ...]
+
+
+class MissedModel(Model):
+    """Two outage sliders (pump down, pump up, with Play on the restart) and the skip
+    deadline. A frame runs the reference model once per policy; the runs are kept per policy,
+    so moving the deadline reruns only `skip`, and moving an outage back reruns nothing."""
+
+    readout_id = "missed-readout"
+    controls = (
+        slider("down", TIMES, DOWN, label="pump down", fmt=hm),
+        slider("up", TIMES, UP, label="pump up", fmt=hm, main=True,
+               play=Play(step=1, max_step=15, interval=400, label="min per step")),
+        slider("deadline", DEADLINES, DEADLINE, label="skip deadline", fmt=format_duration),
+    )
+    #: policy runs kept: the reachable frames of the static site need 111 x 7
+    runs_kept = 4096
+
+    def __init__(self):
+        super().__init__()
+        self._runs: OrderedDict = OrderedDict()
+
+    def runs(self, policy: str, down: int, up: int, deadline: int) -> PolicyRuns:
+        """One policy's runs, computed once per outage (and per deadline for `skip` only)."""
+        key = (policy, down, up, deadline if policy == "skip" else None)
+        hit = self._runs.get(key)
+        if hit is None:
+            hit = self._runs[key] = policy_run(policy, down, up, deadline)
+            if len(self._runs) > self.runs_kept:
+                self._runs.popitem(last=False)
+        return hit
+
+    def compute(self, down: int, up: int, deadline: int) -> MissedFrame:
+        try:
+            Faults(outage=(down, up))
+        except InputError:
+            # two sliders can cross: the engine refuses that outage, the readout says how to mend it
+            return MissedFrame(refused_text(down, up), f"pump down {hm(down)}, up {hm(up)}: no outage to draw",
+                               down, up, deadline, (), (down, 0), (), (), (), (), (), (),
+                               tuple(("", VIEW[0]) for _ in POLICIES))
+        runs = tuple(self.runs(p, down, up, deadline) for p in POLICIES)
+        released, rings, links, skips, skip_links, collapsed, counts = [], [], [], [], [], [], []
+        for r in runs:
+            y = ROW[r.policy]
+            for slot, rel in r.fires:
+                released.append((rel, y))
+                if slot != rel:
+                    rings.append((slot, y))
+                    links.append(((slot, y), (rel, y)))
+            for slot, when in r.skips:
+                skips.append((slot, y))
+                skip_links.append(((slot, y), (when, y)))
+            collapsed += [(s, y) for s in r.collapsed]
+            late = r.catch_up
+            counts.append((f"\u00d7{len(late)}" if len(late) > 1 else "", late[0][1] if late else VIEW[0]))
+        title = f"pump down {hm(down)} \u2192 {hm(up)} \u00b7 skip deadline {format_duration(deadline)}"
+        return MissedFrame(readout_text(down, up, runs), title, down, up, deadline, runs, (down, up - down),
+                           tuple(released), tuple(rings), tuple(links), tuple(skips), tuple(skip_links),
+                           tuple(collapsed), tuple(counts))
+
+
+__all__ = [
+    "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
+    "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "PolicyRuns", "bullmq_store",
+    "designs", "engine_check", "instant", "phase_text", "policy_run", "policy_runs", "readout_text",
+    "refused_text", "runs_line", "schedule", "skip_trace", "snap_arithmetic",
+]

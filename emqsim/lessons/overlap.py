@@ -1,0 +1,379 @@
+"""Lesson 05, an overlapping run: what each overlap policy does with the next release.
+
+Every 15 minutes from 09:00, runs of 1 to 40 minutes, one lane per policy of the engine
+(`Schedule(overlap=...)`): ``allow`` runs them side by side, ``skip`` drops a release
+while a run is going, ``buffer-one`` holds one release until the run ends (and drops
+it if one is already held), ``replace`` cancels the running one. Each lane is its own
+`Simulation`: one schedule, four workers, so under ``allow`` no job ever waits for a
+worker (at most three 40-minute runs overlap) and every difference between the lanes
+is the policy's.
+
+The window shows the releases of 8 slots, 09:00 to 10:45. The engine also makes the next
+release (11:00), and nothing after it: that release decides the fate of the 10:45 run
+(under ``replace`` it cancels it), so every run drawn is drawn to its real end.
+
+A frame runs the four lanes of its run length through the Lua scripts, once: the model
+keeps each lane, so moving back is free and no run length is simulated before a reader
+(or the static site) asks for it. The axes must not move with the slider, so they have
+to hold the runs of every length; the model finds that extent with the reference model
+(the engine's rules as plain arithmetic, held equal to the scripts by the tests), which
+answers all forty lengths faster than the scripts answer one.
+
+Section 4 of the notebook compares the pump with BullMQ's chain over longer and longer
+schedules (`backlog_growth`, `snapped_slots`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..cadence import Every
+from ..chain import compare
+from ..course import EVERY, MINUTE, NAME, START
+from ..durations import format_duration
+from ..errors import one_of
+from ..pump import Pump
+from ..reference import reference
+from ..schedule import OVERLAPS, Schedule
+from ..sim import Simulation
+from ..timefmt import hm
+from ..worker import Worker
+from .model import Model, Play, slider
+
+POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace
+RUNS = tuple(range(1, 41))                # the run-length slider, whole minutes
+RUN = 20                                  # its default: longer than the 15-min period
+WORKERS = 4                               # per lane: more than the 3 runs that ever overlap
+SLOTS = 8                                 # releases shown: 09:00 .. 10:45
+#: section 4: one worker, runs this long, schedules of these many fires
+CHAIN_RUN = "40m"
+CHAIN_FIRES = (4, 8, 16, 32)
+
+#: other schedulers' names for each policy (the notebook's section 3 has the full table)
+PEERS = {
+    "allow": "K8s Allow · Temporal AllowAll",
+    "skip": "K8s Forbid · Temporal Skip",
+    "buffer-one": "Temporal BufferOne",
+    "replace": "K8s Replace · Temporal CancelOther",
+}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# -- the engine's answer for one policy and one run length -------------------------------------
+
+class OverlapJob(NamedTuple):
+    """One run as the engine's trace holds it (Unix ms)."""
+
+    slot: int
+    released: int
+    started: int
+    finished: int
+    cancelled: bool
+
+
+@dataclass(frozen=True)
+class PolicyRuns:
+    """One policy, one run length: the runs released in the window and the slots skipped."""
+
+    policy: str
+    run: int                     # ms each run needs
+    jobs: tuple[OverlapJob, ...]
+    skipped: tuple[int, ...]     # slots whose release produced nothing
+    start: int
+    end: int                     # the window's end: releases from here on are not shown
+
+    @property
+    def completed(self) -> int:
+        return sum(not j.cancelled for j in self.jobs)
+
+    @property
+    def cancelled(self) -> int:
+        return sum(j.cancelled for j in self.jobs)
+
+    @property
+    def skipped_count(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def longest_wait(self) -> int:
+        """The longest time a run waited between its release and its start (ms)."""
+        return max((j.started - j.released for j in self.jobs), default=0)
+
+    def going(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Runs running at once, as a step function: (instants, count from each instant on).
+        A run that ends at an instant and one that starts then are not counted together."""
+        events = sorted([(j.finished, -1) for j in self.jobs if j.finished > j.started]
+                        + [(j.started, 1) for j in self.jobs if j.finished > j.started])
+        times, counts, now = [self.start], [0], 0
+        for t, step in events:
+            now += step
+            if t == times[-1]:
+                counts[-1] = now
+            else:
+                times.append(t)
+                counts.append(now)
+        return tuple(times), tuple(counts)
+
+    @property
+    def most(self) -> int:
+        """The most runs running at the same time."""
+        return max(self.going()[1])
+
+    def line(self) -> str:
+        """'skip        4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once'."""
+        text = (f"{self.policy:<10}  {_plural(len(self.jobs), 'run')}, {self.completed} completed, "
+                f"{self.cancelled} cancelled, {self.skipped_count} skipped, at most {self.most} at once")
+        if self.longest_wait:
+            text += f", longest wait {format_duration(self.longest_wait)}"
+        if self.jobs and not self.completed:
+            cut = self.jobs[0].finished - self.jobs[0].started
+            text += (f"\n{'':<10}  nothing completes: each run is cancelled by the next release, "
+                     f"{format_duration(cut)} in")
+        return text
+
+    def short(self) -> str:
+        """The lane's label at the right of the figure."""
+        text = f"{self.completed} of {len(self.jobs)} completed"
+        if self.cancelled:
+            text += f"\n{self.cancelled} cancelled"
+        if self.skipped:
+            text += f"\n{self.skipped_count} skipped"
+        return text
+
+
+def _window(every: int | str, slots: int, start: int) -> tuple[int, int]:
+    gap = Every(every).ms
+    return gap, start + slots * gap
+
+
+def policy_runs(policy: str, run: int | str, *, start: int = START, every: int | str = EVERY, slots: int = SLOTS,
+                workers: int = WORKERS) -> PolicyRuns:
+    """Run one schedule under `policy` with runs of `run` (ms or "20m") through the engine, up to
+    and including the release after the window; keep the window's runs and skipped slots."""
+    one_of(policy, POLICIES, "overlap policy")
+    gap, end = _window(every, slots, start)
+    worker = Worker(run=run, concurrency=workers)
+    with Simulation(Schedule(NAME, Every(gap), overlap=policy), start=start, pump=Pump(mode="atomic"),
+                    worker=worker) as sim:
+        trace = sim.run(until=end)
+    jobs = tuple(OverlapJob(f.slot, f.released, f.started, f.finished, f.cancelled) for f in trace if f.released < end)
+    skipped = tuple(s.slot for s in trace.skips if s.at < end)
+    return PolicyRuns(policy, worker.run, jobs, skipped, start, end)
+
+
+def reference_runs(policy: str, run: int | str, *, start: int = START, every: int | str = EVERY,
+                   slots: int = SLOTS, workers: int = WORKERS) -> PolicyRuns:
+    """`policy_runs` by the reference model instead of the Lua scripts: the same runs (the
+    tests hold them equal), without Redis; what the layout is measured with."""
+    one_of(policy, POLICIES, "overlap policy")
+    gap, end = _window(every, slots, start)
+    worker = Worker(run=run, concurrency=workers)
+    ref = reference(Schedule(NAME, Every(gap), overlap=policy), start=start, until=end, worker=worker, ids=None)
+    jobs = tuple(OverlapJob(*x) for x in zip(ref.slot.tolist(), ref.released.tolist(), ref.started.tolist(),
+                                            ref.finished.tolist(), ref.cancelled.tolist()) if x[1] < end)
+    skipped = tuple(slot for slot, at_, _ in ref.skips if at_ < end)
+    return PolicyRuns(policy, worker.run, jobs, skipped, start, end)
+
+
+def bar_rows(jobs: tuple[OverlapJob, ...]) -> list[int]:
+    """A row of the lane for each run: the first row whose last run (wait included) ended
+    before this one's release, so side-by-side runs, and runs that touch, stay apart."""
+    ends: list[int] = []
+    out = []
+    for j in jobs:
+        r = next((i for i, e in enumerate(ends) if e < j.released), len(ends))
+        if r == len(ends):
+            ends.append(j.finished)
+        else:
+            ends[r] = j.finished
+        out.append(r)
+    return out
+
+
+# -- text the notebook prints -------------------------------------------------------------------
+
+def readout(runs: tuple[PolicyRuns, ...], *, every: int | str = EVERY, slots: int = SLOTS,
+            workers: int = WORKERS) -> str:
+    """A header line, then one line per policy (see `PolicyRuns.line`)."""
+    gap, first = Every(every).ms, runs[0]
+    head = (f"runs of {first.run // MINUTE} min, a release every {format_duration(gap)} from {hm(first.start)} "
+            f"to {hm(first.start + (slots - 1) * gap)} ({slots} slots), {workers} workers a lane")
+    return "\n".join([head] + [r.line() for r in runs])
+
+
+def _cell(policy: str, job: OverlapJob | None) -> str:
+    if job is None:
+        return "skipped (one waiting)" if policy == "buffer-one" else "skipped (one running)"
+    span = f"{hm(job.started)}-{hm(job.finished)}"
+    if job.cancelled:
+        return f"{span} cancelled"
+    if job.started > job.released:
+        return f"{span} (waited {format_duration(job.started - job.released)})"
+    return span
+
+
+def slots_table(runs: tuple[PolicyRuns, ...], every: int | str = EVERY) -> str:
+    """Slot by slot, what each policy did: a run's span, its wait, its cancel, or a skip."""
+    first = runs[0]
+    grid = []
+    for slot in range(first.start, first.end, Every(every).ms):
+        cells = []
+        for r in runs:
+            job = next((j for j in r.jobs if j.slot == slot), None)
+            cells.append(_cell(r.policy, job) if job or slot in r.skipped else "")
+        grid.append((hm(slot), cells))
+    widths = [max(len(r.policy), *(len(cells[k]) for _, cells in grid)) for k, r in enumerate(runs)]
+    head = "slot   " + "  ".join(f"{r.policy:<{w}}" for r, w in zip(runs, widths)).rstrip()
+    lines = [head, "-" * len(head)]
+    for slot, cells in grid:
+        lines.append(f"{slot}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def backlog_growth(fires: tuple[int, ...] = CHAIN_FIRES, run: str = CHAIN_RUN) -> str:
+    """The pump against BullMQ's chain, one worker, runs longer than the period: per schedule
+    length, the most jobs waiting at once and the latest start behind its slot, in each design.
+    The pump's backlog grows with the schedule; the chain's stays at one job."""
+    schedule = Schedule(NAME, Every(EVERY))
+    lines = []
+    for n in fires:
+        s = compare(schedule, start=START, fires=n, worker=Worker(run=run)).summary()
+        pump, bull = s["pump"], s["bullmq"]
+        lines.append(f"{n:>2} runs: pump {pump['waiting']:>2} waiting, up to {pump['late_ms'] // MINUTE:>3} min late"
+                     f" · bullmq {bull['waiting']} waiting, up to {bull['late_ms'] // MINUTE} min late")
+    return "\n".join(lines)
+
+
+def snapped_slots(fires: int = 6, run: str = CHAIN_RUN, workers: int = 3) -> str:
+    """Both designs fire by fire with one worker, the slots each left without a job, and the
+    chain again with `workers` workers: one worker makes the chain's late pickups snap past
+    slots, enough workers take every job on its slot."""
+    schedule = Schedule(NAME, Every(EVERY))
+    one = compare(schedule, start=START, fires=fires, worker=Worker(run=run))
+    lines = [one.table()]
+    for design, slots in one.no_job().items():
+        lines.append(f"{design}: no job for {', '.join(hm(s) for s in slots) or 'no slot'}")
+    more = compare(schedule, start=START, fires=fires, worker=Worker(run=run, concurrency=workers))
+    lines.append(f"with {workers} workers: {more.summary()['bullmq']} · "
+                 f"no job for {more.no_job()['bullmq'] or 'no slot'}")
+    return "\n".join(lines)
+
+
+# -- the figure's model ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OverlapLayout:
+    """What stays put while the run length moves: the window, the time axis, each lane's rows
+    (enough for the runs of every length) and the fixed text."""
+
+    policies: tuple[str, ...]
+    names: tuple[str, ...]       # each lane's axis label: the policy and its peers' names
+    rows: tuple[int, ...]        # rows per lane, in `policies` order
+    most: int                    # the most runs at once, at any run length
+    start: int
+    end: int                     # the window's end
+    lo: int                      # the time axis
+    hi: int
+    tick: int                    # labelled time ticks this far apart
+    grid: tuple[int, ...]        # a grid line at each slot
+    title: str                   # the figure's title, up to the run length
+    after: str                   # the note on the part after the window
+    after_at: int                # where that note starts
+
+
+@dataclass(frozen=True)
+class PolicyMarks:
+    """One policy's lane at one run length, as the view draws it."""
+
+    policy: str
+    done: tuple[tuple[int, int, int], ...]     # (started, finished, row) of each completed run
+    cut: tuple[tuple[int, int, int], ...]      # (started, finished, row) of each cancelled run
+    waits: tuple[tuple[int, int, int], ...]    # (released, started, row) of each late start
+    skipped: tuple[int, ...]                   # slots that produced nothing
+    label: str                                 # the count at the lane's right
+    going_at: tuple[int, ...]                  # runs at once: a step at each instant, to the axis end
+    going: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OverlapFrame:
+    """One run length: the engine's lanes, what the view draws of them, and the readout."""
+
+    run: int                     # minutes
+    runs: tuple[PolicyRuns, ...]  # the engine's answer, per policy
+    marks: tuple[PolicyMarks, ...]
+    layout: OverlapLayout
+    title: str                   # the run length, after the layout's title
+    readout: str
+
+
+def marks(runs: PolicyRuns, hi: int) -> PolicyMarks:
+    """A lane's bars, waits, skips and counts; the runs-at-once steps held to `hi`."""
+    done, cut, waits = [], [], []
+    for j, r in zip(runs.jobs, bar_rows(runs.jobs)):
+        (cut if j.cancelled else done).append((j.started, j.finished, r))
+        if j.started > j.released:
+            waits.append((j.released, j.started, r))
+    at_, n = runs.going()
+    return PolicyMarks(runs.policy, tuple(done), tuple(cut), tuple(waits), runs.skipped, runs.short(),
+                       (*at_, hi), (*n, n[-1]))
+
+
+class OverlapModel(Model):
+    """The run-length slider over the four policies' lanes. A frame runs the Lua engine for its
+    own run length only (four small simulations), kept for the next visit; the layout comes
+    once from the reference model, over every run length (see the module's docstring)."""
+
+    readout_id = "overlap-readout"
+    controls = (slider("run", RUNS, RUN, label="run (min)",
+                       play=Play(step=1, max_step=5, interval=400, label="min per step"), main=True),)
+
+    def __init__(self):
+        super().__init__()
+        self._runs: dict[tuple[str, int], PolicyRuns] = {}
+        self._layout: OverlapLayout | None = None
+
+    def policy_runs(self, policy: str, run: int) -> PolicyRuns:
+        """The engine's lane for `policy` with runs of `run` whole minutes, simulated once."""
+        key = (one_of(policy, POLICIES, "overlap policy"), one_of(run, RUNS, "run"))
+        if key not in self._runs:
+            self._runs[key] = policy_runs(policy, run * MINUTE)
+        return self._runs[key]
+
+    def simulated(self) -> int:
+        """How many lanes the Lua engine has run so far (the laziness the tests check)."""
+        return len(self._runs)
+
+    def layout(self) -> OverlapLayout:
+        """The extent that holds every run length's lanes, measured once with the reference model."""
+        if self._layout is None:
+            every = Every(EVERY).ms
+            end = START + SLOTS * every
+            lanes = {(p, m): reference_runs(p, m * MINUTE) for m in RUNS for p in POLICIES}
+            rows = tuple(max(max(bar_rows(lanes[(p, m)].jobs), default=0) + 1 for m in RUNS) for p in POLICIES)
+            last = max(j.finished for ln in lanes.values() for j in ln.jobs)
+            hi = -(-last // every) * every + 5 * MINUTE
+            self._layout = OverlapLayout(
+                policies=POLICIES,
+                names=tuple(f"{p}\n{PEERS[p].replace(' · ', chr(10))}" for p in POLICIES),
+                rows=rows, most=max(ln.most for ln in lanes.values()),
+                start=START, end=end, lo=START - 5 * MINUTE, hi=hi, tick=2 * every,
+                grid=tuple(range(START, hi + 1, every)),
+                title=f"every {format_duration(every)} from {hm(START)}, {WORKERS} workers a lane, each run takes",
+                after=f"releases from\n{hm(end)} on\nnot drawn", after_at=end + 5 * MINUTE)
+        return self._layout
+
+    def compute(self, run: int) -> OverlapFrame:
+        layout = self.layout()
+        runs = tuple(self.policy_runs(p, run) for p in POLICIES)
+        return OverlapFrame(run, runs, tuple(marks(r, layout.hi) for r in runs), layout, f"{run} min",
+                            readout(runs))
+
+
+__all__ = ["OverlapFrame", "OverlapJob", "OverlapLayout", "OverlapModel", "PolicyMarks", "PolicyRuns",
+           "backlog_growth", "bar_rows", "marks", "policy_runs", "readout", "reference_runs", "slots_table",
+           "snapped_slots"]

@@ -1,0 +1,289 @@
+"""One row, rewritten each fire: the registry stays at one entry while the jobs pile up.
+
+The model holds one engine simulation of the course's schedule and runs it only as far
+as a reader has moved the slider: each fire goes through the Lua scripts once, and the
+state after it (ZCARD, the row's score, the jobs so far, the newest id) is kept, so moving
+back costs nothing and moving on runs just the fires not yet made. `reregister_demo` puts
+EchoMQ's insert-if-absent next to BullMQ's upsert on the same name.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from itertools import islice
+
+import numpy as np
+
+from ..cadence import Every
+from ..course import EVERY, NAME, START
+from ..durations import parse_duration
+from ..errors import InputError, whole
+from ..ids import minted_at, parse, unsnowflake
+from ..schedule import INF, Schedule
+from ..sim import Simulation
+from ..store import Store
+from ..timefmt import hm, hms, iso, zone
+from .model import Model, Play, slider
+
+#: the most fires the slider reaches (the notebook's run)
+FIRES = 10_000
+#: where the slider's step grows: (from this many fires, step); every fire at first
+STEPS = ((0, 1), (30, 2), (60, 5), (150, 10), (300, 25), (750, 50), (1500, 100), (3000, 250))
+READOUT_ID = "registry-rows-readout"
+
+
+def fire_positions(top: int = FIRES) -> tuple[int, ...]:
+    """The slider's positions: every fire from 0 to 30, then steps growing with the count (2, 5,
+    10, ... 250), and `top` itself; 155 positions for 10,000 fires."""
+    top = whole(top, "top", low=1, what="a whole number of fires")
+    ends = [start for start, _ in STEPS[1:]] + [top]
+    values = {top}
+    for (start, step), end in zip(STEPS, ends):
+        values.update(range(start, min(end, top) + 1, step))
+    return tuple(sorted(v for v in values if v <= top))
+
+
+def reports(*, start: int | None = None, **options) -> Simulation:
+    """The course's schedule: `reports`, every 15 min, registered at 09:00 UTC (not run yet)."""
+    return Simulation(Schedule(NAME, Every(EVERY)), start=START if start is None else start, **options)
+
+
+def _fires(n: int) -> str:
+    return f"{n} fire" if n == 1 else f"{n} fires"
+
+
+def _day(ms: int | float, tz: str) -> str:
+    return "parked" if ms == INF else iso(int(ms), tz)[:10]
+
+
+def row_score(ms: int | float, tz: str = "UTC") -> str:
+    """A row's score as the course shows it: HH:MM on YYYY-MM-DD."""
+    return "+inf (parked)" if ms == INF else f"{hm(int(ms), tz)} on {_day(ms, tz)}"
+
+
+@dataclass(frozen=True)
+class State:
+    """What the registry and the queue hold after `fires` fires."""
+
+    fires: int
+    size: int                     # ZCARD of the registry
+    name: str
+    score: int | float            # the one row's score
+    jobs: int                     # jobs produced so far
+    job_id: str | None            # the latest job's id
+    minted: int | None            # what that id decodes to (Unix ms)
+
+
+def describe(st: State, tz: str = "UTC") -> str:
+    """The readout: the registry and the newest job after `st.fires` fires."""
+    last = "no job yet" if st.job_id is None else \
+        f"last job {st.job_id} minted {hms(st.minted, tz)} on {_day(st.minted, tz)}"
+    return (f"after {_fires(st.fires)} · ZCARD {st.size} · jobs {st.jobs} · "
+            f"row {st.name} -> {row_score(st.score, tz)} · {last}")
+
+
+def cursor_text(st: State, tz: str = "UTC") -> str:
+    """The box on the figure: the row at the cursor and the newest job."""
+    job = "none yet" if st.job_id is None else f"{st.job_id} ({hms(st.minted, tz)})"
+    return f"cursor at {_fires(st.fires)}: row {st.name} -> {row_score(st.score, tz)}\nlatest job {job}"
+
+
+def job_id_anatomy(job_ids) -> str:
+    """Each branded id taken apart: its length, namespace, the snowflake number, and what the
+    number packs (minted at, worker, sequence), one line per id."""
+    lines = []
+    for job_id in job_ids:
+        namespace, number = parse(job_id)
+        _, worker, seq = unsnowflake(number)
+        lines.append(f"{job_id}  {len(job_id)} bytes  {namespace}  {number:>20}  "
+                     f"minted {iso(minted_at(job_id))}  worker {worker}  seq {seq}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class RegistryRowsFrame:
+    """The figure after `fires` fires: the readout, the cursor's box, and both lines up to the
+    cursor (x = fires elapsed, jobs produced, ZCARD, read-only arrays), on an axis of `top`
+    fires. Frames compare by identity: the model makes one per count and caches it."""
+
+    fires: int
+    readout: str
+    box: str
+    x: np.ndarray
+    jobs: np.ndarray
+    sizes: np.ndarray
+    state: State
+    top: int
+    title: str
+
+
+class RegistryRowsModel(Model):
+    """`reports` (every 15 min from 09:00 UTC) run fire by fire through the engine, up to `top`
+    fires; the `fires` slider walks every fire to 30, then in growing steps. `options` go to
+    the Simulation (a pump, a worker, a store)."""
+
+    readout_id = READOUT_ID
+
+    def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
+        super().__init__()
+        positions = fire_positions(top)
+        zone(tz)  # an unknown zone is refused here, not at the first move
+        self.top, self.tz, self.options = positions[-1], tz, options
+        self.controls = (
+            slider("fires", positions, 0, label="fires elapsed", fmt=lambda n: f"{n:,}", main=True,
+                   play=Play(step=1, max_step=10, interval=300, label="positions per step")),
+        )
+        self.title = f"One row, rewritten each fire ({NAME}, {Every(EVERY).describe()})"
+        self._sim: Simulation | None = None
+        self._close = None
+        # index k = the state after k fires; k = 0 is the registration
+        self._sizes: list[int] = []
+        self._scores: list[int | float] = []
+        self._job_ids: list[str | None] = []
+        self._jobs: list[int] = []
+
+    # -- the walk ------------------------------------------------------------------------
+
+    @property
+    def reached(self) -> int:
+        """Fires run so far (-1 before the schedule is registered)."""
+        return len(self._jobs) - 1
+
+    def _simulation(self) -> Simulation:
+        """Register the schedule (on first use) and record the state right after."""
+        if self._sim is None:
+            sim = reports(retain=self.top, **self.options)
+            self._close = weakref.finalize(self, sim.close)
+            rows = sim.registry.rows()
+            if len(rows) != 1:
+                raise InputError(f"the registry holds {len(rows)} rows; this figure shows exactly one schedule")
+            self._sim = sim
+            self.name, first = rows[0]
+            self._sizes.append(sim.registry.size())
+            self._scores.append(first)
+            self._jobs.append(0)
+            self._job_ids.append(None)
+        return self._sim
+
+    def walk(self, fires: int) -> int:
+        """Run the simulation on to `fires` fires, keeping the state after each; a count already
+        passed runs nothing. Returns the fires run so far."""
+        fires = self._check(fires)
+        sim = self._simulation()
+        trace = sim.trace
+        try:
+            if fires > trace.count:
+                sim.run(fires=fires - trace.count)
+        finally:  # keep what was made, even by a run that failed part way
+            made = trace.count - self.reached
+            for f in islice(trace.fires, len(trace.fires) - made, None):
+                self._sizes.append(f.size)
+                self._scores.append(f.next)
+                self._jobs.append(f.n)
+                self._job_ids.append(f.job_id)
+        if self.reached < fires:
+            raise InputError(f"the schedule produced {self.reached} fires, not {fires}; "
+                             "it ended (limit or end date) before that", "fires")
+        return self.reached
+
+    def _check(self, fires) -> int:
+        if isinstance(fires, bool) or not isinstance(fires, (int, np.integer)) or not 0 <= fires <= self.top:
+            raise InputError(f"fires {fires!r} is out of range; use a whole number 0..{self.top}", "fires")
+        return int(fires)
+
+    def state(self, fires: int) -> State:
+        """The state after `fires` fires (0 = right after registration), running the walk there."""
+        k = self._check(fires)
+        self.walk(k)
+        score, job_id = self._scores[k], self._job_ids[k]
+        return State(k, int(self._sizes[k]), self.name, INF if score == INF else int(score), int(self._jobs[k]),
+                     job_id, None if job_id is None else minted_at(job_id))
+
+    def compute(self, fires: int) -> RegistryRowsFrame:
+        st = self.state(fires)
+        k = st.fires
+        x, jobs, sizes = np.arange(k + 1), np.array(self._jobs[: k + 1]), np.array(self._sizes[: k + 1])
+        for a in (x, jobs, sizes):
+            a.flags.writeable = False
+        return RegistryRowsFrame(fires=k, readout=describe(st, self.tz), box=cursor_text(st, self.tz), x=x,
+                                 jobs=jobs, sizes=sizes, state=st, top=self.top, title=self.title)
+
+    def summary(self, fires: int | None = None) -> str:
+        """The live registry read from Redis (not from the kept states), after `fires` fires (the
+        walk is run there first), or where the walk stands if None. Redis holds only the latest
+        state, so a count the walk has already passed is refused."""
+        if fires is not None:
+            fires = self._check(fires)
+            if fires < self.reached:
+                raise InputError(f"the run is already at {self.reached} fires and Redis holds only its latest "
+                                 f"state; ask for {self.reached} or more, or use a fresh model", "fires")
+            self.walk(fires)
+        reg = self._simulation().registry
+        rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in reg.rows())
+        record = reg.record(self.name)
+        return (f"after {_fires(self.reached)} the registry holds ZCARD {reg.size()}: {rows}\n"
+                f"its record: every_ms {record.get('every_ms')}, runs so far (ic) {record.get('ic')}")
+
+    def close(self) -> None:
+        """Close the simulation's store (on a real server, delete its keys); the kept states stay."""
+        if self._close is not None:
+            self._close()
+
+
+# -- registering the same name again -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One call on the registry and what it left behind."""
+
+    at: int                      # virtual time of the call
+    call: str                    # e.g. "register every 5 min"
+    answer: str                  # the script's answer
+    size: int                    # ZCARD after
+    rows: list                   # [(name, score)] after
+    record: dict                 # the record hash after
+
+
+def _snapshot(reg, name, t, call, answer) -> Step:
+    return Step(t, call, answer, reg.size(), reg.rows(), reg.record(name))
+
+
+def reregister_demo(store: Store, start: int, *, fires: int = 4, later: str | int = "5m") -> list[Step]:
+    """Register `reports` (every 15 min) at `start` and let it fire `fires` times; then, at the
+    last release + `later`, register the name again with every 5 min (EchoMQ), upsert every
+    5 min (BullMQ), and upsert every 5 min once more. Returns the state after each call."""
+    if isinstance(fires, bool) or not isinstance(fires, int) or fires < 1:
+        raise InputError(f"fires {fires!r} must be a whole number of fires, at least 1", "fires")
+    gap = parse_duration(later, name="later", allow_zero=False)
+    sim = reports(start=start, store=store)
+    reg = sim.registry
+    steps = [_snapshot(reg, NAME, start, "register every 15 min", "registered")]
+    trace = sim.run(fires=fires)
+    t = trace[-1].released + gap
+    steps.append(_snapshot(reg, NAME, trace[-1].released, f"after {fires} fires", "-"))
+    five = Schedule(NAME, Every("5m"))
+    steps.append(_snapshot(reg, NAME, t, "register every 5 min", reg.register(five, t)))
+    steps.append(_snapshot(reg, NAME, t, "upsert every 5 min", reg.upsert(five, t)))
+    steps.append(_snapshot(reg, NAME, t, "upsert every 5 min", reg.upsert(five, t)))
+    return steps
+
+
+def steps_table(steps: list[Step], tz: str = "UTC") -> str:
+    """The demo as plain text: member names, scores and record fields, never key names."""
+    head = f"{'time':8}  {'call':22}  {'answer':10}  {'ZCARD':5}  {'row (member -> score)':30}  every_ms  ic"
+    lines = [head, "-" * len(head)]
+    for s in steps:
+        row = "; ".join(f"{name} -> {row_score(score, tz)}" for name, score in s.rows)
+        lines.append(f"{hms(s.at, tz)}  {s.call:22}  {s.answer:10}  {s.size:>5}  {row:30}  "
+                     f"{s.record.get('every_ms', '-'):>8}  {s.record.get('ic', '-')}")
+    return "\n".join(lines)
+
+
+def records_table(steps: list[Step]) -> str:
+    """Each step's record hash, fields sorted, the payload template left out: one line per step."""
+    lines = []
+    for step in steps:
+        fields = ", ".join(f"{k}={v}" for k, v in sorted(step.record.items()) if k != "template")
+        lines.append(f"{step.call:22} {step.answer:10} {fields}")
+    return "\n".join(lines)

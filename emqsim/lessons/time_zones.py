@@ -1,0 +1,439 @@
+"""Lesson 07: cron in a time zone, on the days the wall clock jumps.
+
+A cron expression names wall-clock times; the zone decides which instants show them. On the
+day the clocks go back an hour happens twice, on the day they go forward an hour never
+happens, and croniter, Debian cron (cronsim) and cron-parser each settle those slots their
+own way; BullMQ asks cron-parser afresh for each run. Every instant here comes from
+`emqsim.dst` (the rules) and `emqsim.timefmt` (the zone's clock); this module only words them
+and lays them out as a frame: one row of croniter's runs per expression, with the other rules
+only where they differ, on an axis of real hours since local midnight (so a 25-hour day is
+longer than a 23-hour one).
+
+`TimeZonesModel` is the figure: a zone and a day of that zone (its change days, the days
+either side, an ordinary day). The rest are the texts the notebook prints: the rules side by
+side, the recording of the real cron-parser they are held to, and the one registry row a
+cron schedule keeps across a change.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
+
+from .. import dst
+from ..cadence import Cron
+from ..course import HOUR
+from ..registry import Registry
+from ..schedule import Schedule
+from ..sim import Simulation
+from ..store import Store
+from ..timefmt import (abbreviation, at, changes, day_bounds, hm, iso, label, offset, parse_day, utc, utc_offset,
+                       year_changes, zone as check_zone)
+from .model import Model, choice
+
+ZONES = ("America/New_York", "Europe/London", "Australia/Sydney", "UTC")
+EXPRESSIONS = ("30 2 * * *", "30 1 * * *", "0 * * * *")
+YEAR = 2026
+ORDINARY = "2026-06-15"
+#: UTC has no change of its own: its day choice offers the days New York changes
+UTC_REFERENCE = "America/New_York"
+DEFAULT_ZONE, DEFAULT_DAY = "America/New_York", "2026-11-01"
+#: the rules drawn under croniter's row, only where they differ from it, in this order
+LANE_RULES = ("debian", "cron-parser")
+
+
+# -- the days a zone offers --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DayChoice:
+    """A day offered for a zone: its date, what kind of day it is, and its label."""
+
+    day: str
+    kind: str       # "ordinary", "forward", "back", "before forward", "after back", ...
+    note: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.day} \u00b7 {self.note}"
+
+
+def choices(tz: str, year: int = YEAR) -> list[DayChoice]:
+    """An ordinary day, and each change day of `year` with the day before and after it."""
+    return list(_choices(check_zone(tz).key, year))
+
+
+@lru_cache(maxsize=64)
+def _choices(tz: str, year: int) -> tuple[DayChoice, ...]:
+    """Kept: a zone's changes are sampled over a whole year, and every move asks for the days."""
+    source = UTC_REFERENCE if tz == "UTC" else tz
+    out = [DayChoice(ORDINARY, "ordinary", "no change")]
+    for c in year_changes(source, year):
+        way = "forward" if c.forward else "back"
+        d = date.fromisoformat(iso(c.at, source)[:10])
+        if tz == "UTC":
+            out.append(DayChoice(d.isoformat(), way, f"no change in UTC (New York goes {way})"))
+            continue
+        out += [DayChoice((d - timedelta(days=1)).isoformat(), f"before {way}", f"the day before clocks go {way}"),
+                DayChoice(d.isoformat(), way, f"clocks go {way}"),
+                DayChoice((d + timedelta(days=1)).isoformat(), f"after {way}", f"the day after clocks go {way}")]
+    return tuple(sorted(out, key=lambda c: c.day))
+
+
+def same_kind_of_day(day: str, from_zone: str, to_zone: str) -> str | None:
+    """The day `to_zone` offers in place of `day` of `from_zone`: the same date if it offers
+    it, else its day of the same kind (New York's spring-forward day -> Sydney's), else None."""
+    offered = choices(to_zone)
+    if any(c.day == day for c in offered):
+        return day
+    kind = next((c.kind for c in choices(from_zone) if c.day == day), None)
+    return next((c.day for c in offered if c.kind == kind), None)
+
+
+# -- the words ----------------------------------------------------------------------------------------
+
+def _count(n: int) -> str:
+    return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _hours(ms: int) -> str:
+    """'a 25-hour day'; Lord Howe's half-hour changes make 'a 24.5-hour day'."""
+    n = ms / HOUR
+    return f"a {int(n) if n == int(n) else n}-hour day"
+
+
+def day_header(tz: str, day) -> str:
+    """What the clocks do that day: 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
+    start, end = day_bounds(tz, day)
+    length = end - start
+    head = f"{tz} {parse_day(day).isoformat()}"
+    found = changes(tz, start, end)
+    if not found:
+        return (f"{head}: no change, {abbreviation(start, tz)} ({utc_offset(offset(start, tz))}) "
+                f"all day ({_hours(length)})")
+    c = found[0]
+    lo, hi = c.wall
+    way, what = ("forward", "never happens") if c.forward else ("back", "happens twice")
+    return (f"{head}: at {utc(c.at)} clocks go {way} from {hm(c.at + c.before)} {abbreviation(c.at - 1, tz)}"
+            f" to {hm(c.at + c.after)} {abbreviation(c.at, tz)}, so {hm(lo)}-{hm(hi - 60_000)} {what} "
+            f"({_hours(length)})")
+
+
+def _phrase(slots: list[int], who: str, tz: str, matched: list[str]) -> str:
+    """'twice by croniter, 01:30 EDT (05:30Z) and 01:30 EST (06:30Z)'; many slots are summarised:
+    a wall time seen twice, and wall times the expression names that the day never shows."""
+    n = len(slots)
+    text = f"{_count(n)} by {who}"
+    if 0 < n <= 3:
+        return text + ", " + _and([label(s, tz) for s in slots])
+    seen: dict[str, list[int]] = {}
+    for s in slots:
+        seen.setdefault(hm(s, tz), []).append(s)
+    notes = [f"{w} twice ({' and '.join(utc(s) for s in ss)})" for w, ss in seen.items() if len(ss) > 1]
+    missing = [w for w in matched if w not in seen]
+    if len(missing) > 3:
+        notes.append(f"none of the {len(missing)} wall times {missing[0]} to {missing[-1]}")
+    elif missing:
+        notes.append("no " + " or ".join(missing))
+    return text + (", " + ", ".join(notes) if notes else "")
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def day_rules(expr: str, tz: str, day) -> tuple[dict[str, list[int]], list[str]]:
+    """Every rule's slots on the local day, and the wall times (HH:MM) the expression names on
+    that date (what a summary says the day never showed)."""
+    win = dst.Window(expr, tz, *day_bounds(tz, day))
+    lo = at(parse_day(day).isoformat())
+    hi = lo + 24 * HOUR
+    return win.all(), [hm(w) for w in win.walls if lo <= w < hi]
+
+
+def expression_line(expr: str, tz: str, day, results: dict[str, list[int]] | None = None,
+                    matched: list[str] | None = None) -> str:
+    """One expression's day under every rule, croniter first; the others (Debian cron,
+    cron-parser, BullMQ) are said together where they give the same runs."""
+    if results is None or matched is None:
+        results, matched = day_rules(expr, tz, day)
+    base = results["croniter"]
+    parts = [f"{expr} fires {_phrase(base, 'croniter', tz, matched)}"]
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for r in dst.ALL[1:]:
+        groups.setdefault(tuple(results[r]), []).append(dst.RULE_NAMES[r])
+    for runs, names in groups.items():
+        if list(runs) == base:
+            parts.append(f"{_and(names)} agree{'s' if len(names) == 1 else ''} with croniter")
+        else:
+            parts.append(_phrase(list(runs), _and(names), tz, matched))
+    return "; ".join(parts)
+
+
+def title(tz: str, day) -> str:
+    """The figure's title: the zone, the day, and its length."""
+    start, end = day_bounds(tz, day)
+    found = changes(tz, start, end)
+    what = "no change" if not found else (
+        f"clocks go {'forward' if found[0].forward else 'back'} at {utc(found[0].at)}")
+    return f"{tz} {parse_day(day).isoformat()}: {what}, {_hours(end - start)}"
+
+
+def readout(tz: str, day, expressions=EXPRESSIONS) -> str:
+    """The header and one line per expression (the figure's readout), for any zone and day."""
+    return "\n".join([day_header(tz, day)] + [expression_line(e, tz, day) for e in expressions])
+
+
+# -- the rules side by side, and the recording they are held to ---------------------------------------
+
+#: the expressions whose counts the libraries disagree on (issue 8's list), for the table
+DISPUTED = ("30 1 * * *", "30 2 * * *", "*/20 2 * * *", "30 1-3 * * *", "* 1 * * *", "*/20 1 * * *",
+            "0,30 1 * * *", "0 * * * *", "*/30 * * * *", "15 0 * * *")
+RECORDING = "tests/oracles/recorded/cron_parser.json"
+
+
+def _cell(runs: list[int]) -> str:
+    return f"{len(runs)}" + (": " + " ".join(utc(t) for t in runs) if 0 < len(runs) <= 3 else "")
+
+
+def rules_table(tz: str, day, expressions=DISPUTED) -> str:
+    """Each expression's runs on the local day by every rule: the count, and the UTC times when
+    there are three or fewer. BullMQ's column is its own chain of fresh cron-parser parses."""
+    heads = ["expression"] + [dst.RULE_NAMES[r] for r in dst.ALL]
+    rows = []
+    for e in expressions:
+        res = dst.compare(e, tz, day)
+        rows.append([e] + [_cell(res[r]) for r in dst.ALL])
+    widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+    return "\n".join([f"{tz} {parse_day(day).isoformat()}", line(heads), line(["-" * w for w in widths])]
+                     + [line(r) for r in rows])
+
+
+def _recording() -> dict:
+    return json.loads((Path(__file__).resolve().parents[2] / RECORDING).read_text())
+
+
+def recorded(expr: str, tz: str, day) -> str:
+    """What the real cron-parser 5.10.3 answered (the recording in the repository) for the window
+    holding `day`, its runs on that day, and whether emqsim's cron-parser and BullMQ rules agree."""
+    doc = _recording()
+    start, end = day_bounds(tz, day)
+    for q, a in zip(doc["questions"], doc["answers"]):
+        if q["expr"] == expr and q["tz"] == tz and q["from"] < start and q["until"] >= end and "runs" in a:
+            runs = [t for t in a["runs"] if start <= t < end]
+            chain = [t for t in a["chain"] if start <= t < end]
+            mine, bull = dst.slots(expr, tz, day, "cron-parser"), dst.slots(expr, tz, day, "bullmq")
+            return "\n".join([
+                f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {parse_day(day).isoformat()}, {expr!r}",
+                f"  next() iterated:          {[label(t, tz) for t in runs]}",
+                f"  fresh parse per run:      {[label(t, tz) for t in chain]}",
+                f"  emqsim 'cron-parser' rule: {'the same' if mine == runs else mine}; "
+                f"'bullmq' rule: {'the same' if bull == chain else bull}"])
+    raise ValueError(f"no recorded cron-parser case for {expr!r} in {tz} on {day}; see {RECORDING}")
+
+
+def recording_summary() -> str:
+    """How much of cron-parser the repository's recording covers: cases, zones, and where it gave up."""
+    doc = _recording()
+    qs, ans = doc["questions"], doc["answers"]
+    zones = sorted({q["tz"] for q in qs})
+    gave_up = sorted({(q["tz"], q["expr"]) for q, a in zip(qs, ans) if "runs_error" in a})
+    return "\n".join([
+        f"{RECORDING}: cron-parser {dst.CRON_PARSER_VERSION}, {len(qs)} cases, "
+        f"{len({q['expr'] for q in qs})} expressions, {len(zones)} zones",
+        "  zones: " + ", ".join(zones),
+        f"  cases where cron-parser gave up part-way (its loop limit): {sum('runs_error' in a for a in ans)}, "
+        f"all in {', '.join(sorted({z for z, _ in gave_up}))}",
+    ])
+
+
+def rule_runs(expr: str, tz: str, day) -> str:
+    """Each rule's runs on the local day, as Unix ms and as local and UTC times: one line a rule."""
+    return "\n".join(f"{rule:12} {runs}  {[label(t, tz) for t in runs]}"
+                     for rule, runs in dst.compare(expr, tz, day).items())
+
+
+def labelled_runs(runs: list[int], tz: str) -> str:
+    """One line per run: its Unix ms and its local and UTC times."""
+    return "\n".join(f"{t} {label(t, tz)}" for t in runs)
+
+
+# -- the registry keeps one row, scored in UTC ---------------------------------------------------------
+
+def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
+                      now: str = "2026-10-31 12:00", fires: int = 4, name: str = "nightly") -> str:
+    """Upsert a cron schedule with a zone just before a change, fire it through the engine, and
+    print the one registry row after each fire: its score is a UTC millisecond, shown both ways."""
+    sched = Schedule(name, Cron(expr, tz))
+    t0 = at(now, tz)
+
+    def row(reg: Registry) -> str:
+        (member, score), = reg.rows()
+        local = f"{iso(score, tz)} {abbreviation(score, tz)}"
+        return f"{member} score {score} = {iso(score)} = {local} (rows: {reg.size()})"
+
+    with Store() as store:
+        reg = Registry(store)
+        lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(t0, tz)}: {reg.upsert(sched, t0)}",
+                 f"  {row(reg)}",
+                 f"  record: pattern {reg.record(name).get('pattern')!r}, tz {reg.record(name).get('tz')!r}"]
+        with Simulation(sched, start=t0, store=store) as sim:
+            for _ in range(fires):
+                f = sim.run(fires=1)[-1]
+                lines.append(f"fire {f.n}: released {label(f.released, tz)} -> {row(sim.registry)}")
+    return "\n".join(lines)
+
+
+# -- the figure -------------------------------------------------------------------------------------------
+
+def _hour(ms: int, tz: str) -> str:
+    text = hm(ms, tz)
+    return text[:2] if text.endswith(":00") else text
+
+
+def labelled_hours(start: int, end: int, tz: str) -> list[int]:
+    """Hours after local midnight that get a label: every sixth, and the hours either side of a change."""
+    near = {round((c.at - start) / HOUR) + k for c in changes(tz, start, end) for k in (-1, 0, 1)}
+    return sorted({h for h in range(0, 26) if h % 6 == 0 or h in near})
+
+
+def _listed(times: list[int], most: int = 3) -> str:
+    shown = ", ".join(utc(t) for t in times[:most])
+    return shown + (f" and {len(times) - most} more" if len(times) > most else "")
+
+
+def lane_text(rule: str, runs: list[int], croniter: list[int], who: str | None = None) -> str:
+    """What a rule does differently from croniter: 'cron-parser runs 07:30Z and skips 07:00Z' ('' if nothing)."""
+    base, got = set(croniter), set(runs)
+    extra, skipped = sorted(got - base), sorted(base - got)
+    parts = ([f"runs {_listed(extra)}"] if extra else []) + ([f"skips {_listed(skipped)}"] if skipped else [])
+    return f"{who or dst.RULE_NAMES[rule]} " + " and ".join(parts) if parts else ""
+
+
+def lane_who(rule: str, results: dict[str, list[int]]) -> str:
+    """The cron-parser lane speaks for BullMQ too when BullMQ's fresh parses give the same runs."""
+    if rule != "cron-parser":
+        return dst.RULE_NAMES[rule]
+    return "cron-parser (and BullMQ)" if results["bullmq"] == results["cron-parser"] else "cron-parser (not BullMQ)"
+
+
+@dataclass(frozen=True)
+class RunTag:
+    """croniter's UTC time beside one of its runs: `x` the run (hours since local midnight);
+    `left` puts the text on the left of the mark (the first of two runs an hour apart)."""
+
+    text: str
+    x: float
+    left: bool = False
+
+
+@dataclass(frozen=True)
+class RuleMarks:
+    """Where one rule parts from croniter in one expression's row (`row`, from 0): the runs
+    croniter does not make (`extra`) and croniter's runs it skips (`skipped`), as hours since
+    local midnight, and the sentence saying so, placed after `last` (the latest of those marks)."""
+
+    rule: str
+    row: int
+    extra: tuple[float, ...]
+    skipped: tuple[float, ...]
+    text: str
+    last: float | None
+
+
+@dataclass(frozen=True)
+class TimeZonesFrame:
+    """One zone's day. Every x is real hours since local midnight."""
+
+    zone: str
+    day: str
+    expressions: tuple[str, ...]
+    readout: str
+    title: str
+    xlabel: str
+    #: hours from local midnight to the next: 23, 24, 25 (24.5 on Lord Howe)
+    length: float
+    #: where the clocks change, if they do
+    change: float | None
+    #: a repeated span's two passes, each (start, width); none on other days
+    passes: tuple[tuple[float, float], ...]
+    #: croniter's runs, one tuple per expression
+    runs: tuple[tuple[float, ...], ...]
+    #: per expression: its runs' UTC times when there are one or two, else its count
+    tags: tuple[tuple[RunTag, ...], ...]
+    counts: tuple[str, ...]
+    #: per expression and rule of LANE_RULES, in that order
+    lanes: tuple[RuleMarks, ...]
+    #: the labelled hours: (x, 'local hour over UTC hour')
+    ticks: tuple[tuple[float, str], ...]
+
+
+class TimeZonesModel(Model):
+    """The figure "07 cron across daylight saving": pick a zone, then one of its days.
+
+    The days depend on the zone; moving to another zone keeps the day where that zone offers
+    it, else the same kind of day (New York's spring-forward day becomes Sydney's). A frame is
+    one (zone, day): the engine is asked for those three expressions on that day only."""
+
+    readout_id = "time-zones-readout"
+    expressions = EXPRESSIONS
+    controls = (
+        choice("zone", ZONES, DEFAULT_ZONE),
+        choice("day", [], DEFAULT_DAY, depends=lambda zone: [(c.label, c.day) for c in choices(zone)]),
+    )
+
+    def values(self, base: dict | None = None, **moved) -> dict:
+        """As `Model.values`, except that a zone moved alone takes its day by `same_kind_of_day`."""
+        if base and "zone" in moved and "day" not in moved and moved["zone"] in ZONES and base.get("zone") in ZONES:
+            day = same_kind_of_day(base["day"], base["zone"], moved["zone"])
+            if day is not None:
+                moved = {**moved, "day": day}
+        return super().values(base, **moved)
+
+    def compute(self, *, zone: str, day: str) -> TimeZonesFrame:
+        start, end = day_bounds(zone, day)
+
+        def x(ms: int) -> float:
+            return (ms - start) / HOUR
+
+        per = {e: day_rules(e, zone, day) for e in self.expressions}
+        runs, tags, counts, lanes = [], [], [], []
+        for row, e in enumerate(self.expressions):
+            results = per[e][0]
+            base = results["croniter"]
+            runs.append(tuple(x(s) for s in base))
+            shown = base if len(base) <= 2 else []
+            tags.append(tuple(RunTag(utc(s), x(s), len(shown) == 2 and i == 0) for i, s in enumerate(shown)))
+            counts.append("" if shown else f"{len(base)} runs")
+            for rule in LANE_RULES:
+                got = results[rule]
+                extra, skipped = sorted(set(got) - set(base)), sorted(set(base) - set(got))
+                lanes.append(RuleMarks(rule, row, tuple(x(s) for s in extra), tuple(x(s) for s in skipped),
+                                       lane_text(rule, got, base, lane_who(rule, results)),
+                                       x(max(extra + skipped)) if extra or skipped else None))
+        found = changes(zone, start, end)
+        change, passes = None, ()
+        if found:
+            c = found[0]
+            change = x(c.at)
+            if not c.forward:
+                span = (c.before - c.after) / HOUR
+                passes = ((change - span, span), (change, span))
+        ticks = tuple((float(h), f"{_hour(start + h * HOUR, zone)}\n{_hour(start + h * HOUR, 'UTC')}")
+                      for h in labelled_hours(start, end, zone))
+        text = "\n".join([day_header(zone, day)] + [expression_line(e, zone, day, *per[e]) for e in self.expressions])
+        return TimeZonesFrame(zone, day, tuple(self.expressions), text, title(zone, day),
+                              f"hour: local ({zone}) over UTC", x(end), change, passes, tuple(runs), tuple(tags),
+                              tuple(counts), tuple(lanes), ticks)
+
+
+__all__ = ["DISPUTED", "EXPRESSIONS", "ZONES", "DayChoice", "RuleMarks", "RunTag", "TimeZonesFrame",
+           "TimeZonesModel", "choices", "day_header", "expression_line", "lane_text", "labelled_runs",
+           "readout", "recorded", "recording_summary", "row_across_change", "rule_runs", "rules_table",
+           "same_kind_of_day", "title"]

@@ -1,0 +1,245 @@
+"""A live figure on a page with no kernel: its frames rendered in advance, swapped by a script.
+
+A reader of the static site has no kernel, so the sliders of a figure cannot ask its model
+for a frame. Instead `make html` asks for every frame a reader can reach (the model's
+`reachable()` value sets: every position of the main slider, the other controls too while
+the count stays small), draws each with the figure's own view, and writes into the page:
+the pictures (a 64-colour palette PNG each, identical ones stored once), a JSON table of
+the controls and, for each frame, its picture, its readout and the position of every
+control. The script `static/player.js`, inlined once in the page, builds a range input per
+slider and a drop-down per choice from that table and swaps picture and readout as they
+move: the same readout text the notebook panel shows, with no network and no kernel.
+
+A control held at its default (`reachable()` held it so the frame count stays small) is
+shown disabled, with a note on the page saying so.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+
+#: the class of a player's element on the page (and what a browser test looks for)
+PLAYER_CLASS = "emqsim-player"
+#: colours per frame: matplotlib's antialiased text and lines keep their look with 64
+COLORS = 64
+#: frames per rendering job at least: a model's caches (a walk extended frame by frame) are
+#: per process, so a figure is split only when it is long
+MIN_CHUNK = 200
+
+
+def script() -> str:
+    """The player script, inlined once in every page that holds a player."""
+    return resources.files("emqsim").joinpath("static/player.js").read_text(encoding="utf-8")
+
+
+def compress(png: bytes) -> bytes:
+    """A frame as a palette PNG of at most `COLORS` colours, without dithering (flat areas stay
+    flat, so the file stays small): about a quarter of the size matplotlib's PNG has."""
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(png))
+    if im.mode in ("RGBA", "LA", "P"):
+        im = im.convert("RGBA")
+        white = Image.new("RGBA", im.size, (255, 255, 255, 255))
+        im = Image.alpha_composite(white, im)
+    im = im.convert("RGB").quantize(colors=COLORS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    im.save(buf, format="PNG", compress_level=6)  # `optimize` saves a tenth for six times the time
+    return buf.getvalue()
+
+
+def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str]]:
+    """Draw `title` at each value set with the notebook's model and view: (compressed PNG,
+    readout) per set. Runs in a worker process; a frame drawn twice is compressed once."""
+    from .figures import catalogue
+
+    fig = catalogue.figure(title)
+    done: dict[bytes, bytes] = {}
+    out = []
+    for values in value_sets:
+        fig.update(**values)
+        png = fig.png()
+        key = hashlib.sha1(png).digest()
+        if key not in done:
+            done[key] = compress(png)
+        out.append((done[key], fig.frame.readout))
+    return out
+
+
+def _json_value(value):
+    """A control value as the JSON table shows it (a value JSON cannot hold, as its repr)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+@dataclass
+class Player:
+    """One figure, pre-rendered: what its element on a page holds."""
+
+    title: str
+    readout_id: str
+    #: per control: name, label, kind, held, play (or None), positions [[label, value]], default
+    #: (the control's default value: a dependent choice falls back to it, as the model does),
+    #: span [position, count] of a held slider's default among all its positions (where the
+    #: disabled slider sits)
+    controls: list[dict]
+    #: per frame: [image index, readout index, [position index per control]]
+    frames: list[list]
+    images: list[bytes]
+    readouts: list[str]
+    start: int
+    held: list[str] = field(default_factory=list)
+
+    def table(self) -> dict:
+        """The JSON table the script reads (images as base64 PNG)."""
+        return {"title": self.title, "readout_id": self.readout_id, "controls": self.controls,
+                "frames": self.frames, "readouts": self.readouts, "start": self.start,
+                "images": [base64.b64encode(b).decode("ascii") for b in self.images]}
+
+    def summary(self) -> str:
+        """One line for the build's log: frames, distinct pictures, bytes."""
+        size = sum(len(b) for b in self.images)
+        return (f"{self.title}: {len(self.frames)} frames, {len(self.images)} pictures, {size / 1e6:.1f} MB"
+                + (f", held: {', '.join(self.held)}" if self.held else ""))
+
+    def held_note(self) -> str:
+        """What the page says about controls held at their default ('' when none is)."""
+        if not self.held:
+            return ""
+        shown = []
+        for c in self.controls:
+            if c["held"]:
+                first = self.frames[0][2][self.controls.index(c)]
+                shown.append(f"{c['label']} ({c['positions'][first][0]})")
+        names = ", ".join(shown)
+        return (f"Held at its default on this page: {names}. The notebook, with a kernel, moves "
+                f"{'it' if len(shown) == 1 else 'them'} too (make lab).")
+
+    def html(self) -> str:
+        """The player's element: the first frame and its readout (seen even without scripts),
+        a place for the controls, and the JSON table."""
+        first = self.frames[self.start]
+        src = "data:image/png;base64," + base64.b64encode(self.images[first[0]]).decode("ascii")
+        data = json.dumps(self.table(), separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
+        note = self.held_note()
+        held = f'<p class="emqsim-held">{html.escape(note)}</p>' if note else ""
+        return (
+            f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}">'
+            f'<div class="emqsim-controls"></div>{held}'
+            f'<pre class="emqsim-readout" id="{html.escape(self.readout_id)}">'
+            f'{html.escape(self.readouts[first[1]])}</pre>'
+            f'<img class="emqsim-frame" alt="{html.escape(self.title)}" src="{src}">'
+            f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
+            f'<script type="application/json" class="emqsim-data">{data}</script>'
+            f"</div>")
+
+
+def _play(control, count: int) -> dict | None:
+    """The Play button's settings, as the notebook's Player reads them."""
+    p = control.play
+    if p is None:
+        return None
+    max_step = p.max_step if p.max_step is not None else max(p.step, (count - 1) // 10, 1)
+    return {"step": p.step, "max_step": max_step, "interval": p.interval, "label": p.label}
+
+
+def assemble(title: str, model, value_sets: list[dict], held: list[str],
+             rendered: list[tuple[bytes, str]]) -> Player:
+    """The player of `title` from its value sets and their rendered (PNG, readout) frames."""
+    controls = list(model.controls)
+    positions: list[list] = [[] for _ in controls]
+    seen: list[dict] = [{} for _ in controls]
+
+    def index(k: int, label: str, value) -> int:
+        key = (label, repr(value))
+        if key not in seen[k]:
+            seen[k][key] = len(positions[k])
+            positions[k].append([label, _json_value(value)])
+        return seen[k][key]
+
+    images: list[bytes] = []
+    image_at: dict[bytes, int] = {}
+    readouts: list[str] = []
+    readout_at: dict[str, int] = {}
+    frames = []
+    for values, (png, readout) in zip(value_sets, rendered, strict=True):
+        where = [index(k, model.label(c.name, values), values[c.name]) for k, c in enumerate(controls)]
+        if png not in image_at:
+            image_at[png] = len(images)
+            images.append(png)
+        if readout not in readout_at:
+            readout_at[readout] = len(readouts)
+            readouts.append(readout)
+        frames.append([image_at[png], readout_at[readout], where])
+    defaults = model.defaults()
+    start_key = [index(k, model.label(c.name, defaults), defaults[c.name]) for k, c in enumerate(controls)]
+    start = next((n for n, f in enumerate(frames) if f[2] == start_key), 0)
+    table = []
+    for k, c in enumerate(controls):
+        entry = {"name": c.name, "label": c.label or c.name, "kind": c.kind, "held": c.name in held,
+                 "play": _play(c, len(positions[k])), "positions": positions[k], "default": _json_value(c.default)}
+        if c.name in held and c.kind == "slider":
+            every = [v for _, v in model.positions(c.name, defaults)]
+            entry["span"] = [every.index(defaults[c.name]), len(every)]
+        table.append(entry)
+    return Player(title, model.readout_id, table, frames, images, readouts, start, list(held))
+
+
+def _worker_init() -> None:
+    """A rendering process draws off screen, whatever display the machine has."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def _chunks(items: list, size: int) -> list[list]:
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def players(titles, jobs: int | None = None) -> dict[str, Player]:
+    """Every figure in `titles` pre-rendered, by title. With `jobs` > 1 the frames are drawn in
+    that many worker processes (each title split in chunks); with 1, here."""
+    from .figures import catalogue
+
+    titles = list(dict.fromkeys(titles))
+    jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    plans = {}
+    for title in titles:
+        model = catalogue.model(title)
+        value_sets, held = model.reachable()
+        plans[title] = (model, value_sets, held)
+    total = sum(len(v) for _, v, _ in plans.values())
+    size = max(MIN_CHUNK, math.ceil(total / (2 * jobs)))
+    work = [(title, n, chunk) for title, (_, v, _) in plans.items() for n, chunk in enumerate(_chunks(v, size))]
+    work.sort(key=lambda w: -len(w[2]))  # the longest first, so the pool ends together
+    results: dict[tuple[str, int], list] = {}
+    if jobs == 1 or len(work) <= 1:
+        for title, n, chunk in work:
+            results[title, n] = render_frames(title, chunk)
+    else:
+        import multiprocessing
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), initializer=_worker_init,
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {(t, n): pool.submit(render_frames, t, chunk) for t, n, chunk in work}
+            for key, future in futures.items():
+                results[key] = future.result()
+    out = {}
+    for title, (model, value_sets, held) in plans.items():
+        count = len(_chunks(value_sets, size))
+        rendered = [frame for n in range(count) for frame in results[title, n]]
+        out[title] = assemble(title, model, value_sets, held, rendered)
+    return out
+
+
+__all__ = ["COLORS", "PLAYER_CLASS", "Player", "assemble", "compress", "players", "render_frames", "script"]

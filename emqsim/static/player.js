@@ -1,0 +1,180 @@
+/* emqsim static site: a live figure without a kernel.
+ *
+ * Each element .emqsim-player holds a JSON table (script.emqsim-data) written by
+ * emqsim/site_player.py: the figure's controls, its pre-rendered pictures, its readouts, and
+ * for each frame the picture, the readout and the position of every control. This script
+ * builds a range input per slider (arrow keys step it), a drop-down per choice or preset
+ * text, a Play button and speed for a slider that has one, and swaps picture and readout
+ * as they move. Controls are resolved in order, as the model does: a control whose value
+ * is not among the positions the earlier ones allow falls back to its default, else to
+ * its first position. Nothing is fetched: no network, no kernel.
+ */
+(function () {
+  "use strict";
+
+  function make(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function setup(root) {
+    var data = JSON.parse(root.querySelector("script.emqsim-data").textContent);
+    var controls = data.controls, frames = data.frames;
+    var img = root.querySelector("img.emqsim-frame");
+    var readout = root.querySelector("pre.emqsim-readout");
+    var box = root.querySelector(".emqsim-controls");
+    var byKey = {};
+    frames.forEach(function (f, n) { byKey[f[2].join(",")] = n; });
+    var cur = frames[data.start][2].slice();
+    var shown = -1;
+    var ui = [];
+
+    function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
+
+    /* The positions of control k reachable with the controls before it as they are now. */
+    function avail(k) {
+      var seen = {}, list = [];
+      frames.forEach(function (f) {
+        var p = f[2];
+        for (var j = 0; j < k; j++) if (p[j] !== cur[j]) return;
+        if (!seen[p[k]]) { seen[p[k]] = true; list.push(p[k]); }
+      });
+      return list;
+    }
+
+    function findValue(k, list, key) {
+      for (var i = 0; i < list.length; i++) if (valueKey(k, list[i]) === key) return list[i];
+      return -1;
+    }
+
+    /* Control k moved: each later control keeps its value if still reachable, else takes its
+       default, else its first position. */
+    function settle(k) {
+      for (var j = k + 1; j < controls.length; j++) {
+        var list = avail(j);
+        var keep = findValue(j, list, valueKey(j, cur[j]));
+        if (keep < 0) keep = findValue(j, list, JSON.stringify(controls[j].default));
+        cur[j] = keep >= 0 ? keep : list[0];
+      }
+    }
+
+    function show() {
+      var n = byKey[cur.join(",")];
+      if (n === undefined) return;
+      ui.forEach(function (u) { u.sync(); });
+      if (n === shown) return;
+      shown = n;
+      var f = frames[n];
+      img.src = "data:image/png;base64," + data.images[f[0]];
+      readout.textContent = data.readouts[f[1]];
+      root.setAttribute("data-frame", String(n));
+    }
+
+    function moveTo(k, position) {
+      cur[k] = position;
+      settle(k);
+      show();
+    }
+
+    controls.forEach(function (c, k) {
+      var row = make("div", {"class": "emqsim-control", "data-name": c.name, "data-kind": c.kind});
+      var id = "emqsim-" + Math.random().toString(36).slice(2) + "-" + c.name;
+      row.appendChild(make("label", {"for": id, "class": "emqsim-label"}, c.label));
+      var held = c.held ? " (held at its default on this page)" : "";
+      if (c.kind === "slider") {
+        var range = make("input", {type: "range", id: id, min: "0", step: "1", "class": "emqsim-slider",
+                                   "data-name": c.name});
+        var value = make("output", {"for": id, "class": "emqsim-value"});
+        range.disabled = !!c.held;
+        if (c.held) range.title = c.label + held;
+        range.addEventListener("input", function () {
+          var list = avail(k);
+          moveTo(k, list[Number(range.value)]);
+        });
+        var player = null;
+        if (c.play && !c.held) player = makePlay(c, k, range, row);
+        row.appendChild(range);
+        row.appendChild(value);
+        if (player) row.appendChild(player);
+        ui.push({sync: function () {
+          var list = avail(k), at = list.indexOf(cur[k]);
+          if (c.span) {  /* held: where its one value sits among all the slider's positions */
+            range.max = String(c.span[1] - 1);
+            range.value = String(c.span[0]);
+          } else {
+            range.max = String(list.length - 1);
+            range.value = String(at);
+          }
+          var label = c.positions[cur[k]][0];
+          value.textContent = label;
+          range.setAttribute("aria-valuetext", label);
+        }});
+      } else {
+        var select = make("select", {id: id, "class": "emqsim-choice", "data-name": c.name});
+        select.disabled = !!c.held;
+        if (c.held) select.title = c.label + held;
+        select.addEventListener("change", function () { moveTo(k, Number(select.value)); });
+        row.appendChild(select);
+        ui.push({sync: function () {
+          var list = avail(k), have = [];
+          for (var i = 0; i < select.options.length; i++) have.push(Number(select.options[i].value));
+          if (have.join(",") !== list.join(",")) {
+            while (select.firstChild) select.removeChild(select.firstChild);
+            list.forEach(function (p) {
+              select.appendChild(make("option", {value: String(p)}, c.positions[p][0]));
+            });
+          }
+          select.value = String(cur[k]);
+        }});
+      }
+      if (c.held) row.appendChild(make("span", {"class": "emqsim-held-note"}, "held at its default on this page"));
+      box.appendChild(row);
+    });
+
+    /* A Play button and its speed for slider k: each tick moves it `speed` positions on, and
+       it stops at the end (pressed there, it starts again from the first position). */
+    function makePlay(c, k, range, row) {
+      var wrap = make("span", {"class": "emqsim-playbox"});
+      var button = make("button", {type: "button", "class": "emqsim-play"}, "\u25B6 play");
+      var sid = "emqsim-speed-" + Math.random().toString(36).slice(2);
+      var speed = make("input", {type: "range", id: sid, min: "1", max: String(c.play.max_step), step: "1",
+                                 value: String(c.play.step), "class": "emqsim-speed"});
+      var speedOut = make("output", {"for": sid}, String(c.play.step));
+      speed.addEventListener("input", function () { speedOut.textContent = speed.value; });
+      var timer = null;
+      function stop() {
+        if (timer !== null) clearInterval(timer);
+        timer = null;
+        button.textContent = "\u25B6 play";
+        root.removeAttribute("data-playing");
+      }
+      function tick() {
+        var list = avail(k), at = list.indexOf(cur[k]);
+        if (at >= list.length - 1) { stop(); return; }
+        moveTo(k, list[Math.min(at + Number(speed.value), list.length - 1)]);
+        if (list.indexOf(cur[k]) >= list.length - 1) stop();
+      }
+      button.addEventListener("click", function () {
+        if (timer !== null) { stop(); return; }
+        var list = avail(k);
+        if (list.indexOf(cur[k]) >= list.length - 1) moveTo(k, list[0]);
+        timer = setInterval(tick, c.play.interval);
+        button.textContent = "\u275A\u275A pause";
+        root.setAttribute("data-playing", "1");
+      });
+      row.insertBefore(button, row.firstChild);
+      wrap.appendChild(make("label", {"for": sid, "class": "emqsim-label"}, c.play.label));
+      wrap.appendChild(speed);
+      wrap.appendChild(speedOut);
+      return wrap;
+    }
+
+    show();
+    root.setAttribute("data-ready", "1");
+  }
+
+  var roots = document.querySelectorAll(".emqsim-player");
+  for (var i = 0; i < roots.length; i++) setup(roots[i]);
+})();

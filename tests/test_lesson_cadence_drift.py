@@ -1,0 +1,326 @@
+"""Lesson 03's cadence and slip models and text helpers: exact frames, readouts and tables,
+computed lazily, and bad control values refused before anything is kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from emqsim import InputError
+from emqsim.course import MINUTE, START
+from emqsim.lessons import cadence_drift as cd
+from emqsim.timefmt import at
+
+T0 = START
+MIN = MINUTE
+
+
+def hhmm(*times):
+    return tuple(at(f"2026-11-30 {t}") for t in times)
+
+
+@pytest.fixture(scope="module")
+def cadence():
+    return cd.CadenceModel()
+
+
+@pytest.fixture(scope="module")
+def slip():
+    return cd.SlipModel()
+
+
+def lane(frame, rule):
+    return next(x for x in frame.lanes if x.rule == rule)
+
+
+# -- the cadence model ----------------------------------------------------------------------
+
+def test_run_4_both(cadence):
+    f = cadence.frame(run=4, measure="both")
+    assert f.readout == ("start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45\n"
+                         "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle")
+    sched, fin = lane(f, "schedule"), lane(f, "finish")
+    assert sched.starts == hhmm("09:00", "09:15", "09:30", "09:45")
+    assert fin.starts == hhmm("09:00", "09:19", "09:38", "09:57")
+    assert fin.finishes == hhmm("09:04", "09:23", "09:42", "10:01")
+    assert fin.labels == ("09:00", "09:19", "09:38", "09:57")
+    # the gaps run from the anchor to the score the engine wrote: the next start
+    assert fin.gaps == tuple(zip(hhmm("09:04", "09:23", "09:42"), hhmm("09:19", "09:38", "09:57")))
+    assert sched.gaps == tuple(zip(hhmm("09:00", "09:15", "09:30"), hhmm("09:15", "09:30", "09:45")))
+    assert (sched.gap_text, fin.gap_text) == ("15 min from the start", "15 min from the finish")
+    assert fin.gap_at == (hhmm("09:04")[0] + hhmm("09:19")[0]) / 2
+    assert sched.lit and fin.lit
+    assert f.title == "every 15 min from 09:00, each run takes 4 min \u00b7 lit: both"
+    assert f.lane_names == ("start-to-start\nnext = start + 15 min", "start-to-finish\nnext = finish + 15 min")
+
+
+def test_the_axis_holds_the_longest_runs_and_is_the_same_in_every_frame(cadence):
+    assert cadence.frame(run=4).span == (at("2026-11-30 08:55"), at("2026-11-30 10:45"))
+    last = max(lane(cadence.frame(run=14), r).finishes[-1] for r in cd.LANES)
+    assert last == at("2026-11-30 10:41")      # 09:00 + 3 x 29 min + 14 min
+    assert {cadence.frame(run=r).span for r in (0, 7, 14)} == {cadence.frame(run=4).span}
+
+
+def test_measure_lights_one_lane(cadence):
+    f = cadence.frame(run=4, measure="start-to-start")
+    assert f.readout == "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
+    assert (lane(f, "schedule").lit, lane(f, "finish").lit) == (True, False)
+    assert f.title.endswith("lit: start-to-start, the other greyed")
+    f = cadence.frame(run=4, measure="start-to-finish")
+    assert f.readout == "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle"
+    assert (lane(f, "schedule").lit, lane(f, "finish").lit) == (False, True)
+
+
+def test_run_0_both_hold(cadence):
+    f = cadence.frame(run=0, measure="both")
+    assert f.readout == (
+        "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45\n"
+        "start-to-finish: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
+        " (a 0-min run adds nothing to the gap)")
+    assert lane(f, "finish").finishes == lane(f, "finish").starts
+
+
+def test_run_14_finish_drifts_14(cadence):
+    f = cadence.frame(run=14, measure="start-to-finish")
+    assert f.readout == "start-to-finish: 09:00, 09:29, 09:58, 10:27 \u2014 drifts 14 min later each cycle"
+    assert lane(f, "finish").starts == hhmm("09:00", "09:29", "09:58", "10:27")
+    assert lane(f, "schedule").starts == hhmm("09:00", "09:15", "09:30", "09:45")
+    assert [b - a for a, b in zip(lane(f, "finish").starts, lane(f, "finish").finishes)] == [14 * MIN] * 4
+
+
+def test_every_run_value_drifts_by_the_run(cadence):
+    for run in cd.RUNS:
+        f = cadence.frame(run=run)
+        assert lane(f, "finish").starts == tuple(T0 + k * (15 + run) * MIN for k in range(4))
+        assert lane(f, "schedule").starts == tuple(T0 + k * 15 * MIN for k in range(4))
+
+
+def test_lane_verdict_words():
+    every = 15 * MIN
+    uneven = [T0, T0 + 16 * MIN, T0 + 33 * MIN]
+    assert cd.lane_verdict("finish", uneven, every, MIN) == \
+        "start-to-finish: 09:00, 09:16, 09:33 \u2014 drifts later by +1 min, +2 min"
+
+
+def refused(model, accepted: str, **kw) -> str:
+    """The one-line InputError a bad control value raises: it names the control, the value and
+    what is accepted, and nothing was computed or kept for it."""
+    (name, value), = kw.items()
+    control = model.control(name)
+    with pytest.raises(InputError) as info:
+        model.frame(**kw)
+    message = str(info.value)
+    assert message.startswith((control.label, control.name)) and repr(value) in message, message
+    assert accepted in message and "\n" not in message, message
+    assert info.value.arg == name
+    assert not model._frames
+    return message
+
+
+@pytest.mark.parametrize("kw, accepted", [({"run": 15}, "14"), ({"run": -1}, "14"), ({"run": 4.0}, "14"),
+                                          ({"measure": "finish"}, "start-to-start")])
+def test_bad_values_name_the_value(kw, accepted):
+    model = cd.CadenceModel()
+    refused(model, accepted, **kw)
+    assert not model._marks                         # refused before anything was computed
+
+
+def test_lazy_the_model_and_its_first_frame_run_only_their_own_lanes():
+    model = cd.CadenceModel()
+    assert not model._marks and model._span is None
+    model.frame()
+    assert set(model._marks) == {("schedule", 4), ("finish", 4)}
+    assert model.frame() is model.frame(run=4, measure="both")       # cached
+    model.frame(measure="start-to-start")
+    assert set(model._marks) == {("schedule", 4), ("finish", 4)}     # a measure reuses the lanes
+
+
+def test_reachable_is_every_run_and_measure():
+    combos, held = cd.CadenceModel().reachable()
+    assert held == [] and len(combos) == len(cd.RUNS) * len(cd.MEASURES)
+    assert cd.CadenceModel().main().name == "run"
+
+
+def test_lane_fires_are_the_engines():
+    fires = cd.lane_fires("finish", "4m", fires=2)
+    assert fires == ((T0, T0 + 4 * MIN, T0 + 19 * MIN), (T0 + 19 * MIN, T0 + 23 * MIN, T0 + 38 * MIN))
+    with pytest.raises(InputError, match="rule 'slot'"):
+        cd.lane_fires("slot", 0)
+
+
+# -- the slip over a day ------------------------------------------------------------------
+
+def test_slip_tick_1s_by_hand(slip):
+    n = np.arange(1, 97)
+    f = slip.frame(tick=1000)
+    assert f.readout == (
+        "by run 96, pump tick 1 s: schedule +920 ms (between 20 ms and 1 s) \u00b7 release +1.92 s (+20 ms a run)"
+        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    # EchoMQ's pump re-arms a tick after each sweep, so its beats follow the release (20 ms after a
+    # beat). now + every (a whole number of ticks later) is then on a beat: 20 ms lost a run. The slot
+    # rule's score stays on the clock, so the beat's phase against it grows by 20 ms and wraps at 1 s.
+    assert slip.slips("schedule", 1000).tolist() == (20 * ((n - 1) % 50 + 1)).tolist()
+    assert slip.slips("release", 1000).tolist() == (20 * n).tolist()
+    assert slip.slips("finish", 1000).tolist() == (20 * n + (n - 1) * 4 * MIN).tolist()
+    release = next(x for x in f.lines if x.rule == "release")
+    assert release.slips == release.drawn == tuple((20 * n).tolist())
+    assert next(x for x in f.lines if x.rule == "finish").label == "finish: finish + every\n+6 h 20 min 1.92 s"
+    assert f.runs == tuple(range(1, 97))
+    assert f.title == ("EchoMQ's pump (re-armed a tick after each sweep), tick 1 s, enqueue latency 20 ms, "
+                       "each run 4 min")
+    assert f.xlabel == "run number (every 15 min, from 09:00)"
+
+
+def test_slip_tick_0_loses_only_the_latency(slip):
+    n = np.arange(1, 97)
+    assert slip.frame(tick=0).readout == (
+        "by run 96, pump tick 0 (woken at the score): schedule +20 ms (flat) \u00b7 release +1.92 s (+20 ms a run)"
+        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    assert slip.slips("release", 0).tolist() == (20 * n).tolist()
+    assert slip.slips("finish", 0).tolist() == (20 + (n - 1) * (4 * MIN + 20)).tolist()
+
+
+def test_slip_tick_5s(slip):
+    assert slip.frame(tick=5000).readout == (
+        "by run 96, pump tick 5 s: schedule +1.92 s (+20 ms a run) \u00b7 release +1.92 s (+20 ms a run)"
+        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+
+
+def test_a_slip_of_0_is_drawn_on_the_floor():
+    f = cd.SlipModel(latency=0).frame(tick=0)
+    sched = next(x for x in f.lines if x.rule == "schedule")
+    assert sched.slips == (0,) * 96 and sched.drawn == (cd.FLOOR,) * 96
+
+
+def test_the_slip_axis_is_the_same_at_every_tick(slip):
+    tops = {slip.frame(tick=t).top for t in cd.TICKS}
+    assert tops == {3 * int(slip.slips("finish", 1000).max())}
+
+
+def test_the_clock_is_the_schedule_rule_on_time():
+    slots = cd.clock_slots(T0, 15 * MIN, 4)
+    assert slots.tolist() == [T0 + k * 15 * MIN for k in range(4)]
+    with pytest.raises(ValueError):
+        slots[0] = 0                                     # shared: read-only
+
+
+def test_on_a_fixed_grid_the_release_rule_loses_a_whole_tick_a_run():
+    n = np.arange(1, 13)
+    assert cd.slips("release", 1000, cycles=12, beat="grid").tolist() == (20 + (n - 1) * 1000).tolist()
+    assert cd.slips("schedule", 1000, cycles=12, beat="grid").tolist() == [20] * 12
+
+
+def test_the_release_rules_slip_is_a_range():
+    assert cd.slip_ranges(ticks=(1000, 1500, 5000)) == "\n".join([
+        "release rule, every 15 min, enqueue latency 20 ms: lost per cycle over 96 runs",
+        "  tick   1 s: grid 1 s \u00b7 rearm 20 ms",
+        "  tick 1.5 s: grid 1.5 s \u00b7 rearm 20 ms",
+        "  tick   5 s: grid 5 s \u00b7 rearm 20 ms"])
+    assert cd.periods() == "\n".join([
+        "release rule, every 1500 ms, pump tick 1000 ms: gap between releases over 8 runs",
+        "  latency   0 ms: grid 2000 ms \u00b7 rearm 2000 ms",
+        "  latency  20 ms: grid 2000 ms \u00b7 rearm 2020 ms"])
+
+
+def test_growth_words():
+    assert cd.growth(np.array([5, 5, 5])) == "flat"
+    assert cd.growth(np.array([5, 25, 45])) == "+20 ms a run"
+    assert cd.growth(np.array([5, 25, 1025])) == "+20 ms to +1 s a run"
+    assert cd.growth(np.array([980, 1000, 20, 40])) == "between 20 ms and 1 s"
+
+
+@pytest.mark.parametrize("tick", [0, 1000, 2500])
+@pytest.mark.parametrize("beat", ["grid", "rearm"])
+def test_slip_engine_agrees_with_reference(tick, beat):
+    for rule in cd.SLIP_RULES:
+        assert (cd.slips(rule, tick, cycles=12, engine=True, beat=beat).tolist()
+                == cd.slips(rule, tick, cycles=12, beat=beat).tolist())
+
+
+def test_engine_agrees_text():
+    assert cd.engine_agrees(tick=1000, cycles=6) == "\n".join([
+        "schedule engine == reference for 6 runs: True",
+        "release  engine == reference for 6 runs: True",
+        "finish   engine == reference for 6 runs: True"])
+
+
+def test_without_latency_the_release_rule_stays_on_the_beat():
+    assert cd.slips("release", 1000, cycles=12, latency=0, engine=True).tolist() == [0] * 12
+
+
+def test_slip_bad_tick():
+    model = cd.SlipModel()
+    refused(model, "5000", tick=700)
+    assert not model._slips
+
+
+def test_slip_lazy_and_a_short_day():
+    model = cd.SlipModel(cycles=8)
+    assert not model._slips
+    assert model.frame(tick=0).readout == (
+        "by run 8, pump tick 0 (woken at the score): schedule +20 ms (flat) \u00b7 release +160 ms (+20 ms a run)"
+        " \u00b7 finish +28 min 0.16 s (+4 min 0.02 s a run)")
+    assert set(model._slips) == {(rule, 0) for rule in cd.SLIP_RULES}
+    combos, held = model.reachable()
+    assert [c["tick"] for c in combos] == list(cd.TICKS) and held == []
+    assert model.positions("tick", {})[3] == ("1 s", 1000)
+
+
+# -- the two pages' rules ------------------------------------------------------------------
+
+def test_rule_rows_every_1500_tick_1000():
+    rows = cd.rule_rows(every=1500, tick=1000, fires=4)
+    assert rows["release"] == [(T0, T0), (T0 + 1500, T0 + 2000), (T0 + 3500, T0 + 4000), (T0 + 5500, T0 + 6000)]
+    assert rows["schedule"] == [(T0, T0), (T0 + 1500, T0 + 2000), (T0 + 3000, T0 + 3000), (T0 + 4500, T0 + 5000)]
+
+
+def test_rule_table_text():
+    assert cd.rule_table() == "\n".join([
+        "every 1500 ms, pump tick 1000 ms (rearm), sweep latency 0 ms",
+        "run  schedule: slot      released   release: slot      released",
+        "  1    09:00:00.000  09:00:00.000    09:00:00.000  09:00:00.000",
+        "  2    09:00:01.500  09:00:02.000    09:00:01.500  09:00:02.000",
+        "  3    09:00:03.000  09:00:03.000    09:00:03.500  09:00:04.000",
+        "  4    09:00:04.500  09:00:05.000    09:00:05.500  09:00:06.000",
+        "  schedule rule: slots 1500 ms apart, each released 0/500 ms after its slot",
+        "  release rule:  released 2000 ms apart: 09:00:00.000, 09:00:02.000, 09:00:04.000, 09:00:06.000",
+    ])
+
+
+def test_period_readout_effective_period():
+    text = cd.period_readout(cd.rule_rows(every=1500, tick=1000, fires=6), 1500)
+    assert text.splitlines()[0] == "asked for every 1500 ms"
+    assert text.splitlines()[1] == "  schedule rule: slots 1500 ms apart, each released 0/500 ms after its slot"
+    assert text.splitlines()[2] == ("  release rule:  released 2000 ms apart: 09:00:00.000, 09:00:02.000, "
+                                    "09:00:04.000, 09:00:06.000, 09:00:08.000, 09:00:10.000")
+
+
+# -- EchoMQ's advance -----------------------------------------------------------------------
+
+ADVANCE_TEXT = "\n".join([
+    "register reports, every 15 min, first run 09:00:00.000: registered",
+    "  registry: reports -> 09:00:00.000   ZCARD 1",
+    "released at 09:00:00.020; advance(reports, now + every = 09:15:00.020): advanced (1)",
+    "  registry: reports -> 09:15:00.020   ZCARD 1",
+    "cancel(reports): cancelled",
+    "a tick that read the row before the cancel: advance(reports, 09:30:00.020): absent (0)",
+    "  registry: (empty)   ZCARD 0",
+])
+
+
+def test_advance_demo_text():
+    assert cd.advance_demo() == ADVANCE_TEXT
+
+
+def test_advance_demo_same_on_every_backend(store):
+    assert cd.advance_demo(store) == ADVANCE_TEXT
+    assert store.client.zcard(store.keys.repeat) == 0
+    assert store.client.exists(store.keys.record("reports")) == 0
+
+
+def test_advance_demo_follows_the_lag():
+    assert "now + every = 09:15:00.100" in cd.advance_demo(lag=100)
+
+
+def test_hmsms():
+    assert cd.hmsms(T0 + 1500) == "09:00:01.500"

@@ -1,0 +1,346 @@
+"""Lesson 06: a crash between enqueue and advance repeats the slot under a fresh id; a slot id
+or the fire script does not. The engine's answers, the model's frames, its laziness, and the
+text the notebook prints."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from emqsim.errors import InputError
+from emqsim.faults import Faults
+from emqsim.figures.catalogue import figure
+from emqsim.ids import minted_at
+from emqsim.lessons import faults as lf
+from emqsim.timefmt import at, hms
+
+T0 = at("2026-11-30 09:00")
+MIN = 60_000
+SLOT = 15 * MIN
+TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.DESIGNS
+TITLE = "06 crash between two writes"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return lf.FaultsModel()
+
+
+# -- the engine's answers ----------------------------------------------------------------------
+
+def test_two_step_fresh_crash_after_fire_3_repeats_the_slot():
+    r = lf.crash_run(3, TWO_FRESH, MIN)
+    assert (r.duplicates, r.lost) == (1, 0)
+    assert len(r.jobs) == 11
+    twins = r.twins()
+    assert list(twins) == [T0 + 2 * SLOT]                       # 09:30
+    (n1, rel1, id1), (n2, rel2, id2) = twins[T0 + 2 * SLOT]
+    assert (n1, n2) == (3, 4)
+    assert (hms(rel1), hms(rel2)) == ("09:30:00", "09:31:00")
+    assert id1 != id2
+    assert (minted_at(id1), minted_at(id2)) == (T0 + 2 * SLOT, T0 + 2 * SLOT + MIN)
+    assert r.answers == {"enqueue enqueued": 11, "advance advanced": 10}   # the crash skipped one advance
+
+
+def test_slot_ids_refuse_the_re_fire():
+    r = lf.crash_run(3, TWO_SLOT, MIN)
+    assert (r.duplicates, r.lost, len(r.jobs)) == (0, 0, 10)
+    assert r.refused == ((T0 + 2 * SLOT, T0 + 2 * SLOT + MIN),)
+    assert r.jobs[2][3] == f"repeat:reports:{T0 + 2 * SLOT}"
+    assert r.answers == {"enqueue enqueued": 10, "enqueue duplicate": 1, "advance advanced": 10}
+
+
+def test_atomic_fire_leaves_nothing_to_redo():
+    r = lf.crash_run(3, ATOM_FRESH, MIN)
+    assert (r.duplicates, r.lost) == (0, 0)
+    assert [j[1] for j in r.jobs] == [T0 + k * SLOT for k in range(10)]
+    assert [j[2] for j in r.jobs] == [T0 + k * SLOT for k in range(10)]
+    assert r.answers == {"fire fired": 10}
+
+
+@pytest.mark.parametrize("crash", lf.CRASHES)
+def test_every_crash_point(crash):
+    fresh = lf.crash_run(crash, TWO_FRESH, 5 * MIN)
+    assert (fresh.duplicates, fresh.lost) == (1, 0)
+    assert list(fresh.twins()) == [T0 + (crash - 1) * SLOT]
+    for design in (TWO_SLOT, ATOM_FRESH, ATOM_SLOT):
+        r = lf.crash_run(crash, design, 5 * MIN)
+        assert (r.duplicates, r.lost, len(r.jobs)) == (0, 0, 10)
+
+
+def test_a_restart_after_a_whole_gap():
+    """Down 20 min from 09:30: the two-step pump spends the catch-up run on 09:30 again, so
+    09:45 gets no job; the atomic pump's row already said 09:45 and produces it, late."""
+    two = lf.crash_run(3, TWO_FRESH, 20 * MIN)
+    assert two.unserved == (T0 + 3 * SLOT,)
+    assert [hms(j[2]) for j in two.jobs[2:5]] == ["09:30:00", "09:50:00", "10:00:00"]
+    assert lf.crash_run(3, TWO_SLOT, 20 * MIN).unserved == (T0 + 3 * SLOT,)
+    atom = lf.crash_run(3, ATOM_FRESH, 20 * MIN)
+    assert atom.unserved == ()
+    assert [(j[1], j[2]) for j in atom.jobs[2:5]] == [
+        (T0 + 2 * SLOT, T0 + 2 * SLOT), (T0 + 3 * SLOT, T0 + 2 * SLOT + 20 * MIN), (T0 + 4 * SLOT, T0 + 4 * SLOT)]
+
+
+def test_two_pumps():
+    runs = {r.design: r for r in lf.two_pumps(45)}
+    assert (runs[TWO_FRESH].duplicates, len(runs[TWO_FRESH].jobs)) == (4, 8)
+    assert runs[TWO_FRESH].answers == {"enqueue enqueued": 8, "advance advanced": 8}
+    assert (runs[TWO_SLOT].duplicates, len(runs[TWO_SLOT].jobs)) == (0, 4)
+    assert runs[TWO_SLOT].answers == {"enqueue enqueued": 4, "enqueue duplicate": 4, "advance advanced": 8}
+    for design in (ATOM_FRESH, ATOM_SLOT):
+        assert (runs[design].duplicates, len(runs[design].jobs)) == (0, 4)
+        assert runs[design].answers == {"fire fired": 4, "fire stale": 4}
+    assert lf.two_pumps_text(list(runs.values())).splitlines()[2:] == [
+        "two-step, fresh ids       4     8           4  enqueue: enqueued 8 \u00b7 advance: advanced 8",
+        "two-step, slot ids        4     4           0  enqueue: duplicate 4, enqueued 4 \u00b7 advance: advanced 8",
+        "atomic, fresh ids         4     4           0  fire: fired 4, stale 4",
+        "atomic, slot ids          4     4           0  fire: fired 4, stale 4",
+    ]
+
+
+def test_cancel_between_read_and_write():
+    two, atom = lf.cancel_race(3)
+    assert [j[1] for j in two.jobs] == [T0, T0 + SLOT, T0 + 2 * SLOT]
+    assert two.answers == {"enqueue enqueued": 3, "advance advanced": 2, "advance absent": 1}
+    assert [j[1] for j in atom.jobs] == [T0, T0 + SLOT]
+    assert atom.answers == {"fire fired": 2, "fire absent": 1}
+    assert (two.size, two.record, atom.size, atom.record) == (0, False, 0, False)
+    assert lf.cancel_text([two, atom]) == "\n".join([
+        "two-step, fresh ids: produced 3 (09:00, 09:15, 09:30)",
+        "  enqueue: enqueued 3 \u00b7 advance: absent 1, advanced 2",
+        "  after: ZCARD 0, record gone",
+        "atomic, fresh ids: produced 2 (09:00, 09:15)",
+        "  fire: absent 1, fired 2",
+        "  after: ZCARD 0, record gone",
+    ])
+
+
+def test_a_run_without_faults_keeps_its_record():
+    r = lf.run_design(TWO_FRESH, Faults(), until=T0 + 2 * SLOT)
+    assert (r.size, r.record, r.unserved, len(r.jobs)) == (1, True, (), 3)
+
+
+def test_answers_text():
+    assert lf.answers_text({}) == "no script ran"
+    assert lf.answers_text({"fire stale": 1, "enqueue enqueued": 2}) == "enqueue: enqueued 2 \u00b7 fire: stale 1"
+
+
+# -- the seeded sweep ------------------------------------------------------------------------------
+
+def test_draws_are_seeded():
+    d = lf.draws(3)
+    assert [(x.seed, x.crash, x.delay, x.jitter) for x in d] == [
+        (0, 7, 24 * MIN, 911), (1, 3, 18 * MIN, 867), (2, 1, 2 * MIN, 86)]
+    with pytest.raises(InputError, match="seeds 0"):
+        lf.draws(0)
+
+
+def test_sweep_table():
+    rows = lf.sweep(20)
+    assert [(r.duplicates, r.lost, r.unserved) for r in rows] == [(20, 0, 11), (0, 0, 11), (0, 0, 1), (0, 0, 1)]
+    worst = " (seed 7: crash after fire 6, restart 30 min later)"
+    assert lf.sweep_table(rows) == "\n".join([
+        "design                runs  duplicates  lost  no job  worst run",
+        "---------------------------------------------------------------",
+        "two-step, fresh ids     20          20     0      11  1 dup, 0 lost, 2 no job" + worst,
+        "two-step, slot ids      20           0     0      11  0 dup, 0 lost, 2 no job" + worst,
+        "atomic, fresh ids       20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
+        "atomic, slot ids        20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
+    ])
+    assert lf.sweep_table([lf.SweepRow(ATOM_FRESH, 1, 0, 0, 0, None)]).splitlines()[2].endswith("  none")
+
+
+def test_sweep_horizon_changes_no_count():
+    """Each sweep run stops two gaps after its restart; run to the longest horizon instead,
+    every design counts the same duplicates, lost slots and slots without a job."""
+    longest = T0 + 13 * SLOT
+    plan = lf.draws(20)
+    assert [lf.horizon(d) for d in plan[:3]] == [T0 + 8 * SLOT + 24 * MIN, T0 + 4 * SLOT + 18 * MIN,
+                                                  T0 + 2 * SLOT + 2 * MIN]
+    assert max(lf.horizon(d) for d in plan) <= longest
+    for design in lf.DESIGNS:
+        for d in plan:
+            short = lf.sweep_run(design, d, until=lf.horizon(d))
+            full = lf.sweep_run(design, d, until=longest)
+            counts = (short.duplicates, short.lost, short.unserved)
+            assert counts == (full.duplicates, full.lost, full.unserved), (design, d)
+            assert short.jobs == full.jobs[:len(short.jobs)]
+
+
+def test_long_outages_cost_the_two_step_pump_one_slot_each():
+    """In every seeded draw down for a whole gap or more, the two-step pump leaves exactly one
+    more slot without a job than the atomic one."""
+    long = [d for d in lf.draws(20) if d.delay >= SLOT]
+    assert [d.seed for d in long] == [0, 1, 3, 6, 7, 9, 11, 14, 16, 19]
+    for d in long:
+        two, atom = (lf.sweep_run(design, d, until=T0 + 13 * SLOT) for design in (TWO_FRESH, ATOM_FRESH))
+        assert len(two.unserved) == len(atom.unserved) + 1, d
+
+
+# -- text the notebook prints ----------------------------------------------------------------------
+
+def test_jobs_text_marks_the_repeat():
+    lines = lf.jobs_text(lf.crash_run(3, TWO_FRESH, MIN)).splitlines()
+    assert lines[0] == "  n  slot   released  job id"
+    assert lines[4] == "  3  09:30  09:30:00  JOB0SUcTgkt1v6"
+    assert lines[5] == "  4  09:30  09:31:00  JOB0SUcY7S3MI4  <- same slot again"
+    assert len(lines) == 13
+
+
+def test_minted_text_names_the_twins():
+    assert lf.minted_text(lf.crash_run(3, TWO_FRESH, MIN)) == (
+        "job 3: JOB0SUcTgkt1v6 minted at 09:30:00\njob 4: JOB0SUcY7S3MI4 minted at 09:31:00")
+    assert lf.minted_text(lf.crash_run(3, ATOM_FRESH, MIN)) == ""
+
+
+def test_fire_guard_is_the_script():
+    guard = lf.fire_guard().splitlines()
+    assert guard[0].strip() == "local score = redis.call('ZSCORE', KEYS[1], name)"
+    assert guard[4].strip() == "elseif tonumber(score) ~= tonumber(slot) then"
+    assert guard[-1].strip() == "result = 1"
+
+
+def test_bullmq_retry_writes_nothing():
+    assert lf.bullmq_retry() == "\n".join([
+        "pickup of repeat:reports:1796029200000: chained, next run 09:15",
+        "the same step again: stale, next run inf",
+        "row 09:15 \u00b7 ic 2 \u00b7 delayed [['repeat:reports:1796030100000', 1796030100000]]",
+    ])
+
+
+def test_bad_design():
+    with pytest.raises(InputError, match="design 'one-step'"):
+        lf.crash_run(3, "one-step")
+    with pytest.raises(InputError, match="design 'one-step'"):
+        lf.sweep(1, designs=("one-step",))
+
+
+# -- the model -------------------------------------------------------------------------------------
+
+def test_controls(model):
+    assert [c.name for c in model.controls] == ["design", "crash", "delay"]
+    assert model.main().name == "crash"
+    assert model.readout_id == "faults-readout"
+    assert model.defaults() == {"design": TWO_FRESH, "crash": 3, "delay": MIN}
+    assert [label for label, _ in model.positions("delay", {})] == ["0 s", "1 min", "5 min", "10 min", "20 min"]
+    combos, held = model.reachable()
+    assert (len(combos), held) == (8 * 3 * 5, [])
+
+
+def test_default_frame(model):
+    f = model.frame()
+    assert f.readout == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots, "
+                         "1 duplicate (slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
+                         "released 09:31:00), 0 lost")
+    assert f.title == "two-step, fresh ids: crash after fire 3"
+    assert f.released[:5] == ((T0, 1), (T0 + SLOT, 2), (T0 + 2 * SLOT, 3), (T0 + 2 * SLOT + MIN, 4),
+                              (T0 + 3 * SLOT, 5))
+    assert f.slots[3] == (T0 + 2 * SLOT, 4)
+    assert f.twins == ((T0 + 2 * SLOT + MIN, 4),)
+    assert f.twin_links == (((T0 + 2 * SLOT, 3), (T0 + 2 * SLOT, 4)),)
+    assert f.lag == (((T0 + 2 * SLOT, 4), (T0 + 2 * SLOT + MIN, 4)),)
+    assert (f.refused, f.unserved) == ((), ())
+    assert f.ids == (("JOB0SUcTgkt1v6", T0 + 2 * SLOT + 3 * MIN, 3, "left"),
+                     ("JOB0SUcY7S3MI4", T0 + 2 * SLOT + MIN + 3 * MIN, 4, "left"))
+    assert (f.crashed, f.restarted, f.restart_text) == (T0 + 2 * SLOT, T0 + 2 * SLOT + MIN, " restart 09:31")
+    assert f.layout.window == (T0 - 5 * MIN, T0 + 9 * SLOT + 10 * MIN)
+    assert f.layout.grid == tuple(T0 + k * SLOT for k in range(10))
+    assert (f.layout.tick, f.layout.rows) == (2 * SLOT, 11)
+
+
+def test_readouts_the_notebook_prints(model):
+    assert [model.frame(crash=3, design=d, delay=MIN).readout for d in lf.VIEW_DESIGNS][1:] == [
+        "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost; "
+        "the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)",
+        "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost",
+    ]
+    assert [model.frame(crash=3, design=d, delay=20 * MIN).readout for d in lf.VIEW_DESIGNS] == [
+        "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots, 1 duplicate (slot 09:30 "
+        "as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00), 0 lost; no job at all for 09:45",
+        "two-step, slot ids, crash after fire 3, restart 20 min later: 9 jobs for 9 slots, 0 duplicates, 0 lost; "
+        "the re-fire of slot 09:30 at 09:50:00 found its job id taken (enqueue: duplicate); no job at all for 09:45",
+        "atomic, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost",
+    ]
+
+
+def test_slot_ids_frame(model):
+    f = model.frame(crash=5, design=TWO_SLOT, delay=5 * MIN)
+    assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots, "
+                         "0 duplicates, 0 lost; the re-fire of slot 10:00 at 10:05:00 found its job id taken "
+                         "(enqueue: duplicate)")
+    assert f.refused == ((T0 + 4 * SLOT + 5 * MIN, 5),)
+    assert (f.twins, f.twin_links) == ((), ())
+    assert [label for label, *_ in f.ids] == ["", ""]
+
+
+def test_atomic_frame(model):
+    f = model.frame(crash=8, design=ATOM_FRESH, delay=10 * MIN)
+    assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots, "
+                         "0 duplicates, 0 lost")
+    assert [x for x, _ in f.released] == [T0 + k * SLOT for k in range(10)]
+    assert f.restarted == T0 + 7 * SLOT + 10 * MIN
+
+
+def test_slot_with_no_job_frame(model):
+    f = model.frame(crash=3, design=TWO_FRESH, delay=20 * MIN)
+    assert f.readout.endswith("0 lost; no job at all for 09:45")
+    assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
+    assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
+
+
+def test_a_late_duplicate_is_labelled_to_its_left(model):
+    f = model.frame(crash=8, design=TWO_FRESH, delay=0)
+    assert f.ids[1] == ("JOB0SUhpyyNfhh", T0 + 7 * SLOT - 3 * MIN, 9, "right")
+    assert f.readout.startswith("two-step, fresh ids, crash after fire 8, restart 0 s later: 11 jobs for 10 slots, ")
+
+
+def test_the_model_is_lazy(monkeypatch):
+    """Building the model runs nothing; a frame is one engine run, made once."""
+    calls = []
+    real = lf.crash_run
+    monkeypatch.setattr(lf, "crash_run", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    m = lf.FaultsModel()
+    assert calls == []
+    m.frame()
+    m.frame(crash=3)
+    assert calls == [(3, TWO_FRESH, MIN)]
+    m.frame(delay=0)
+    assert calls[1:] == [(3, TWO_FRESH, 0)]
+
+
+@pytest.mark.parametrize("bad, names", [
+    ({"crash": 9}, ["crash", "9", "1, 2, 3, 4, 5, 6, 7, 8"]),
+    ({"crash": 3.0}, ["crash", "3.0", "1, 2, 3, 4, 5, 6, 7, 8"]),
+    ({"design": ATOM_SLOT}, ["design", "'atomic, slot ids'", "two-step, fresh ids", "atomic, fresh ids"]),
+    ({"delay": 2 * MIN}, ["restart after", "120000", "0", "60000", "300000", "600000", "1200000"]),
+    ({"speed": 1}, ["no control 'speed'"]),
+])
+def test_bad_values_leave_the_figure_as_it_was(bad, names):
+    """One InputError naming the value and what is accepted; a good value given with it is not kept."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = figure(TITLE)
+    fig.update(crash=5)
+    before, frame = dict(fig.values), fig.frame
+    with pytest.raises(InputError) as err:
+        fig.update(crash=2, **bad) if "crash" not in bad else fig.update(delay=0, **bad)
+    assert all(name in str(err.value) for name in names), str(err.value)
+    assert (fig.values, fig.frame) == (before, frame)
+
+
+def test_every_reachable_frame_fits_the_layout(model):
+    """At most one job more than the slots shown: the rows the view sets aside are enough."""
+    combos, _ = model.reachable()
+    frames = [model.frame(**values) for values in combos]
+    assert max(len(f.released) for f in frames) == model.layout.rows == 11
+    assert all(max(x for x, _ in f.released) <= model.layout.window[1] for f in frames)
+
+
+def test_no_drawing_library_is_imported():
+    code = ("import sys, emqsim.lessons.faults as m; m.FaultsModel().frame(); "
+            "print(sorted(k for k in ('matplotlib', 'ipywidgets', 'IPython') if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,385 @@
+"""Lesson 04, missed slots: seven policies after one outage, their readouts, the engine's texts, the model."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+
+import pytest
+
+from emqsim import InputError
+from emqsim.cadence import Every
+from emqsim.cli import main
+from emqsim.lessons import missed as mx
+from emqsim.timefmt import at, hm, hms
+
+MIN = 60_000
+
+
+def t(hhmm: str) -> int:
+    return at(f"2026-11-30 {hhmm}")
+
+
+EXAMPLE = [
+    "pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed",
+    "snap:    10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "snap-v5: 10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "epoch:   10:10 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+    "release: 10:10 (slot 09:37), then 10:25, 10:40 \u00b7 phase :07 \u2192 :10",
+    "all:     10:10:00 (slot 09:37), 10:10:01 (slot 09:52), 10:10:02 (slot 10:07), then 10:22, 10:37 "
+    "\u00b7 phase :07 kept",
+    "once:    10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "skip:    09:37 skipped at 10:10 (33 min late > 5 min), then 10:22, 10:37 \u00b7 phase :07 kept",
+]
+REFUSED = ("pump up 10:00 is before pump down 10:30: the outage must end after it starts; "
+           "move pump up to 10:30 or later")
+
+
+def runs_of(runs, policy):
+    return next(r for r in runs if r.policy == policy)
+
+
+# -- the module ----------------------------------------------------------------------------------
+
+def test_the_lesson_imports_no_drawing_library():
+    code = ("import sys; import emqsim.lessons.missed; "
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules))")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_constants_come_from_the_course_and_the_engine():
+    from emqsim import course
+    from emqsim.schedule import MISSED
+
+    assert set(mx.POLICIES) == set(MISSED) | {"release"}
+    assert mx.CADENCE == Every(course.EVERY) and mx.FIRST == t("09:07") and mx.PHASE == 7 * MIN
+    assert mx.GRID == tuple(range(t("09:07"), t("11:15") + 1, 15 * MIN))
+    assert (mx.TIMES[0], mx.TIMES[-1], len(mx.TIMES)) == (t("09:10"), t("11:00"), 111)
+    assert mx.DEADLINES[5] == 5 * MIN and len(mx.DEADLINES) == 61
+    assert mx.ROW == {"snap": 6, "snap-v5": 5, "epoch": 4, "release": 3, "all": 2, "once": 1, "skip": 0}
+
+
+# -- the data ----------------------------------------------------------------------------------
+
+def test_the_example_releases_per_policy():
+    runs = mx.policy_runs("09:30", "10:10", "5m")
+    got = {r.policy: [(hms(rel), hm(s)) for s, rel in r.fires if rel >= t("10:10")][:4] for r in runs}
+    assert got == {
+        "snap": [("10:10:00", "09:37"), ("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52")],
+        "snap-v5": [("10:10:00", "09:37"), ("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52")],
+        "epoch": [("10:10:00", "09:37"), ("10:15:00", "10:15"), ("10:30:00", "10:30"), ("10:45:00", "10:45")],
+        "release": [("10:10:00", "09:37"), ("10:25:00", "10:25"), ("10:40:00", "10:40"), ("10:55:00", "10:55")],
+        "all": [("10:10:00", "09:37"), ("10:10:01", "09:52"), ("10:10:02", "10:07"), ("10:22:00", "10:22")],
+        "once": [("10:10:00", "10:07"), ("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52")],
+        "skip": [("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52"), ("11:07:00", "11:07")],
+    }
+    skip = runs_of(runs, "skip")
+    assert skip.skips == ((t("09:37"), t("10:10")),)
+    assert skip.collapsed == (t("09:52"), t("10:07"))
+    assert runs_of(runs, "once").collapsed == (t("09:37"), t("09:52"))
+    assert runs_of(runs, "all").collapsed == ()
+    assert runs_of(runs, "snap").catch_up == ((t("09:37"), t("10:10")),)
+    assert runs_of(runs, "snap").then[:2] == (t("10:22"), t("10:37"))
+    assert {r.missed for r in runs} == {(t("09:37"), t("09:52"), t("10:07"))}
+    # before the outage all seven agree: 09:07 and 09:22
+    assert {tuple(f for f in r.fires if f[1] < t("09:30")) for r in runs} == \
+        {((t("09:07"), t("09:07")), (t("09:22"), t("09:22")))}
+    assert mx.readout_text(t("09:30"), t("10:10"), runs).splitlines() == EXAMPLE
+
+
+def test_a_restart_just_before_a_slot_parts_the_three_snaps():
+    runs = {r.policy: r for r in mx.policy_runs("09:30", "10:05", "5m")}
+    assert [hm(r) for r in runs["snap"].then[:2]] == ["10:07", "10:22"]      # bullmq 6.7.0: nearest :07 slot
+    assert [hm(r) for r in runs["snap-v5"].then[:2]] == ["10:22", "10:37"]   # bullmq 5.59-5.80.0: steps over 10:07
+    assert [hm(r) for r in runs["epoch"].then[:2]] == ["10:15", "10:30"]     # legacy repeatable: quarter hours
+    assert mx.policy_runs("09:30", "10:05", "5m", engine=True) == list(runs.values())
+    lines = mx.readout_text(t("09:30"), t("10:05"), list(runs.values())).splitlines()
+    assert lines[1:4] == [
+        "snap:    10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
+        "snap-v5: 10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+        "epoch:   10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+    ]
+
+
+def test_engine_agrees_with_the_reference_model():
+    for down, up, deadline in [("09:30", "10:10", "5m"), ("09:30", "10:07", "35m"), ("09:12", "10:34", 0),
+                               ("09:30", "09:35", "5m"), ("10:00", "11:00", "60m")]:
+        assert mx.policy_runs(down, up, deadline, engine=True) == mx.policy_runs(down, up, deadline)
+        lines = mx.engine_check(down, up, deadline).splitlines()
+        assert len(lines) == 8
+        assert all("engine = reference" in line and "lost 0" in line and "duplicates 0" in line
+                   for line in lines[1:])
+
+
+def test_engine_check_text():
+    counts = [("snap", 9, 0), ("snap-v5", 9, 0), ("epoch", 10, 0), ("release", 9, 0), ("all", 11, 0), ("once", 9, 0),
+              ("skip", 8, 1)]
+    assert mx.engine_check().splitlines() == ["pump down 09:30 \u2192 10:10, skip deadline 5 min"] + [
+        f"{p + ':':8} engine = reference \u00b7 {n} jobs \u00b7 skipped {k} \u00b7 lost 0 \u00b7 duplicates 0 "
+        "\u00b7 registry rows 1" for p, n, k in counts]
+
+
+def test_snap_arithmetic():
+    e = Every("15m")
+    phase = e.phase(t("09:07"))
+    assert phase == 7 * MIN
+    assert e.after(t("09:37"), t("10:10"), phase, "offset") == t("10:22")
+    assert e.after(t("09:37"), t("10:10"), phase, "epoch") == t("10:15")
+    assert mx.snap_arithmetic().splitlines() == [
+        "every  = 900000 ms (15 min); offset = phase of the first run 09:07 = 420000 ms (7 min)",
+        f"prev   = {t('09:37')} (09:37, the slot the row holds); now = {t('10:10')} (10:10, the release)",
+        f"prev + every = {t('09:52')} (09:52) < now: missed, snap forward",
+        f"floor(now/every)*every = {t('10:00')} (10:00)",
+        f"offset snap: a = {t('10:00')} + 420000 = {t('10:07')} (10:07); a <= now, so a + every = {t('10:22')} (10:22)",
+        f"v5 snap:     {t('10:00')} + 900000 + 420000 = {t('10:22')} (10:22)",
+        f"epoch snap:  {t('10:00')} + 900000 = {t('10:15')} (10:15)",
+        f'Every("15m").after(prev, now, 420000, "offset")    = {t("10:22")} (10:22)',
+        f'Every("15m").after(prev, now, 420000, "offset-v5") = {t("10:22")} (10:22)',
+        f'Every("15m").after(prev, now, 420000, "epoch")     = {t("10:15")} (10:15)',
+    ]
+    # restart at 10:05: a = 10:07 is still ahead, so the offset snap lands there
+    assert mx.snap_arithmetic("09:37", "10:05").splitlines()[4] == \
+        f"offset snap: a = {t('10:00')} + 420000 = {t('10:07')} (10:07); a > now, so a = {t('10:07')} (10:07)"
+    # ... where the 5.59-5.80.0 formula steps over 10:07 to 10:22, and the legacy one goes to 10:15
+    assert mx.snap_arithmetic("09:37", "10:05").splitlines()[5:] == [
+        f"v5 snap:     {t('10:00')} + 900000 + 420000 = {t('10:22')} (10:22)",
+        f"epoch snap:  {t('10:00')} + 900000 = {t('10:15')} (10:15)",
+        f'Every("15m").after(prev, now, 420000, "offset")    = {t("10:07")} (10:07)',
+        f'Every("15m").after(prev, now, 420000, "offset-v5") = {t("10:22")} (10:22)',
+        f'Every("15m").after(prev, now, 420000, "epoch")     = {t("10:15")} (10:15)',
+    ]
+    assert mx.snap_arithmetic("09:37", "09:45") == (
+        f"prev + every = {t('09:52')} (09:52) is not before now = {t('09:45')} (09:45): "
+        "nothing to snap, the next run is 09:52 under all three formulas")
+
+
+def test_schedule_and_inputs():
+    assert mx.schedule("release").rule == "release"
+    assert (mx.schedule("skip", "5m").missed, mx.schedule("skip", "5m").deadline) == ("skip", 300_000)
+    assert mx.schedule("snap").missed == "snap"
+    with pytest.raises(InputError,
+                       match=r"^policy 'late' is not one of snap, snap-v5, epoch, release, all, once, skip$"):
+        mx.schedule("late")
+    assert mx.instant("9:30") == t("09:30")
+    assert mx.instant(t("09:30")) == t("09:30")
+    for bad in ("25:00", "soon", "\uff11\uff10:\uff11\uff10", 9.5, True):
+        with pytest.raises(InputError, match=r"^pump down .* is not a time; give HH:MM"):
+            mx.policy_runs(bad, "10:10")
+    # the outage checks are the engine's: Faults refuses an outage that ends before it starts,
+    # the run one that begins before the schedule's first run (09:07)
+    with pytest.raises(InputError, match=r"^outage ends at \d+ before it starts at \d+"):
+        mx.policy_runs("10:30", "10:00")
+    with pytest.raises(InputError, match=r"^outage begins at \d+, before the start \d+"):
+        mx.policy_runs("09:00", "10:10")
+    with pytest.raises(InputError, match=r"^outage begins at \d+, before the start \d+"):
+        mx.engine_check("09:00", "10:10")
+
+
+def test_every_outage_on_a_10_minute_lattice():
+    # the policies' promises, for every outage the sliders reach in 10-min steps
+    grid = range(t("09:10"), t("11:00") + 1, 10 * MIN)
+    for down in grid:
+        for up in (u for u in grid if u >= down):
+            runs = {r.policy: r for r in mx.policy_runs(down, up, "5m")}
+            text = mx.readout_text(down, up, list(runs.values()))
+            assert len(text.splitlines()) == 8
+            missed = runs["snap"].missed
+            assert all((r - t("09:07")) % (15 * MIN) == 0 for r in runs["snap"].then)      # phase kept
+            assert all((r - t("09:07")) % (15 * MIN) == 0 for r in runs["snap-v5"].then)   # phase kept
+            # the two job-scheduler snaps differ only when the nearest :07 slot is still ahead
+            # of the release: the 5.59-5.80.0 formula steps over it, one gap later
+            if runs["snap"].then and runs["snap-v5"].then and runs["snap"].then[0] != runs["snap-v5"].then[0]:
+                assert runs["snap-v5"].then[0] == runs["snap"].then[0] + 15 * MIN
+            # the epoch snap moves to quarter hours only when prev + every is behind the release;
+            # a row late by less than a gap just takes prev + every, still on :07
+            if missed and up > missed[0] + 15 * MIN:
+                assert all(r % (15 * MIN) == 0 for r in runs["epoch"].then)
+            else:
+                assert all((r - t("09:07")) % (15 * MIN) == 0 for r in runs["epoch"].then)
+            assert [s for s, _ in runs["all"].catch_up] == list(missed)                    # one job per slot
+            for p in ("snap", "snap-v5", "epoch", "release", "once"):
+                assert len(runs[p].catch_up) == (1 if missed else 0)
+            if missed:
+                assert runs["release"].then[0] == up + 15 * MIN
+                assert runs["once"].catch_up[0][0] == missed[-1]                           # the latest slot
+                assert runs["snap"].catch_up[0][0] == missed[0]                            # the row's slot
+                assert len(runs["skip"].skipped) + len(runs["skip"].catch_up) == 1
+
+
+# -- the engine's runs as text (the notebook's sections 4 to 6) ------------------------------------
+
+def test_skip_trace():
+    lines = mx.skip_trace("5m").splitlines()
+    assert [line.split()[1:3] for line in lines[2:6]] == [["09:07:00", "09:07:00"], ["09:22:00", "09:22:00"],
+                                                          ["10:22:00", "10:22:00"], ["10:37:00", "10:37:00"]]
+    assert lines[6] == "registry rows 1 \u00b7 next run 10:52:00 \u00b7 duplicates 0 \u00b7 lost 0 \u00b7 skipped 1"
+    assert lines[7] == "[('09:37', '10:10:00', 'deadline')]"
+    assert len(lines) == 8
+    # inside a 35-min deadline 09:37 runs late at 10:10 and nothing is skipped
+    assert mx.skip_trace("35m").splitlines()[-1] == "[]"
+
+
+def test_the_cli_prints_the_replay_all_lane():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["trace", "--every", "15m", "--start", "2026-11-30T09:07:00Z",
+                       "--outage", "2026-11-30T09:30:00Z/2026-11-30T10:10:00Z", "--missed", "all",
+                       "--until", "2026-11-30T10:40:00Z"])
+    assert status == 0
+    lines = out.getvalue().splitlines()
+    runs = runs_of(mx.policy_runs(), "all")
+    assert [(line.split()[1], line.split()[2]) for line in lines[2:9]] == \
+        [(hms(s), hms(r)) for s, r in runs.fires if r <= t("10:40")]
+    assert lines[9] == "registry rows 1 \u00b7 next run 10:52:00 \u00b7 duplicates 0 \u00b7 lost 0"
+
+
+def test_bullmq_store():
+    assert mx.bullmq_store().splitlines() == [
+        f"09:29  row 09:37 \u00b7 delayed [('repeat:reports:{t('09:37')}', '09:37')] \u00b7 ic 3",
+        f"10:09  row 09:37 \u00b7 delayed [('repeat:reports:{t('09:37')}', '09:37')] \u00b7 ic 3",
+        f"10:10  row 10:22 \u00b7 delayed [('repeat:reports:{t('10:22')}', '10:22')] \u00b7 ic 4",
+    ]
+
+
+def test_designs():
+    pump = mx.designs("pump").splitlines()
+    assert pump[0] == "pump design with the pump stopped, BullMQ's with no worker, 09:30 to 10:10:"
+    assert pump[-2:] == ["pump   waiting at 10:10: [] \u00b7 no job for ['09:52', '10:07']",
+                         "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
+    assert pump[5] == "   3  09:37:00   10:10:00  09:37:00     10:10:00"
+    workers = mx.designs("workers").splitlines()
+    assert workers[0] == "pump design with the workers stopped, BullMQ's with no worker, 09:30 to 10:10:"
+    assert workers[-2:] == ["pump   waiting at 10:10: ['09:37', '09:52', '10:07'] \u00b7 no job for []",
+                            "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
+    assert "pump: 7 runs" in workers[-4] and "at most 3 waiting" in workers[-4]
+    with pytest.raises(InputError, match="stopped 'nobody'"):
+        mx.designs("nobody")
+
+
+# -- the model -------------------------------------------------------------------------------------
+
+def test_default_frame_is_the_example():
+    f = mx.MissedModel().frame()
+    assert f.readout.splitlines() == EXAMPLE
+    assert (f.down, f.up, f.deadline) == (t("09:30"), t("10:10"), 5 * MIN)
+    assert f.title == "pump down 09:30 \u2192 10:10 \u00b7 skip deadline 5 min"
+    assert f.band == (t("09:30"), 40 * MIN)
+    assert [r.policy for r in f.runs] == list(mx.POLICIES)
+    assert f.runs == tuple(mx.policy_runs())
+
+
+def test_frame_points():
+    f = mx.MissedModel().frame()
+    skip_lane = sorted(x for x, y in f.released if y == 0)
+    assert skip_lane == [t(x) for x in ("09:07", "09:22", "10:22", "10:37", "10:52", "11:07", "11:22", "11:37")]
+    all_lane = sorted(x for x, y in f.released if y == 2)
+    assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
+    assert f.rings == ((t("09:37"), 6), (t("09:37"), 5), (t("09:37"), 4), (t("09:37"), 3), (t("09:37"), 2),
+                       (t("09:52"), 2), (t("10:07"), 2), (t("10:07"), 1))
+    assert f.links[-1] == ((t("10:07"), 1), (t("10:10"), 1))
+    assert f.skips == ((t("09:37"), 0),)
+    assert f.skip_links == (((t("09:37"), 0), (t("10:10"), 0)),)
+    assert f.collapsed == ((t("09:52"), 6), (t("10:07"), 6), (t("09:52"), 5), (t("10:07"), 5), (t("09:52"), 4),
+                           (t("10:07"), 4), (t("09:52"), 3), (t("10:07"), 3), (t("09:37"), 1), (t("09:52"), 1),
+                           (t("09:52"), 0), (t("10:07"), 0))
+    # a count where several jobs catch up, placed at the first; the skip lane caught nothing up
+    assert f.counts == (("", t("10:10")),) * 4 + (("\u00d73", t("10:10")), ("", t("10:10")), ("", mx.VIEW[0]))
+
+
+def test_moving_the_restart_and_the_deadline():
+    m = mx.MissedModel()
+    lines = m.frame(up=t("10:07")).readout.splitlines()
+    assert lines[1] == "snap:    10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert lines[4] == "release: 10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert lines[6] == "once:    10:07 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert m.frame(up=t("10:07")).band == (t("09:30"), 37 * MIN)
+    f = m.frame(deadline=35 * MIN)
+    assert f.readout.splitlines()[7] == \
+        "skip:    10:10 (slot 09:37, 33 min late \u2264 35 min), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert f.skips == ()
+    assert f.title.endswith("skip deadline 35 min")
+    assert m.frame(up=t("10:05")).readout.splitlines()[:4] == [
+        "pump down 09:30 \u2192 10:05 (35 min): slots 09:37, 09:52 missed",
+        "snap:    10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
+        "snap-v5: 10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+        "epoch:   10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+    ]
+    assert m.frame(down=t("09:30"), up=t("09:35")).readout.splitlines() == \
+        ["pump down 09:30 \u2192 09:35 (5 min): no slot missed"] + [
+        f"{p + ':':9}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept" for p in mx.POLICIES]
+
+
+def test_crossed_sliders_are_a_readout_not_an_exception():
+    m = mx.MissedModel()
+    f = m.frame(down=t("10:30"), up=t("10:00"))
+    assert f.readout == REFUSED
+    assert f.runs == () and f.released == () and f.links == () and f.collapsed == ()
+    assert f.band == (t("10:30"), 0)
+    assert f.title == "pump down 10:30, up 10:00: no outage to draw"
+    assert [label for label, _ in f.counts] == [""] * 7
+    # moving the restart past the start draws again
+    assert m.frame(down=t("10:30"), up=t("10:40")).readout.splitlines()[0] == \
+        "pump down 10:30 \u2192 10:40 (10 min): slot 10:37 missed"
+    # an outage of no length is one: the engine accepts it, nothing is missed
+    assert m.frame(down=t("10:30"), up=t("10:30")).readout.splitlines()[0] == \
+        "pump down 10:30 \u2192 10:30 (0 s): no slot missed"
+
+
+@pytest.mark.parametrize("name,bad", [
+    ("down", t("09:05")), ("down", "09:30"), ("down", t("09:30") + 1), ("down", float(t("09:30"))), ("down", True),
+    ("up", t("11:01")), ("up", "soon"), ("deadline", -5 * MIN), ("deadline", 90_000), ("deadline", "5m"),
+    ("deadline", 61 * MIN), ("nope", 1),
+])
+def test_bad_values_raise_and_change_nothing(name, bad):
+    from emqsim.figures.catalogue import figure
+
+    fig = figure("04 missed slots")
+    fig.update(up=t("10:07"))
+    before = (dict(fig.values), fig.frame)
+    label = {"down": "pump down", "up": "pump up", "deadline": "skip deadline"}.get(name, "no control")
+    with pytest.raises(InputError, match=rf"^{label} .*(is refused; give one of the|{name})"):
+        fig.update(**{name: bad})
+    assert (fig.values, fig.frame) == before
+    with pytest.raises(InputError):
+        fig.model.frame(**{name: bad})
+
+
+def test_laziness_and_shared_runs(monkeypatch):
+    calls = []
+    real = mx.policy_run
+
+    def counted(policy, *a, **kw):
+        calls.append(policy)
+        return real(policy, *a, **kw)
+
+    monkeypatch.setattr(mx, "policy_run", counted)
+    m = mx.MissedModel()
+    assert calls == []                                    # building the model runs nothing
+    m.frame()
+    assert calls == list(mx.POLICIES)                     # one frame: one run per policy
+    m.frame(deadline=35 * MIN)
+    assert calls[7:] == ["skip"]                          # the deadline reruns only `skip`
+    m.frame(deadline=5 * MIN, up=t("10:07"))
+    m.frame(up=t("10:10"))
+    assert len(calls) == 15                               # back to the default: nothing reruns
+    m.frame(down=t("10:30"), up=t("10:00"))
+    assert len(calls) == 15                               # a refused outage runs nothing
+
+
+def test_reachable_walks_the_restart():
+    m = mx.MissedModel()
+    combos, held = m.reachable()
+    assert held == ["down", "deadline"]
+    assert [c["up"] for c in combos] == list(mx.TIMES)
+    assert {(c["down"], c["deadline"]) for c in combos} == {(mx.DOWN, mx.DEADLINE)}
+    assert m.main().name == "up" and m.main().play.max_step == 15
+    assert m.positions("deadline", m.defaults())[5] == ("5 min", 5 * MIN)
+    assert m.positions("down", m.defaults())[0] == ("09:10", t("09:10"))
+    frames = [m.frame_at(c) for c in combos]
+    # restarts before 09:30 cross the sliders: the readout says so, no exception
+    assert sum(f.readout.startswith("pump up ") for f in frames) == 20
+    assert all(len(f.readout.splitlines()) == 8 for f in frames if not f.readout.startswith("pump up "))

@@ -1,0 +1,141 @@
+"""The lesson-model framework: declared controls, checked values, cached frames, the value sets
+the static site renders, and the generic panel built from the declarations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from emqsim import InputError  # noqa: E402
+from emqsim.figures.controls import Panel  # noqa: E402
+from emqsim.figures.view import Figure, View  # noqa: E402
+from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
+
+
+@dataclass(frozen=True)
+class ToyFrame:
+    x: int
+    mode: str
+    day: str
+    expr: str
+    readout: str
+
+
+class Toy(Model):
+    readout_id = "toy-readout"
+    controls = (
+        slider("x", range(10), 3, fmt=lambda v: f"{v} min", play=Play(step=2)),
+        choice("mode", ["a", "b"]),
+        choice("day", [], depends=lambda x, mode: [(f"{mode}{i}", f"{mode}{i}") for i in range(3)]),
+        text("expr", "0 9 * * *", ["*/5 * * * *"]),
+    )
+
+    def __init__(self):
+        super().__init__()
+        self.computed = 0
+
+    def compute(self, **v):
+        self.computed += 1
+        return ToyFrame(**v, readout=f"x={v['x']} {v['mode']} {v['day']} {v['expr']}")
+
+
+class ToyView(View):
+    width, height = 3.0, 2.0
+
+    def __init__(self, ax=None):
+        super().__init__(ax)
+        self.line, = self.ax.plot([], [])
+        self.ax.set_xlim(0, 10)
+        self.track(self.line)
+
+    def draw(self, frame):
+        self.line.set_data([0, frame.x], [0, 1])
+
+
+def test_defaults_fill_every_control_and_a_dependent_choice_gets_its_first_position():
+    assert Toy().defaults() == {"x": 3, "mode": "a", "day": "a0", "expr": "0 9 * * *"}
+
+
+def test_frames_are_computed_once_and_cached():
+    m = Toy()
+    assert m.computed == 0            # building a model computes nothing
+    first = m.frame(x=5)
+    assert m.frame(x=5) is first and m.computed == 1
+    assert m.frame(x=5, mode="b").day == "b0" and m.computed == 2
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"x": 11}, "x 11 is refused; give one of the 10 positions from 0 (0 min) to 9 (9 min)"),
+    ({"x": 3.0}, "x 3.0 is refused; give one of the 10 positions from 0 (0 min) to 9 (9 min)"),
+    ({"x": True}, "x True is refused; give one of the 10 positions from 0 (0 min) to 9 (9 min)"),
+    ({"mode": "c"}, "mode 'c' is refused; give one of 'a', 'b'"),
+    ({"day": "b1"}, "day 'b1' is refused; give one of 'a0', 'a1', 'a2'"),
+    ({"expr": 5}, "expr 5 is not text; e.g. '0 9 * * *'"),
+    ({"speed": 1}, "no control 'speed'; this figure has ['x', 'mode', 'day', 'expr']"),
+])
+def test_a_bad_value_is_one_error_naming_it_and_what_is_accepted(bad, message):
+    with pytest.raises(InputError) as info:
+        Toy().frame(**bad)
+    assert str(info.value) == message
+
+
+def test_reachable_walks_every_position_and_holds_the_largest_control_when_too_many():
+    m = Toy()
+    combos, held = m.reachable()
+    assert held == [] and len(combos) == 10 * 2 * 3 * 2
+    assert {"x": 9, "mode": "b", "day": "b2", "expr": "*/5 * * * *"} in combos
+    combos, held = m.reachable(limit=40)
+    assert held == ["day"] and len(combos) == 10 * 2 * 2   # day held at its first position
+    assert all(c["day"] == c["mode"] + "0" for c in combos)
+    combos, held = m.reachable(limit=10)
+    assert sorted(held) == ["day", "expr", "mode"] and [c["x"] for c in combos] == list(range(10))
+
+
+def test_a_figure_keeps_its_state_when_a_value_is_refused():
+    fig = Figure(Toy(), ToyView())
+    assert fig.update(x=7) == "x=7 a a0 0 9 * * *"
+    png = fig.png()
+    with pytest.raises(InputError):
+        fig.update(mode="b", x=99)      # a good value beside a bad one is not kept either
+    assert fig.values["mode"] == "a" and fig.frame.x == 7 and fig.png() == png
+    assert fig.update(mode="b") == "x=7 b b0 0 9 * * *"
+    assert fig.png() != fig.update(x=1) and fig.png() != png
+
+
+def test_the_panel_is_built_from_the_declarations_and_moves_the_figure():
+    import ipywidgets as w
+
+    fig = Figure(Toy(), ToyView())
+    panel = Panel(fig)
+    assert isinstance(panel.widgets["x"], w.SelectionSlider) and panel.widgets["x"].label == "3 min"
+    assert isinstance(panel.widgets["mode"], w.ToggleButtons)
+    assert isinstance(panel.widgets["expr"], w.Text)
+    assert panel.players["x"].play.step == 2
+    assert 'id="toy-readout"' in panel.readout.value
+    image = fig.live.image.value
+    panel.widgets["x"].value = 8
+    assert "x=8 a a0" in panel.readout.value and fig.live.image.value != image
+    panel.widgets["mode"].value = "b"   # the dependent day list follows
+    assert [v for _, v in panel.widgets["day"].options] == ["b0", "b1", "b2"]
+    assert panel.widgets["day"].value == "b0" and "x=8 b b0" in panel.readout.value
+    panel.widgets["expr"].value = "  */5 * * * *  "
+    assert fig.values["expr"] == "*/5 * * * *"
+
+
+def test_a_cell_that_updates_the_figure_moves_the_panel_too():
+    """After the panel cell, a notebook cell prints fig.update(...): the widgets must show those
+    values, or the next drag would combine what the widgets show with what the cell set."""
+    fig = Figure(Toy(), ToyView())
+    panel = Panel(fig)
+    fig.update(x=9, mode="b")
+    assert panel.widgets["x"].value == 9 and panel.widgets["mode"].value == "b"
+    assert [v for _, v in panel.widgets["day"].options] == ["b0", "b1", "b2"]
+    assert "x=9 b b0" in panel.readout.value
+    panel.widgets["x"].value = 2          # the next drag keeps the cell's mode
+    assert fig.values == {"x": 2, "mode": "b", "day": "b0", "expr": "0 9 * * *"}
+    assert "x=2 b b0" in panel.readout.value

@@ -1,0 +1,289 @@
+"""Lesson 07's model and texts, exact: the readouts, the frame's hours, the days each zone offers,
+and the texts the notebook prints. The cron-parser and BullMQ facts here are the ones cron-parser
+5.10.3 gives (tests/test_oracle_cron.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from emqsim import InputError
+from emqsim.lessons import time_zones as tz
+from emqsim.lessons.time_zones import RuleMarks, RunTag, TimeZonesModel
+from emqsim.timefmt import at
+
+NY = "America/New_York"
+FALL_NY = "\n".join([
+    "America/New_York 2026-11-01: at 06:00Z clocks go back from 02:00 EDT to 01:00 EST, "
+    "so 01:00-01:59 happens twice (a 25-hour day)",
+    "30 2 * * * fires once by croniter, 02:30 EST (07:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
+    # cron-parser runs the repeated 01:30 once, in its first pass, like Debian cron (the recording says so)
+    "30 1 * * * fires twice by croniter, 01:30 EDT (05:30Z) and 01:30 EST (06:30Z); "
+    "once by Debian cron, cron-parser and BullMQ, 01:30 EDT (05:30Z)",
+    "0 * * * * fires 25 times by croniter, 01:00 twice (05:00Z and 06:00Z); "
+    "Debian cron, cron-parser and BullMQ agree with croniter",
+])
+SPRING_NY = "\n".join([
+    "America/New_York 2026-03-08: at 07:00Z clocks go forward from 02:00 EST to 03:00 EDT, "
+    "so 02:00-02:59 never happens (a 23-hour day)",
+    "30 2 * * * fires once by croniter, 03:00 EDT (07:00Z); Debian cron agrees with croniter; "
+    "once by cron-parser and BullMQ, 03:30 EDT (07:30Z)",
+    "30 1 * * * fires once by croniter, 01:30 EST (06:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
+    "0 * * * * fires 23 times by croniter, no 02:00; Debian cron, cron-parser and BullMQ agree with croniter",
+])
+
+
+@pytest.fixture()
+def model():
+    return TimeZonesModel()
+
+
+# -- the readouts ---------------------------------------------------------------------------------------
+
+def test_default_is_new_york_falling_back(model):
+    assert model.defaults() == {"zone": NY, "day": "2026-11-01"}
+    assert model.frame().readout == FALL_NY
+    assert tz.readout(NY, "2026-11-01") == FALL_NY
+
+
+def test_spring_forward_readout(model):
+    assert model.frame(day="2026-03-08").readout == SPRING_NY
+
+
+@pytest.mark.parametrize("zone, day, header", [
+    ("UTC", "2026-11-01", "UTC 2026-11-01: no change, UTC (UTC+00:00) all day (a 24-hour day)"),
+    (NY, "2026-06-15", "America/New_York 2026-06-15: no change, EDT (UTC-04:00) all day (a 24-hour day)"),
+    (NY, "2026-12-25", "America/New_York 2026-12-25: no change, EST (UTC-05:00) all day (a 24-hour day)"),
+    ("Europe/London", "2026-03-29", "Europe/London 2026-03-29: at 01:00Z clocks go forward from 01:00 GMT "
+                                    "to 02:00 BST, so 01:00-01:59 never happens (a 23-hour day)"),
+    ("Australia/Sydney", "2026-04-05", "Australia/Sydney 2026-04-05: at 16:00Z clocks go back from 03:00 AEDT "
+                                       "to 02:00 AEST, so 02:00-02:59 happens twice (a 25-hour day)"),
+    # half an hour back: the day is 24.5 hours long (it used to read "a 24-hour day")
+    ("Australia/Lord_Howe", "2026-04-05", "Australia/Lord_Howe 2026-04-05: at 15:00Z clocks go back from 02:00 +11 "
+                                          "to 01:30 +1030, so 01:30-01:59 happens twice (a 24.5-hour day)"),
+])
+def test_day_headers(zone, day, header):
+    assert tz.day_header(zone, day) == header
+
+
+def test_london_springs_forward_over_one_thirty():
+    assert tz.expression_line("30 1 * * *", "Europe/London", "2026-03-29") == (
+        "30 1 * * * fires once by croniter, 02:00 BST (01:00Z); Debian cron agrees with croniter; "
+        "once by cron-parser and BullMQ, 02:30 BST (01:30Z)")
+
+
+def test_sydney_falls_back_over_two_thirty():
+    assert tz.expression_line("30 2 * * *", "Australia/Sydney", "2026-04-05") == (
+        "30 2 * * * fires twice by croniter, 02:30 AEDT (15:30Z) and 02:30 AEST (16:30Z); "
+        "once by Debian cron, cron-parser and BullMQ, 02:30 AEDT (15:30Z)")
+
+
+def test_every_half_hour_summarised():
+    assert tz.expression_line("*/30 * * * *", NY, "2026-11-01") == (
+        "*/30 * * * * fires 50 times by croniter, 01:00 twice (05:00Z and 06:00Z), "
+        "01:30 twice (05:30Z and 06:30Z); Debian cron, cron-parser and BullMQ agree with croniter")
+    assert tz.expression_line("*/30 * * * *", NY, "2026-03-08") == (
+        "*/30 * * * * fires 46 times by croniter, no 02:00 or 02:30; "
+        "Debian cron, cron-parser and BullMQ agree with croniter")
+
+
+def test_where_bullmq_and_the_cron_parser_iterator_part():
+    # one iterator notes the skipped 02:00 hour and runs all three slots in the landing hour;
+    # BullMQ parses afresh from each run, so after 03:00 it has no note and goes to the next day
+    assert tz.expression_line("*/20 2 * * *", NY, "2026-03-08") == (
+        "*/20 2 * * * fires once by croniter, 03:00 EDT (07:00Z); never by Debian cron, no 02:00 or 02:20 or 02:40; "
+        "3 times by cron-parser, 03:00 EDT (07:00Z), 03:20 EDT (07:20Z) and 03:40 EDT (07:40Z); "
+        "BullMQ agrees with croniter")
+    assert tz.expression_line("* 1 * * *", NY, "2026-11-01") == (
+        "* 1 * * * fires 120 times by croniter, 01:00 twice (05:00Z and 06:00Z), 01:01 twice (05:01Z and 06:01Z), "
+        + ", ".join(f"01:{m:02d} twice (05:{m:02d}Z and 06:{m:02d}Z)" for m in range(2, 60))
+        + "; Debian cron agrees with croniter; 60 times by cron-parser and BullMQ")
+
+
+def test_lane_text():
+    assert tz.lane_text("debian", [1], [1, 2 * 3_600_000]) == "Debian cron skips 02:00Z"
+    assert tz.lane_text("cron-parser", [1_800_000], [0]) == "cron-parser runs 00:30Z and skips 00:00Z"
+    assert tz.lane_text("debian", [0], [0]) == ""
+    assert tz.lane_text("cron-parser", [0], [0, 3_600_000], "cron-parser (and BullMQ)") == (
+        "cron-parser (and BullMQ) skips 01:00Z")
+    assert tz.lane_text("debian", [], [h * 3_600_000 for h in range(5)]) == (
+        "Debian cron skips 00:00Z, 01:00Z, 02:00Z and 2 more")
+
+
+def test_title():
+    assert tz.title(NY, "2026-11-01") == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
+    assert tz.title("UTC", "2026-03-08") == "UTC 2026-03-08: no change, a 24-hour day"
+
+
+# -- the frame ---------------------------------------------------------------------------------------------
+
+def test_fall_back_frame(model):
+    f = model.frame()
+    # croniter: 30 2 at 02:30 EST (3.5 h after midnight EDT), 30 1 at 1.5 h and 2.5 h, hourly 0..24
+    assert f.runs == ((3.5,), (1.5, 2.5), tuple(float(h) for h in range(25)))
+    assert f.tags == ((RunTag("07:30Z", 3.5),), (RunTag("05:30Z", 1.5, left=True), RunTag("06:30Z", 2.5)), ())
+    assert f.counts == ("", "", "25 runs")
+    # Debian cron and cron-parser both skip croniter's second 01:30 (06:30Z); nothing else differs
+    assert [lane for lane in f.lanes if lane.text] == [
+        RuleMarks("debian", 1, (), (2.5,), "Debian cron skips 06:30Z", 2.5),
+        RuleMarks("cron-parser", 1, (), (2.5,), "cron-parser (and BullMQ) skips 06:30Z", 2.5)]
+    assert [(lane.row, lane.rule) for lane in f.lanes] == [(r, rule) for r in range(3) for rule in tz.LANE_RULES]
+    # the change at 06:00Z (2 h after midnight EDT), the 01:00 hour on both passes, a 25-hour day
+    assert (f.change, f.passes, f.length) == (2.0, ((1.0, 1.0), (2.0, 1.0)), 25.0)
+    # labelled hours: every sixth and either side of the change; local over UTC, 01 twice
+    assert f.ticks == ((0.0, "00\n04"), (1.0, "01\n05"), (2.0, "01\n06"), (3.0, "02\n07"), (6.0, "05\n10"),
+                       (12.0, "11\n16"), (18.0, "17\n22"), (24.0, "23\n04"))
+    assert f.title == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
+    assert f.xlabel == "hour: local (America/New_York) over UTC"
+    assert (f.zone, f.day, f.expressions) == (NY, "2026-11-01", tz.EXPRESSIONS)
+
+
+def test_spring_forward_frame(model):
+    f = model.frame(day="2026-03-08")
+    assert f.runs[0] == (2.0,) and f.runs[1] == (1.5,) and len(f.runs[2]) == 23
+    assert f.runs[2][:3] == (0.0, 1.0, 2.0)                              # 02:00 EST never shows: 03:00 EDT is 2 h
+    # cron-parser runs 03:30 EDT (2.5 h after midnight) where croniter ran 03:00 EDT
+    assert f.lanes[1] == RuleMarks("cron-parser", 0, (2.5,), (2.0,),
+                                   "cron-parser (and BullMQ) runs 07:30Z and skips 07:00Z", 2.5)
+    assert (f.change, f.passes, f.length) == (2.0, (), 23.0)
+    assert [t for _, t in f.ticks][:3] == ["00\n05", "01\n06", "03\n07"]  # no 02 on the local clock
+
+
+def test_utc_has_no_such_day(model):
+    f = model.frame(zone="UTC", day="2026-03-08")
+    assert f.readout.splitlines()[0] == "UTC 2026-03-08: no change, UTC (UTC+00:00) all day (a 24-hour day)"
+    assert (f.change, f.passes, f.length) == (None, (), 24.0)
+    assert all(not lane.skipped and not lane.extra for lane in f.lanes)
+    assert f.counts == ("", "", "24 runs")
+    assert [t for _, t in f.ticks] == ["00\n00", "06\n06", "12\n12", "18\n18", "00\n00"]
+
+
+def test_bullmq_apart_from_the_cron_parser_iterator_names_itself():
+    m = TimeZonesModel()
+    m.expressions = ("*/20 2 * * *",)
+    lanes = {lane.rule: lane for lane in m.frame(day="2026-03-08").lanes}
+    assert lanes["cron-parser"].text == "cron-parser (not BullMQ) runs 07:20Z, 07:40Z"
+    assert lanes["debian"].text == "Debian cron skips 07:00Z"
+
+
+# -- the days each zone offers, and moving between zones --------------------------------------------------
+
+def test_choices():
+    assert [(c.day, c.kind) for c in tz.choices(NY)] == [
+        ("2026-03-07", "before forward"), ("2026-03-08", "forward"), ("2026-03-09", "after forward"),
+        ("2026-06-15", "ordinary"), ("2026-10-31", "before back"), ("2026-11-01", "back"),
+        ("2026-11-02", "after back")]
+    assert [c.label for c in tz.choices("UTC")] == [
+        "2026-03-08 \u00b7 no change in UTC (New York goes forward)", "2026-06-15 \u00b7 no change",
+        "2026-11-01 \u00b7 no change in UTC (New York goes back)"]
+    assert [c.day for c in tz.choices("Australia/Sydney") if c.kind in ("back", "forward")] == [
+        "2026-04-05", "2026-10-04"]
+    with pytest.raises(InputError, match="unknown time zone 'Mars/Base'"):
+        tz.choices("Mars/Base")
+
+
+def test_day_positions_depend_on_the_zone(model):
+    assert model.positions("day", {"zone": "Europe/London"})[0] == (
+        "2026-03-28 \u00b7 the day before clocks go forward", "2026-03-28")
+    assert [d for _, d in model.positions("day", {"zone": "UTC"})] == ["2026-03-08", "2026-06-15", "2026-11-01"]
+
+
+def test_zone_change_keeps_the_kind_of_day(model):
+    spring = model.values(None, day="2026-03-08")                       # New York springs forward
+    assert model.values(spring, zone="Australia/Sydney") == {"zone": "Australia/Sydney", "day": "2026-10-04"}
+    assert model.values(spring, zone="Europe/London")["day"] == "2026-03-29"
+    assert model.values(spring, zone="UTC")["day"] == "2026-03-08"     # the same date, now in UTC
+    # a kind UTC does not offer: the default day
+    assert model.values(model.values(None, day="2026-03-07"), zone="UTC")["day"] == "2026-11-01"
+    # a day given with the zone is taken as given
+    assert model.values(spring, zone="Europe/London", day="2026-10-25")["day"] == "2026-10-25"
+    assert tz.same_kind_of_day("2026-11-02", NY, "Europe/London") == "2026-10-26"
+
+
+@pytest.mark.parametrize("kw, message", [
+    # the value refused, then what is accepted
+    ({"zone": "Mars/Base"}, r"zone 'Mars/Base' .*'America/New_York'.*'UTC'"),
+    ({"zone": "Asia/Tokyo"}, r"zone 'Asia/Tokyo' .*'America/New_York'.*'UTC'"),
+    ({"day": "2026-11-31"}, r"day '2026-11-31' .*'2026-03-07'.*'2026-11-02'"),
+    # any day can be read with `readout`, but the figure offers its zone's days only
+    ({"day": "2026-12-25"}, r"day '2026-12-25' .*'2026-03-07'"),
+    ({"zone": "Europe/London", "day": "2026-03-08"}, r"day '2026-03-08' .*'2026-03-28'"),
+    ({"expr": "30 1 * * *"}, "no control 'expr'"),
+])
+def test_bad_values_name_the_value(model, kw, message):
+    with pytest.raises(InputError, match=message):
+        model.frame(**kw)
+    assert not model._frames                                   # nothing computed or kept
+
+
+# -- what the static site renders, and what a frame costs ------------------------------------------------
+
+def test_every_zone_and_day_is_reachable(model):
+    combos, held = model.reachable()
+    assert held == [] and len(combos) == 7 + 7 + 7 + 3
+    assert {c["zone"] for c in combos} == set(tz.ZONES)
+    assert combos[:2] == [{"zone": NY, "day": "2026-03-07"}, {"zone": NY, "day": "2026-03-08"}]
+    for values in combos:
+        assert model.frame(**values).readout.startswith(f"{values['zone']} {values['day']}: ")
+
+
+def test_lazy_one_day_per_frame(monkeypatch):
+    asked = []
+    real = tz.day_rules
+    monkeypatch.setattr(tz, "day_rules", lambda e, zone, day: asked.append((e, zone, day)) or real(e, zone, day))
+    m = TimeZonesModel()
+    assert asked == []                                          # building the model asks the engine nothing
+    first = m.frame()
+    assert asked == [(e, NY, "2026-11-01") for e in tz.EXPRESSIONS]
+    assert m.frame(zone=NY) is first and len(asked) == 3        # kept
+    m.frame(zone="UTC")
+    assert asked[3:] == [(e, "UTC", "2026-11-01") for e in tz.EXPRESSIONS]
+
+
+# -- the notebook's texts --------------------------------------------------------------------------------
+
+def test_rule_runs():
+    assert tz.rule_runs("30 1 * * *", NY, "2026-11-01").splitlines() == [
+        f"croniter     [{at('2026-11-01 05:30')}, {at('2026-11-01 06:30')}]  "
+        "['01:30 EDT (05:30Z)', '01:30 EST (06:30Z)']",
+        f"debian       [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']",
+        f"cron-parser  [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']",
+        f"bullmq       [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']"]
+
+
+def test_labelled_runs():
+    assert tz.labelled_runs([at("2026-11-01 05:30"), at("2026-11-02 06:30")], NY) == (
+        f"{at('2026-11-01 05:30')} 01:30 EDT (05:30Z)\n{at('2026-11-02 06:30')} 01:30 EST (06:30Z)")
+    assert tz.labelled_runs([], NY) == ""
+
+
+def test_rules_table():
+    assert tz.rules_table("America/Havana", "2026-11-01", ["15 0 * * *", "0 * * * *"]).splitlines() == [
+        "America/Havana 2026-11-01",
+        "expression  croniter          Debian cron  cron-parser  BullMQ",
+        "----------  ----------------  -----------  -----------  ---------",
+        "15 0 * * *  2: 04:15Z 05:15Z  1: 04:15Z    1: 04:15Z    1: 04:15Z",
+        "0 * * * *   25                25           25           25"]
+
+
+def test_recorded():
+    assert tz.recorded("30 1 * * *", NY, "2026-11-01").splitlines() == [
+        "recorded: cron-parser 5.10.3 on America/New_York 2026-11-01, '30 1 * * *'",
+        "  next() iterated:          ['01:30 EDT (05:30Z)']",
+        "  fresh parse per run:      ['01:30 EDT (05:30Z)']",
+        "  emqsim 'cron-parser' rule: the same; 'bullmq' rule: the same"]
+    with pytest.raises(ValueError, match="no recorded cron-parser case for '1 2 3 4 5'"):
+        tz.recorded("1 2 3 4 5", NY, "2026-11-01")
+
+
+def test_row_across_change():
+    assert tz.row_across_change(fires=3) == "\n".join([
+        "upsert 'nightly' cron '30 1 * * *' tz America/New_York at 2026-10-31 12:00 EDT: created",
+        f"  nightly score {at('2026-11-01 05:30')} = 2026-11-01T05:30:00Z = 2026-11-01T01:30:00-04:00 EDT (rows: 1)",
+        "  record: pattern '30 1 * * *', tz 'America/New_York'",
+        f"fire 1: released 01:30 EDT (05:30Z) -> nightly score {at('2026-11-01 06:30')} = 2026-11-01T06:30:00Z"
+        " = 2026-11-01T01:30:00-05:00 EST (rows: 1)",
+        f"fire 2: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-02 06:30')} = 2026-11-02T06:30:00Z"
+        " = 2026-11-02T01:30:00-05:00 EST (rows: 1)",
+        f"fire 3: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-03 06:30')} = 2026-11-03T06:30:00Z"
+        " = 2026-11-03T01:30:00-05:00 EST (rows: 1)",
+    ])
