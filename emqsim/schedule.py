@@ -5,7 +5,7 @@ The rule is the whole lesson of the module:
 - ``release``: the release instant plus the gap (EchoMQ's ``now_ms() + every_ms``);
 - ``finish``: start-to-finish, measured from when the run ended.
 
-Two per-schedule policies say what the peers disagree on (DOMAIN.md, section 4):
+Two per-schedule policies say what the peers disagree on:
 - ``missed``: what a late release does with the slots it missed. ``snap`` (BullMQ's job
   schedulers since 5.80.1, 6.x included: one run for the row's slot, then the nearest slot
   on the phase grid), ``snap-v5`` (their snap in 5.59.0 to 5.80.0: the same run, then the

@@ -93,7 +93,7 @@ def connect(url: str | None = None) -> redis.Redis:
     anything is written."""
     url = env_url() if url is None else url
     if url is None:
-        import fakeredis  # imported late: it costs about 0.35 s
+        import fakeredis  # imported late: slow to import, and a real server never needs it
 
         return fakeredis.FakeRedis()
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""

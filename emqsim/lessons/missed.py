@@ -4,7 +4,7 @@ A schedule runs every 15 minutes from 09:07 UTC on the course's day, so its slot
 :07, :22, :37 and :52. The pump goes down and comes back; the registry row still holds the
 first slot it missed. What the release at the restart does with the missed slots is the
 schedule's ``missed`` policy (`emqsim.schedule`), and `MissedModel` gives all seven, one set
-of `PolicyRuns` each: BullMQ's job-scheduler snap as bullmq 6.7.0 computes it, the same snap
+of `OutageRuns` each: BullMQ's job-scheduler snap as bullmq 6.7.0 computes it, the same snap
 as bullmq 5.59.0 to 5.80.0 computed it, the legacy repeatable jobs' ``getNextMillis`` (the
 "epoch" policy), EchoMQ's ``now + every``, replay all, fire once for the latest slot, and
 skip past a deadline.
@@ -100,7 +100,7 @@ def instant(value: int | str, what: str = "time") -> int:
 # -- one policy after one outage -----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PolicyRuns:
+class OutageRuns:
     """One policy after one outage: its jobs as (slot stood for, released), its skipped
     occurrences as (slot, instant skipped), the outage's missed slots, and what the run counted."""
 
@@ -138,7 +138,7 @@ class PolicyRuns:
 
 
 def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
-               engine: bool = False) -> PolicyRuns:
+               engine: bool = False) -> OutageRuns:
     """`policy` for an outage from `down` to `up`, from the reference model, or from the Lua
     engine (`Simulation` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
     The engine's checks refuse an outage that ends before it starts or begins before the first run."""
@@ -156,11 +156,11 @@ def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline
         fires, skips = tuple(zip(r.slot.tolist(), r.released.tolist())), tuple((a, b) for a, b, _ in r.skips)
         lost = duplicates = 0
     missed = tuple(CADENCE.missed(down, up, PHASE, first=FIRST))
-    return PolicyRuns(policy, fires, skips, missed, up, dl, lost, duplicates)
+    return OutageRuns(policy, fires, skips, missed, up, dl, lost, duplicates)
 
 
 def policy_runs(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
-                engine: bool = False) -> list[PolicyRuns]:
+                engine: bool = False) -> list[OutageRuns]:
     """The seven policies for one outage, in lane order (see `policy_run`)."""
     return [policy_run(p, down, up, deadline, engine=engine) for p in POLICIES]
 
@@ -177,7 +177,7 @@ def phase_text(ms: int) -> str:
     return f":{p // MINUTE:02d}" + (f":{p % MINUTE // 1000:02d}" if p % MINUTE else "")
 
 
-def runs_line(runs: PolicyRuns) -> str:
+def runs_line(runs: OutageRuns) -> str:
     """'snap:     10:10 (slot 09:37), then 10:22, 10:37 · phase :07 kept'."""
     late = runs.catch_up
     fmt = hms if any(r % MINUTE for _, r in late) else hm
@@ -201,7 +201,7 @@ def runs_line(runs: PolicyRuns) -> str:
     return head + ", ".join(_t(r) for r in then[:2]) + f" \u00b7 {phase}"
 
 
-def readout_text(down: int, up: int, runs: list[PolicyRuns] | tuple[PolicyRuns, ...]) -> str:
+def readout_text(down: int, up: int, runs: list[OutageRuns] | tuple[OutageRuns, ...]) -> str:
     """A head line for the outage, then one line per policy."""
     missed = runs[0].missed
     what = (f"slot{'s' if len(missed) > 1 else ''} {', '.join(hm(s) for s in missed)} missed" if missed
@@ -326,7 +326,7 @@ class MissedFrame:
     down: int
     up: int
     deadline: int
-    runs: tuple[PolicyRuns, ...]
+    runs: tuple[OutageRuns, ...]
     band: tuple[int, int]
     released: tuple[Point, ...]
     rings: tuple[Point, ...]
@@ -356,7 +356,7 @@ class MissedModel(Model):
         super().__init__()
         self._runs: OrderedDict = OrderedDict()
 
-    def runs(self, policy: str, down: int, up: int, deadline: int) -> PolicyRuns:
+    def runs(self, policy: str, down: int, up: int, deadline: int) -> OutageRuns:
         """One policy's runs, computed once per outage (and per deadline for `skip` only)."""
         key = (policy, down, up, deadline if policy == "skip" else None)
         hit = self._runs.get(key)
@@ -397,7 +397,7 @@ class MissedModel(Model):
 
 __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
-    "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "PolicyRuns", "bullmq_store",
+    "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
     "designs", "engine_check", "instant", "phase_text", "policy_run", "policy_runs", "readout_text",
     "refused_text", "runs_line", "schedule", "skip_trace", "snap_arithmetic",
 ]

@@ -76,7 +76,7 @@ class OverlapJob(NamedTuple):
 
 
 @dataclass(frozen=True)
-class PolicyRuns:
+class OverlapRuns:
     """One policy, one run length: the runs released in the window and the slots skipped."""
 
     policy: str
@@ -151,7 +151,7 @@ def _window(every: int | str, slots: int, start: int) -> tuple[int, int]:
 
 
 def policy_runs(policy: str, run: int | str, *, start: int = START, every: int | str = EVERY, slots: int = SLOTS,
-                workers: int = WORKERS) -> PolicyRuns:
+                workers: int = WORKERS) -> OverlapRuns:
     """Run one schedule under `policy` with runs of `run` (ms or "20m") through the engine, up to
     and including the release after the window; keep the window's runs and skipped slots."""
     one_of(policy, POLICIES, "overlap policy")
@@ -162,11 +162,11 @@ def policy_runs(policy: str, run: int | str, *, start: int = START, every: int |
         trace = sim.run(until=end)
     jobs = tuple(OverlapJob(f.slot, f.released, f.started, f.finished, f.cancelled) for f in trace if f.released < end)
     skipped = tuple(s.slot for s in trace.skips if s.at < end)
-    return PolicyRuns(policy, worker.run, jobs, skipped, start, end)
+    return OverlapRuns(policy, worker.run, jobs, skipped, start, end)
 
 
 def reference_runs(policy: str, run: int | str, *, start: int = START, every: int | str = EVERY,
-                   slots: int = SLOTS, workers: int = WORKERS) -> PolicyRuns:
+                   slots: int = SLOTS, workers: int = WORKERS) -> OverlapRuns:
     """`policy_runs` by the reference model instead of the Lua scripts: the same runs (the
     tests hold them equal), without Redis; what the layout is measured with."""
     one_of(policy, POLICIES, "overlap policy")
@@ -176,7 +176,7 @@ def reference_runs(policy: str, run: int | str, *, start: int = START, every: in
     jobs = tuple(OverlapJob(*x) for x in zip(ref.slot.tolist(), ref.released.tolist(), ref.started.tolist(),
                                             ref.finished.tolist(), ref.cancelled.tolist()) if x[1] < end)
     skipped = tuple(slot for slot, at_, _ in ref.skips if at_ < end)
-    return PolicyRuns(policy, worker.run, jobs, skipped, start, end)
+    return OverlapRuns(policy, worker.run, jobs, skipped, start, end)
 
 
 def bar_rows(jobs: tuple[OverlapJob, ...]) -> list[int]:
@@ -196,9 +196,9 @@ def bar_rows(jobs: tuple[OverlapJob, ...]) -> list[int]:
 
 # -- text the notebook prints -------------------------------------------------------------------
 
-def readout(runs: tuple[PolicyRuns, ...], *, every: int | str = EVERY, slots: int = SLOTS,
+def readout(runs: tuple[OverlapRuns, ...], *, every: int | str = EVERY, slots: int = SLOTS,
             workers: int = WORKERS) -> str:
-    """A header line, then one line per policy (see `PolicyRuns.line`)."""
+    """A header line, then one line per policy (see `OverlapRuns.line`)."""
     gap, first = Every(every).ms, runs[0]
     head = (f"runs of {first.run // MINUTE} min, a release every {format_duration(gap)} from {hm(first.start)} "
             f"to {hm(first.start + (slots - 1) * gap)} ({slots} slots), {workers} workers a lane")
@@ -216,7 +216,7 @@ def _cell(policy: str, job: OverlapJob | None) -> str:
     return span
 
 
-def slots_table(runs: tuple[PolicyRuns, ...], every: int | str = EVERY) -> str:
+def slots_table(runs: tuple[OverlapRuns, ...], every: int | str = EVERY) -> str:
     """Slot by slot, what each policy did: a run's span, its wait, its cancel, or a skip."""
     first = runs[0]
     grid = []
@@ -304,14 +304,14 @@ class OverlapFrame:
     """One run length: the engine's lanes, what the view draws of them, and the readout."""
 
     run: int                     # minutes
-    runs: tuple[PolicyRuns, ...]  # the engine's answer, per policy
+    runs: tuple[OverlapRuns, ...]  # the engine's answer, per policy
     marks: tuple[PolicyMarks, ...]
     layout: OverlapLayout
     title: str                   # the run length, after the layout's title
     readout: str
 
 
-def marks(runs: PolicyRuns, hi: int) -> PolicyMarks:
+def marks(runs: OverlapRuns, hi: int) -> PolicyMarks:
     """A lane's bars, waits, skips and counts; the runs-at-once steps held to `hi`."""
     done, cut, waits = [], [], []
     for j, r in zip(runs.jobs, bar_rows(runs.jobs)):
@@ -334,10 +334,10 @@ class OverlapModel(Model):
 
     def __init__(self):
         super().__init__()
-        self._runs: dict[tuple[str, int], PolicyRuns] = {}
+        self._runs: dict[tuple[str, int], OverlapRuns] = {}
         self._layout: OverlapLayout | None = None
 
-    def policy_runs(self, policy: str, run: int) -> PolicyRuns:
+    def policy_runs(self, policy: str, run: int) -> OverlapRuns:
         """The engine's lane for `policy` with runs of `run` whole minutes, simulated once."""
         key = (one_of(policy, POLICIES, "overlap policy"), one_of(run, RUNS, "run"))
         if key not in self._runs:
@@ -374,6 +374,6 @@ class OverlapModel(Model):
                             readout(runs))
 
 
-__all__ = ["OverlapFrame", "OverlapJob", "OverlapLayout", "OverlapModel", "PolicyMarks", "PolicyRuns",
+__all__ = ["OverlapFrame", "OverlapJob", "OverlapLayout", "OverlapModel", "PolicyMarks", "OverlapRuns",
            "backlog_growth", "bar_rows", "marks", "policy_runs", "readout", "reference_runs", "slots_table",
            "snapped_slots"]

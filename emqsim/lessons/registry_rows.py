@@ -63,7 +63,7 @@ def row_score(ms: int | float, tz: str = "UTC") -> str:
 
 
 @dataclass(frozen=True)
-class State:
+class RowState:
     """What the registry and the queue hold after `fires` fires."""
 
     fires: int
@@ -75,7 +75,7 @@ class State:
     minted: int | None            # what that id decodes to (Unix ms)
 
 
-def describe(st: State, tz: str = "UTC") -> str:
+def describe(st: RowState, tz: str = "UTC") -> str:
     """The readout: the registry and the newest job after `st.fires` fires."""
     last = "no job yet" if st.job_id is None else \
         f"last job {st.job_id} minted {hms(st.minted, tz)} on {_day(st.minted, tz)}"
@@ -83,7 +83,7 @@ def describe(st: State, tz: str = "UTC") -> str:
             f"row {st.name} -> {row_score(st.score, tz)} · {last}")
 
 
-def cursor_text(st: State, tz: str = "UTC") -> str:
+def cursor_text(st: RowState, tz: str = "UTC") -> str:
     """The box on the figure: the row at the cursor and the newest job."""
     job = "none yet" if st.job_id is None else f"{st.job_id} ({hms(st.minted, tz)})"
     return f"cursor at {_fires(st.fires)}: row {st.name} -> {row_score(st.score, tz)}\nlatest job {job}"
@@ -113,7 +113,7 @@ class RegistryRowsFrame:
     x: np.ndarray
     jobs: np.ndarray
     sizes: np.ndarray
-    state: State
+    state: RowState
     top: int
     title: str
 
@@ -192,12 +192,12 @@ class RegistryRowsModel(Model):
             raise InputError(f"fires {fires!r} is out of range; use a whole number 0..{self.top}", "fires")
         return int(fires)
 
-    def state(self, fires: int) -> State:
+    def state(self, fires: int) -> RowState:
         """The state after `fires` fires (0 = right after registration), running the walk there."""
         k = self._check(fires)
         self.walk(k)
         score, job_id = self._scores[k], self._job_ids[k]
-        return State(k, int(self._sizes[k]), self.name, INF if score == INF else int(score), int(self._jobs[k]),
+        return RowState(k, int(self._sizes[k]), self.name, INF if score == INF else int(score), int(self._jobs[k]),
                      job_id, None if job_id is None else minted_at(job_id))
 
     def compute(self, fires: int) -> RegistryRowsFrame:
