@@ -21,7 +21,6 @@ covers is `Every.missed`; whether an outage is one at all is `Faults(outage=...)
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
 from collections import OrderedDict
