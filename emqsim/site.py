@@ -19,7 +19,6 @@ import copy
 import html
 import re
 import sys
-import time
 from pathlib import Path
 
 from . import site_player
@@ -200,11 +199,10 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
                 raise ValueError(f"{path.name}: a panel cell names the figure {title!r}; "
                                  f"the catalogue has {sorted(SOURCES)}")
             titles.append(title)
-    started = time.monotonic()
     players = site_player.players(titles, jobs=jobs)
-    if log is not None:
+    if log is not None:  # no clock read: the site is the same whenever it is built
         frames = sum(len(p.frames) for p in players.values())
-        log(f"{len(players)} live figures, {frames} frames rendered in {time.monotonic() - started:.1f} s")
+        log(f"{len(players)} live figures, {frames} frames rendered")
         for player in players.values():
             log(f"  {player.summary()}")
     out.mkdir(parents=True, exist_ok=True)
@@ -239,7 +237,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs is not None and args.jobs < 1:
         print(f"emqsim.site: error: --jobs {args.jobs} must be 1 or more", file=sys.stderr)
         return 2
-    started = time.monotonic()
     try:
         pages = build(args.notebooks, args.out, jobs=args.jobs, log=print)
     except ValueError as exc:
@@ -249,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(p.stat().st_size for p in pages)
     for p in pages[:-1]:
         print(f"  {p.name}: {p.stat().st_size / 1e6:.1f} MB")
-    print(f"{len(pages) - 1} pages and {index} written ({total / 1e6:.1f} MB, "
-          f"{time.monotonic() - started:.0f} s); open {index.resolve().as_uri()}")
+    print(f"{len(pages) - 1} pages and {index} written ({total / 1e6:.1f} MB); "
+          f"open {index.resolve().as_uri()}")
     return 0
 
 
