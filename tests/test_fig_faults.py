@@ -9,13 +9,11 @@ import pytest
 from emqsim.figures import catalogue
 from emqsim.figures.faults import FaultsView
 from emqsim.lessons import faults as lf
-from emqsim.timefmt import at
+from emqsim.course import EVERY, MINUTE, START
 
 matplotlib.use("Agg")
 
-T0 = at("2026-11-30 09:00")
-MIN = 60_000
-SLOT = 15 * MIN
+T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
 TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.DESIGNS
 TITLE = "06 crash between two writes"
 

@@ -79,3 +79,18 @@ def test_every_catalogue_entry_has_its_model_and_view():
     for title, (module, model, view) in catalogue.SOURCES.items():
         assert hasattr(importlib.import_module(f"emqsim.lessons.{module}"), model), title
         assert hasattr(importlib.import_module(f"emqsim.figures.{module}"), view), title
+
+
+def test_every_lesson_model_computes_its_frame_with_nothing_that_draws_loaded():
+    """Stronger than reading the imports: every model of the catalogue, built and asked for its
+    default frame in a fresh interpreter, has pulled in no drawing library, even indirectly."""
+    import subprocess
+    import sys
+
+    from emqsim.figures import catalogue
+
+    calls = "; ".join(f"import emqsim.lessons.{m}; emqsim.lessons.{m}.{model}().frame()"
+                      for m, model, _ in catalogue.SOURCES.values())
+    code = f"import sys; {calls}; print(sorted(k for k in {DRAWING!r} if k in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -3,8 +3,6 @@ one registry row each rule becomes; every instant from the engine."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -40,13 +38,6 @@ def test_fixture_instants():
     assert at("2026-11-30 08:48") == NOV30_0848 == ci.NOW
     assert at("2026-12-01 09:00") == DEC01_9
     assert (ci.AXIS_START, ci.AXIS_END) == (at("2026-11-30 08:00"), at("2026-11-30 10:00"))
-
-
-def test_the_lesson_draws_nothing():
-    code = ("import sys, emqsim.lessons.cron_interval; "
-            "print([m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
 
 
 # -- the rule: pure functions --------------------------------------------------------------

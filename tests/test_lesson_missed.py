@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sys
 
 import pytest
 
@@ -41,15 +40,6 @@ def runs_of(runs, policy):
 
 
 # -- the module ----------------------------------------------------------------------------------
-
-def test_the_lesson_imports_no_drawing_library():
-    code = ("import sys; import emqsim.lessons.missed; "
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules))")
-    import subprocess
-
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
 
 def test_constants_come_from_the_course_and_the_engine():
     from emqsim import course

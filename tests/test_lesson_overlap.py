@@ -3,8 +3,6 @@ the model's frames, its laziness, and the text the notebook prints."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -257,13 +255,6 @@ def test_a_bad_run_length_is_refused_and_nothing_is_kept():
     with pytest.raises(InputError, match="run 41 is not one of 1, 2"):
         m.policy_runs("skip", 41)
     assert m.simulated() == 4 and len(m._frames) == 1
-
-
-def test_lesson_imports_nothing_that_draws():
-    code = ("import sys, emqsim.lessons.overlap; "
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
 
 
 # -- section 4: the pump against BullMQ's chain -------------------------------------------------

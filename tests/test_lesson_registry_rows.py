@@ -24,16 +24,6 @@ def model():
     m.close()
 
 
-def test_the_lesson_draws_nothing():
-    import subprocess
-    import sys
-
-    code = ("import sys, emqsim.lessons.registry_rows; "
-            "print([m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 # -- the slider ---------------------------------------------------------------------------------
 
 

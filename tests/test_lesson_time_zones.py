@@ -40,13 +40,13 @@ def model():
 # -- the readouts ---------------------------------------------------------------------------------------
 
 def test_default_is_new_york_falling_back(model):
-    assert model.defaults() == {"zone": NY, "day": "2026-11-01"}
+    assert model.defaults() == {"zone": NY, "day": "back"}
     assert model.frame().readout == FALL_NY
     assert tz.readout(NY, "2026-11-01") == FALL_NY
 
 
 def test_spring_forward_readout(model):
-    assert model.frame(day="2026-03-08").readout == SPRING_NY
+    assert model.frame(day="forward").readout == SPRING_NY
 
 
 @pytest.mark.parametrize("zone, day, header", [
@@ -138,7 +138,7 @@ def test_fall_back_frame(model):
 
 
 def test_spring_forward_frame(model):
-    f = model.frame(day="2026-03-08")
+    f = model.frame(day="forward")
     assert f.runs[0] == (2.0,) and f.runs[1] == (1.5,) and len(f.runs[2]) == 23
     assert f.runs[2][:3] == (0.0, 1.0, 2.0)                              # 02:00 EST never shows: 03:00 EDT is 2 h
     # cron-parser runs 03:30 EDT (2.5 h after midnight) where croniter ran 03:00 EDT
@@ -149,7 +149,7 @@ def test_spring_forward_frame(model):
 
 
 def test_utc_has_no_such_day(model):
-    f = model.frame(zone="UTC", day="2026-03-08")
+    f = model.frame(zone="UTC", day="forward")
     assert f.readout.splitlines()[0] == "UTC 2026-03-08: no change, UTC (UTC+00:00) all day (a 24-hour day)"
     assert (f.change, f.passes, f.length) == (None, (), 24.0)
     assert all(not lane.skipped and not lane.extra for lane in f.lanes)
@@ -160,7 +160,7 @@ def test_utc_has_no_such_day(model):
 def test_bullmq_apart_from_the_cron_parser_iterator_names_itself():
     m = TimeZonesModel()
     m.expressions = ("*/20 2 * * *",)
-    lanes = {lane.rule: lane for lane in m.frame(day="2026-03-08").lanes}
+    lanes = {lane.rule: lane for lane in m.frame(day="forward").lanes}
     assert lanes["cron-parser"].text == "cron-parser (not BullMQ) runs 07:20Z, 07:40Z"
     assert lanes["debian"].text == "Debian cron skips 07:00Z"
 
@@ -183,30 +183,39 @@ def test_choices():
 
 def test_day_positions_depend_on_the_zone(model):
     assert model.positions("day", {"zone": "Europe/London"})[0] == (
-        "2026-03-28 \u00b7 the day before clocks go forward", "2026-03-28")
-    assert [d for _, d in model.positions("day", {"zone": "UTC"})] == ["2026-03-08", "2026-06-15", "2026-11-01"]
+        "2026-03-28 \u00b7 the day before clocks go forward", "before forward")
+    assert [d for _, d in model.positions("day", {"zone": "UTC"})] == ["forward", "ordinary", "back"]
+    assert [tz.day_of_kind("UTC", k) for k in ("forward", "ordinary", "back")] == [
+        "2026-03-08", "2026-06-15", "2026-11-01"]
+    assert tz.day_of_kind("Europe/London", "after back") == "2026-10-26"
+    with pytest.raises(InputError, match="UTC offers no day of kind 'before back'"):
+        tz.day_of_kind("UTC", "before back")
 
 
 def test_zone_change_keeps_the_kind_of_day(model):
-    spring = model.values(None, day="2026-03-08")                       # New York springs forward
-    assert model.values(spring, zone="Australia/Sydney") == {"zone": "Australia/Sydney", "day": "2026-10-04"}
-    assert model.values(spring, zone="Europe/London")["day"] == "2026-03-29"
-    assert model.values(spring, zone="UTC")["day"] == "2026-03-08"     # the same date, now in UTC
-    # a kind UTC does not offer: the default day
-    assert model.values(model.values(None, day="2026-03-07"), zone="UTC")["day"] == "2026-11-01"
+    """The generic rule of a dependent control (keep the value if the new zone offers it) keeps
+    the kind of day, because the kind is the value: New York's spring-forward day becomes
+    Sydney's (2026-10-04) and London's (2026-03-29)."""
+    spring = model.values(None, day="forward")                          # New York springs forward
+    assert model.values(spring, zone="Australia/Sydney") == {"zone": "Australia/Sydney", "day": "forward"}
+    assert model.frame(**model.values(spring, zone="Australia/Sydney")).day == "2026-10-04"
+    assert model.frame(**model.values(spring, zone="Europe/London")).day == "2026-03-29"
+    assert model.frame(**model.values(spring, zone="UTC")).day == "2026-03-08"   # the same date, in UTC
+    # a kind UTC does not offer: the default kind, New York's fall-back day
+    assert model.values(model.values(None, day="before forward"), zone="UTC")["day"] == "back"
     # a day given with the zone is taken as given
-    assert model.values(spring, zone="Europe/London", day="2026-10-25")["day"] == "2026-10-25"
-    assert tz.same_kind_of_day("2026-11-02", NY, "Europe/London") == "2026-10-26"
+    assert model.values(spring, zone="Europe/London", day="back")["day"] == "back"
 
 
 @pytest.mark.parametrize("kw, message", [
     # the value refused, then what is accepted
     ({"zone": "Mars/Base"}, r"zone 'Mars/Base' .*'America/New_York'.*'UTC'"),
     ({"zone": "Asia/Tokyo"}, r"zone 'Asia/Tokyo' .*'America/New_York'.*'UTC'"),
-    ({"day": "2026-11-31"}, r"day '2026-11-31' .*'2026-03-07'.*'2026-11-02'"),
-    # any day can be read with `readout`, but the figure offers its zone's days only
-    ({"day": "2026-12-25"}, r"day '2026-12-25' .*'2026-03-07'"),
-    ({"zone": "Europe/London", "day": "2026-03-08"}, r"day '2026-03-08' .*'2026-03-28'"),
+    ({"day": "2026-11-31"}, r"day '2026-11-31' .*'before forward' \(2026-03-07.*'after back' \(2026-11-02"),
+    # any day can be read with `readout`, but the figure offers its zone's kinds of day only
+    ({"day": "2026-12-25"}, r"day '2026-12-25' .*'before forward'"),
+    ({"day": "2026-03-08"}, r"day '2026-03-08' .*'forward' \(2026-03-08"),
+    ({"zone": "UTC", "day": "before back"}, r"day 'before back' .*'forward' \(2026-03-08.*'back'"),
     ({"expr": "30 1 * * *"}, "no control 'expr'"),
 ])
 def test_bad_values_name_the_value(model, kw, message):
@@ -221,9 +230,10 @@ def test_every_zone_and_day_is_reachable(model):
     combos, held = model.reachable()
     assert held == [] and len(combos) == 7 + 7 + 7 + 3
     assert {c["zone"] for c in combos} == set(tz.ZONES)
-    assert combos[:2] == [{"zone": NY, "day": "2026-03-07"}, {"zone": NY, "day": "2026-03-08"}]
+    assert combos[:2] == [{"zone": NY, "day": "before forward"}, {"zone": NY, "day": "forward"}]
     for values in combos:
-        assert model.frame(**values).readout.startswith(f"{values['zone']} {values['day']}: ")
+        day = tz.day_of_kind(values["zone"], values["day"])
+        assert model.frame(**values).readout.startswith(f"{values['zone']} {day}: ")
 
 
 def test_lazy_one_day_per_frame(monkeypatch):

@@ -1,4 +1,8 @@
-"""Play and speed: the controls shared by every figure that unfolds over time.
+"""The widgets of every live figure: one generic panel, and Play with its speed control.
+
+`Panel` builds a figure's widgets from the controls its lesson model declares (a slider,
+buttons or a drop-down, a text box) and keeps them in step with the figure; no figure has
+a panel of its own.
 
 A figure that steps through time (minutes on a clock, fires elapsed) gets a Play button
 that walks its slider forward and a speed control for how far each tick jumps, so an
@@ -14,7 +18,7 @@ speed control (which moves no figure) and knows which slider Play should move.
 
 from __future__ import annotations
 
-from ..errors import InputError, one_of
+from ..errors import InputError
 
 PLAY_CLASS = "emqsim-play"
 SPEED_CLASS = "emqsim-speed"
@@ -71,12 +75,6 @@ class Player:
 def play(slider, **options) -> Player:
     """Play + speed for `slider` (see `Player`); show `.box`, or `.play` and `.speed` apart."""
     return Player(slider, **options)
-
-
-def choice(value, allowed, what: str):
-    """`value` if it is one of a control's positions, else an InputError naming them. The
-    type counts: 15.0 or True is not the position 15 or 1 (a slider gives whole numbers)."""
-    return one_of(value, allowed, what)
 
 
 def drag_path(values, count: int = 20) -> list:

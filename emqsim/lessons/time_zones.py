@@ -26,6 +26,7 @@ from pathlib import Path
 from .. import dst
 from ..cadence import Cron
 from ..course import HOUR
+from ..errors import InputError
 from ..registry import Registry
 from ..schedule import Schedule
 from ..sim import Simulation
@@ -40,7 +41,8 @@ YEAR = 2026
 ORDINARY = "2026-06-15"
 #: UTC has no change of its own: its day choice offers the days New York changes
 UTC_REFERENCE = "America/New_York"
-DEFAULT_ZONE, DEFAULT_DAY = "America/New_York", "2026-11-01"
+#: the figure opens on New York's fall-back day (2026-11-01)
+DEFAULT_ZONE, DEFAULT_KIND = "America/New_York", "back"
 #: the rules drawn under croniter's row, only where they differ from it, in this order
 LANE_RULES = ("debian", "cron-parser")
 
@@ -82,14 +84,13 @@ def _choices(tz: str, year: int) -> tuple[DayChoice, ...]:
     return tuple(sorted(out, key=lambda c: c.day))
 
 
-def same_kind_of_day(day: str, from_zone: str, to_zone: str) -> str | None:
-    """The day `to_zone` offers in place of `day` of `from_zone`: the same date if it offers
-    it, else its day of the same kind (New York's spring-forward day -> Sydney's), else None."""
-    offered = choices(to_zone)
-    if any(c.day == day for c in offered):
-        return day
-    kind = next((c.kind for c in choices(from_zone) if c.day == day), None)
-    return next((c.day for c in offered if c.kind == kind), None)
+def day_of_kind(tz: str, kind: str) -> str:
+    """The date of the day of `kind` ("forward", "before back", "ordinary", ...) `tz` offers."""
+    for c in choices(tz):
+        if c.kind == kind:
+            return c.day
+    raise InputError(f"{tz} offers no day of kind {kind!r}; it offers "
+                     f"{', '.join(repr(c.kind) for c in choices(tz))}", "day")
 
 
 # -- the words ----------------------------------------------------------------------------------------
@@ -377,26 +378,21 @@ class TimeZonesFrame:
 class TimeZonesModel(Model):
     """The figure "07 cron across daylight saving": pick a zone, then one of its days.
 
-    The days depend on the zone; moving to another zone keeps the day where that zone offers
-    it, else the same kind of day (New York's spring-forward day becomes Sydney's). A frame is
-    one (zone, day): the engine is asked for those three expressions on that day only."""
+    The day control names the kind of day ("forward": the day the clocks go forward, "before
+    back", "ordinary", ...), each labelled with its date in the zone chosen; so moving to
+    another zone keeps the kind of day (New York's spring-forward day becomes Sydney's), by the
+    rule every dependent control follows, in the notebook and on the static site alike. A
+    frame is one (zone, day): the engine is asked for those three expressions on that day only."""
 
     readout_id = "time-zones-readout"
     expressions = EXPRESSIONS
     controls = (
         choice("zone", ZONES, DEFAULT_ZONE),
-        choice("day", [], DEFAULT_DAY, depends=lambda zone: [(c.label, c.day) for c in choices(zone)]),
+        choice("day", [], DEFAULT_KIND, depends=lambda zone: [(c.label, c.kind) for c in choices(zone)]),
     )
 
-    def values(self, base: dict | None = None, **moved) -> dict:
-        """As `Model.values`, except that a zone moved alone takes its day by `same_kind_of_day`."""
-        if base and "zone" in moved and "day" not in moved and moved["zone"] in ZONES and base.get("zone") in ZONES:
-            day = same_kind_of_day(base["day"], base["zone"], moved["zone"])
-            if day is not None:
-                moved = {**moved, "day": day}
-        return super().values(base, **moved)
-
     def compute(self, *, zone: str, day: str) -> TimeZonesFrame:
+        day = day_of_kind(zone, day)
         start, end = day_bounds(zone, day)
 
         def x(ms: int) -> float:
@@ -436,4 +432,4 @@ class TimeZonesModel(Model):
 __all__ = ["DISPUTED", "EXPRESSIONS", "ZONES", "DayChoice", "RuleMarks", "RunTag", "TimeZonesFrame",
            "TimeZonesModel", "choices", "day_header", "expression_line", "lane_text", "labelled_runs",
            "readout", "recorded", "recording_summary", "row_across_change", "rule_runs", "rules_table",
-           "same_kind_of_day", "title"]
+           "day_of_kind", "title"]

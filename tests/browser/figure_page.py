@@ -149,17 +149,8 @@ def choose(page, figure, select) -> Move:
     options = select.locator("option").all_inner_texts()
     current = select.evaluate("s => s.selectedIndex")
     target = current + 1 if current + 1 < len(options) else current - 1
-    before = state(figure)
-    select.select_option(index=target)
-    try:
-        _wait_changed(page, figure, before)
-    except PlaywrightTimeout:
-        raise AssertionError(f"drop-down {label!r} set to {options[target]!r}: in {MOVE_MS} ms the figure "
-                             f"and its readout did not both change") from None
-    page.wait_for_timeout(100)
-    after = state(figure)
-    return Move(label, options[current], options[target], before["texts"], after["texts"],
-                before["src"], after["src"], after)
+    return _pick(page, figure, label, options[current], options[target], f"drop-down {label!r}",
+                 lambda: select.select_option(index=target))
 
 
 def toggle(page, figure, buttons) -> Move:
@@ -170,17 +161,22 @@ def toggle(page, figure, buttons) -> Move:
     texts = [t.strip() for t in all_buttons.all_inner_texts()]
     current = all_buttons.evaluate_all("bs => bs.findIndex(b => b.classList.contains('mod-active'))")
     target = current + 1 if current + 1 < len(texts) else current - 1
+    return _pick(page, figure, label, texts[current], texts[target], f"the buttons of {label!r}",
+                 lambda: all_buttons.nth(target).click())
+
+
+def _pick(page, figure, label: str, old: str, new: str, what: str, act) -> Move:
+    """Pick `new` (was `old`) with `act()`, and wait until the image and readout have changed."""
     before = state(figure)
-    all_buttons.nth(target).click()
+    act()
     try:
         _wait_changed(page, figure, before)
     except PlaywrightTimeout:
-        raise AssertionError(f"button {texts[target]!r} of {label!r}: in {MOVE_MS} ms the figure "
-                             f"and its readout did not both change") from None
-    page.wait_for_timeout(100)
+        raise AssertionError(f"{what} set to {new!r}: in {MOVE_MS} ms the figure and its readout did not "
+                             "both change") from None
+    page.wait_for_timeout(100)  # a second message (readout, then image) may still be in flight
     after = state(figure)
-    return Move(label, texts[current], texts[target], before["texts"], after["texts"],
-                before["src"], after["src"], after)
+    return Move(label, old, new, before["texts"], after["texts"], before["src"], after["src"], after)
 
 
 def _wait_changed(page, figure, before: dict) -> None:
