@@ -6,20 +6,23 @@ cadence (Every, Cron) -> Schedule (rule, limits) -> Registry (Lua scripts on a S
 the next job is made when a worker takes the previous one, is `simulate(..., design="bullmq")`.
 """
 
-from .cadence import Cron, Every, cadence
-from .clock import VirtualClock
-from .durations import format_duration, parse_duration
-from .errors import InputError
-from .faults import Faults
-from .ids import Minter, minted_at
-from .pump import Pump
-from .registry import Registry
-from .schedule import INF, Schedule
-from .sim import Simulation, simulate
-from .store import ServerError, Store
-from .timefmt import at, hm, hms, iso
-from .trace import Fire, Trace
-from .worker import Worker
+from .engine.cadence import Cron, Every, cadence
+from .engine.clock import VirtualClock
+from .engine.durations import format_duration, parse_duration
+from .engine.errors import InputError
+from .engine.faults import Faults
+from .engine.ids import Minter, minted_at
+from .engine.pump import Pump
+from .engine.registry import Registry
+from .engine.schedule import INF, Schedule
+from .engine.sim import Simulation, simulate
+from .engine.store import ServerError, Store
+from .engine.timefmt import at, hm, hms, iso
+from .engine.trace import Fire, Trace
+from .engine.worker import Worker
+from . import _moved
+
+_moved.install()
 
 
 def present(on: bool = True) -> None:

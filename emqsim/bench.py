@@ -21,13 +21,13 @@ import sys
 import time
 from contextlib import contextmanager
 
-from .cadence import Every
-from .pump import Pump
-from .registry import Registry
-from .schedule import Schedule
-from .sim import Simulation
-from .store import ENV, Store
-from .timefmt import at
+from .engine.cadence import Every
+from .engine.pump import Pump
+from .engine.registry import Registry
+from .engine.schedule import Schedule
+from .engine.sim import Simulation
+from .engine.store import ENV, Store
+from .engine.timefmt import at
 
 T0 = at("2026-11-30 09:00")
 
@@ -152,7 +152,7 @@ def _fake():
 
 def reference_rate(fires: int, ids) -> float:
     """Fires/s of the reference model: with JOB ids minted (what notebooks show) or without."""
-    from .reference import reference
+    from .engine.reference import reference
 
     sched = Schedule("r", Every("15m"))
     reference(sched, start=T0, fires=1000, ids=ids)
@@ -195,8 +195,8 @@ def backlog_rate(fires: int, general: bool = False) -> float:
     """Fires/s of `emqsim trace --every 1m --run 10m --fires N` on fakeredis: 10-minute runs
     a minute apart, so jobs pile up waiting (0.9 N at the end). `general`: the reference
     model's general path instead (a run spread of 1 ms sends it there), no Redis."""
-    from .reference import reference
-    from .worker import Worker
+    from .engine.reference import reference
+    from .engine.worker import Worker
 
     sched = Schedule("reports", Every("1m"))
     if general:
@@ -221,7 +221,7 @@ def classroom(url: str, students: int = 30, fires: int = 200) -> tuple[float, fl
     """(wall s, server MB before, peak MB seen, run keys before, run keys after) of `students`
     concurrent `emqsim trace` processes on the server at `url`; used_memory is sampled from
     INFO memory every 20 ms. Run keys are all `emq:{demo-*}` keys, whoever wrote them."""
-    from .store import connect
+    from .engine.store import connect
 
     client = connect(url)
     pattern = "emq:{demo-*}:*"

@@ -17,19 +17,19 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from .cadence import Every, cadence
-from .chain import DESIGNS
-from .durations import parse_duration
-from .errors import MAX_FIRES as ERRORS_MAX_FIRES
-from .errors import InputError, instant, span
-from .faults import Faults
+from .engine.cadence import Every, cadence
+from .engine.chain import DESIGNS
+from .engine.durations import parse_duration
+from .engine.errors import MAX_FIRES as ERRORS_MAX_FIRES
+from .engine.errors import InputError, instant, span
+from .engine.faults import Faults
 from .progress import bar as progress_bar
-from .pump import BEATS, MODES, Pump
-from .schedule import MISSED, OVERLAPS, RULES, Schedule
-from .sim import simulate
-from .store import ServerError, statuses
-from .timefmt import parse_instant, parse_interval, zone
-from .worker import Worker
+from .engine.pump import BEATS, MODES, Pump
+from .engine.schedule import MISSED, OVERLAPS, RULES, Schedule
+from .engine.sim import simulate
+from .engine.store import ServerError, statuses
+from .engine.timefmt import parse_instant, parse_interval, zone
+from .engine.worker import Worker
 
 START = "2026-11-30T09:00:00Z"   # a fixed instant: the command never reads the wall clock
 MAX_FIRES = ERRORS_MAX_FIRES    # the API's cap too (emqsim.errors)
@@ -129,7 +129,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _add_cron(sub) -> None:
     """`emqsim cron`: the runs of a cron expression in a zone by one library's rule."""
-    from .dst import RULES as CRON_RULES
+    from .cron.rules import RULES as CRON_RULES
 
     c = sub.add_parser(
         "cron", help="list a cron expression's runs in a zone by croniter, Debian cron or cron-parser",
@@ -201,7 +201,8 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
     """Run the `cron` command: the listing, and the library's message where it gave up part-way."""
     import json
 
-    from . import dst, timefmt
+    from .cron import rules as dst
+    from .engine import timefmt
 
     def flag(name: str, read):
         try:

@@ -14,7 +14,7 @@ import os
 import sys
 from contextlib import contextmanager
 
-from .timefmt import iso
+from .engine.timefmt import iso
 
 DAY = 86_400_000
 

@@ -9,7 +9,7 @@ import os
 import fakeredis
 import pytest
 
-from emqsim.store import ENV, Store
+from emqsim.engine.store import ENV, Store
 
 CLUSTER_ENV = "EMQSIM_CLUSTER_URL"
 BACKENDS = ["fakeredis", "redis", "cluster"]

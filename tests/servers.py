@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from emqsim.store import ENV
+from emqsim.engine.store import ENV
 
 REDIS_SERVER = shutil.which("redis-server")
 needs_redis_server = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from emqsim.cadence import Every
-from emqsim.faults import Faults
-from emqsim.pump import Pump
-from emqsim.registry import Registry
-from emqsim.schedule import Schedule
-from emqsim.sim import Simulation, simulate
-from emqsim.timefmt import at
+from emqsim.engine.cadence import Every
+from emqsim.engine.faults import Faults
+from emqsim.engine.pump import Pump
+from emqsim.engine.registry import Registry
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import Simulation, simulate
+from emqsim.engine.timefmt import at
 
 T9 = at("2026-11-30 09:00")
 MIN = 60_000

@@ -9,7 +9,7 @@ import pytest
 
 from emqsim import (Cron, Every, Faults, InputError, Pump, Schedule, Simulation, VirtualClock, Worker, at, cadence,
                     iso, parse_duration, simulate)
-from emqsim.reference import reference
+from emqsim.engine.reference import reference
 
 T9 = at("2026-11-30 09:00")
 S = Schedule("r", Every("15m"))

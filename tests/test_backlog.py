@@ -9,10 +9,10 @@ import fakeredis
 import pytest
 
 from emqsim import Every, Schedule, Simulation, Store, Worker
-from emqsim.reference import reference
-from emqsim.timefmt import at
-from emqsim import worker as worker_module
-from emqsim.worker import Crew
+from emqsim.engine.reference import reference
+from emqsim.engine.timefmt import at
+from emqsim.engine import worker as worker_module
+from emqsim.engine.worker import Crew
 
 T0 = at("2026-11-30 09:00")
 MIN = 60_000
@@ -118,7 +118,7 @@ def test_the_reference_model_keeps_only_what_is_going(monkeypatch, overlap, kept
     # uses holds the runs going at the end, never the ones that finished (under replace, the
     # cancelled runs' old finishes, up to 12 min on, until they come)
     crews = []
-    monkeypatch.setattr("emqsim.reference.Crew", lambda *a: crews.append(Crew(*a)) or crews[-1])
+    monkeypatch.setattr("emqsim.engine.reference.Crew", lambda *a: crews.append(Crew(*a)) or crews[-1])
     sched = Schedule("a", Every("1m"), overlap=overlap)
     ref = reference(sched, start=T0, fires=400, worker=Worker(run="10m", spread="2m", seed=3), ids=None)
     end = int(ref.released[-1])

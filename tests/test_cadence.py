@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Cron, Every, cadence
-from emqsim.schedule import INF, Schedule
-from emqsim.timefmt import at, hm
+from emqsim.engine.cadence import Cron, Every, cadence
+from emqsim.engine.schedule import INF, Schedule
+from emqsim.engine.timefmt import at, hm
 
 MIN = 60_000
 

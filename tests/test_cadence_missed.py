@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from emqsim import InputError
-from emqsim.cadence import Every
-from emqsim.faults import Faults
-from emqsim.pump import Pump
-from emqsim.reference import reference
-from emqsim.schedule import Schedule
-from emqsim.sim import Simulation
-from emqsim.timefmt import at
+from emqsim.engine.cadence import Every
+from emqsim.engine.faults import Faults
+from emqsim.engine.pump import Pump
+from emqsim.engine.reference import reference
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import Simulation
+from emqsim.engine.timefmt import at
 
 MIN = 60_000
 E = Every("15m")

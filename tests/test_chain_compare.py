@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Every
-from emqsim.chain import compare
-from emqsim.pump import Pump
-from emqsim.schedule import Schedule
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Every
+from emqsim.engine.chain import compare
+from emqsim.engine.pump import Pump
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.worker import Worker
 
 MIN = 60_000
 T0907 = 1796029620000            # 2026-11-30 09:07 UTC
@@ -77,7 +77,7 @@ def test_compare_refuses(kw, match):
 def test_an_end_date_is_compared_with_the_pickup_and_the_score_stays():
     # bullmq 6.7.0 (recorded scenario bullmq-test-every-100-end-date): pickups every 100 ms,
     # endDate = start + 1000 make 12 jobs, and the row keeps the last job's run time
-    from emqsim.chain import Chain
+    from emqsim.engine.chain import Chain
 
     t = 1796000400000
     with Chain(Schedule("s", Every(100), end=t + 1000), start=t) as ch:
@@ -88,7 +88,7 @@ def test_an_end_date_is_compared_with_the_pickup_and_the_score_stays():
 
 
 def test_a_limit_stops_the_chain_and_the_score_stays():
-    from emqsim.chain import Chain
+    from emqsim.engine.chain import Chain
 
     t = 1796000400000
     with Chain(Schedule("s", Every(100), limit=5), start=t) as ch:
@@ -98,8 +98,8 @@ def test_a_limit_stops_the_chain_and_the_score_stays():
 
 
 def test_a_retried_chain_step_makes_no_second_job():
-    from emqsim.chain import BullMQ
-    from emqsim.store import Store
+    from emqsim.engine.chain import BullMQ
+    from emqsim.engine.store import Store
 
     t = T0907
     with Store() as store:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim import cli
-from emqsim.store import ENV
+from emqsim.engine.store import ENV
 from servers import emqsim, needs_redis_server, redis_server
 
 STUDENTS = 30

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from emqsim.cli import main
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 DAY = "2026-11-30 "
 

@@ -10,7 +10,7 @@ import pytest
 from test_oracle_cron import croniter_runs, cronsim_runs
 
 from emqsim.cli import main
-from emqsim.timefmt import iso
+from emqsim.engine.timefmt import iso
 
 REC = oracle.recording("cron_parser")
 CASES = list(zip(REC["questions"], REC["answers"]))

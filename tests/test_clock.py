@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.clock import VirtualClock
+from emqsim.engine.clock import VirtualClock
 
 T = 1767258000000  # 2026-01-01T09:00:00Z
 

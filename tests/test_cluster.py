@@ -11,9 +11,9 @@ import pytest
 
 from backends import make_store, url_of
 from emqsim import Every, Pump, Schedule, Worker, cli
-from emqsim.faults import Faults
-from emqsim.sim import Simulation
-from emqsim.store import ENV, ServerError, Store, connect
+from emqsim.engine.faults import Faults
+from emqsim.engine.sim import Simulation
+from emqsim.engine.store import ENV, ServerError, Store, connect
 from servers import needs_redis_server, redis_server
 
 T9 = 1796029200000  # 2026-11-30T09:00:00Z

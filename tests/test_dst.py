@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 import pytest
 from cronsim import CronSim
 
-from emqsim import InputError, dst
-from emqsim.timefmt import at, day_bounds, local, zone
+from emqsim import InputError
+from emqsim.cron import rules as dst
+from emqsim.engine.timefmt import at, day_bounds, local, zone
 
 NY = "America/New_York"
 SPRING, FALL = "2026-03-08", "2026-11-01"
@@ -77,7 +78,7 @@ def test_every_half_hour_runs_in_both_hours(rule):
 
 
 def test_croniter_rule_is_emqsims_cron_iterated():
-    from emqsim.cadence import Cron
+    from emqsim.engine.cadence import Cron
 
     start, end = day_bounds(NY, FALL)
     c, t, got = Cron("30 1 * * *", NY), start - 1, []
@@ -97,7 +98,7 @@ def test_a_cron_that_never_matches_is_refused_under_every_rule(rule):
 
 
 def test_one_epoch_for_every_module():
-    from emqsim import cron_parser, timefmt
+    from emqsim.engine import cron_parser, timefmt
 
     assert dst._EPOCH is timefmt._EPOCH and dst._MS is timefmt._MS
     assert (cron_parser._EPOCH, cron_parser._NAIVE_EPOCH, cron_parser._MS) == (

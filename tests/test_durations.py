@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.durations import format_duration, parse_duration
+from emqsim.engine.durations import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(

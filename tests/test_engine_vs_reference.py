@@ -14,15 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends import make_store
-from emqsim.cadence import Cron, Every
-from emqsim.faults import Faults
-from emqsim.pump import Pump
-from emqsim.reference import engine_fires, engine_skips, reference
-from emqsim.schedule import Schedule
-from emqsim.sim import Simulation
-from emqsim.store import ENV
-from emqsim.timefmt import at
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.faults import Faults
+from emqsim.engine.pump import Pump
+from emqsim.engine.reference import engine_fires, engine_skips, reference
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import Simulation
+from emqsim.engine.store import ENV
+from emqsim.engine.timefmt import at
+from emqsim.engine.worker import Worker
 
 T9 = at("2026-11-30 09:00")
 CRONS = {"* * * * *": 60_000, "*/5 * * * *": 300_000, "0 * * * *": 3_600_000, "*/10 * * * * *": 10_000}

@@ -14,7 +14,7 @@ from emqsim import InputError  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.style import GREY, ROLE  # noqa: E402
 from emqsim.lessons import cadence_drift as lesson  # noqa: E402
-from emqsim.timefmt import at  # noqa: E402
+from emqsim.engine.timefmt import at  # noqa: E402
 
 MIN = 60_000
 

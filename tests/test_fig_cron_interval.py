@@ -13,7 +13,7 @@ from emqsim.figures.cron_interval import CronIntervalView
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons.cron_interval import CronIntervalModel, next_run
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 MIN = 60_000
 NOV30_9 = at("2026-11-30 09:00")

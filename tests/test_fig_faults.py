@@ -9,7 +9,7 @@ import pytest
 from emqsim.figures import catalogue
 from emqsim.figures.faults import FaultsView
 from emqsim.lessons import faults as lf
-from emqsim.course import EVERY, MINUTE, START
+from emqsim.lessons.course import EVERY, MINUTE, START
 
 matplotlib.use("Agg")
 

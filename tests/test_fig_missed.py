@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageChops
 
-from emqsim.errors import InputError
+from emqsim.engine.errors import InputError
 from emqsim.figures import catalogue
 from emqsim.figures import missed as fv
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons import missed as mx
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 matplotlib.use("Agg")
 

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageChops
 
-from emqsim.errors import InputError
+from emqsim.engine.errors import InputError
 from emqsim.figures import catalogue
 from emqsim.figures import overlap as fv
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons import overlap as ov
-from emqsim.timefmt import hm
+from emqsim.engine.timefmt import hm
 
 matplotlib.use("Agg")
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.ids import (
+from emqsim.engine.ids import (
     ALPHABET,
     EPOCH_MS,
     Minter,
@@ -207,8 +207,8 @@ def test_a_release_of_more_than_4096_runs_at_one_instant_completes():
     """`--every 1s --tick 0 --missed all` after a 70-minute outage: 4,196 runs released at
     one ms. It used to stop with "more than 4096 ids minted"; now the last 100 take the next ms."""
     from emqsim import Every, Pump, Schedule
-    from emqsim.faults import Faults
-    from emqsim.sim import simulate
+    from emqsim.engine.faults import Faults
+    from emqsim.engine.sim import simulate
 
     t9 = 1796029200000  # 2026-11-30T09:00:00Z
     tr = simulate(Schedule("r", Every("1s"), missed="all"), start=t9, fires=4200, pump=Pump(tick=0),
@@ -230,12 +230,12 @@ def test_slot_job_id_is_bullmqs_repeat_name_slot():
 
 
 def test_engine_reference_and_chain_make_the_same_slot_ids():
-    from emqsim.cadence import Every
-    from emqsim.chain import job_id
-    from emqsim.pump import Pump
-    from emqsim.reference import reference
-    from emqsim.schedule import Schedule
-    from emqsim.sim import simulate
+    from emqsim.engine.cadence import Every
+    from emqsim.engine.chain import job_id
+    from emqsim.engine.pump import Pump
+    from emqsim.engine.reference import reference
+    from emqsim.engine.schedule import Schedule
+    from emqsim.engine.sim import simulate
 
     s = Schedule("r", Every("15m"))
     expected = [slot_job_id("r", T + k * 900_000) for k in range(3)]

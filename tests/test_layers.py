@@ -58,9 +58,9 @@ def test_the_engine_imports_no_lesson_and_no_figure(path):
 @pytest.mark.parametrize("path", _modules("figures"), ids=lambda p: p.name)
 def test_a_figure_reaches_into_no_simulation(path):
     imports = _imports(path)
-    engine = sorted(m for m in imports if m.startswith(("emqsim.sim", "emqsim.registry", "emqsim.store",
-                                                       "emqsim.pump", "emqsim.worker", "emqsim.chain",
-                                                       "emqsim.reference")))
+    engine = sorted(m for m in imports if m.startswith(("emqsim.engine.sim", "emqsim.engine.registry", "emqsim.engine.store",
+                                                       "emqsim.engine.pump", "emqsim.engine.worker", "emqsim.engine.chain",
+                                                       "emqsim.engine.reference")))
     assert not engine, f"{path.name} imports {engine}: a view draws frames, it runs nothing"
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):  # `sim.registry = ...`: an engine object's attribute replaced

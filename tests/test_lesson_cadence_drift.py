@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from emqsim import InputError
-from emqsim.course import MINUTE, START
+from emqsim.lessons.course import MINUTE, START
 from emqsim.lessons import cadence_drift as cd
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 T0 = START
 MIN = MINUTE

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Cron, Every
-from emqsim.errors import InputError
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.errors import InputError
 from emqsim.lessons import cron_interval as ci
 from emqsim.lessons.cron_interval import (
     MAX_SLOTS,
@@ -18,10 +18,10 @@ from emqsim.lessons.cron_interval import (
     readout,
     registry_text,
 )
-from emqsim.registry import Registry
-from emqsim.schedule import Schedule
-from emqsim.store import Store
-from emqsim.timefmt import at
+from emqsim.engine.registry import Registry
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.store import Store
+from emqsim.engine.timefmt import at
 
 MIN = 60_000
 NOV30_9 = 1796029200000  # 2026-11-30T09:00:00Z

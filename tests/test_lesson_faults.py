@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.errors import InputError
-from emqsim.faults import Faults
+from emqsim.engine.errors import InputError
+from emqsim.engine.faults import Faults
 from emqsim.figures.catalogue import figure
-from emqsim.ids import minted_at
+from emqsim.engine.ids import minted_at
 from emqsim.lessons import faults as lf
-from emqsim.course import EVERY, MINUTE, START
-from emqsim.timefmt import hms
+from emqsim.lessons.course import EVERY, MINUTE, START
+from emqsim.engine.timefmt import hms
 
 T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
 TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.DESIGNS

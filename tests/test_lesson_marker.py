@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim import InputError
-from emqsim.course import MINUTE
+from emqsim.lessons.course import MINUTE
 from emqsim.lessons import marker as mk
 
 

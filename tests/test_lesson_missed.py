@@ -8,10 +8,10 @@ import io
 import pytest
 
 from emqsim import InputError
-from emqsim.cadence import Every
+from emqsim.engine.cadence import Every
 from emqsim.cli import main
 from emqsim.lessons import missed as mx
-from emqsim.timefmt import at, hm, hms
+from emqsim.engine.timefmt import at, hm, hms
 
 MIN = 60_000
 
@@ -42,8 +42,8 @@ def runs_of(runs, policy):
 # -- the module ----------------------------------------------------------------------------------
 
 def test_constants_come_from_the_course_and_the_engine():
-    from emqsim import course
-    from emqsim.schedule import MISSED
+    from emqsim.lessons import course
+    from emqsim.engine.schedule import MISSED
 
     assert set(mx.POLICIES) == set(MISSED) | {"release"}
     assert mx.CADENCE == Every(course.EVERY) and mx.FIRST == t("09:07") and mx.PHASE == 7 * MIN

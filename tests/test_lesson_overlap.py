@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Every
-from emqsim.errors import InputError
+from emqsim.engine.cadence import Every
+from emqsim.engine.errors import InputError
 from emqsim.lessons import overlap as ov
-from emqsim.reference import reference
-from emqsim.schedule import Schedule
-from emqsim.timefmt import at, hm
-from emqsim.worker import Worker
+from emqsim.engine.reference import reference
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.timefmt import at, hm
+from emqsim.engine.worker import Worker
 
 MIN = 60_000
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from emqsim import Store, at, minted_at
-from emqsim.errors import InputError
+from emqsim.engine.errors import InputError
 from emqsim.lessons import registry_rows as rr
 from emqsim.lessons.registry_rows import RegistryRowsModel
 

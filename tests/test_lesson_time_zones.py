@@ -9,7 +9,7 @@ import pytest
 from emqsim import InputError
 from emqsim.lessons import time_zones as tz
 from emqsim.lessons.time_zones import RuleMarks, RunTag, TimeZonesModel
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 NY = "America/New_York"
 FALL_NY = "\n".join([

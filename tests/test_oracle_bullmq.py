@@ -17,13 +17,13 @@ import os
 import oracle
 import pytest
 
-from emqsim.cadence import Cron, Every
-from emqsim.chain import BullMQ, Chain, compare, job_id
-from emqsim.faults import Faults
-from emqsim.schedule import Schedule
-from emqsim.sim import simulate
-from emqsim.store import Store
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.chain import BullMQ, Chain, compare, job_id
+from emqsim.engine.faults import Faults
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import simulate
+from emqsim.engine.store import Store
+from emqsim.engine.worker import Worker
 
 REC = oracle.recording("bullmq")
 SCENARIOS = REC["questions"]["scenarios"]

@@ -17,8 +17,8 @@ import questions
 from croniter import croniter
 from cronsim import CronSim
 
-from emqsim import dst
-from emqsim.timefmt import at, iso, zone
+from emqsim.cron import rules as dst
+from emqsim.engine.timefmt import at, iso, zone
 
 REC = oracle.recording("cron_parser")
 CASES = list(zip(REC["questions"], REC["answers"]))

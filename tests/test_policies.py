@@ -10,15 +10,15 @@ from __future__ import annotations
 import pytest
 
 from backends import make_store
-from emqsim.cadence import Every
-from emqsim.faults import Faults
-from emqsim.pump import Pump
-from emqsim.reference import engine_fires, engine_skips, reference
-from emqsim.schedule import Schedule
-from emqsim.sim import Simulation
-from emqsim.timefmt import at, hm, hms
-from emqsim.trace import STALL
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Every
+from emqsim.engine.faults import Faults
+from emqsim.engine.pump import Pump
+from emqsim.engine.reference import engine_fires, engine_skips, reference
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import Simulation
+from emqsim.engine.timefmt import at, hm, hms
+from emqsim.engine.trace import STALL
+from emqsim.engine.worker import Worker
 
 MODES = ["two-step", "atomic"]
 

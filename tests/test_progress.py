@@ -14,7 +14,7 @@ import sys
 import termios
 
 from emqsim.progress import bar
-from emqsim.timefmt import at
+from emqsim.engine.timefmt import at
 
 T0 = at("2026-11-30 09:00")
 CMD = [sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--run", "4m"]

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emqsim.cadence import Cron, Every
-from emqsim.ids import minted_at
-from emqsim.pump import Pump
-from emqsim.reference import RefTrace, _fast, _general, reference
-from emqsim.schedule import INF, Schedule
-from emqsim.timefmt import at, hm, hms
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.ids import minted_at
+from emqsim.engine.pump import Pump
+from emqsim.engine.reference import RefTrace, _fast, _general, reference
+from emqsim.engine.schedule import INF, Schedule
+from emqsim.engine.timefmt import at, hm, hms
+from emqsim.engine.worker import Worker
 
 T9 = at("2026-11-30 09:00")
 MIN = 60_000
@@ -266,13 +266,13 @@ def test_overlap_policies_with_20_min_runs(overlap, started, finished, cancelled
 def test_engine_and_reference_report_fires_and_skips_as_the_same_records():
     from dataclasses import fields
 
-    from emqsim.reference import engine_fires, engine_skips
-    from emqsim.sim import simulate
-    from emqsim.trace import Fire, FireRecord, SkipRecord, Trace
+    from emqsim.engine.reference import engine_fires, engine_skips
+    from emqsim.engine.sim import simulate
+    from emqsim.engine.trace import Fire, FireRecord, SkipRecord, Trace
 
     assert Trace.FIELDS == RefTrace.FIELDS == FireRecord._fields
     assert set(FireRecord._fields) <= {f.name for f in fields(Fire)}   # a Fire holds every record field
-    from emqsim.faults import Faults
+    from emqsim.engine.faults import Faults
 
     s = Schedule("r", Every("15m"), missed="skip", deadline="5m")
     outage = (T9 + 10 * MIN, T9 + 40 * MIN)   # the 09:15 slot is released at 09:40: past its deadline

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Cron, Every
-from emqsim.registry import ADVANCE_ONLY, Registry
-from emqsim.schedule import INF, Schedule
-from emqsim.scripts import ScriptError
-from emqsim.timefmt import at
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.registry import ADVANCE_ONLY, Registry
+from emqsim.engine.schedule import INF, Schedule
+from emqsim.engine.scripts import ScriptError
+from emqsim.engine.timefmt import at
 
 T9 = at("2026-11-30 09:00")
 MIN = 60_000
@@ -217,7 +217,7 @@ def test_fire_labels_the_job_and_skips_by_policy(reg):
 
 
 def test_a_refused_register_leaves_nothing_half_written(reg):
-    from emqsim.scripts import ScriptError
+    from emqsim.engine.scripts import ScriptError
 
     with pytest.raises(ScriptError, match="ERR_SCORE"):
         reg.store.scripts.run("register", [reg.k.repeat, reg.k.record("x"), reg.k.marker],

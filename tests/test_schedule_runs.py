@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim.cadence import Cron, Every
-from emqsim.schedule import Schedule
-from emqsim.timefmt import at
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.timefmt import at
 
 MIN = 60_000
 EIGHT, TEN = at("2026-11-30 08:00"), at("2026-11-30 10:00")

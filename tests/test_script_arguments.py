@@ -13,13 +13,13 @@ from __future__ import annotations
 import pytest
 import redis
 
-from emqsim.cadence import Cron, Every
-from emqsim.chain import BullMQ, job_id
-from emqsim.errors import InputError
-from emqsim.registry import Registry
-from emqsim.schedule import INF, Schedule
-from emqsim.scripts import MAX_MS, Err, ScriptError
-from emqsim.timefmt import at
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.chain import BullMQ, job_id
+from emqsim.engine.errors import InputError
+from emqsim.engine.registry import Registry
+from emqsim.engine.schedule import INF, Schedule
+from emqsim.engine.scripts import MAX_MS, Err, ScriptError
+from emqsim.engine.timefmt import at
 
 T = at("2026-11-30 09:00")
 H = 3_600_000
@@ -198,7 +198,7 @@ def test_every_script_checks_numbers_with_the_shared_include():
     """Lua's tonumber alone takes nan and inf: each number argument goes through isMs first."""
     import re
 
-    from emqsim.scripts import script_files
+    from emqsim.engine.scripts import script_files
 
     raw = script_files(resolved=False)
     for verb in VERBS:

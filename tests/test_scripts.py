@@ -7,9 +7,9 @@ from importlib import resources
 
 import pytest
 
-from emqsim.scripts import Err, ScriptError, script_files
+from emqsim.engine.scripts import Err, ScriptError, script_files
 
-LUA = resources.files("emqsim").joinpath("lua")
+LUA = resources.files("emqsim.engine").joinpath("lua")
 FILES = sorted(p.name for p in LUA.iterdir() if p.name.endswith(".lua"))
 
 
@@ -72,9 +72,9 @@ def test_includes_are_resolved_when_the_scripts_load():
 
 
 def test_an_unknown_include_is_one_clear_error():
-    from emqsim.scripts import include
+    from emqsim.engine.scripts import include
 
-    with pytest.raises(ValueError, match="include 'nope' is not a file in emqsim/lua/includes"):
+    with pytest.raises(ValueError, match="include 'nope' is not a file in emqsim/engine/lua/includes"):
         include('--- @include "nope"\nreturn 1')
     assert include('--- @include "marker"\n--- @include "marker"\nreturn 1').count("markReady(") == 1
 
@@ -97,9 +97,9 @@ def _take(store, job, now, parked):
 def test_registering_makes_no_job_ready_so_the_marker_stays_empty(store):
     _register(store)
     assert _marker(store) == []
-    from emqsim.registry import Registry
-    from emqsim.schedule import Schedule
-    from emqsim.cadence import Every
+    from emqsim.engine.registry import Registry
+    from emqsim.engine.schedule import Schedule
+    from emqsim.engine.cadence import Every
 
     Registry(store).upsert(Schedule("r", Every("10m")), 2000)
     assert _marker(store) == []

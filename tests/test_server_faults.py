@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim import cli
-from emqsim.store import ENV, FAULTS
+from emqsim.engine.store import ENV, FAULTS
 from servers import emqsim, free_port, listener, needs_redis_server, redis_server, wait_for
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from backends import make_store
-from emqsim.cadence import Cron, Every
-from emqsim.faults import Faults
-from emqsim.ids import minted_at
-from emqsim.pump import Pump
-from emqsim.schedule import INF, Schedule
-from emqsim.sim import Simulation
-from emqsim.timefmt import at, hms
-from emqsim.worker import Worker
+from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.faults import Faults
+from emqsim.engine.ids import minted_at
+from emqsim.engine.pump import Pump
+from emqsim.engine.schedule import INF, Schedule
+from emqsim.engine.sim import Simulation
+from emqsim.engine.timefmt import at, hms
+from emqsim.engine.worker import Worker
 
 T9 = at("2026-11-30 09:00")
 MIN = 60_000
@@ -141,7 +141,7 @@ def test_same_trace_on_every_backend():
     pytest.importorskip("redis")
     import os
 
-    from emqsim.store import ENV
+    from emqsim.engine.store import ENV
 
     if not os.environ.get(ENV):
         pytest.skip(f"{ENV} is not set: nothing to compare fakeredis with")
@@ -231,7 +231,7 @@ def test_a_marker_nobody_writes_leaves_the_job_waiting_until_the_next_write(stor
     ("rearm", [200, 2400, 3600, 4800, 7000]),    # each beat a tick after the last sweep ended
 ])
 def test_beat_instants_with_a_200_ms_sweep(store, beat, expected):
-    from emqsim.reference import reference
+    from emqsim.engine.reference import reference
 
     sched, pump = Schedule("r", Every(1500)), Pump(tick=1000, latency=200, beat=beat)
     tr = run(store, sched, fires=5, pump=pump)
@@ -273,8 +273,8 @@ def test_table_has_a_date_column_when_the_runs_span_days():
 
 
 def test_the_bullmq_design_takes_no_pump():
-    from emqsim.chain import Chain
-    from emqsim.sim import simulate
+    from emqsim.engine.chain import Chain
+    from emqsim.engine.sim import simulate
 
     s = Schedule("r", Every("15m"))
     bare = simulate(s, start=T9, fires=3, design="bullmq")

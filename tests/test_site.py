@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
-from emqsim import site, site_player  # noqa: E402
+from emqsim.site import pages, player  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.view import Figure, View  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
@@ -68,7 +68,7 @@ def saved(path: Path, mime: str) -> int:
 def loose_widgets(path: Path) -> int:
     """Widget outputs of cells that name no figure (they keep the note)."""
     nb = nbformat.read(path, as_version=4)
-    return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells if not site.figure_of(cell)
+    return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells if not pages.figure_of(cell)
                for out in cell.get("outputs", []))
 
 
@@ -84,7 +84,7 @@ def values_of(model, table: dict, frame: list) -> dict:
     for c, p in zip(table["controls"], frame[2], strict=True):
         label, shown = c["positions"][p]
         matches = [v for lab, v in model.positions(c["name"], values)
-                   if lab == label and site_player._json_value(v) == shown]
+                   if lab == label and player._json_value(v) == shown]
         if c["kind"] == "text" and not matches:
             matches = [label]
         assert len(matches) == 1, (c["name"], label, matches)
@@ -170,7 +170,7 @@ def toy_notebook(folder: Path, title: str = TOY) -> Path:
 
 def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     toy_notebook(tmp_path / "nb")
-    pages = site.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    pages = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
     page = pages[0].read_text()
     assert PLAYER.findall(page) == [TOY]
     assert page.count('<p class="emqsim-live">') == 1        # the loose widget keeps its note
@@ -204,7 +204,7 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     assert "<0 9" not in DATA.search(page)[1]
     assert "Held at its default on this page: expr (0 9 * * *), y (y7). The notebook" in page
     # the player script once, inline
-    assert page.count(site_player.script().strip()[:60]) == 1
+    assert page.count(player.script().strip()[:60]) == 1
     assert [s for s in refs(page).scripts] == [{"type": "application/json", "class": "emqsim-data"}, {}]
 
 
@@ -212,7 +212,7 @@ def test_a_page_without_a_live_figure_carries_no_script(toy, tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose only")])
     (tmp_path / "nb").mkdir()
     nbformat.write(nb, tmp_path / "nb" / "prose.ipynb")
-    page = site.build(tmp_path / "nb", tmp_path / "out", jobs=4)[0].read_text()   # no figure: no pool either
+    page = pages.build(tmp_path / "nb", tmp_path / "out", jobs=4)[0].read_text()   # no figure: no pool either
     assert "<script" not in page
 
 
@@ -220,7 +220,7 @@ def test_a_panel_cell_naming_an_unknown_figure_is_a_value_error(tmp_path):
     toy_notebook(tmp_path / "nb", title="99 no such figure")
     with pytest.raises(ValueError, match=r"^toy\.ipynb: a panel cell names the figure '99 no such figure'; "
                                          r"the catalogue has \["):
-        site.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+        pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
     assert not (tmp_path / "out").exists()   # refused before anything is written
 
 
@@ -231,12 +231,12 @@ def test_frames_are_palette_pngs_far_smaller_than_matplotlib_s():
 
     fig = Figure(ToyModel(), ToyView())
     png = fig.png()
-    small = site_player.compress(png)
+    small = player.compress(png)
     im = Image.open(BytesIO(small))
-    assert im.format == "PNG" and im.mode == "P" and len(im.getcolors()) <= site_player.COLORS
+    assert im.format == "PNG" and im.mode == "P" and len(im.getcolors()) <= player.COLORS
     assert im.size == Image.open(BytesIO(png)).size
     assert len(small) < len(png) / 2
-    assert site_player.compress(png) == small   # the same picture compresses to the same bytes
+    assert player.compress(png) == small   # the same picture compresses to the same bytes
 
 
 # -- the course's site --------------------------------------------------------------------
@@ -244,7 +244,7 @@ def test_frames_are_palette_pngs_far_smaller_than_matplotlib_s():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    return out, site.build(ROOT / "notebooks", out)
+    return out, pages.build(ROOT / "notebooks", out)
 
 
 @needs_notebooks
@@ -270,7 +270,7 @@ def test_index_links_every_page_and_every_link_resolves(built):
     assert hrefs == [f"{nb.stem}.html" for nb in NOTEBOOKS]
     assert all((out / h).is_file() for h in hrefs)
     for nb in NOTEBOOKS:  # each entry is titled with the notebook's first heading
-        title = site.title_of(nbformat.read(nb, as_version=4))
+        title = pages.title_of(nbformat.read(nb, as_version=4))
         assert title and f">{title}</a>" in index.replace("&#x27;", "'").replace("&amp;", "&")
 
 
@@ -279,7 +279,7 @@ def test_index_links_every_page_and_every_link_resolves(built):
 def test_page_has_its_figures_and_a_player_for_each_panel(built, nb):
     out, _ = built
     page = (out / f"{nb.stem}.html").read_text()
-    titles = site.panel_titles(nbformat.read(nb, as_version=4))
+    titles = pages.panel_titles(nbformat.read(nb, as_version=4))
     # every figure saved in the notebook is on the page, embedded, and each player's first frame
     assert len(PNG_IMG.findall(page)) == saved(nb, "image/png") + len(titles)
     if nb.stem != "00_start_here":
@@ -327,7 +327,7 @@ def test_page_works_offline(built, nb):
     remote = [u for u in r.loads if not u.startswith("data:")]
     assert remote == [], "the page would load these from elsewhere"
     # no require.js, MathJax or widget renderer: only the players' tables and their script, inline
-    titles = site.panel_titles(nbformat.read(nb, as_version=4))
+    titles = pages.panel_titles(nbformat.read(nb, as_version=4))
     expected = [{"type": "application/json", "class": "emqsim-data"}] * len(titles) + ([{}] if titles else [])
     assert r.scripts == expected
     assert "application/vnd.jupyter.widget-state+json" not in page
@@ -337,25 +337,25 @@ def test_page_works_offline(built, nb):
 
 
 def test_the_player_script_fetches_nothing():
-    js = site_player.script()
+    js = player.script()
     for word in ("fetch(", "XMLHttpRequest", "import(", "http:", "https:", "WebSocket", "localStorage"):
         assert word not in js, word
 
 
 def test_links_to_other_notebooks_point_at_their_pages():
-    assert site._link_pages('<a href="01_x.ipynb#Top">', {"01_x"}) == '<a href="01_x.html#Top">'
-    assert site._link_pages('<a href="other.ipynb">', {"01_x"}) == '<a href="other.ipynb">'
+    assert pages._link_pages('<a href="01_x.ipynb#Top">', {"01_x"}) == '<a href="01_x.html#Top">'
+    assert pages._link_pages('<a href="other.ipynb">', {"01_x"}) == '<a href="other.ipynb">'
 
 
 def test_title_of_reads_the_first_heading():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# not a heading"),
                                          nbformat.v4.new_markdown_cell("Intro\n\n## *Cron* vs `interval` ##")])
-    assert site.title_of(nb) == "Cron vs interval"
-    assert site.title_of(nbformat.v4.new_notebook()) == ""
+    assert pages.title_of(nb) == "Cron vs interval"
+    assert pages.title_of(nbformat.v4.new_notebook()) == ""
 
 
 def test_no_notebook_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match=r"^notebooks folder '.*' holds no \.ipynb file; give the course's notebooks/$"):
-        site.build(tmp_path, tmp_path / "out")
-    assert site.main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
-    assert site.main([str(tmp_path), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2
+        pages.build(tmp_path, tmp_path / "out")
+    assert pages.main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert pages.main([str(tmp_path), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2

@@ -10,8 +10,8 @@ import signal
 import pytest
 
 from emqsim import Cron, Every, Schedule
-from emqsim.sim import Simulation, simulate
-from emqsim.store import ENV, ServerError, Store, connect, redact
+from emqsim.engine.sim import Simulation, simulate
+from emqsim.engine.store import ENV, ServerError, Store, connect, redact
 from servers import emqsim, needs_redis_server, redis_server, wait_for
 
 T9 = 1796029200000  # 2026-11-30T09:00:00Z

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from emqsim import timefmt
-from emqsim.timefmt import (Change, WallTime, abbreviation, at, changes, day_bounds, hm, hms, iso, label, local,
+from emqsim.engine import timefmt
+from emqsim.engine.timefmt import (Change, WallTime, abbreviation, at, changes, day_bounds, hm, hms, iso, label, local,
                             offset, parse_day, parse_instant, parse_interval, resolve, table, utc, utc_offset, wall,
                             year_changes, zone)
 

@@ -18,7 +18,7 @@ speed control (which moves no figure) and knows which slider Play should move.
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..engine.errors import InputError
 
 PLAY_CLASS = "emqsim-play"
 SPEED_CLASS = "emqsim-speed"

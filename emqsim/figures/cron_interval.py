@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.transforms import blended_transform_factory
 
-from ..course import MINUTE
+from ..lessons.course import MINUTE
 from ..lessons.cron_interval import AXIS_END, AXIS_START, ROW
 from .style import BLACK, GREY, ROLE, scale, time_axis
 from .view import View

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 
-from ..course import EVERY
+from ..lessons.course import EVERY
 from ..lessons.missed import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, scale, time_axis
 from .view import View

@@ -11,7 +11,7 @@ import os
 
 import matplotlib.pyplot as plt
 
-from ..errors import InputError
+from ..engine.errors import InputError
 
 # Okabe-Ito
 BLACK = "#000000"
@@ -98,7 +98,7 @@ present(os.environ.get(ENV, "").strip().lower() not in ("", "0", "no", "false", 
 
 def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
     """An x axis in Unix ms labelled HH:MM in `tz`, a tick every `step` ms."""
-    from ..timefmt import hm
+    from ..engine.timefmt import hm
 
     first = start - start % step + (step if start % step else 0)
     ticks = list(range(first, end + 1, step))

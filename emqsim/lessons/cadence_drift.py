@@ -21,18 +21,18 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..cadence import Every
-from ..course import MINUTE, NAME, START
-from ..durations import format_duration
-from ..errors import one_of
-from ..pump import Pump
-from ..reference import reference
-from ..registry import ADVANCE, Registry
-from ..schedule import Schedule
-from ..sim import simulate
-from ..store import Store
-from ..timefmt import hm, hms
-from ..worker import Worker
+from ..engine.cadence import Every
+from .course import MINUTE, NAME, START
+from ..engine.durations import format_duration
+from ..engine.errors import one_of
+from ..engine.pump import Pump
+from ..engine.reference import reference
+from ..engine.registry import ADVANCE, Registry
+from ..engine.schedule import Schedule
+from ..engine.sim import simulate
+from ..engine.store import Store
+from ..engine.timefmt import hm, hms
+from ..engine.worker import Worker
 from .model import Model, choice, slider
 
 #: the run-length slider, whole minutes

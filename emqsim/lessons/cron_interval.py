@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cadence import Cron, Every
-from ..course import EVERY, HOUR, MINUTE, on_day
-from ..durations import format_duration
-from ..errors import instant, one_of
-from ..keys import Keys
-from ..registry import Registry
-from ..schedule import Schedule
-from ..timefmt import at, hm, hms, iso
+from ..engine.cadence import Cron, Every
+from .course import EVERY, HOUR, MINUTE, on_day
+from ..engine.durations import format_duration
+from ..engine.errors import instant, one_of
+from ..engine.keys import Keys
+from ..engine.registry import Registry
+from ..engine.schedule import Schedule
+from ..engine.timefmt import at, hm, hms, iso
 from .model import Model, Play, choice, slider, text
 
 MODES = ("cron", "interval")

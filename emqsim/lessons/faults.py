@@ -17,16 +17,16 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..cadence import Every
-from ..course import EVERY, MINUTE, NAME, START
-from ..durations import format_duration
-from ..errors import InputError, one_of
-from ..faults import Faults
-from ..ids import minted_at
-from ..pump import Pump
-from ..schedule import Schedule
-from ..sim import Simulation
-from ..timefmt import hm, hms
+from ..engine.cadence import Every
+from .course import EVERY, MINUTE, NAME, START
+from ..engine.durations import format_duration
+from ..engine.errors import InputError, one_of
+from ..engine.faults import Faults
+from ..engine.ids import minted_at
+from ..engine.pump import Pump
+from ..engine.schedule import Schedule
+from ..engine.sim import Simulation
+from ..engine.timefmt import hm, hms
 from .model import Model, choice, slider
 
 #: design -> (pump mode, job ids)
@@ -133,7 +133,7 @@ def fire_guard() -> str:
     still equals the slot the pump read (0 absent, 2 stale, 1 go on)."""
     from importlib.resources import files
 
-    src = files("emqsim").joinpath("lua/fire-3.lua").read_text().splitlines()
+    src = files("emqsim.engine").joinpath("lua/fire-3.lua").read_text().splitlines()
     first = next(i for i, line in enumerate(src) if "local score = redis.call('ZSCORE'" in line)
     last = next(i for i, line in enumerate(src) if i > first and line.strip() == "result = 1")
     return "\n".join(src[first:last + 1])
@@ -366,8 +366,8 @@ def cancel_text(runs: list[CrashRun]) -> str:
 def bullmq_retry(start: int = START) -> str:
     """BullMQ's design: a worker takes the first job, then runs the chain step again a second
     later (the worker's retry after an error); the retry writes nothing."""
-    from ..chain import BullMQ
-    from ..store import Store
+    from ..engine.chain import BullMQ
+    from ..engine.store import Store
 
     with Store() as store:
         bullmq = BullMQ(store)

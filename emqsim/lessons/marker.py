@@ -20,18 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cadence import Every
-from ..course import NAME, SECOND, START
-from ..durations import format_duration
-from ..ids import Minter
-from ..pump import Pump
-from ..rand import draw
-from ..registry import Registry
-from ..schedule import Schedule
-from ..sim import Simulation
-from ..store import Store
-from ..timefmt import hm, hms
-from ..worker import Worker
+from ..engine.cadence import Every
+from .course import NAME, SECOND, START
+from ..engine.durations import format_duration
+from ..engine.ids import Minter
+from ..engine.pump import Pump
+from ..engine.rand import draw
+from ..engine.registry import Registry
+from ..engine.schedule import Schedule
+from ..engine.sim import Simulation
+from ..engine.store import Store
+from ..engine.timefmt import hm, hms
+from ..engine.worker import Worker
 from .model import Model, slider
 
 #: the poll-interval slider, ms

@@ -26,17 +26,17 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..cadence import Every
-from ..chain import Chain, compare
-from ..course import EVERY, MINUTE, NAME, on_day
-from ..durations import format_duration, parse_duration
-from ..errors import InputError, one_of
-from ..faults import Faults
-from ..pump import Pump
-from ..reference import engine_fires, engine_skips, reference
-from ..schedule import Schedule
-from ..sim import Simulation, simulate
-from ..timefmt import hm, hms
+from ..engine.cadence import Every
+from ..engine.chain import Chain, compare
+from .course import EVERY, MINUTE, NAME, on_day
+from ..engine.durations import format_duration, parse_duration
+from ..engine.errors import InputError, one_of
+from ..engine.faults import Faults
+from ..engine.pump import Pump
+from ..engine.reference import engine_fires, engine_skips, reference
+from ..engine.schedule import Schedule
+from ..engine.sim import Simulation, simulate
+from ..engine.timefmt import hm, hms
 from .model import Model, Play, slider
 
 #: the schedule's cadence, and its first run: its phase (:07) is the grid every lane is read against

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InputError, one_of
+from ..engine.errors import InputError, one_of
 
 #: control kinds: a slider walks ordered positions; a choice picks one of a few; text is free
 KINDS = ("slider", "choice", "text")

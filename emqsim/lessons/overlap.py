@@ -28,17 +28,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..cadence import Every
-from ..chain import compare
-from ..course import EVERY, MINUTE, NAME, START
-from ..durations import format_duration
-from ..errors import one_of
-from ..pump import Pump
-from ..reference import reference
-from ..schedule import OVERLAPS, Schedule
-from ..sim import Simulation
-from ..timefmt import hm
-from ..worker import Worker
+from ..engine.cadence import Every
+from ..engine.chain import compare
+from .course import EVERY, MINUTE, NAME, START
+from ..engine.durations import format_duration
+from ..engine.errors import one_of
+from ..engine.pump import Pump
+from ..engine.reference import reference
+from ..engine.schedule import OVERLAPS, Schedule
+from ..engine.sim import Simulation
+from ..engine.timefmt import hm
+from ..engine.worker import Worker
 from .model import Model, Play, slider
 
 POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace

@@ -15,15 +15,15 @@ from itertools import islice
 
 import numpy as np
 
-from ..cadence import Every
-from ..course import EVERY, NAME, START
-from ..durations import parse_duration
-from ..errors import InputError, whole
-from ..ids import minted_at, parse, unsnowflake
-from ..schedule import INF, Schedule
-from ..sim import Simulation
-from ..store import Store
-from ..timefmt import hm, hms, iso, zone
+from ..engine.cadence import Every
+from .course import EVERY, NAME, START
+from ..engine.durations import parse_duration
+from ..engine.errors import InputError, whole
+from ..engine.ids import minted_at, parse, unsnowflake
+from ..engine.schedule import INF, Schedule
+from ..engine.sim import Simulation
+from ..engine.store import Store
+from ..engine.timefmt import hm, hms, iso, zone
 from .model import Model, Play, slider
 
 #: the most fires the slider reaches (the notebook's run)

@@ -23,15 +23,15 @@ from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from .. import dst
-from ..cadence import Cron
-from ..course import HOUR
-from ..errors import InputError
-from ..registry import Registry
-from ..schedule import Schedule
-from ..sim import Simulation
-from ..store import Store
-from ..timefmt import (abbreviation, at, changes, day_bounds, hm, iso, label, offset, parse_day, utc, utc_offset,
+from ..cron import rules as dst
+from ..engine.cadence import Cron
+from .course import HOUR
+from ..engine.errors import InputError
+from ..engine.registry import Registry
+from ..engine.schedule import Schedule
+from ..engine.sim import Simulation
+from ..engine.store import Store
+from ..engine.timefmt import (abbreviation, at, changes, day_bounds, hm, iso, label, offset, parse_day, utc, utc_offset,
                        year_changes, zone as check_zone)
 from .model import Model, choice
 

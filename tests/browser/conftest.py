@@ -178,12 +178,12 @@ def voila(tmp_path_factory):
 @pytest.fixture(scope="session")
 def static_site(tmp_path_factory) -> Path:
     """The static site (`make html`) of the committed notebooks, built into a temporary folder."""
-    from emqsim import site
+    from emqsim.site import pages
 
     if not any(NOTEBOOKS.glob("*.ipynb")):
         pytest.skip("no notebooks/*.ipynb to build a site from")
     out = tmp_path_factory.mktemp("site")
-    site.build(NOTEBOOKS, out)
+    pages.build(NOTEBOOKS, out)
     return out
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 
 from conftest import NOTEBOOKS  # noqa: E402
 
-from emqsim import site  # noqa: E402
+from emqsim.site import pages  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
 
 PAGES = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -89,7 +89,7 @@ def test_site_page_sliders_work_without_a_kernel(static_site: Path, site_page, a
     import nbformat
 
     page = site_page
-    titles = site.panel_titles(nbformat.read(path, as_version=4))
+    titles = pages.panel_titles(nbformat.read(path, as_version=4))
     page.goto((static_site / f"{path.stem}.html").as_uri(), timeout=LOAD_MS)
     players = page.locator(".emqsim-player")
     assert players.count() == len(titles)

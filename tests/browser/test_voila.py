@@ -11,7 +11,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 from figure_page import FIGURE_SLIDERS, expected_readout, move  # noqa: E402
 
 from emqsim.figures import catalogue  # noqa: E402
-from emqsim.timefmt import at  # noqa: E402
+from emqsim.engine.timefmt import at  # noqa: E402
 
 RENDER_MS = 90_000   # Voila runs the whole notebook before it shows the page (about 5 s here)
 TITLE = "01 cron vs interval"

@@ -33,8 +33,8 @@ def cron_parser_questions() -> list[dict]:
     and ten minutes after it."""
     from datetime import date, timedelta
 
-    from emqsim.course import DAY, HOUR
-    from emqsim.timefmt import changes, day_bounds
+    from emqsim.lessons.course import DAY, HOUR
+    from emqsim.engine.timefmt import changes, day_bounds
 
     out = []
     for tz, day in CRON_ZONE_DAYS:

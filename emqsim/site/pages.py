@@ -8,7 +8,7 @@ would come from a CDN (require.js, MathJax, Mermaid, the widget renderer).
 
 A live figure's panel cell (cell metadata ``{"emqsim": {"figure": TITLE}}``) gets a player
 instead of the widget, which cannot run without a kernel: the figure's frames drawn in
-advance by its own model and view, with sliders that swap them (`emqsim.site_player`).
+advance by its own model and view, with sliders that swap them (`emqsim.site.player`).
 A widget output in a cell without that metadata keeps a short note saying where it runs.
 """
 
@@ -21,7 +21,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import site_player
+from . import player as site_player
 
 #: what a live figure's place says on a static page
 LIVE_NOTE = ("Live figure: its sliders need a running kernel. Open this notebook in JupyterLab "
@@ -109,7 +109,7 @@ _LIVE_HTML = f'<p class="emqsim-live">{html.escape(LIVE_NOTE)}</p>'
 
 def figure_of(cell) -> str | None:
     """The catalogue title of the live figure a panel cell shows, from its cell metadata."""
-    from .figures.catalogue import CELL_KEY
+    from ..figures.catalogue import CELL_KEY
 
     meta = cell.get("metadata", {}).get(CELL_KEY)
     title = meta.get("figure") if isinstance(meta, dict) else None
@@ -185,7 +185,7 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
     notebook to convert, or a panel cell names a figure the catalogue does not have."""
     import nbformat
 
-    from .figures.catalogue import SOURCES
+    from ..figures.catalogue import SOURCES
 
     src, out = Path(notebooks), Path(out)
     paths = sorted(src.glob("*.ipynb"))

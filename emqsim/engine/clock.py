@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from emqsim.errors import InputError
-from emqsim.timefmt import iso
+from emqsim.engine.errors import InputError
+from emqsim.engine.timefmt import iso
 
 _LIMIT = 2**53  # past this a Unix ms is no longer exact in a Redis score or a float
 

@@ -6,7 +6,7 @@ next one, and a reader who changes the day here moves the whole course.
 
 from __future__ import annotations
 
-from .timefmt import at
+from ..engine.timefmt import at
 
 SECOND = 1000
 MINUTE = 60 * SECOND

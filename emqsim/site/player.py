@@ -38,7 +38,7 @@ MIN_CHUNK = 200
 
 def script() -> str:
     """The player script, inlined once in every page that holds a player."""
-    return resources.files("emqsim").joinpath("static/player.js").read_text(encoding="utf-8")
+    return resources.files("emqsim.site").joinpath("player.js").read_text(encoding="utf-8")
 
 
 def compress(png: bytes) -> bytes:
@@ -60,7 +60,7 @@ def compress(png: bytes) -> bytes:
 def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str]]:
     """Draw `title` at each value set with the notebook's model and view: (compressed PNG,
     readout) per set. Runs in a worker process; a frame drawn twice is compressed once."""
-    from .figures import catalogue
+    from ..figures import catalogue
 
     fig = catalogue.figure(title)
     done: dict[bytes, bytes] = {}
@@ -209,7 +209,7 @@ def _chunks(items: list, size: int) -> list[list]:
 def players(titles, jobs: int | None = None) -> dict[str, Player]:
     """Every figure in `titles` pre-rendered, by title. With `jobs` > 1 the frames are drawn in
     that many worker processes (each title split in chunks); with 1, here."""
-    from .figures import catalogue
+    from ..figures import catalogue
 
     titles = list(dict.fromkeys(titles))
     jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))

@@ -1,4 +1,4 @@
-"""The Lua scripts of `emqsim/lua/`, loaded once per client, and their error codes.
+"""The Lua scripts of `emqsim/engine/lua/`, loaded once per client, and their error codes.
 
 Each script is one file named `verb-<fixed keys>.lua` with a header that lists its
 KEYS, ARGV and returns (BullMQ's convention). Scripts check every argument before
@@ -87,7 +87,7 @@ INCLUDE = re.compile(r'^--- @include "([a-z_]+)"[ \t]*$', re.M)
 def include(source: str, seen: tuple[str, ...] = ()) -> str:
     """`source` with every `--- @include "NAME"` line replaced by `lua/includes/NAME.lua`
     (itself resolved the same way; each include is pulled in once per script)."""
-    folder = resources.files("emqsim").joinpath("lua", "includes")
+    folder = resources.files("emqsim.engine").joinpath("lua", "includes")
     done = list(seen)
 
     def body(m: re.Match) -> str:
@@ -96,7 +96,7 @@ def include(source: str, seen: tuple[str, ...] = ()) -> str:
             return ""
         path = folder.joinpath(f"{name}.lua")
         if not path.is_file():
-            raise ValueError(f"include {name!r} is not a file in emqsim/lua/includes")
+            raise ValueError(f"include {name!r} is not a file in emqsim/engine/lua/includes")
         done.append(name)
         text = path.read_text()
         return include(text, tuple(done)).rstrip("\n")
@@ -114,7 +114,7 @@ def script_files(resolved: bool = True) -> dict[str, str]:
 @functools.lru_cache(maxsize=2)
 def _script_files(resolved: bool) -> tuple[tuple[str, str], ...]:
     out = []
-    for entry in resources.files("emqsim").joinpath("lua").iterdir():
+    for entry in resources.files("emqsim.engine").joinpath("lua").iterdir():
         if entry.name.endswith(".lua"):
             text = entry.read_text()
             out.append((entry.name.rsplit("-", 1)[0], include(text) if resolved else text))

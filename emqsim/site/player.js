@@ -1,7 +1,7 @@
 /* emqsim static site: a live figure without a kernel.
  *
  * Each element .emqsim-player holds a JSON table (script.emqsim-data) written by
- * emqsim/site_player.py: the figure's controls, its pre-rendered pictures, its readouts, and
+ * emqsim/site/player.py: the figure's controls, its pre-rendered pictures, its readouts, and
  * for each frame the picture, the readout and the position of every control. This script
  * builds a range input per slider (arrow keys step it), a drop-down per choice or preset
  * text, a Play button and speed for a slider that has one, and swaps picture and readout

@@ -32,10 +32,10 @@ from functools import cached_property
 
 from cronsim import CronSim, CronSimError
 
-from . import cron_parser as _cron_parser
-from .cadence import Cron
-from .errors import InputError
-from .timefmt import _EPOCH, _MS, changes, day_bounds, offset, zone
+from ..engine import cron_parser as _cron_parser
+from ..engine.cadence import Cron
+from ..engine.errors import InputError
+from ..engine.timefmt import _EPOCH, _MS, changes, day_bounds, offset, zone
 
 
 CRON_PARSER_VERSION = _cron_parser.VERSION
