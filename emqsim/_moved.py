@@ -35,19 +35,11 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         new = MOVED[spec.name]
         warnings.warn(f"{spec.name} moved to {new}; import it from there (the old path goes in emqsim 0.3)",
-                      DeprecationWarning, stacklevel=_caller_level())
+                      DeprecationWarning, stacklevel=2)  # warnings skips the import machinery's frames
         return importlib.import_module(new)
 
     def exec_module(self, module):
         """The module at the new path has run already."""
-
-
-def _caller_level() -> int:
-    """The stack level of the first frame outside the import machinery: the importing line."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def install() -> None:

@@ -20,8 +20,9 @@ from contextlib import contextmanager
 from .engine.cadence import Every, cadence
 from .engine.chain import DESIGNS
 from .engine.durations import parse_duration
-from .engine.errors import MAX_FIRES as ERRORS_MAX_FIRES
-from .engine.errors import InputError, instant, span
+from .engine.errors import InputError
+from .engine.ids import instant, span
+from .engine.parts import MAX_FIRES as PARTS_MAX_FIRES
 from .engine.faults import Faults
 from .progress import bar as progress_bar
 from .engine.pump import BEATS, MODES, Pump
@@ -32,7 +33,7 @@ from .engine.timefmt import parse_instant, parse_interval, zone
 from .engine.worker import Worker
 
 START = "2026-11-30T09:00:00Z"   # a fixed instant: the command never reads the wall clock
-MAX_FIRES = ERRORS_MAX_FIRES    # the API's cap too (emqsim.errors)
+MAX_FIRES = PARTS_MAX_FIRES     # the API's cap too (emqsim.engine.parts)
 SAMPLE = 100                     # cron slots read to estimate how many fit before --until
 
 # Options whose value may be written with a leading minus (a negative duration or count):

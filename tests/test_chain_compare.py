@@ -1,4 +1,4 @@
-"""The two designs side by side (`chain.compare`): what an outage leaves waiting, which slots
+"""The two designs side by side (`lessons.designs.compare`): what an outage leaves waiting, which slots
 get no job, and the long-run backlog, in exact ms."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim.engine.cadence import Every
-from emqsim.engine.chain import compare
+from emqsim.lessons.designs import compare
 from emqsim.engine.pump import Pump
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.worker import Worker
@@ -111,3 +111,32 @@ def test_a_retried_chain_step_makes_no_second_job():
         assert (again.result, again.next) == ("stale", float("inf"))
         st = b.state("reports")
         assert (st["score"], st["ic"], st["delayed"]) == (t + 15 * MIN, 2, [[f"repeat:reports:{t + 15 * MIN}", t + 15 * MIN]])
+
+
+# -- workers away is a fault the engine models (the experiment edits no simulation) -------------
+
+def test_workers_down_is_a_fault_of_the_pump_design():
+    """The pump beats on through `workers_down`; the jobs released meanwhile start at `up`, a
+    run going at `down` finishes as planned."""
+    from emqsim.engine.faults import Faults
+    from emqsim.engine.sim import simulate
+
+    t = simulate(SCHED, start=T0907, until=UP + 30 * MIN, worker=Worker(run="20m"),
+                 faults=Faults(workers_down=(T0907 + 10 * MIN, UP)))
+    assert [f.released for f in t] == slots(0, 15, 30, 45, 60, 75, 90)
+    assert [f.started for f in t] == [slots(0)[0], *(UP + k * 20 * MIN for k in range(6))]
+    assert list(t)[0].finished == T0907 + 20 * MIN   # the run going at `down` (09:17) ends at 09:27
+
+
+def test_workers_down_is_checked_like_an_outage():
+    from emqsim.engine.errors import InputError
+    from emqsim.engine.faults import Faults
+    from emqsim.engine.sim import simulate
+
+    with pytest.raises(InputError, match="workers_down ends at"):
+        Faults(workers_down=(UP, DOWN))
+    with pytest.raises(InputError, match="workers_down begins at .* before the start"):
+        simulate(SCHED, start=T0907, fires=2, faults=Faults(workers_down=(T0907 - MIN, UP)))
+    with pytest.raises(InputError, match="give outage=") as e:
+        simulate(SCHED, start=T0907, fires=2, design="bullmq", faults=Faults(workers_down=(DOWN, UP)))
+    assert e.value.arg == "workers_down"

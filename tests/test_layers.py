@@ -1,19 +1,25 @@
-"""One way through: engine -> lessons -> figures -> panel, with no import back up.
+"""The house shows its floors: engine -> cron rules -> lessons -> figures -> site -> apps.
 
-Read from the source, not by importing: lesson modules import nothing that draws; engine
-modules import neither lessons nor figures; figure modules never reach into the simulation
-or replace an attribute of an engine object."""
+Read from the source, not by importing: a module imports only its own floor and the floors
+below it (imports inside functions count too); no two modules import each other, even through
+others; `engine/errors.py`, the floor's ground, imports nothing of the package. Lesson modules
+import nothing that draws; figure modules never reach into the simulation or replace an
+attribute of an engine object. The README's layout names every module where it sits."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "emqsim"
-#: the apps on top: they may use every layer
-APPS = {"bench.py", "site.py", "site_player.py", "cli.py", "__main__.py", "__init__.py"}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "emqsim"
+#: the floors, bottom up: a module may import its own floor and the ones below
+FLOORS = ("engine", "cron", "lessons", "figures", "site")
+#: the apps on the top floor: they may use every floor
+APPS = {"bench.py", "cli.py", "progress.py", "_moved.py", "__main__.py", "__init__.py"}
 DRAWING = ("matplotlib", "ipywidgets", "IPython", "PIL")
 
 
@@ -38,6 +44,104 @@ def _modules(folder: str = "") -> list[Path]:
     return sorted(where.glob("*.py"))
 
 
+def _name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    parts = [p for p in rel.parts if p != "__init__"]
+    return ".".join(["emqsim", *parts])
+
+
+MODULES = {_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _package_imports(path: Path) -> set[str]:
+    """The package's own modules that `path` imports (a name imported from a module counts as
+    that module)."""
+    out = set()
+    for m in _imports(path):
+        while m and m not in MODULES:
+            m = m.rpartition(".")[0]
+        if m and m != "emqsim" and m != _name(path):
+            out.add(m)
+    return out
+
+
+def _floor(module: str) -> int:
+    """0.. for the floors, len(FLOORS) for the apps on top."""
+    parts = module.split(".")
+    return FLOORS.index(parts[1]) if len(parts) >= 2 and parts[1] in FLOORS else len(FLOORS)
+
+
+def test_every_module_sits_on_a_floor():
+    stray = sorted(p.name for p in _modules() if p.name not in APPS)
+    assert not stray, f"{stray} sit at the top of the package: move each to the floor it belongs on"
+    folders = sorted(d.name for d in PACKAGE.iterdir() if d.is_dir() and d.name != "__pycache__")
+    assert folders == sorted(FLOORS), folders
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) < len(FLOORS)))
+def test_a_module_imports_no_floor_above_its_own(module):
+    up = sorted(m for m in _package_imports(MODULES[module]) if _floor(m) > _floor(module))
+    assert not up, f"{module} (floor {FLOORS[_floor(module)]}) imports {up} from above"
+
+
+def test_errors_imports_nothing_of_the_package():
+    assert _package_imports(PACKAGE / "engine" / "errors.py") == set()
+
+
+def test_no_circle_of_imports():
+    """Tarjan's strongly connected components over every import, module-level or not."""
+    graph = {m: _package_imports(p) for m, p in MODULES.items()}
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert not circles, f"modules that import each other: {circles}"
+
+
+def test_the_readme_layout_names_every_module_where_it_sits():
+    """Each floor's row of the README's layout lists exactly the modules in that folder."""
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("## Layout"):]
+    block = block[block.index("```") + 3:]
+    block = block[: block.index("```")]
+    rows: dict[str, set[str]] = {}
+    current = None
+    for line in block.splitlines():
+        m = re.match(r"^  (\w+)/ ", line)
+        if m:
+            current = m.group(1)
+            rows[current] = set()
+        elif not re.match(r"^   ", line):
+            current = None
+        if current:
+            rows[current] |= set(re.findall(r"\b(\w+)\.py\b", line))
+    for floor in FLOORS:
+        have = {p.stem for p in _modules(floor) if p.name != "__init__.py" and p.name != "__main__.py"}
+        assert rows.get(floor) == have, f"README's {floor}/ row lists {sorted(rows.get(floor, ()))}, the folder holds {sorted(have)}"
+
+
 def test_the_layers_exist():
     assert len(_modules("lessons")) >= 9 and len(_modules("figures")) >= 9
 
@@ -49,18 +153,11 @@ def test_a_lesson_imports_nothing_that_draws_and_no_figure(path):
     assert not bad, f"{path.name} imports {bad}"
 
 
-@pytest.mark.parametrize("path", [p for p in _modules() if p.name not in APPS], ids=lambda p: p.name)
-def test_the_engine_imports_no_lesson_and_no_figure(path):
-    bad = sorted(m for m in _imports(path) if m.startswith(("emqsim.lessons", "emqsim.figures")))
-    assert not bad, f"{path.name} imports {bad}"
-
-
 @pytest.mark.parametrize("path", _modules("figures"), ids=lambda p: p.name)
 def test_a_figure_reaches_into_no_simulation(path):
     imports = _imports(path)
-    engine = sorted(m for m in imports if m.startswith(("emqsim.engine.sim", "emqsim.engine.registry", "emqsim.engine.store",
-                                                       "emqsim.engine.pump", "emqsim.engine.worker", "emqsim.engine.chain",
-                                                       "emqsim.engine.reference")))
+    engine = sorted(m for m in imports if m.startswith(tuple(f"emqsim.engine.{m}" for m in (
+        "sim", "registry", "store", "pump", "worker", "chain", "reference"))))
     assert not engine, f"{path.name} imports {engine}: a view draws frames, it runs nothing"
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):  # `sim.registry = ...`: an engine object's attribute replaced

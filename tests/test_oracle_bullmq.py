@@ -18,7 +18,8 @@ import oracle
 import pytest
 
 from emqsim.engine.cadence import Cron, Every
-from emqsim.engine.chain import BullMQ, Chain, compare, job_id
+from emqsim.engine.chain import BullMQ, Chain, job_id
+from emqsim.lessons.designs import compare
 from emqsim.engine.faults import Faults
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.sim import simulate

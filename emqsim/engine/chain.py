@@ -26,18 +26,17 @@ limit or an end date stops) live here; the next-run arithmetic is the engine's.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 from .cadence import Cron, Every
-from .errors import InputError, check_parts, check_run, one_of
+from .errors import InputError, one_of
 from .faults import Faults
 from .ids import slot_job_id
+from .parts import check_parts, check_run
 from .registry import Registry, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg
 from .store import HoldsStore, Store
-from .timefmt import hms
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
@@ -249,6 +248,9 @@ class Chain(HoldsStore):
         schedules = check_parts(schedules, start=start, worker=worker, faults=faults, retain=retain, store=store)
         self.faults = faults or Faults()
         f = self.faults
+        if f.workers_down is not None:
+            raise InputError("design 'bullmq' has no pump, so an outage already is no worker running: "
+                             "give outage=(down, up), not workers_down", "workers_down")
         if f.crash_after_enqueue is not None or f.pumps != 1 or f.cancel_at is not None:
             raise InputError("design 'bullmq' has no pump: of the faults only an outage (no worker "
                              "running over an interval) applies, not a pump crash, two pumps or a cancel",
@@ -338,118 +340,3 @@ def _check(schedule: Schedule) -> None:
 
 def _text(x) -> str:
     return x.decode() if isinstance(x, bytes) else str(x)
-
-
-# -- the two designs side by side ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Comparison:
-    """One schedule run in both designs, with the same workers and the same outage. In
-    BullMQ's design an outage is always no worker running; in the pump design `stopped` says
-    what it stops: "pump" (the pump is down, the workers are there) or "workers" (the pump
-    beats on, no worker takes a job). `pump` and `bullmq` are the traces."""
-
-    pump: Trace
-    bullmq: Trace
-    schedule: Schedule | None = None
-    stopped: str = "pump"
-
-    def summary(self) -> dict[str, dict[str, int]]:
-        """Per design: `runs`, `late_ms` (the latest start behind its slot), `running` (the
-        most runs going at once) and `waiting` (the most jobs made and not yet started at
-        once: the backlog). Quadratic in the fires: meant for the short runs a figure shows."""
-        return {"pump": _numbers(self.pump), "bullmq": _numbers(self.bullmq)}
-
-    def table(self, tz: str = "UTC") -> str:
-        """The fires of both designs side by side (slot and start, HH:MM:SS in `tz`), then the summary."""
-        head = f"{'n':>4}  {'pump slot':9}  {'started':8}  {'bullmq slot':11}  started"
-        lines = [head, "-" * len(head)]
-        a, b = list(self.pump), list(self.bullmq)
-        for i in range(max(len(a), len(b))):
-            p = f"{hms(a[i].slot, tz):9}  {hms(a[i].started, tz):8}" if i < len(a) else " " * 19
-            q = f"{hms(b[i].slot, tz):11}  {hms(b[i].started, tz):8}" if i < len(b) else ""
-            lines.append(f"{i + 1:>4}  {p}  {q}".rstrip())
-        for design, n in self.summary().items():
-            lines.append(f"{design}: {n['runs']} runs · starts up to {n['late_ms']} ms late · "
-                         f"at most {n['running']} running · at most {n['waiting']} waiting")
-        return "\n".join(lines)
-
-    def waiting(self, t: int) -> dict[str, list[int]]:
-        """Per design, the slots of the jobs that were due before `t` and not yet taken at `t`
-        (released before it, started at or after it): what a worker coming back at `t` finds."""
-        return {design: [f.slot for f in trace if f.released < t <= f.started]
-                for design, trace in (("pump", self.pump), ("bullmq", self.bullmq))}
-
-    def no_job(self) -> dict[str, list[int]]:
-        """Per design, the slots of the schedule's own grid (each slot's `next_run` when it
-        runs on time), from the first fire's slot to the last one's, that no job stood for."""
-        if self.schedule is None:
-            raise ValueError("no_job needs the schedule: build the Comparison with compare()")
-        out = {}
-        for design, trace in (("pump", self.pump), ("bullmq", self.bullmq)):
-            made = {f.slot for f in trace}
-            slots, s = [], min(made, default=INF)
-            while s <= max(made, default=0):
-                if s not in made:
-                    slots.append(s)
-                s = self.schedule.next_run(s, released=s, finished=s, phase=0)
-            out[design] = slots
-        return out
-
-
-def compare(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
-            worker: Worker | None = None, outage: tuple[int, int] | None = None, pump=None,
-            stopped: str = "pump") -> Comparison:
-    """Run `schedule` in the pump design and in BullMQ's, where the chain changes the answer:
-    after an outage (the pump's slots are enqueued late but the workers were there; BullMQ's
-    one overdue job waits for a worker, then the chain snaps), and with runs longer than the
-    period (the pump enqueues every slot and a backlog grows; BullMQ makes the next job only
-    at a pickup, so one worker starts each run late and the late pickups snap past slots).
-    `stopped="workers"` stops the workers instead of the pump in the pump design, the outage
-    BullMQ's design has: the pump goes on enqueuing every slot that comes due."""
-    from .sim import simulate
-
-    stopped = one_of(stopped, STOPPED, "stopped")
-    if stopped == "workers" and outage is None:
-        raise InputError("stopped='workers' needs an outage=(down, up) to stop the workers in", "stopped")
-    worker = worker or Worker()
-    options = dict(start=start, fires=fires, until=until, worker=worker)
-    if stopped == "workers":
-        pumped = _workers_down(schedule, outage=outage, pump=pump, **options)
-    else:
-        pumped = simulate(schedule, pump=pump, faults=Faults(outage=outage), **options)
-    return Comparison(pumped, simulate(schedule, design="bullmq", faults=Faults(outage=outage), **options),
-                      schedule, stopped)
-
-
-STOPPED = ("pump", "workers")
-
-
-def _workers_down(schedule: Schedule, *, start: int, fires: int | None, until: int | None, worker: Worker,
-                  outage: tuple[int, int], pump) -> Trace:
-    """The pump design with its pump beating and no worker taking a job over [down, up):
-    run to just before `down`, then make every worker free no earlier than `up` (a run in
-    progress at `down` finishes), and run on. A job released meanwhile waits in the queue."""
-    from .sim import Simulation
-
-    down, up = Faults(outage=outage).outage
-    if fires is None and until is None:
-        raise ValueError("give fires=N or until=<Unix ms> so the run ends")
-    with Simulation(schedule, start=start, worker=worker, pump=pump) as sim:
-        if down > start:
-            sim.run(fires=fires, until=min(down - 1, until) if until is not None else down - 1)
-        crew = sim.crew
-        crew.free = [(max(free, up), w) for free, w in crew.free]
-        heapq.heapify(crew.free)
-        left = None if fires is None else fires - sim.trace.count
-        return sim.trace if left is not None and left <= 0 else sim.run(fires=left, until=until)
-
-
-def _numbers(trace: Trace) -> dict[str, int]:
-    fires = list(trace)
-    late = max((f.started - f.slot for f in fires), default=0)
-    going = backlog = 0
-    for f in fires:
-        going = max(going, sum(1 for g in fires if g.started <= f.started < g.finished))
-        backlog = max(backlog, sum(1 for g in fires if g.released <= f.released < g.started))
-    return {"runs": len(fires), "late_ms": late, "running": going, "waiting": backlog}

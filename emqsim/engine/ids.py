@@ -6,7 +6,11 @@ Fixed width (14 chars) and big-endian digits make branded ids sort by mint time 
 
 from __future__ import annotations
 
+import numbers
 import string
+
+from .errors import InputError
+from .timefmt import iso
 
 EPOCH_MS = 1704067200000  # 2024-01-01T00:00:00Z
 ALPHABET = string.digits + string.ascii_uppercase + string.ascii_lowercase
@@ -17,6 +21,21 @@ MAX_SEQ = 4095
 MAX_OFFSET_MS = 2**42 - 1
 
 _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
+
+
+def instant(value, name: str) -> int:
+    """Whole Unix ms inside the span the branded ids cover (the only times a run can mint at)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name} {value!r} is not whole Unix ms; give an integer such as 1796029200000", name)
+    value = int(value)
+    if not EPOCH_MS <= value <= EPOCH_MS + MAX_OFFSET_MS:
+        raise InputError(f"{name} {value!r} is outside the times job ids can carry; {span()}", name)
+    return value
+
+
+def span() -> str:
+    """The dates the branded ids cover, for messages."""
+    return f"give a time from {iso(EPOCH_MS)} to {iso(EPOCH_MS + MAX_OFFSET_MS)}"
 
 
 def slot_job_id(name: str, slot: int) -> str:

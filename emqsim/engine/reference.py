@@ -27,7 +27,9 @@ from array import array
 import numpy as np
 
 from .cadence import Every
-from .errors import InputError, check_run, instant
+from .errors import InputError
+from .ids import instant
+from .parts import check_run
 from .faults import Faults
 from .ids import Minter, slot_job_id
 from .pump import Pump

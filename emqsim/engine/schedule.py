@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 
 from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
-from .errors import InputError, instant, one_of, whole
+from .errors import InputError, one_of, whole
+from .ids import instant
 
 RULES = ("schedule", "release", "finish")
 MISSED = ("snap", "snap-v5", "epoch", "all", "once", "skip")

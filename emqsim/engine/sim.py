@@ -3,7 +3,7 @@
 A small discrete-event loop (SimPy's idea, trio MockClock's discipline): time moves
 only when the next event says so, and jumps straight to it. Idle beats are skipped:
 a pump sleeps until the first beat at or after the registry's earliest score.
-At one instant, events run in this order: an outage begins, a pump restarts, runs
+At one instant, events run in this order: the workers go away, an outage begins, a pump restarts, runs
 finish (under the `finish` rule that is when the row advances), workers take the jobs
 waiting for them, sleeping workers wake, pumps read due, pumps release.
 
@@ -27,9 +27,10 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
-from .errors import check_parts, check_run, one_of
+from .errors import one_of
 from .faults import Faults
 from .ids import Minter, slot_job_id
+from .parts import check_parts, check_run
 from .pump import Pump
 from .registry import ADVANCE_ONLY, Due, Registry, Retention
 from .schedule import INF, Schedule
@@ -37,7 +38,7 @@ from .store import HoldsStore, Store
 from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
-DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(7)
+AWAY, DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(8)
 FLUSH = 64  # finished jobs told to Redis in one call (nothing reads them in between)
 PRODUCING = (TICK, RELEASE)
 
@@ -116,6 +117,8 @@ class Simulation(HoldsStore):
             down, up = self.faults.outage
             self._push(down, DOWN, 0)
             self._push(up, RESTART, 0)
+        if self.faults.workers_down:
+            self._push(self.faults.workers_down[0], AWAY, self.faults.workers_down[1])
         self._arm_all(head)
 
     # -- the loop ----------------------------------------------------------------------------
@@ -156,6 +159,8 @@ class Simulation(HoldsStore):
                     self._wake(t, slept=True)
             elif kind == DOWN:
                 self._down(self.pumps[arg])
+            elif kind == AWAY:    # the workers go away until `arg`; the pump beats on
+                self.crew.hold(arg)
             elif kind == RESTART:
                 self._restart(self.pumps[arg], t)
         self._flush()

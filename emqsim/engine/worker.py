@@ -97,6 +97,12 @@ class Crew:
         self.free = [(origin, i) for i in range(worker.concurrency)]   # (free at, worker), a heap
         self.runs: dict[str, _Going] = {}
 
+    def hold(self, until: int) -> None:
+        """No worker takes a job before `until` (the workers are away): each one is free at
+        `until` at the earliest; a run already going finishes as planned."""
+        self.free = [(max(free, until), w) for free, w in self.free]
+        heapq.heapify(self.free)
+
     def going(self, name: str, t: int) -> list[Run]:
         """The runs of `name` not over at `t` (still waiting or running), oldest first."""
         g = self.runs.get(name)

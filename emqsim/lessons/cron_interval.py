@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from ..engine.cadence import Cron, Every
 from .course import EVERY, HOUR, MINUTE, on_day
 from ..engine.durations import format_duration
-from ..engine.errors import instant, one_of
+from ..engine.errors import one_of
+from ..engine.ids import instant
 from ..engine.keys import Keys
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule

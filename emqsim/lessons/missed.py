@@ -27,7 +27,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..engine.cadence import Every
-from ..engine.chain import Chain, compare
+from ..engine.chain import Chain
+from .designs import compare
 from .course import EVERY, MINUTE, NAME, on_day
 from ..engine.durations import format_duration, parse_duration
 from ..engine.errors import InputError, one_of

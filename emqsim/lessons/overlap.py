@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..engine.cadence import Every
-from ..engine.chain import compare
+from .designs import compare
 from .course import EVERY, MINUTE, NAME, START
 from ..engine.durations import format_duration
 from ..engine.errors import one_of
