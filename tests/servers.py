@@ -5,6 +5,7 @@ answers, and one that answers like a web server. Every wait is bounded."""
 from __future__ import annotations
 
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -136,4 +137,11 @@ def emqsim(*args: str, url: str | None) -> subprocess.Popen:
     if url is not None:
         env[ENV] = url
     return subprocess.Popen([sys.executable, "-m", "emqsim", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    """In the child, before it runs: SIGINT at its default, as in a terminal. Started in the
+    background of a shell script (`(make test &)`) the tests inherit SIGINT ignored, and a
+    program keeps an inherited ignored SIGINT, so a Ctrl-C test would wait for nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

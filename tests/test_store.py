@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -134,6 +135,28 @@ def test_failed_set_up_leaves_a_given_store_open_and_untouched():
 
 
 # -- SIGTERM and Ctrl-C --------------------------------------------------------------------------
+
+def _ignored(pid: int) -> int:
+    """The child's mask of ignored signals, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return int(line.split()[1], 16)
+    raise AssertionError("no SigIgn line")
+
+
+def test_a_signalled_child_starts_with_sigint_at_its_default_wherever_the_tests_run():
+    """`(make test &)` starts pytest with SIGINT ignored; the CLI child must not inherit that."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc = emqsim("trace", "--every", "1m", "--fires", "1000000", url=None)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        assert not _ignored(proc.pid) & (1 << (signal.SIGINT - 1))
+    finally:
+        proc.kill()
+        proc.communicate()
+
 
 @needs_redis_server
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
