@@ -165,7 +165,7 @@ def peak_rss(what: str, fires: int) -> float | None:
     """Peak RSS (MB) of a fresh process running `what` for `fires` fires (0: set up only)."""
     code = {
         "reference": (
-            "from emqsim.reference import reference; from emqsim import Schedule, Every; "
+            "from emqsim.engine.reference import reference; from emqsim import Schedule, Every; "
             + (f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)" if fires else "0")
         ),
         "fakeredis": (

@@ -21,7 +21,7 @@ from .engine.cadence import Every, cadence
 from .engine.chain import DESIGNS
 from .engine.durations import parse_duration
 from .engine.errors import InputError
-from .engine.ids import instant, span
+from .engine.ids import instant, span, span_dates
 from .engine.parts import MAX_FIRES as PARTS_MAX_FIRES
 from .engine.faults import Faults
 from .progress import bar as progress_bar
@@ -70,8 +70,8 @@ def parser() -> argparse.ArgumentParser:
                     "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
         epilog="Durations: 15m, 90s, 1h30m, 900000ms. Numbers are ASCII digits. Times: ISO 8601 such as "
                "2026-11-30T09:00:00Z (without an offset they are read in --tz; a local time the clocks "
-               "skip or repeat is refused: give its offset). Job ids carry times from 2024-01-01 to "
-               "2163-05-15. Bad input exits with status 2. "
+               "skip or repeat is refused: give its offset). Job ids carry times from "
+               f"{span_dates()}. Bad input exits with status 2. "
                f"On a real Redis ($EMQSIM_REDIS_URL) a server that cannot be used exits with {statuses()}; "
                "SIGINT exits 130 and SIGTERM 143, after removing the run's keys.",
     )
@@ -86,11 +86,13 @@ def parser() -> argparse.ArgumentParser:
                    help="next run from the scheduled slot, the release, or the finish (default schedule)")
     p.add_argument("--missed", default="snap", choices=MISSED,
                    help="after an outage: one run then the nearest slot on the phase grid (snap, "
-                        "bullmq >= 5.80.1), the same grid one gap later (snap-v5, bullmq 5.59-5.80.0), the "
-                        "multiples of every (epoch, legacy repeatable jobs), "
-                        "every missed slot (all), one run for the latest (once), or none later than "
-                        "--deadline (skip) (default snap)")
-    p.add_argument("--deadline", metavar="DUR", help="with --missed skip: how late a release may still run")
+                        "bullmq 5.80.2 and later), the same grid one gap later (snap-v5, bullmq 5.58.8 to 5.80.1), the "
+                        "multiples of every (epoch, legacy repeatable jobs as bullmq 5.15.0 runs them), "
+                        "every missed slot (all), one run for the latest (once, within --deadline if given), "
+                        "one run stamped with the release (now), or none later than --deadline (skip) "
+                        "(default snap)")
+    p.add_argument("--deadline", metavar="DUR",
+                   help="with --missed skip or once: how late a release may still run")
     p.add_argument("--overlap", default="allow", choices=OVERLAPS,
                    help="while an earlier run of the schedule is going: run side by side (allow), "
                         "skip, start after it (buffer-one), or cancel it (replace) (default allow)")
@@ -138,6 +140,8 @@ def _add_cron(sub) -> None:
                     "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron), "
                     "debian (cronsim, Debian cron's rule) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
         epilog="Times: ISO 8601 such as 2026-11-01T00:00:00Z (without an offset they are read in --tz). "
+               "Each rule reads the syntax its library reads (L, 5L, 5#3, W, ...) and refuses the rest "
+               "with that library's own message. "
                "Bad input exits with status 2; where cron-parser gives up part-way, the runs before "
                "it are listed and the status is 1.",
     )
@@ -238,7 +242,9 @@ def trace(args: argparse.Namespace) -> str:
         raise InputError(f"--offset {args.offset!r} applies to --every, not to --cron; "
                          "put the minute in the cron expression instead", "--offset")
     with _flag("--cron" if args.cron is not None else "--every"):
-        sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz),
+        reader = "cron-parser" if args.design == "bullmq" else "croniter"   # BullMQ reads cron with cron-parser
+        sched = Schedule(args.name, cadence(every=args.every, cron=args.cron, offset=args.offset, tz=args.tz,
+                                            reader=reader),
                          rule=args.rule, missed=args.missed, deadline=args.deadline, overlap=args.overlap)
     with _flag("--tick"):
         tick = parse_duration(args.tick, name="tick")

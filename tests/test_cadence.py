@@ -43,7 +43,7 @@ def test_start_to_start_adds_the_gap_to_the_scheduled_time(prev, now, expected):
 @pytest.mark.parametrize("snap, now, expected", [
     # bullmq >= 5.80.1: the nearest slot on the :07 grid after now
     ("offset", "10:10", "10:22"), ("offset", "10:05", "10:07"), ("offset", "10:07", "10:22"),
-    # bullmq 5.59.0-5.80.0: floor(now/every)*every + every + offset, so 10:07 is stepped over at 10:05
+    # bullmq 5.58.8-5.80.1: floor(now/every)*every + every + offset, so 10:07 is stepped over at 10:05
     ("offset-v5", "10:10", "10:22"), ("offset-v5", "10:05", "10:22"), ("offset-v5", "10:07", "10:22"),
     # legacy repeatable getNextMillis: the next quarter hour, the :07 phase is gone
     ("epoch", "10:10", "10:15"), ("epoch", "10:05", "10:15"), ("epoch", "10:07", "10:15"),
@@ -190,9 +190,9 @@ def test_first_run_honours_a_start_date():
 
 @pytest.mark.parametrize("kw, message", [
     ({"rule": "sometimes"}, "rule 'sometimes' is not one of schedule, release, finish"),
-    ({"missed": "never"}, "missed 'never' is not one of snap, snap-v5, epoch, all, once, skip"),
+    ({"missed": "never"}, "missed 'never' is not one of snap, snap-v5, epoch, all, once, now, skip"),
     ({"missed": "skip"}, "missed 'skip' needs a deadline: how late a release may still run, like 5m"),
-    ({"deadline": "5m"}, "deadline '5m' applies to missed 'skip', not to 'snap'"),
+    ({"deadline": "5m"}, "deadline '5m' applies to missed 'skip' or 'once', not to 'snap'"),
     ({"missed": "skip", "deadline": "soon"}, "deadline 'soon' is not a duration"),
     ({"missed": "all", "rule": "release"}, "missed 'all' needs rule 'schedule', not 'release'"),
     ({"missed": "once", "rule": "finish"}, "missed 'once' needs rule 'schedule', not 'finish'"),
@@ -213,7 +213,7 @@ SLOT = at("2026-11-30 09:37")
 
 @pytest.mark.parametrize("missed, label, nxt", [
     ("snap", "09:37", "10:22"),    # one run for the row's slot, then the phase grid
-    ("snap-v5", "09:37", "10:22"),  # bullmq 5.59-5.80.0: here the same slot as snap
+    ("snap-v5", "09:37", "10:22"),  # bullmq 5.58.8-5.80.1: here the same slot as snap
     ("epoch", "09:37", "10:15"),   # one run, then multiples of 15 min
     ("all", "09:37", "09:52"),     # no snap: the next missed slot is due at once
     ("once", "10:07", "10:22"),    # one run, labelled with the latest missed slot

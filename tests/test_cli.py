@@ -212,7 +212,7 @@ BAD = [
     (["--every", "15m", "--fires", "1", "--concurrency", "two"], "--concurrency 'two' must be a whole number"),
     (["--every", "15m", "--fires", "1", "--missed", "skip"],
      "--deadline: missed 'skip' needs a deadline: how late a release may still run, like 5m"),
-    (["--every", "15m", "--fires", "1", "--deadline", "5m"], "--deadline '5m' applies to missed 'skip', not to 'snap'"),
+    (["--every", "15m", "--fires", "1", "--deadline", "5m"], "--deadline '5m' applies to missed 'skip' or 'once', not to 'snap'"),
     (["--every", "15m", "--fires", "1", "--missed", "skip", "--deadline", "-5m"], "--deadline '-5m' is negative"),
     (["--every", "15m", "--fires", "1", "--missed", "all", "--rule", "finish"],
      "--missed 'all' needs rule 'schedule', not 'finish'"),

@@ -143,14 +143,21 @@ def test_run_of_huge_length_is_refused_not_overflowed(capsys):
     """--run 99999999999d gave an OverflowError traceback when the table was printed."""
     assert cli.main(BASE + EVERY + ["--run", "99999999999d"]) == 2
     assert capsys.readouterr().err == ("emqsim: error: --run '99999999999d' is too long; "
-                                       "give at most 4,398,046,511,103 ms (about 139 years)\n")
+                                       "give at most 2,199,023,255,551 ms (about 69.7 years)\n")
+
+
+def test_help_names_the_span_of_the_ids(capsys):
+    """EchoMQ's 41-bit snowflake (fiberfx echo_mq b9f34ed0, snowflake.ex) reaches 2093-09-06."""
+    assert cli.main(["trace", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Job ids carry times from 2024-01-01 to 2093-09-06." in out
 
 
 def test_start_before_the_ids_says_the_span(capsys):
     assert cli.main(BASE + EVERY + ["--start", "2023-12-31T23:59:00Z"]) == 2
     assert capsys.readouterr().err == (
         "emqsim: error: --start '2023-12-31T23:59:00Z' is outside the times job ids can carry; "
-        "give a time from 2024-01-01T00:00:00Z to 2163-05-15T07:35:11.103Z\n")
+        "give a time from 2024-01-01T00:00:00Z to 2093-09-06T15:47:35.551Z\n")
 
 
 def test_spring_forward_gap_is_named(capsys):

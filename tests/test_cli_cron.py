@@ -7,7 +7,7 @@ import json
 import oracle
 import pytest
 
-from test_oracle_cron import croniter_runs, cronsim_runs
+from test_oracle_cron import _asked, croniter_runs, cronsim_runs
 
 from emqsim.cli import main
 from emqsim.engine.timefmt import iso
@@ -30,6 +30,10 @@ def _args(q: dict, rule: str) -> list[str]:
 @pytest.mark.parametrize("q, a", CASES, ids=[f"{q['tz']}|{iso(q['from'])}|{q['expr']}" for q, _ in CASES])
 def test_every_recorded_case(capsys, q, a):
     code, out, err = run(capsys, *_args(q, "cron-parser"))
+    if "error" in a:                                        # cron-parser refuses it: its words, status 2
+        assert (code, out) == (2, "")
+        assert err == f"emqsim: error: cron {q['expr']!r}: cron-parser 5.10.3 refuses it: {a['error']}\n"
+        return
     doc = json.loads(out)
     assert doc["runs"] == a["runs"]                         # cron-parser's own answer
     if "runs_error" in a:                                   # it gave up part-way: said, status 1
@@ -38,9 +42,16 @@ def test_every_recorded_case(capsys, q, a):
         return
     assert (code, err, set(doc)) == (0, "", {"runs"})
     for rule, library in (("croniter", croniter_runs), ("debian", cronsim_runs)):   # the libraries, asked here
-        code, out, _ = run(capsys, *_args(q, rule))
+        want = _asked(library, q["expr"], q["tz"], q["from"], q["until"])
+        code, out, err = run(capsys, *_args(q, rule))
+        if isinstance(want, Exception):                     # that library refuses it: status 2
+            assert (code, out) == (2, "") and "refuses it" in err
+            continue
+        if rule == "croniter" and len(q["expr"].split()) > 6:   # emqsim's croniter: seconds first, no year
+            assert (code, out) == (2, "") and "7 fields" in err
+            continue
         assert code == 0
-        assert json.loads(out)["runs"] == library(q["expr"], q["tz"], q["from"], q["until"])
+        assert json.loads(out)["runs"] == want
 
 
 def test_the_table(capsys):
@@ -88,8 +99,13 @@ def test_a_library_that_gives_up(capsys):
     (["30 1 * * *", "--from", "2026-11-01T00:00Z", "--until", "2026-11-02T00:00Z", "--rule", "vixie"],
      "argument --rule: invalid choice: 'vixie'"),
     (["30 1 * * *", "--until", "2026-11-02T00:00Z"], "the following arguments are required: --from"),
-    (["0 1 L * *", "--from", "2026-11-01T00:00Z", "--until", "2026-11-02T00:00Z", "--rule", "cron-parser"],
-     "cron day of month field 'L' is not modelled here"),
+    (["0 1 15W * *", "--from", "2026-11-01T00:00Z", "--until", "2026-11-02T00:00Z", "--rule", "cron-parser"],
+     "cron '0 1 15W * *': cron-parser 5.10.3 refuses it: Invalid characters, got value: 15W"),
+    (["0 1 LW * *", "--from", "2026-11-01T00:00Z", "--until", "2026-11-02T00:00Z", "--rule", "croniter"],
+     "invalid cron '0 1 LW * *'; write five fields such as '0 9 * * *' (minute hour day-of-month month "
+     "day-of-week) or a macro like @hourly (croniter refuses it: [0 1 lw * *] is not acceptable)"),
+    (["5-1 * * * *", "--from", "2026-11-01T00:00Z", "--until", "2026-11-02T00:00Z", "--rule", "debian"],
+     "cron '5-1 * * * *': cronsim (Debian cron's rule) refuses it: Bad minute"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)

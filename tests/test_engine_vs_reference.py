@@ -56,11 +56,15 @@ def scenario(r):
     opened = r.choice([None, None, None, r.randint(start - period, start + 2 * period)])  # a start date
     first = max(start, opened or start)
     rule = r.choice(["schedule", "schedule", "release", "finish"])
-    missed = r.choice(["snap", "snap", "epoch", "skip"] + (["all", "once"] if rule == "schedule" else []))
+    missed = r.choice(["snap", "snap", "epoch", "skip"] + (["all", "once", "once", "now"] if rule == "schedule" else []))
+    # a deadline: always under skip, on half the `once` schedules (Kubernetes, APScheduler)
+    deadlined = missed == "skip" or (missed == "once" and r.choice([True, False]))
     sched = Schedule(
         "r", cad, rule=rule, missed=missed,
-        deadline=r.choice([0, r.randint(0, 2 * period)]) if missed == "skip" else None,
-        overlap=r.choice(["allow", "allow", "skip", "buffer-one", "replace"]),
+        deadline=r.choice([0, r.randint(0, 2 * period)]) if deadlined else None,
+        overlap=r.choice(["allow", "allow", "skip", "buffer-one", "replace"]
+                         + (["forbid", "forbid"] if missed == "once" and not (opened and getattr(cad, "offset", None))
+                            else [])),
         start=opened, limit=r.choice([0, 0, 0, r.randint(1, 30)]),
         end=r.choice([None, None, r.randint(first + 1, first + 45 * period)]),
     )
@@ -80,7 +84,7 @@ def scenario(r):
         fires, until = r.randint(1, 40), None
     else:
         fires, until = None, start + r.randint(0, 30 * period)
-    if missed == "skip" and until is None:   # a deadline every release misses never reaches N fires
+    if deadlined and until is None:   # a deadline every release misses never reaches N fires
         until = start + 60 * period
     return sched, start, fires, until, pump, worker, outage
 

@@ -54,23 +54,22 @@ def test_artists_after_the_default(fig):
     assert [tk.get_position()[1] for tk in view.ax.get_yticklabels()] == [6, 5, 4, 3, 2, 1, 0]
     assert view.ax.get_xlim() == (float(t("09:00")), float(t("11:15")))
     rel = view.released.get_offsets()
-    skip_lane = sorted(x for x, yy in rel.tolist() if yy == 0)
-    assert skip_lane == ts("09:07", "09:22", "10:22", "10:37", "10:52", "11:07", "11:22", "11:37")
+    deadline_lane = sorted(x for x, yy in rel.tolist() if yy == 0)
+    assert deadline_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07", "11:22", "11:37")
     all_lane = sorted(x for x, yy in rel.tolist() if yy == 2)
     assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
     assert view.slots.get_offsets().tolist() == [
         [t("09:37"), 6], [t("09:37"), 5], [t("09:37"), 4], [t("09:37"), 3], [t("09:37"), 2], [t("09:52"), 2],
-        [t("10:07"), 2], [t("10:07"), 1]]
-    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), 1], [t("10:10"), 1]]
-    assert view.skipped.get_offsets().tolist() == [[t("09:37"), 0]]
-    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("09:37"), 0], [t("10:10"), 0]]]
+        [t("10:07"), 2], [t("10:07"), 1], [t("10:07"), 0]]
+    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), 0], [t("10:10"), 0]]
+    assert view.skipped.get_offsets().shape == (0, 2) and view.skip_links.get_segments() == []
     assert view.collapsed.get_offsets().tolist() == [
         [t("09:52"), 6], [t("10:07"), 6], [t("09:52"), 5], [t("10:07"), 5], [t("09:52"), 4], [t("10:07"), 4],
-        [t("09:52"), 3], [t("10:07"), 3], [t("09:37"), 1], [t("09:52"), 1], [t("09:52"), 0], [t("10:07"), 0]]
+        [t("09:52"), 3], [t("10:07"), 3], [t("09:37"), 1], [t("09:52"), 1], [t("09:37"), 0], [t("09:52"), 0]]
     assert (view.band.get_x(), view.band.get_width()) == (t("09:30"), 40 * MIN)
     assert [c.get_text() for c in view.counts] == ["", "", "", "", "\u00d73", "", ""]
     assert view.counts[4].get_position()[0] == t("10:10")
-    assert view.title.get_text() == "pump down 09:30 \u2192 10:10 \u00b7 skip deadline 5 min"
+    assert view.title.get_text() == "pump down 09:30 \u2192 10:10 \u00b7 deadline 5 min"
     # the :07 slots on the axis are dotted verticals, drawn once
     grid = sorted(ln.get_xdata()[0] for ln in view.ax.get_lines() if ln.get_linestyle() == ":")
     assert grid == ts("09:07", "09:22", "09:37", "09:52", "10:07", "10:22", "10:37", "10:52", "11:07")
@@ -79,15 +78,15 @@ def test_artists_after_the_default(fig):
 def test_moving_the_restart_and_the_deadline(fig):
     view = fig.view
     text = fig.update(up=t("10:07"))
-    assert text.splitlines()[1] == "snap:    10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert text.splitlines()[1] == "snap:     10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
     assert (view.band.get_x(), view.band.get_width()) == (t("09:30"), 37 * MIN)
-    text = fig.update(up=t("10:10"), deadline=35 * MIN)
+    text = fig.update(up=t("10:10"), deadline=1000)    # APScheduler's default grace
     assert text.splitlines()[7] == \
-        "skip:    10:10 (slot 09:37, 33 min late \u2264 35 min), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert view.skipped.get_offsets().shape == (0, 2)
-    assert view.skip_links.get_segments() == []
-    assert view.title.get_text().endswith("skip deadline 35 min")
-    assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 35 * MIN}
+        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert view.skipped.get_offsets().tolist() == [[t("10:07"), 0]]
+    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), 0], [t("10:10"), 0]]]
+    assert view.title.get_text().endswith("deadline 1 s")
+    assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 1000}
 
 
 def test_crossed_sliders_empty_the_lanes(fig):
@@ -148,7 +147,7 @@ def test_a_view_on_its_own_axes():
     f = Figure(mx.MissedModel(), view)
     assert view.ax is ax
     assert f.update(up=t("10:05")).splitlines()[1] == \
-        "snap:    10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept"
+        "snap:     10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept"
     assert f.png()[:4] == b"\x89PNG"
 
 
@@ -180,8 +179,8 @@ def test_panel_moves_the_figure(fig):
     assert fig.values["up"] == t("10:07")
     assert "10:07 (slot 09:37)" in panel.readout.value
     assert fig.live.image.value[:4] == b"\x89PNG" and fig.live.image.value != first
-    panel.widgets["deadline"].value = 35 * MIN
-    assert fig.frame.readout.splitlines()[7].startswith("skip:    10:07 (slot 09:37, 30 min late")
+    panel.widgets["deadline"].value = 1000
+    assert fig.frame.readout.splitlines()[7].startswith("deadline: 10:07 (slot 10:07, 0 s late \u2264 1 s)")
     panel.widgets["down"].value = t("10:30")
     assert "is before pump down" in panel.readout.value
     panel.widgets["down"].value = t("09:30")

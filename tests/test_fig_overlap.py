@@ -49,8 +49,9 @@ def test_the_default_figure(fig):
     view = fig.view
     assert isinstance(view, fv.OverlapView) and isinstance(fig.model, ov.OverlapModel)
     assert fig.values == {"run": 20} and fig.frame.readout == README_20
-    assert view.rows == {"allow": 3, "skip": 2, "buffer-one": 3, "replace": 2}
-    assert [t.get_text() for t in view.ax.get_yticklabels()][1] == "skip\nK8s Forbid\nTemporal Skip"
+    assert view.rows == {"allow": 3, "skip": 2, "buffer-one": 3, "replace": 2, "forbid": 2}
+    assert [t.get_text() for t in view.ax.get_yticklabels()][1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
+    assert [t.get_text() for t in view.ax.get_yticklabels()][4] == "forbid\nK8s Forbid"
     assert [hmf(x) for x in view.ax.get_xlim()] == ["08:55", "12:05"]
     assert view.going_ax.get_ylim() == (-0.3, 3.4)
     assert view._head.get_text() == "every 15 min from 09:00, 4 workers a lane, each run takes"
@@ -60,9 +61,9 @@ def test_artists_at_20_min(fig):
     assert fig.update(run=20) == README_20
     view = fig.view
     done = _x_spans(view.done)
-    assert len(done) == 8 + 4 + 7
+    assert len(done) == 8 + 4 + 7 + 6
     assert done[:2] == [("09:00", "09:20"), ("09:15", "09:35")]
-    assert done[-1] == ("11:00", "11:20")                       # buffer-one's last run
+    assert done[-1] == ("10:40", "11:00")                       # forbid's last run
     assert _x_spans(view.cut) == [(s, e) for s, e in zip(
         ["09:00", "09:15", "09:30", "09:45", "10:00", "10:15", "10:30", "10:45"],
         ["09:15", "09:30", "09:45", "10:00", "10:15", "10:30", "10:45", "11:00"])]
@@ -73,8 +74,8 @@ def test_artists_at_20_min(fig):
     assert waits == [("09:15", "09:20"), ("09:30", "09:40"), ("09:45", "10:00"), ("10:00", "10:20"),
                      ("10:30", "10:40"), ("10:45", "11:00")]
     skips = view.skips.get_offsets()
-    assert [hmf(x) for x in skips[:, 0]] == ["09:15", "09:45", "10:15", "10:45", "10:15"]
-    assert skips[:, 1].tolist() == [view.skip_y("skip")] * 4 + [view.skip_y("buffer-one")]
+    assert [hmf(x) for x in skips[:, 0]] == ["09:15", "09:45", "10:15", "10:45", "10:15", "09:45", "10:45"]
+    assert skips[:, 1].tolist() == [view.skip_y("skip")] * 4 + [view.skip_y("buffer-one")] + [view.skip_y("forbid")] * 2
     assert view.labels["replace"].get_text() == "0 of 8 completed\n8 cancelled"
     assert view.labels["skip"].get_text() == "4 of 4 completed\n4 skipped"
     assert view._title.get_text() == "20 min"
@@ -134,7 +135,7 @@ def test_the_layout_is_made_once(fig):
     static = list(fig.view._static)
     fig.update(run=3)
     fig.update(run=33)
-    assert fig.view._static == static and len(static) == 3 + 2 + 1
+    assert fig.view._static == static and len(static) == 4 + 2 + 1
 
 
 def test_a_view_without_the_runs_at_once_plot():
@@ -143,7 +144,7 @@ def test_a_view_without_the_runs_at_once_plot():
     f = Figure(ov.OverlapModel(), view)
     assert view.lines == {} and view.going_ax is None
     assert f.update(run=15).splitlines()[1].startswith("allow       8 runs")
-    assert len(_x_spans(view.done)) == 32
+    assert len(_x_spans(view.done)) == 40
     assert f.png()[:4] == b"\x89PNG"
 
 

@@ -2,18 +2,23 @@ from __future__ import annotations
 
 import pytest
 
+from emqsim.engine.errors import InputError
 from emqsim.engine.ids import (
     ALPHABET,
     EPOCH_MS,
     Minter,
     base62,
     encode,
+    instant,
     minted_at,
     parse,
     slot_job_id,
     snowflake,
+    span,
+    span_dates,
     unbase62,
     unsnowflake,
+    years,
 )
 
 T = 1764493200000  # 2025-11-30T09:00:00Z
@@ -33,7 +38,7 @@ def test_alphabet_order():
         (61, "0000000000z"),
         (62, "00000000010"),
         (62**2, "00000000100"),
-        (2**64 - 1, "LygHa16AHYF"),
+        (2**63 - 1, "AzL8n0Y58m7"),
     ],
 )
 def test_base62_round_trip(n, text):
@@ -41,13 +46,13 @@ def test_base62_round_trip(n, text):
     assert unbase62(text) == n
 
 
-@pytest.mark.parametrize("bad, match", [(-1, "-1"), (2**64, str(2**64)), (True, "True"), ("7", "'7'")])
+@pytest.mark.parametrize("bad, match", [(-1, "-1"), (2**63, str(2**63)), (2**64, str(2**64)), (True, "True"), ("7", "'7'")])
 def test_base62_rejects(bad, match):
     with pytest.raises(ValueError, match=match):
         base62(bad)
 
 
-@pytest.mark.parametrize("bad", ["", "0000000000", "000000000000", "0000000000-", "zzzzzzzzzzz"])
+@pytest.mark.parametrize("bad", ["", "0000000000", "000000000000", "0000000000-", "AzL8n0Y58m8", "LygHa16AHYF", "zzzzzzzzzzz"])
 def test_unbase62_rejects(bad):
     with pytest.raises(ValueError, match=repr(bad)):
         unbase62(bad)
@@ -66,6 +71,29 @@ def test_contract_vectors(namespace, n, branded):
     assert parse(branded) == (namespace, n)
 
 
+def test_echomq_self_check_vectors():
+    """The vectors EchoMQ's own self-check asserts (fiberfx, branch echo_mq, commit b9f34ed0:
+    echo/apps/echo_data/lib/echo_data/branded_id.ex, and base62.ex's largest payload)."""
+    assert "USR" + base62(274557032793636864) == "USR0KHTOWnGLuC"
+    assert parse("USR0NgWEfAEJfs") == ("USR", 320636799581945856)
+    assert (base62(0), base62(61), base62(62)) == ("00000000000", "0000000000z", "00000000010")
+    assert base62(2**63 - 1) == "AzL8n0Y58m7"  # base62.ex @max_payload: base62(2^63 - 1)
+
+
+def test_ids_have_echomqs_41_bit_timestamp():
+    """EchoMQ's snowflake at b9f34ed0 (echo_data/lib/echo_data/snowflake.ex): ts(41) << 22 |
+    node(10) << 12 | seq(12), values in [0, 2^63); base62.ex and branded_id.ex refuse larger.
+    So the ids reach 2093-09-06, not 2163 (an older commit's 42 bits)."""
+    last = EPOCH_MS + 2**41 - 1
+    assert snowflake(last, 1023, 4095) == 2**63 - 1
+    assert instant(last, "start") == last
+    with pytest.raises(InputError, match=f"start {last + 1} is outside .* to 2093-09-06T15:47:35.551Z"):
+        instant(last + 1, "start")
+    assert span() == "give a time from 2024-01-01T00:00:00Z to 2093-09-06T15:47:35.551Z"
+    assert span_dates() == "2024-01-01 to 2093-09-06"
+    assert years() == "about 69.7 years"
+
+
 @pytest.mark.parametrize(
     "ms, worker, seq, n",
     [
@@ -74,7 +102,7 @@ def test_contract_vectors(namespace, n, branded):
         (EPOCH_MS, 1, 0, 4096),
         (EPOCH_MS + 1, 0, 0, 1 << 22),
         (EPOCH_MS + 1, 1023, 4095, (1 << 22) | (1023 << 12) | 4095),
-        (EPOCH_MS + 2**42 - 1, 1023, 4095, 2**64 - 1),
+        (EPOCH_MS + 2**41 - 1, 1023, 4095, 2**63 - 1),
     ],
 )
 def test_snowflake_round_trip(ms, worker, seq, n):
@@ -86,7 +114,7 @@ def test_snowflake_round_trip(ms, worker, seq, n):
     "args, match",
     [
         ((EPOCH_MS - 1,), f"ms {EPOCH_MS - 1} "),
-        ((EPOCH_MS + 2**42,), f"ms {EPOCH_MS + 2**42} "),
+        ((EPOCH_MS + 2**41,), f"ms {EPOCH_MS + 2**41} "),
         ((T, 1024), "worker 1024 .*0..1023"),
         ((T, -1), "worker -1 "),
         ((T, 0, 4096), "seq 4096 .*0..4095"),
@@ -123,7 +151,7 @@ def test_minted_at_vector():
     assert minted_at("USR0KHTOWnGLuC") == EPOCH_MS + (274557032793636864 >> 22)
 
 
-@pytest.mark.parametrize("t", [EPOCH_MS, T, T + 1, EPOCH_MS + 2**42 - 1])
+@pytest.mark.parametrize("t", [EPOCH_MS, T, T + 1, EPOCH_MS + 2**41 - 1])
 def test_minted_at_round_trip(t):
     assert minted_at(Minter().mint(t)) == t
 
@@ -181,7 +209,7 @@ def test_minter_overflow_across_several_ms_stays_unique_and_ordered():
 
 
 def test_minter_overflow_at_the_end_of_the_id_range_is_refused():
-    last = EPOCH_MS + 2**42 - 1
+    last = EPOCH_MS + 2**41 - 1
     minter = Minter()
     for _ in range(4096):
         minter.mint(last)

@@ -1,4 +1,4 @@
-"""The house shows its floors: engine -> cron rules -> lessons -> figures -> site -> apps.
+"""The house shows its floors: engine -> cron rules -> peers -> lessons -> figures -> site -> apps.
 
 Read from the source, not by importing: a module imports only its own floor and the floors
 below it (imports inside functions count too); no two modules import each other, even through
@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "emqsim"
 #: the floors, bottom up: a module may import its own floor and the ones below
-FLOORS = ("engine", "cron", "lessons", "figures", "site")
+FLOORS = ("engine", "cron", "peers", "lessons", "figures", "site")
 #: the apps on the top floor: they may use every floor
 APPS = {"bench.py", "cli.py", "progress.py", "_moved.py", "__main__.py", "__init__.py"}
 DRAWING = ("matplotlib", "ipywidgets", "IPython", "PIL")

@@ -334,3 +334,56 @@ def test_every_reachable_frame_fits_the_layout(model):
     frames = [model.frame(**values) for values in combos]
     assert max(len(f.released) for f in frames) == model.layout.rows == 11
     assert all(max(x for x, _ in f.released) <= model.layout.window[1] for f in frames)
+
+
+def test_bullmq_logs_duplicated_only_for_the_current_job():
+    """Notebook 06: bullmq 6.7.0's dist/cjs/commands/updateJobScheduler-12.lua XADDs the
+    `duplicated` event only inside `if producerId == currentDelayedJobId`, in the branch where
+    the next job's key exists already; a producer that is not the row's current job gets no
+    write and no event. Read from the pinned package (tests/oracles/package.json)."""
+    import json
+    from pathlib import Path
+
+    bullmq = Path(__file__).resolve().parent / "oracles" / "node_modules" / "bullmq"
+    if not bullmq.exists():
+        pytest.skip("tests/oracles/node_modules not installed (npm ci in tests/oracles)")
+    assert json.loads((bullmq / "package.json").read_text())["version"] == "6.7.0"
+    lines = (bullmq / "dist" / "cjs" / "commands" / "updateJobScheduler-12.lua").read_text().splitlines()
+
+    def block(opener: str) -> list[str]:
+        """The lines of the if-block opened by `opener`, to its `end` at the same indent."""
+        i = next(n for n, line in enumerate(lines) if line.strip() == opener)
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+        j = next(n for n in range(i + 1, len(lines)) if lines[n] == indent + "end")
+        return lines[i:j + 1]
+
+    events = [n for n, line in enumerate(lines) if '"duplicated"' in line]
+    assert len(events) == 1
+    producer = block("if producerId == currentDelayedJobId then")
+    assert lines[events[0]] in producer
+    exists = block('if rcall("EXISTS", nextDelayedJobKey) ~= 1 then')
+    assert set(exists) <= set(producer)
+    branch = exists[exists.index(next(x for x in exists if x.strip() == "else")):]
+    assert lines[events[0]] in branch
+
+
+def test_apscheduler_fixed_id_with_replace_existing_keeps_one_job():
+    """Notebook 06's table: APScheduler 3 (live, the installed 3.x) keeps one job per fixed id
+    when it is added again with replace_existing=True, and refuses the id without it: the
+    schedule is unique, not the run."""
+    apscheduler = pytest.importorskip("apscheduler")
+    from apscheduler.jobstores.base import ConflictingIdError
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    assert apscheduler.__version__.startswith("3.")
+    sched = BackgroundScheduler(timezone="UTC")
+    sched.start(paused=True)  # paused: nothing runs, the job store answers
+    try:
+        sched.add_job(print, "interval", minutes=15, id="reports", replace_existing=True)
+        sched.add_job(print, "interval", minutes=5, id="reports", replace_existing=True)
+        jobs = sched.get_jobs()
+        assert [(j.id, j.trigger.interval.total_seconds()) for j in jobs] == [("reports", 300.0)]
+        with pytest.raises(ConflictingIdError):
+            sched.add_job(print, "interval", minutes=5, id="reports")
+    finally:
+        sched.shutdown(wait=False)

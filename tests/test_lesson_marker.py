@@ -24,6 +24,17 @@ def test_marker_steps():
     ])
 
 
+def test_bullmq_design_writes_the_delayed_marker():
+    """bullmq 6.7.0 (dist/cjs/commands/includes/addDelayMarkerIfNeeded.lua, reached from
+    updateJobScheduler-12.lua through addJobFromScheduler.lua): the next job is delayed and "1"
+    goes to its run time. This pickup reads no marker, so the first job's "0" is still there."""
+    assert mk.bullmq_marker_steps() == "\n".join([
+        "upsert reports (every 15 min): created  \u00b7 marker {\"0\": 0}",
+        "worker takes repeat:reports:1796029200000 at 09:00:00: chained  \u00b7 marker "
+        "{\"0\": 0, \"1\": 09:15:00}  \u00b7 next job delayed to 09:15:00",
+    ])
+
+
 def test_marker_steps_same_on_every_backend(store):
     assert mk.marker_steps(store).splitlines()[1].endswith('marker {"0": 0}  \u00b7 registry next run 09:15:00')
 
@@ -34,7 +45,8 @@ def test_marker_steps_next_run_follows_the_cadence():
 
 def test_waits_are_measured_so_a_wrong_marker_shows():
     assert mk.waits() == [0, 0, 0, 0]
-    assert mk.waits(old=True) == [15 * MINUTE] * 4     # "1" at the next run: the worker sleeps until then
+    # "1" at the next run, as course page 002 scores the marker: the worker sleeps until then
+    assert mk.waits(next_run=True) == [15 * MINUTE] * 4
 
 
 def expected(poll: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Lesson 04, missed slots: seven policies after one outage, their readouts, the engine's texts, the model."""
+"""Lesson 04, missed slots: seven lanes after one outage, their readouts, the engine's texts, the model."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ def t(hhmm: str) -> int:
 
 EXAMPLE = [
     "pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed",
-    "snap:    10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "snap-v5: 10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "epoch:   10:10 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
-    "release: 10:10 (slot 09:37), then 10:25, 10:40 \u00b7 phase :07 \u2192 :10",
-    "all:     10:10:00 (slot 09:37), 10:10:01 (slot 09:52), 10:10:02 (slot 10:07), then 10:22, 10:37 "
+    "snap:     10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "snap-v5:  10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "epoch:    10:10 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+    "release:  10:10 (slot 09:37), then 10:25, 10:40 \u00b7 phase :07 \u2192 :10",
+    "all:      10:10:00 (slot 09:37), 10:10:01 (slot 09:52), 10:10:02 (slot 10:07), then 10:22, 10:37 "
     "\u00b7 phase :07 kept",
-    "once:    10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "skip:    09:37 skipped at 10:10 (33 min late > 5 min), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "once:     10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "deadline: 10:10 (slot 10:07, 3 min late \u2264 5 min), then 10:22, 10:37 \u00b7 phase :07 kept",
 ]
 REFUSED = ("pump up 10:00 is before pump down 10:30: the outage must end after it starts; "
            "move pump up to 10:30 or later")
@@ -45,12 +45,13 @@ def test_constants_come_from_the_course_and_the_engine():
     from emqsim.lessons import course
     from emqsim.engine.schedule import MISSED
 
-    assert set(mx.POLICIES) == set(MISSED) | {"release"}
+    assert mx.POLICIES == ("snap", "snap-v5", "epoch", "release", "all", "once", "deadline")
+    assert {mx.schedule(p).missed for p in mx.POLICIES} <= set(MISSED)
     assert mx.CADENCE == Every(course.EVERY) and mx.FIRST == t("09:07") and mx.PHASE == 7 * MIN
     assert mx.GRID == tuple(range(t("09:07"), t("11:15") + 1, 15 * MIN))
     assert (mx.TIMES[0], mx.TIMES[-1], len(mx.TIMES)) == (t("09:10"), t("11:00"), 111)
-    assert mx.DEADLINES[5] == 5 * MIN and len(mx.DEADLINES) == 61
-    assert mx.ROW == {"snap": 6, "snap-v5": 5, "epoch": 4, "release": 3, "all": 2, "once": 1, "skip": 0}
+    assert mx.DEADLINES[5] == 5 * MIN and len(mx.DEADLINES) == 61 and mx.DEADLINES[0] == 1000  # APScheduler's default
+    assert mx.ROW == {"snap": 6, "snap-v5": 5, "epoch": 4, "release": 3, "all": 2, "once": 1, "deadline": 0}
 
 
 # -- the data ----------------------------------------------------------------------------------
@@ -65,11 +66,14 @@ def test_the_example_releases_per_policy():
         "release": [("10:10:00", "09:37"), ("10:25:00", "10:25"), ("10:40:00", "10:40"), ("10:55:00", "10:55")],
         "all": [("10:10:00", "09:37"), ("10:10:01", "09:52"), ("10:10:02", "10:07"), ("10:22:00", "10:22")],
         "once": [("10:10:00", "10:07"), ("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52")],
-        "skip": [("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52"), ("11:07:00", "11:07")],
+        "deadline": [("10:10:00", "10:07"), ("10:22:00", "10:22"), ("10:37:00", "10:37"), ("10:52:00", "10:52")],
     }
-    skip = runs_of(runs, "skip")
-    assert skip.skips == ((t("09:37"), t("10:10")),)
-    assert skip.collapsed == (t("09:52"), t("10:07"))
+    late = runs_of(runs, "deadline")           # 10:07 is 3 min old at 10:10, inside 5 min: it runs
+    assert late.skips == () and late.collapsed == (t("09:37"), t("09:52"))
+    # APScheduler's defaults (grace 1 s): the coalesced run for 10:07 is dropped, nothing runs
+    dropped = mx.policy_run("deadline", "09:30", "10:10", 1000)
+    assert dropped.skips == ((t("10:07"), t("10:10")),) and dropped.catch_up == ()
+    assert dropped.collapsed == (t("09:37"), t("09:52"))
     assert runs_of(runs, "once").collapsed == (t("09:37"), t("09:52"))
     assert runs_of(runs, "all").collapsed == ()
     assert runs_of(runs, "snap").catch_up == ((t("09:37"), t("10:10")),)
@@ -84,19 +88,19 @@ def test_the_example_releases_per_policy():
 def test_a_restart_just_before_a_slot_parts_the_three_snaps():
     runs = {r.policy: r for r in mx.policy_runs("09:30", "10:05", "5m")}
     assert [hm(r) for r in runs["snap"].then[:2]] == ["10:07", "10:22"]      # bullmq 6.7.0: nearest :07 slot
-    assert [hm(r) for r in runs["snap-v5"].then[:2]] == ["10:22", "10:37"]   # bullmq 5.59-5.80.0: steps over 10:07
+    assert [hm(r) for r in runs["snap-v5"].then[:2]] == ["10:22", "10:37"]   # bullmq 5.58.8-5.80.1: steps over 10:07
     assert [hm(r) for r in runs["epoch"].then[:2]] == ["10:15", "10:30"]     # legacy repeatable: quarter hours
     assert mx.policy_runs("09:30", "10:05", "5m", engine=True) == list(runs.values())
     lines = mx.readout_text(t("09:30"), t("10:05"), list(runs.values())).splitlines()
     assert lines[1:4] == [
-        "snap:    10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
-        "snap-v5: 10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-        "epoch:   10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+        "snap:     10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
+        "snap-v5:  10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+        "epoch:    10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
     ]
 
 
 def test_engine_agrees_with_the_reference_model():
-    for down, up, deadline in [("09:30", "10:10", "5m"), ("09:30", "10:07", "35m"), ("09:12", "10:34", 0),
+    for down, up, deadline in [("09:30", "10:10", "5m"), ("09:30", "10:07", "35m"), ("09:12", "10:34", "1s"),
                                ("09:30", "09:35", "5m"), ("10:00", "11:00", "60m")]:
         assert mx.policy_runs(down, up, deadline, engine=True) == mx.policy_runs(down, up, deadline)
         lines = mx.engine_check(down, up, deadline).splitlines()
@@ -107,9 +111,9 @@ def test_engine_agrees_with_the_reference_model():
 
 def test_engine_check_text():
     counts = [("snap", 9, 0), ("snap-v5", 9, 0), ("epoch", 10, 0), ("release", 9, 0), ("all", 11, 0), ("once", 9, 0),
-              ("skip", 8, 1)]
-    assert mx.engine_check().splitlines() == ["pump down 09:30 \u2192 10:10, skip deadline 5 min"] + [
-        f"{p + ':':8} engine = reference \u00b7 {n} jobs \u00b7 skipped {k} \u00b7 lost 0 \u00b7 duplicates 0 "
+              ("deadline", 9, 0)]
+    assert mx.engine_check().splitlines() == ["pump down 09:30 \u2192 10:10, deadline 5 min"] + [
+        f"{p + ':':9} engine = reference \u00b7 {n} jobs \u00b7 skipped {k} \u00b7 lost 0 \u00b7 duplicates 0 "
         "\u00b7 registry rows 1" for p, n, k in counts]
 
 
@@ -134,7 +138,7 @@ def test_snap_arithmetic():
     # restart at 10:05: a = 10:07 is still ahead, so the offset snap lands there
     assert mx.snap_arithmetic("09:37", "10:05").splitlines()[4] == \
         f"offset snap: a = {t('10:00')} + 420000 = {t('10:07')} (10:07); a > now, so a = {t('10:07')} (10:07)"
-    # ... where the 5.59-5.80.0 formula steps over 10:07 to 10:22, and the legacy one goes to 10:15
+    # ... where the 5.58.8-5.80.1 formula steps over 10:07 to 10:22, and the legacy one goes to 10:15
     assert mx.snap_arithmetic("09:37", "10:05").splitlines()[5:] == [
         f"v5 snap:     {t('10:00')} + 900000 + 420000 = {t('10:22')} (10:22)",
         f"epoch snap:  {t('10:00')} + 900000 = {t('10:15')} (10:15)",
@@ -149,10 +153,14 @@ def test_snap_arithmetic():
 
 def test_schedule_and_inputs():
     assert mx.schedule("release").rule == "release"
-    assert (mx.schedule("skip", "5m").missed, mx.schedule("skip", "5m").deadline) == ("skip", 300_000)
+    s = mx.schedule("deadline", "5m")                     # emqsim.peers.apscheduler.settings(300)
+    assert (s.missed, s.deadline, s.overlap) == ("once", 300_000, "skip")
+    assert (mx.schedule("all").missed, mx.schedule("once").missed, mx.schedule("once").deadline) == ("all", "once", None)
+    with pytest.raises(InputError, match=r"^deadline 1500 must be whole seconds, 1 s or more"):
+        mx.schedule("deadline", 1500)
     assert mx.schedule("snap").missed == "snap"
     with pytest.raises(InputError,
-                       match=r"^policy 'late' is not one of snap, snap-v5, epoch, release, all, once, skip$"):
+                       match=r"^policy 'late' is not one of snap, snap-v5, epoch, release, all, once, deadline$"):
         mx.schedule("late")
     assert mx.instant("9:30") == t("09:30")
     assert mx.instant(t("09:30")) == t("09:30")
@@ -181,7 +189,7 @@ def test_every_outage_on_a_10_minute_lattice():
             assert all((r - t("09:07")) % (15 * MIN) == 0 for r in runs["snap"].then)      # phase kept
             assert all((r - t("09:07")) % (15 * MIN) == 0 for r in runs["snap-v5"].then)   # phase kept
             # the two job-scheduler snaps differ only when the nearest :07 slot is still ahead
-            # of the release: the 5.59-5.80.0 formula steps over it, one gap later
+            # of the release: the 5.58.8-5.80.1 formula steps over it, one gap later
             if runs["snap"].then and runs["snap-v5"].then and runs["snap"].then[0] != runs["snap-v5"].then[0]:
                 assert runs["snap-v5"].then[0] == runs["snap"].then[0] + 15 * MIN
             # the epoch snap moves to quarter hours only when prev + every is behind the release;
@@ -197,20 +205,21 @@ def test_every_outage_on_a_10_minute_lattice():
                 assert runs["release"].then[0] == up + 15 * MIN
                 assert runs["once"].catch_up[0][0] == missed[-1]                           # the latest slot
                 assert runs["snap"].catch_up[0][0] == missed[0]                            # the row's slot
-                assert len(runs["skip"].skipped) + len(runs["skip"].catch_up) == 1
+                late = runs["deadline"].catch_up or runs["deadline"].skipped
+                assert [s for s, _ in late] == [missed[-1]]                                # the latest, run or dropped
 
 
 # -- the engine's runs as text (the notebook's sections 4 to 6) ------------------------------------
 
-def test_skip_trace():
-    lines = mx.skip_trace("5m").splitlines()
+def test_deadline_trace():
+    lines = mx.deadline_trace("1s").splitlines()
     assert [line.split()[1:3] for line in lines[2:6]] == [["09:07:00", "09:07:00"], ["09:22:00", "09:22:00"],
                                                           ["10:22:00", "10:22:00"], ["10:37:00", "10:37:00"]]
     assert lines[6] == "registry rows 1 \u00b7 next run 10:52:00 \u00b7 duplicates 0 \u00b7 lost 0 \u00b7 skipped 1"
-    assert lines[7] == "[('09:37', '10:10:00', 'deadline')]"
+    assert lines[7] == "[('10:07', '10:10:00', 'deadline')]"
     assert len(lines) == 8
-    # inside a 35-min deadline 09:37 runs late at 10:10 and nothing is skipped
-    assert mx.skip_trace("35m").splitlines()[-1] == "[]"
+    # inside a 5-min deadline 10:07 runs late at 10:10 and nothing is skipped
+    assert mx.deadline_trace("5m").splitlines()[-1] == "[]"
 
 
 def test_the_cli_prints_the_replay_all_lane():
@@ -256,7 +265,7 @@ def test_default_frame_is_the_example():
     f = mx.MissedModel().frame()
     assert f.readout.splitlines() == EXAMPLE
     assert (f.down, f.up, f.deadline) == (t("09:30"), t("10:10"), 5 * MIN)
-    assert f.title == "pump down 09:30 \u2192 10:10 \u00b7 skip deadline 5 min"
+    assert f.title == "pump down 09:30 \u2192 10:10 \u00b7 deadline 5 min"
     assert f.band == (t("09:30"), 40 * MIN)
     assert [r.policy for r in f.runs] == list(mx.POLICIES)
     assert f.runs == tuple(mx.policy_runs())
@@ -264,43 +273,47 @@ def test_default_frame_is_the_example():
 
 def test_frame_points():
     f = mx.MissedModel().frame()
-    skip_lane = sorted(x for x, y in f.released if y == 0)
-    assert skip_lane == [t(x) for x in ("09:07", "09:22", "10:22", "10:37", "10:52", "11:07", "11:22", "11:37")]
+    deadline_lane = sorted(x for x, y in f.released if y == 0)
+    assert deadline_lane == [t(x) for x in ("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07", "11:22",
+                                            "11:37")]
     all_lane = sorted(x for x, y in f.released if y == 2)
     assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
     assert f.rings == ((t("09:37"), 6), (t("09:37"), 5), (t("09:37"), 4), (t("09:37"), 3), (t("09:37"), 2),
-                       (t("09:52"), 2), (t("10:07"), 2), (t("10:07"), 1))
-    assert f.links[-1] == ((t("10:07"), 1), (t("10:10"), 1))
-    assert f.skips == ((t("09:37"), 0),)
-    assert f.skip_links == (((t("09:37"), 0), (t("10:10"), 0)),)
+                       (t("09:52"), 2), (t("10:07"), 2), (t("10:07"), 1), (t("10:07"), 0))
+    assert f.links[-1] == ((t("10:07"), 0), (t("10:10"), 0))
+    assert f.skips == () and f.skip_links == ()
     assert f.collapsed == ((t("09:52"), 6), (t("10:07"), 6), (t("09:52"), 5), (t("10:07"), 5), (t("09:52"), 4),
                            (t("10:07"), 4), (t("09:52"), 3), (t("10:07"), 3), (t("09:37"), 1), (t("09:52"), 1),
-                           (t("09:52"), 0), (t("10:07"), 0))
-    # a count where several jobs catch up, placed at the first; the skip lane caught nothing up
-    assert f.counts == (("", t("10:10")),) * 4 + (("\u00d73", t("10:10")), ("", t("10:10")), ("", mx.VIEW[0]))
+                           (t("09:37"), 0), (t("09:52"), 0))
+    # a count where several jobs catch up, placed at the first
+    assert f.counts == (("", t("10:10")),) * 4 + (("\u00d73", t("10:10")), ("", t("10:10")), ("", t("10:10")))
+    # APScheduler's default grace: the deadline lane drops 10:07, a cross joined to 10:10
+    f = mx.MissedModel().frame(deadline=1000)
+    assert f.skips == ((t("10:07"), 0),) and f.skip_links == (((t("10:07"), 0), (t("10:10"), 0)),)
+    assert f.counts[-1] == ("", mx.VIEW[0])
 
 
 def test_moving_the_restart_and_the_deadline():
     m = mx.MissedModel()
     lines = m.frame(up=t("10:07")).readout.splitlines()
-    assert lines[1] == "snap:    10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert lines[4] == "release: 10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert lines[6] == "once:    10:07 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert lines[1] == "snap:     10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert lines[4] == "release:  10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert lines[6] == "once:     10:07 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept"
     assert m.frame(up=t("10:07")).band == (t("09:30"), 37 * MIN)
-    f = m.frame(deadline=35 * MIN)
+    f = m.frame(deadline=1000)
     assert f.readout.splitlines()[7] == \
-        "skip:    10:10 (slot 09:37, 33 min late \u2264 35 min), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert f.skips == ()
-    assert f.title.endswith("skip deadline 35 min")
+        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept"
+    assert f.skips == ((t("10:07"), 0),)
+    assert f.title.endswith("deadline 1 s")
     assert m.frame(up=t("10:05")).readout.splitlines()[:4] == [
         "pump down 09:30 \u2192 10:05 (35 min): slots 09:37, 09:52 missed",
-        "snap:    10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
-        "snap-v5: 10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-        "epoch:   10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
+        "snap:     10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
+        "snap-v5:  10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
+        "epoch:    10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
     ]
     assert m.frame(down=t("09:30"), up=t("09:35")).readout.splitlines() == \
         ["pump down 09:30 \u2192 09:35 (5 min): no slot missed"] + [
-        f"{p + ':':9}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept" for p in mx.POLICIES]
+        f"{p + ':':10}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept" for p in mx.POLICIES]
 
 
 def test_crossed_sliders_are_a_readout_not_an_exception():
@@ -330,7 +343,7 @@ def test_bad_values_raise_and_change_nothing(name, bad):
     fig = figure("04 missed slots")
     fig.update(up=t("10:07"))
     before = (dict(fig.values), fig.frame)
-    label = {"down": "pump down", "up": "pump up", "deadline": "skip deadline"}.get(name, "no control")
+    label = {"down": "pump down", "up": "pump up", "deadline": "deadline"}.get(name, "no control")
     with pytest.raises(InputError, match=rf"^{label} .*(is refused; give one of the|{name})"):
         fig.update(**{name: bad})
     assert (fig.values, fig.frame) == before
@@ -352,7 +365,7 @@ def test_laziness_and_shared_runs(monkeypatch):
     m.frame()
     assert calls == list(mx.POLICIES)                     # one frame: one run per policy
     m.frame(deadline=35 * MIN)
-    assert calls[7:] == ["skip"]                          # the deadline reruns only `skip`
+    assert calls[7:] == ["deadline"]                      # the deadline reruns only its lane
     m.frame(deadline=5 * MIN, up=t("10:07"))
     m.frame(up=t("10:10"))
     assert len(calls) == 15                               # back to the default: nothing reruns

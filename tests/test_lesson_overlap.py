@@ -36,7 +36,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def every_length():
-    """A model that has run every policy at every run length through the Lua engine (160 runs)."""
+    """A model that has run every policy at every run length through the Lua engine (200 runs)."""
     m = ov.OverlapModel()
     for run in ov.RUNS:
         for p in ov.POLICIES:
@@ -90,12 +90,15 @@ def test_replace_cancels_each_run_at_the_next_release():
 def test_the_lanes_agree_with_the_reference_model(policy):
     for run in (15 * MIN, 20 * MIN, 40 * MIN):
         r = ov.policy_runs(policy, run)
-        ref = reference(Schedule("reports", Every("15m"), overlap=policy), start=t("09:00"), until=t("11:00"),
+        ref = reference(Schedule("reports", Every("15m"), **ov.lane(policy)), start=t("09:00"), until=t("11:00"),
                         worker=Worker(run=run, concurrency=4), ids=None)
         want = [x for x in zip(ref.slot.tolist(), ref.released.tolist(), ref.started.tolist(),
                                ref.finished.tolist(), ref.cancelled.tolist()) if x[1] < t("11:00")]
         assert [tuple(j) for j in r.jobs] == want
-        assert list(r.skipped) == [s for s, at_, _ in ref.skips if at_ < t("11:00")]
+        no_job = [s for s in range(t("09:00"), t("11:00"), 15 * MIN) if s not in {j[0] for j in want}]
+        assert list(r.skipped) == no_job
+        if policy != "forbid":      # elsewhere a slot with no job is exactly a refused release
+            assert no_job == [s for s, at_, _ in ref.skips if at_ < t("11:00")]
         assert ov.reference_runs(policy, run) == r
 
 
@@ -116,10 +119,27 @@ def test_bad_policy_or_run_length():
 
 def test_slots_table():
     table = ov.slots_table(tuple(ov.policy_runs(p, "20m") for p in ov.POLICIES)).splitlines()
-    assert table[0] == "slot   allow        skip                   buffer-one                   replace"
-    assert table[3] == "09:15  09:15-09:35  skipped (one running)  09:20-09:40 (waited 5 min)   09:15-09:30 cancelled"
-    assert table[7] == "10:15  10:15-10:35  skipped (one running)  skipped (one waiting)        10:15-10:30 cancelled"
+    assert table[0] == ("slot   allow        skip                   buffer-one                   replace"
+                        "                forbid")
+    assert table[3] == ("09:15  09:15-09:35  skipped (one running)  09:20-09:40 (waited 5 min)   09:15-09:30 cancelled"
+                        "  09:20-09:40 (held 5 min)")
+    assert table[5] == ("09:45  09:45-10:05  skipped (one running)  10:00-10:20 (waited 15 min)  09:45-10:00 cancelled"
+                        "  skipped (one running)")
+    assert table[7] == ("10:15  10:15-10:35  skipped (one running)  skipped (one waiting)        10:15-10:30 cancelled"
+                        "  10:20-10:40 (held 5 min)")
     assert len(table) == 10
+
+
+def test_forbid_is_not_skip():
+    """Kubernetes Forbid keeps the declined time: 09:15 runs when 09:00 ends, at 09:20 (skip drops
+    it), and at 10:00 the latest time passed is 10:00 itself, so 09:45 never runs."""
+    r = ov.policy_runs("forbid", "20m")
+    assert spans(r) == [("09:00", "09:00", "09:20", False), ("09:15", "09:20", "09:40", False),
+                        ("09:30", "09:40", "10:00", False), ("10:00", "10:00", "10:20", False),
+                        ("10:15", "10:20", "10:40", False), ("10:30", "10:40", "11:00", False)]
+    assert [hm(s) for s in r.skipped] == ["09:45", "10:45"]
+    assert ov.PEERS["forbid"] == "K8s Forbid" and "Forbid" not in ov.PEERS["skip"]
+    assert ov.lane("forbid") == {"missed": "once", "overlap": "forbid"}
 
 
 # -- the model's frames ---------------------------------------------------------------------------
@@ -130,7 +150,8 @@ allow       8 runs, 8 completed, 0 cancelled, 0 skipped, at most 2 at once
 skip        4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once
 buffer-one  7 runs, 7 completed, 0 cancelled, 1 skipped, at most 1 at once, longest wait 20 min
 replace     8 runs, 0 completed, 8 cancelled, 0 skipped, at most 1 at once
-            nothing completes: each run is cancelled by the next release, 15 min in"""
+            nothing completes: each run is cancelled by the next release, 15 min in
+forbid      6 runs, 6 completed, 0 cancelled, 2 skipped, at most 1 at once"""
 
 
 def test_the_slider():
@@ -163,12 +184,13 @@ def test_readout_at_40_min(model):
         "skip        3 runs, 3 completed, 0 cancelled, 5 skipped, at most 1 at once",
         "buffer-one  4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once, longest wait 35 min",
         "replace     8 runs, 0 completed, 8 cancelled, 0 skipped, at most 1 at once",
-        "            nothing completes: each run is cancelled by the next release, 15 min in"]
+        "            nothing completes: each run is cancelled by the next release, 15 min in",
+        "forbid      3 runs, 3 completed, 0 cancelled, 5 skipped, at most 1 at once"]
 
 
 def test_marks_at_20_min(model):
     f = model.frame(run=20)
-    allow, skip, buffer_one, replace = f.marks
+    allow, skip, buffer_one, replace, forbid = f.marks
     assert [m.policy for m in f.marks] == list(ov.POLICIES)
     assert hms(allow.done)[:2] == [("09:00", "09:20"), ("09:15", "09:35")]
     assert [row for *_, row in allow.done] == [0, 1] * 4
@@ -185,6 +207,8 @@ def test_marks_at_20_min(model):
     assert replace.label == "0 of 8 completed\n8 cancelled"
     assert skip.label == "4 of 4 completed\n4 skipped"
     assert allow.label == "8 of 8 completed"
+    assert forbid.label == "6 of 6 completed\n2 skipped" and forbid.waits == ()
+    assert [hm(s) for s in forbid.skipped] == ["09:45", "10:45"]
 
 
 def test_runs_at_once_reach_the_axis_end(model):
@@ -198,7 +222,8 @@ def test_runs_at_once_reach_the_axis_end(model):
 
 def test_layout_holds_every_run_length():
     layout = ov.OverlapModel().layout()
-    assert dict(zip(layout.policies, layout.rows)) == {"allow": 3, "skip": 2, "buffer-one": 3, "replace": 2}
+    assert dict(zip(layout.policies, layout.rows)) == {"allow": 3, "skip": 2, "buffer-one": 3, "replace": 2,
+                                                        "forbid": 2}
     assert layout.most == 3
     # buffer-one's 10:45 release with 35-minute runs ends last, at 11:55
     assert [hm(x) for x in (layout.start, layout.end, layout.lo, layout.hi)] == ["09:00", "11:00", "08:55", "12:05"]
@@ -206,12 +231,14 @@ def test_layout_holds_every_run_length():
     assert layout.title == "every 15 min from 09:00, 4 workers a lane, each run takes"
     assert layout.after == "releases from\n11:00 on\nnot drawn" and hm(layout.after_at) == "11:05"
     assert layout.names[0] == "allow\nK8s Allow\nTemporal AllowAll"
+    assert layout.names[1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
+    assert layout.names[3:] == ("replace\nK8s Replace\nTemporal TerminateOther", "forbid\nK8s Forbid")
 
 
 def test_every_run_length_through_the_engine(every_length):
     """The layout measured with the reference model holds the Lua engine's runs exactly."""
     m = every_length
-    assert m.simulated() == 160
+    assert m.simulated() == 200
     layout = m.layout()
     for run in ov.RUNS:
         for p, rows in zip(ov.POLICIES, layout.rows):
@@ -225,7 +252,7 @@ def test_every_run_length_through_the_engine(every_length):
         assert max(max(ov.bar_rows(m.policy_runs(p, run).jobs)) + 1 for run in ov.RUNS) == rows
     # replace completes nothing for every run longer than the period
     assert [run for run in ov.RUNS if m.policy_runs("replace", run).completed == 0] == list(range(16, 41))
-    # up to the period the four lanes are the same runs
+    # up to the period the five lanes are the same runs
     for run in range(1, 16):
         assert len({m.policy_runs(p, run).jobs for p in ov.POLICIES}) == 1
 
@@ -234,10 +261,10 @@ def test_a_frame_runs_only_its_own_run_length():
     m = ov.OverlapModel()
     assert (m.simulated(), m._layout) == (0, None)       # building it runs nothing
     first = m.frame()
-    assert m.simulated() == 4                              # the four lanes of 20 minutes
+    assert m.simulated() == 5                              # the five lanes of 20 minutes
     m.frame(run=15)
-    assert m.simulated() == 8
-    assert m.frame(run=20) is first and m.simulated() == 8  # moving back is free
+    assert m.simulated() == 10
+    assert m.frame(run=20) is first and m.simulated() == 10  # moving back is free
     assert m.policy_runs("skip", 20) is first.runs[1]
 
 
@@ -254,7 +281,7 @@ def test_a_bad_run_length_is_refused_and_nothing_is_kept():
         m.frame(minutes=20)
     with pytest.raises(InputError, match="run 41 is not one of 1, 2"):
         m.policy_runs("skip", 41)
-    assert m.simulated() == 4 and len(m._frames) == 1
+    assert m.simulated() == 5 and len(m._frames) == 1
 
 
 # -- section 4: the pump against BullMQ's chain -------------------------------------------------

@@ -65,6 +65,28 @@ def test_day_headers(zone, day, header):
     assert tz.day_header(zone, day) == header
 
 
+@pytest.mark.parametrize("zone, day, header", [
+    # changes at the edge of the local day belong to it (these read "no change ... (a 23-hour day)")
+    ("America/Havana", "2026-03-08", "America/Havana 2026-03-08: at 05:00Z clocks go forward from 00:00 CST "
+                                     "to 01:00 CDT, so 00:00-00:59 never happens (a 23-hour day)"),
+    ("America/Santiago", "2026-09-06", "America/Santiago 2026-09-06: at 04:00Z clocks go forward from 00:00 -04 "
+                                       "to 01:00 -03, so 00:00-00:59 never happens (a 23-hour day)"),
+    ("Africa/Cairo", "2026-04-24", "Africa/Cairo 2026-04-24: at 22:00Z clocks go forward from 00:00 EET "
+                                   "to 01:00 EEST, so 00:00-00:59 never happens (a 23-hour day)"),
+    ("America/Nuuk", "2026-03-28", "America/Nuuk 2026-03-28: at 01:00Z clocks go forward from 23:00 -02 "
+                                   "to 00:00 -01, so 23:00-23:59 never happens (a 23-hour day)"),
+    # Santiago falls back at midnight: the hour repeated is 23:00-23:59 of 4 April, not the one after it
+    ("America/Santiago", "2026-04-04", "America/Santiago 2026-04-04: at 03:00Z clocks go back from 00:00 -03 "
+                                       "to 23:00 -04, so 23:00-23:59 happens twice (a 25-hour day)"),
+    ("America/Santiago", "2026-04-05", "America/Santiago 2026-04-05: no change, -04 (UTC-04:00) all day "
+                                       "(a 24-hour day)"),
+    ("America/Nuuk", "2026-03-29", "America/Nuuk 2026-03-29: no change, -01 (UTC-01:00) all day (a 24-hour day)"),
+])
+def test_day_headers_at_the_edge_of_the_day(zone, day, header):
+    assert tz.day_header(zone, day) == header
+    assert tz.title(zone, day).split(": ")[1].startswith("no change" if "no change" in header else "clocks go")
+
+
 def test_london_springs_forward_over_one_thirty():
     assert tz.expression_line("30 1 * * *", "Europe/London", "2026-03-29") == (
         "30 1 * * * fires once by croniter, 02:00 BST (01:00Z); Debian cron agrees with croniter; "
@@ -297,3 +319,25 @@ def test_row_across_change():
         f"fire 3: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-03 06:30')} = 2026-11-03T06:30:00Z"
         " = 2026-11-03T01:30:00-05:00 EST (rows: 1)",
     ])
+
+
+def test_syntax_lines_say_what_each_library_reads():
+    # each rule's first runs of 2026 in New York, or its library's own refusal (tests/test_cron_syntax.py
+    # holds the rules to the libraries)
+    assert tz.syntax_lines(["0 9 * * 5L", "0 0 15W * *", "0 5-1 * * *"]).splitlines() == [
+        "0 9 * * 5L",
+        "  croniter: refused: [0 9 * * 5l] is not acceptable",
+        "  Debian cron, cron-parser and BullMQ: Fri 2026-01-30 09:00, Fri 2026-02-27 09:00, Fri 2026-03-27 09:00, ...",
+        "0 0 15W * *",
+        "  croniter: Thu 2026-01-15 00:00, Mon 2026-02-16 00:00, Mon 2026-03-16 00:00, ...",
+        "  Debian cron: refused: Bad day-of-month",
+        "  cron-parser and BullMQ: refused: Invalid characters, got value: 15W",
+        "0 5-1 * * *",
+        "  croniter: Thu 2026-01-01 01:00, Thu 2026-01-01 05:00, Thu 2026-01-01 06:00, ...",
+        "  Debian cron: refused: Bad hour",
+        "  cron-parser and BullMQ: refused: Invalid range: 5-1, min(5) > max(1)",
+    ]
+
+
+def test_recording_summary_counts_the_refusals():
+    assert tz.recording_summary().splitlines()[-1] == "  expressions cron-parser refused (its own message kept): 14"

@@ -1,9 +1,11 @@
 """emqsim held to the real BullMQ (bullmq 6.7.0 under Node, tests/oracles/bullmq.mjs).
 
+(The other releases the course names, and which snap each computes: test_oracle_bullmq_releases.py.)
+
 The recording (tests/oracles/recorded/bullmq.json) holds, for each scenario of
 tests/oracles/bullmq_questions.py, what bullmq answered after every step: the job a pickup
 took, the registry score, the stored offset, `ic`, and the delayed and waiting jobs.
-Here the same steps run through emqsim: the BullMQ design (emqsim/chain.py, its Lua
+Here the same steps run through emqsim: the BullMQ design (emqsim/engine/chain.py, its Lua
 scripts on fakeredis or the real Redis of the `store` fixture), and, for the scores
 alone, the cadence rule itself (`Every.first`/`phase`/`after`). Where Node, the oracle's
 node_modules and EMQSIM_REDIS_URL exist, bullmq is asked again and must still agree with
@@ -64,8 +66,9 @@ def test_the_recording_is_big_enough_and_from_the_pinned_bullmq():
     assert REC["answers"]["bullmq"] == "6.7.0"
     assert len(SCENARIOS) == len(ANSWERS) >= 300 + 40
     kinds = {s["id"].split("-")[0] for s in SCENARIOS}
-    assert {"every", "upsert", "cron", "offset", "catch", "bullmq"} <= kinds
+    assert {"every", "upsert", "cron", "offset", "catch", "bullmq", "fresh"} <= kinds
     assert sum(1 for s in SCENARIOS if s["id"].startswith("every-")) >= 300
+    assert sum(1 for s in SCENARIOS if s["id"].startswith("fresh-")) >= 100   # outages, late pickups
 
 
 def test_the_recorded_questions_are_the_generators():

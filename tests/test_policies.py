@@ -58,6 +58,16 @@ MISSED = [
                           ("10:22:00", "10:22"), ("10:37:00", "10:37")], "10:52:00"),
     ({"missed": "skip", "deadline": "5m"}, [("09:07:00", "09:07"), ("09:22:00", "09:22"),
                                             ("10:22:00", "10:22"), ("10:37:00", "10:37")], "10:52:00"),
+    # Kubernetes startingDeadlineSeconds, APScheduler misfire_grace_time: the latest slot, 10:07,
+    # is 3 min old at 10:10, inside 5 min, so it runs (emqsim.peers.kubernetes, .apscheduler)
+    ({"missed": "once", "deadline": "5m"}, [("09:07:00", "09:07"), ("09:22:00", "09:22"), ("10:10:00", "10:07"),
+                                            ("10:22:00", "10:22"), ("10:37:00", "10:37")], "10:52:00"),
+    # APScheduler's default grace, 1 s: the coalesced 10:07 is dropped (skipped), then 10:22
+    ({"missed": "once", "deadline": "1s"}, [("09:07:00", "09:07"), ("09:22:00", "09:22"),
+                                            ("10:22:00", "10:22"), ("10:37:00", "10:37")], "10:52:00"),
+    # Hangfire Relaxed: one run stamped with the release instant, then the next slot after it
+    ({"missed": "now"}, [("09:07:00", "09:07"), ("09:22:00", "09:22"), ("10:10:00", "10:10"),
+                         ("10:22:00", "10:22"), ("10:37:00", "10:37")], "10:52:00"),
 ]
 
 
@@ -68,7 +78,7 @@ def test_missed_slots_after_an_outage(store, mode, options, fires, nxt):
     tr, _ = engine(store, sched, start=t("09:07"), until=t("10:40"), mode=mode, outage=OUTAGE)
     assert [(hms(f.released), hm(f.slot)) for f in tr] == fires
     assert hms(tr.next) == nxt
-    skipped = 1 if options.get("missed") == "skip" else 0
+    skipped = 1 if options.get("missed") == "skip" or options.get("deadline") == "1s" else 0
     assert (tr.skipped, tr.lost, tr.duplicates) == (skipped, 0, 0)
     same_as_reference(tr, sched, start=t("09:07"), until=t("10:40"), outage=OUTAGE)
 
@@ -76,7 +86,7 @@ def test_missed_slots_after_an_outage(store, mode, options, fires, nxt):
 # the pump back at 10:05, two minutes before the 10:07 slot: the three snaps part ways
 SNAPS_AT_1005 = [
     ("snap", ["10:05:00", "10:07:00", "10:22:00", "10:37:00"], "10:52:00"),      # bullmq >= 5.80.1: nearest :07 slot
-    ("snap-v5", ["10:05:00", "10:22:00", "10:37:00"], "10:52:00"),   # bullmq 5.59-5.80.0: 10:07 stepped over
+    ("snap-v5", ["10:05:00", "10:22:00", "10:37:00"], "10:52:00"),   # bullmq 5.58.8-5.80.1: 10:07 stepped over
     ("epoch", ["10:05:00", "10:15:00", "10:30:00"], "10:45:00"),     # legacy repeatable: quarter hours
 ]
 
@@ -101,6 +111,58 @@ def test_skip_records_the_slot_its_release_and_why(store):
     assert reg.record("r")["ic"] == "4"                  # a skipped occurrence is not a run
     assert tr.table().splitlines()[-1] == \
         "registry rows 1 · next run 10:52:00 · duplicates 0 · lost 0 · skipped 1"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_dropped_once_run_is_recorded_for_the_latest_slot(store, mode):
+    """APScheduler's default grace: the coalesced run for 10:07 is the one dropped, and the trace
+    says so; the row's 09:37 is not counted lost."""
+    sched = Schedule("r", Every("15m"), missed="once", deadline="1s")
+    tr, _ = engine(store, sched, start=t("09:07"), until=t("10:40"), mode=mode, outage=OUTAGE)
+    assert [(hm(s.slot), hms(s.at), s.why) for s in tr.skips] == [("10:07", "10:10:00", "deadline")]
+    assert (tr.skipped, tr.lost) == (1, 0)
+
+
+def test_a_deadline_on_once_is_measured_from_the_latest_slot():
+    """Not from the row's slot (09:37, 33 min old): from 10:07, 3 min old at 10:10."""
+    s = Schedule("r", Every("15m"), missed="once", deadline="5m")
+    assert (s.label(t("09:37"), t("10:10")), s.late(t("09:37"), t("10:10"))) == (t("10:07"), False)
+    assert Schedule("r", Every("15m"), missed="once", deadline="179s").late(t("09:37"), t("10:10"))
+    assert not Schedule("r", Every("15m"), missed="once", deadline="180s").late(t("09:37"), t("10:10"))
+    assert Schedule("r", Every("15m"), missed="once", deadline="5m").to_record(0)["deadline"] == "300000"
+    back, _, _ = Schedule.from_record("r", s.to_record(0))
+    assert (back.missed, back.deadline) == ("once", 300_000)
+
+
+def test_now_stamps_a_late_run_with_its_release_and_steps_past_it():
+    s = Schedule("r", Every("15m"), missed="now")
+    assert s.label(t("09:37"), t("10:10")) == t("10:10")
+    assert s.label(t("09:37"), t("09:37")) == t("09:37")            # on time: its own slot
+    # a restart exactly on a slot: the run is that instant, the next is the slot after it
+    assert s.next_run(t("09:52"), released=t("10:07"), finished=None, phase=7 * 60_000) == t("10:22")
+    with pytest.raises(ValueError, match="needs rule 'schedule'"):
+        Schedule("r", Every("15m"), missed="now", rule="release")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_forbid_holds_the_row_until_the_run_ends(store, mode):
+    """Kubernetes Forbid (emqsim.peers.kubernetes): 09:15 is refused while 09:00 runs, and the row
+    comes due again at 09:20, when it ends: that release runs the latest slot passed, 09:15."""
+    sched = Schedule("r", Every("15m"), missed="once", overlap="forbid")
+    tr, _ = engine(store, sched, start=t("09:00"), until=t("10:30"), mode=mode, worker=Worker(run="20m"))
+    assert [(hm(f.slot), hm(f.released)) for f in tr] == [
+        ("09:00", "09:00"), ("09:15", "09:20"), ("09:30", "09:40"), ("10:00", "10:00"), ("10:15", "10:20")]
+    assert [(hm(s.slot), hm(s.at), s.why) for s in tr.skips][:2] == [("09:15", "09:15", "overlap"),
+                                                                      ("09:30", "09:30", "overlap")]
+    assert (tr.lost, tr.duplicates) == (0, 0)
+    same_as_reference(tr, sched, start=t("09:00"), until=t("10:30"), worker=Worker(run="20m"))
+
+
+def test_forbid_needs_once():
+    with pytest.raises(ValueError, match="overlap 'forbid' needs missed 'once'"):
+        Schedule("r", Every("15m"), overlap="forbid")
+    with pytest.raises(ValueError, match="both an offset and a start date"):
+        Schedule("r", Every("15m", "3m"), missed="once", overlap="forbid", start=t("09:00"))
 
 
 def test_once_labels_the_job_with_the_latest_missed_slot(store):

@@ -170,8 +170,8 @@ def toy_notebook(folder: Path, title: str = TOY) -> Path:
 
 def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     toy_notebook(tmp_path / "nb")
-    pages = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
-    page = pages[0].read_text()
+    written = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    page = written[0].read_text()
     assert PLAYER.findall(page) == [TOY]
     assert page.count('<p class="emqsim-live">') == 1        # the loose widget keeps its note
     assert "VBox(children=" not in page
@@ -249,14 +249,14 @@ def built(tmp_path_factory):
 
 @needs_notebooks
 def test_one_page_per_notebook_and_an_index(built):
-    out, pages = built
-    assert [p.name for p in pages] == [f"{nb.stem}.html" for nb in NOTEBOOKS] + ["index.html"]
-    assert all(p.parent == out and p.stat().st_size > 0 for p in pages)
+    out, written = built
+    assert [p.name for p in written] == [f"{nb.stem}.html" for nb in NOTEBOOKS] + ["index.html"]
+    assert all(p.parent == out and p.stat().st_size > 0 for p in written)
 
 
 @needs_notebooks
 def test_the_site_keeps_its_size_budget(built):
-    out, pages = built
+    out, _ = built
     sizes = {p.name: p.stat().st_size for p in out.rglob("*") if p.is_file()}
     assert sum(sizes.values()) <= SITE_BUDGET, sizes
     assert {name: size for name, size in sizes.items() if size > PAGE_BUDGET} == {}

@@ -13,15 +13,20 @@ that library's own answer, and the test suite holds it to the library:
   with ``*``) fires once at a repeated wall time, in the first pass, and at the change for a
   skipped one; any other expression fires at every real instant whose wall time matches.
 - ``"cron-parser"``: cron-parser 5.10.3 (the parser BullMQ 6.7.0 uses), one iterator from the
-  start of the window, re-written from its source in `emqsim.cron_parser` and checked against
+  start of the window, re-written from its source in `emqsim.engine.cron_parser` and checked against
   the library's recorded answers. A repeated hour runs once, in its first pass, unless the hour
   field lists all 24 hours; a slot in a skipped hour moves into the hour the clock lands on,
-  keeping its minute. On some days and zones it gives up (its loop limit): a ValueError.
+  keeping its minute. On some days and zones it gives up (its loop limit): `GaveUp`, a ValueError.
 - ``"bullmq"``: what a BullMQ 6.7.0 job scheduler runs when each job is taken on time: its
   next run is a fresh cron-parser parse from the previous run, one `next()` each
-  (`defaultRepeatStrategy` in job-scheduler.js). It forgets what the iterator noted while
-  crossing a change, so it can differ from ``"cron-parser"`` (``*/20 2 * * *`` on New York's
-  spring day: 03:00 only, where the iterator gives 03:00, 03:20 and 03:40).
+  (`defaultRepeatStrategy` in job-scheduler.js; `Cron(expr, tz, "cron-parser")`). It forgets
+  what the iterator noted while crossing a change, so it can differ from ``"cron-parser"``
+  (``*/20 2 * * *`` on New York's spring day: 03:00 only, where the iterator gives 03:00, 03:20
+  and 03:40). Where cron-parser gives up, BullMQ makes no next job.
+
+Each rule also reads the syntax its library reads, and refuses what that library refuses, with
+the library's own message (`check`): croniter takes `15W` and `L5` but not `5L`; cronsim takes
+`5L` and `LW` but not `15W`; cron-parser takes `L`, `5L` and `5#3` but neither `W` nor `5-1`.
 
 Only the rules live here: what a zone does to its clock (offsets, changes, the bounds of a
 local day) and the short texts that show instants are `emqsim.timefmt`'s.
@@ -74,30 +79,60 @@ def _instant(dt) -> int:
     return (dt - _EPOCH) // _MS
 
 
-def _checked(expr: str, tz: str, start: int, end: int) -> Cron:
-    """emqsim's `Cron` for `expr` in `tz`, once the window [start, end) is checked: every rule
-    refuses a bad expression, zone or window the same way, before any runs."""
-    cron = Cron(_expand(expr), tz)       # a bad expression or zone -> InputError
+def _window(tz: str, start: int, end: int) -> None:
+    """Every rule refuses a bad zone or window the same way, before any runs."""
+    zone(tz)                             # an unknown zone -> InputError naming it
     if int(end) <= int(start):
         raise InputError(f"window end {end} ms is not after start {start} ms", "window")
-    return cron
+
+
+def check(expr: str, rule: str, tz: str = "UTC") -> None:
+    """Does `rule`'s library read `expr`? InputError with that library's own refusal if not:
+    croniter through emqsim's `Cron`, cronsim's `CronSim`, cron-parser's parse (the model of
+    it in `emqsim.engine.cron_parser`, held to the library's recorded answers)."""
+    if _rule(rule) in _CRON_PARSER_RULES:
+        _cron_parser.parse(expr)
+    elif rule == "croniter":
+        try:
+            Cron(_expand(expr), tz)
+        except InputError as exc:
+            if exc.__cause__ is None:          # emqsim's own bounds (fields, length, zone)
+                raise
+            raise InputError(f"{exc} (croniter refuses it: {exc.__cause__})", "cron") from None
+    else:
+        if not isinstance(expr, str):
+            raise InputError(f"cron {expr!r} is not text; write five fields such as '0 9 * * *'", "cron")
+        try:
+            CronSim(_expand(expr), _EPOCH)
+        except CronSimError as exc:
+            raise InputError(f"cron {expr!r}: cronsim (Debian cron's rule) refuses it: {exc}", "cron") from None
 
 
 class Window:
     """One expression in one zone over [start, end): each rule's instants, worked out on demand
-    and kept."""
+    and kept. Each rule reads the expression as its library does, so one rule can refuse
+    an expression another takes (an InputError when that rule is asked)."""
 
     def __init__(self, expr: str, tz: str, start: int, end: int):
-        self.cron = _checked(expr, tz, start, end)
+        _window(tz, start, end)
         self.expr, self.tz, self.start, self.end = expr, tz, int(start), int(end)
+
+    @cached_property
+    def cron(self) -> Cron:
+        """emqsim's `Cron` (croniter's reading)."""
+        return Cron(_expand(self.expr), self.tz)
 
     @cached_property
     def croniter(self) -> list[int]:
         """`Cron(expr, tz)`'s slots in the window: emqsim's own. A cron that never matches
         (`0 0 30 2 *`) is refused, as the other rules refuse it, not read as an empty window."""
+        check(self.expr, "croniter", self.tz)
         runs = self.cron.between(self.start, self.end, inclusive=False)
-        if not runs:
-            self.cron.at_or_after(self.start)      # InputError when there is no slot at all
+        if not runs:                               # InputError when there is no slot at all
+            try:
+                self.cron.after(self.start - 1)
+            except InputError as exc:
+                raise InputError(f"{exc} (croniter refuses it: {exc.__cause__})", "cron") from None
         return runs
 
     @cached_property
@@ -111,10 +146,11 @@ class Window:
     @cached_property
     def debian(self) -> list[int]:
         """cronsim's iterator from the window's start, in the zone: Debian cron's rule is cronsim's."""
+        check(self.expr, "debian")
         begin = (_EPOCH + (self.start - 1) * _MS).astimezone(zone(self.tz))
         out = []
         try:
-            for dt in CronSim(self.cron.expr, begin):
+            for dt in CronSim(_expand(self.expr), begin):
                 t = _instant(dt)
                 if t >= self.end:
                     return out
@@ -157,13 +193,13 @@ def listing(expr: str, tz: str, after: int, until: int, rule: str = "croniter") 
     gave before that come back with its message instead of a ValueError. Bad input still raises."""
     if _rule(rule) not in _CRON_PARSER_RULES:
         return runs_after(expr, tz, after, until, rule), None
-    _checked(expr, tz, int(after) + 1, until)
-    _cron_parser.parse(expr)                       # refused before any run, not as a stop
+    _window(tz, int(after) + 1, until)
+    check(expr, rule)                              # refused before any run, not as a stop
     walk = _cron_parser.iter_runs if rule == "cron-parser" else _cron_parser.iter_chain
     out: list[int] = []
     try:
         out.extend(walk(expr, tz, int(after), until))
-    except ValueError as exc:
+    except _cron_parser.GaveUp as exc:
         return out, str(exc)
     return out, None
 

@@ -1,7 +1,8 @@
 """Cadences: the two ways to name "when next", both reduced to one Unix-ms score.
 
-`Every` is a gap (BullMQ's `every`, EchoMQ's `every_ms`); `Cron` is a calendar slot
-(croniter in a zoneinfo zone). Neither holds state: the registry row does.
+`Every` is a gap (BullMQ's `every`, EchoMQ's `every_ms`); `Cron` is a calendar slot in a
+zoneinfo zone, read by croniter or, as BullMQ reads it, by cron-parser. Neither holds state:
+the registry row does.
 """
 
 from __future__ import annotations
@@ -12,14 +13,27 @@ from functools import lru_cache
 
 from croniter import croniter
 
+from . import cron_parser
 from .durations import parse_duration
-from .errors import InputError, whole
+from .errors import InputError, one_of, whole
 from .timefmt import zone
 
 MAX_EXPR = 200  # characters of a cron expression
 
 #: the catch-up formulas of `Every.after`, for Schedule's missed "snap", "snap-v5" and "epoch"
 SNAPS = ("offset", "offset-v5", "epoch")
+#: which bullmq code computes each formula, and the first and last release recorded doing so:
+#: derived from the releases' own answers (tests/oracles/recorded/, held to this table and every
+#: version range the course names by tests/test_oracle_bullmq_releases.py). "scheduler": job
+#: schedulers; "repeat": legacy repeatable jobs (`queue.add` with `repeat`). 5.58.7 (the release
+#: before 5.58.8) computes a job scheduler's next run in JS, with none of the three; the first
+#: release of "epoch" is older than any recorded, and by 5.58.7 a repeatable's later runs go
+#: through the job-scheduler code.
+SNAP_RELEASES = {
+    "offset": ("scheduler", "5.80.2", "6.7.0"),
+    "offset-v5": ("scheduler", "5.58.8", "5.80.1"),
+    "epoch": ("repeat", "5.15.0", "5.15.0"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +58,8 @@ class Every:
     def first(self, now: int) -> int:
         """BullMQ's first run: with an offset above 0, the next slot at that phase strictly
         after `now` (a start exactly on its slot waits a whole gap); else `now` itself.
-        (getJobSchedulerEveryNextMillis, bullmq 6.x; an offset of 0 counts as none.)"""
+        (getJobSchedulerEveryNextMillis, bullmq 6.7.0 and 5.80.1 alike; 5.58.8 ignored a given
+        offset and started at `now`. An offset of 0 counts as none.)"""
         if not self.offset:
             return now
         s = now // self.ms * self.ms + self.offset
@@ -62,22 +77,26 @@ class Every:
         """Start-to-start: `prev + every`; if that is already behind `now`, snap forward.
 
         All missed slots collapse into one run. Which slot the snap lands on is where
-        BullMQ's versions differ, so each formula is kept under its own name:
-        - "offset": the job-scheduler snap since bullmq 5.80.1 (6.x included):
+        BullMQ's releases differ, so each formula is kept under its own name (which release
+        computes which: `SNAP_RELEASES`, derived from the releases' own answers):
+        - "offset": the job-scheduler snap of bullmq 5.80.2 and later (6.7.0 included):
           `a = floor(now/every)*every + phase`, then `a` if it is still ahead, else
           `a + every`; the phase is kept and the nearest slot on it is taken.
-        - "offset-v5": the job-scheduler snap of bullmq 5.59.0 to 5.80.0 (read in those
-          releases' `src/commands/includes/getJobSchedulerEveryNextMillis.lua`; no oracle
-          here runs a 5.x release):
-          `floor(now/every)*every + every + phase`; the phase is kept, but when the
-          nearest slot on it is still ahead, it is stepped over.
-        - "epoch": the legacy repeatable jobs' `getNextMillis` (bullmq 5.x), which has
-          no phase: `floor(now/every)*every + every`, the next multiple of `every`.
+        - "offset-v5": the job-scheduler snap of bullmq 5.58.8 to 5.80.1
+          (`getJobSchedulerEveryNextMillis.lua`): `floor(now/every)*every + every + phase`;
+          the phase is kept, but when the nearest slot on it is still ahead, it is stepped
+          over. Where the stored phase is 0 (a first run on a multiple of `every`), a pickup
+          a period or more late lands where "epoch" does.
+        - "epoch": the legacy repeatable jobs' `getNextMillis` (bullmq 5.15.0 `repeat.js`),
+          which has no phase: `floor(max(now, prev)/every)*every + every`, the next multiple
+          of `every` strictly after the pickup, so a pickup that lands exactly on `prev + every`
+          steps over it. On a row on that grid (every legacy row is) that is `prev + every`
+          while it is ahead, as here.
         """
         if snap not in SNAPS:
             raise InputError(f"snap {snap!r} is not one of {', '.join(SNAPS)}")
         nxt = prev + self.ms
-        if nxt >= now:
+        if nxt > now or (nxt == now and snap != "epoch"):
             return nxt
         base = now // self.ms * self.ms
         if snap == "epoch":
@@ -139,25 +158,39 @@ def _check_cron(expr: str, seconds: bool) -> None:
         ) from exc
 
 
+#: who reads a `Cron`: croniter (emqsim's own rule) or cron-parser (BullMQ's parser)
+READERS = ("croniter", "cron-parser")
+
+
 @dataclass(frozen=True)
 class Cron:
-    """A calendar slot in a time zone. Six fields put seconds first, as BullMQ's cron-parser does."""
+    """A calendar slot in a time zone. Six fields put seconds first, as BullMQ's cron-parser does.
+
+    `reader` is whose rule turns the expression into instants, and whose syntax it accepts:
+    "croniter" (the default), or "cron-parser", which is what BullMQ's design reads a pattern
+    with: each next run a fresh cron-parser parse from the instant it is asked after."""
 
     expr: str
     tz: str = "UTC"
+    reader: str = "croniter"
 
     def __post_init__(self):
         """Five or six fields (seconds first) or a macro, in ASCII; a seventh field (croniter
-        reads it as a year, with seconds last) is refused, as cron-parser refuses it."""
+        reads it as a year, with seconds last) is refused, as cron-parser refuses it. With the
+        cron-parser reader, what cron-parser accepts (its own refusal otherwise)."""
         e = self.expr
+        one_of(self.reader, READERS, "reader")
         if not isinstance(e, str) or not e.strip():
             raise InputError(f"invalid cron {e!r}; {CRON_FORMS}", "cron")
         if len(e) > MAX_EXPR or not e.isascii():
             raise InputError(f"invalid cron {e[:40]!r}{'...' if len(e) > 40 else ''}: only ASCII text of at "
                              f"most {MAX_EXPR} characters is read; {CRON_FORMS}", "cron")
+        zone(self.tz)  # unknown zone -> InputError naming it
+        if self.reader == "cron-parser":
+            cron_parser.parse(e)      # cron-parser's own refusal
+            return
         if not e.strip().startswith("@") and len(e.split()) not in (5, 6):
             raise InputError(f"invalid cron {e!r}: {len(e.split())} fields; {CRON_FORMS}", "cron")
-        zone(self.tz)  # unknown zone -> InputError naming it
         _check_cron(e, self._seconds)
 
     @property
@@ -172,8 +205,11 @@ class Cron:
                              "time") from None
 
     def after(self, t: int) -> int:
-        """The first slot strictly after `t` (croniter's and cron-parser's rule)."""
+        """The first slot strictly after `t` (croniter's and cron-parser's rule). With the
+        cron-parser reader, a fresh parse from `t` (cron_parser.GaveUp where it gives up)."""
         start = self._at(t)
+        if self.reader == "cron-parser":
+            return cron_parser.next_after(self.expr, self.tz, t)
         try:
             it = croniter(self.expr, start, second_at_beginning=self._seconds)
             return round(it.get_next(float) * 1000)
@@ -183,6 +219,9 @@ class Cron:
     def before(self, t: int) -> int:
         """The last slot strictly before `t`: where a coalesced catch-up run is labelled."""
         start = self._at(t)
+        if self.reader == "cron-parser":
+            raise InputError(f"cron {self.expr!r}: only cron-parser's forward search is modelled, so no "
+                             "slot before a time; read it with croniter (reader='croniter')", "reader")
         try:
             it = croniter(self.expr, start, second_at_beginning=self._seconds)
             return round(it.get_prev(float) * 1000)
@@ -193,6 +232,8 @@ class Cron:
         """The course's first-run rule: a slot equal to `t` counts."""
         try:
             return self.after(t - 1)
+        except cron_parser.GaveUp:
+            raise
         except ValueError:
             raise InputError(f"cron {self.expr!r} has no slot at or after {t} ms; it never matches", "cron") from None
 
@@ -219,12 +260,13 @@ class Cron:
 Cadence = Every | Cron
 
 
-def cadence(every: int | str | None = None, cron: str | None = None, *, offset=None, tz: str = "UTC") -> Cadence:
-    """Build exactly one cadence from CLI-style options."""
+def cadence(every: int | str | None = None, cron: str | None = None, *, offset=None, tz: str = "UTC",
+            reader: str = "croniter") -> Cadence:
+    """Build exactly one cadence from CLI-style options (`reader`: who reads a cron)."""
     if (every is None) == (cron is None):
         raise InputError("give exactly one cadence: every=<duration> or cron=<expression>", "every")
     if every is not None:
         return Every(every, offset)
     if offset is not None:
         raise InputError("offset applies to every=..., not to a cron expression", "offset")
-    return Cron(cron, tz)
+    return Cron(cron, tz, reader)

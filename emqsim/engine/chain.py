@@ -11,8 +11,12 @@ Two designs run a registry row (``design=`` of `simulate`):
   (`activate`, BullMQ's moveToActive) makes the scheduler's next job at that moment
   (`chain`, BullMQ's updateJobScheduler): the next run is computed from the slot taken
   and the pickup instant by the engine's own rule (`Schedule.next_run`: `prev + every`,
-  snapped forward on the phase grid if already behind; a cron's next slot strictly
-  after both). So with no worker running, no new job appears: an outage leaves one
+  snapped forward on the phase grid if already behind). A cron pattern is read as BullMQ
+  reads it, with cron-parser (`Cron(..., reader="cron-parser")`): a fresh parse from the
+  later of the slot and the pickup, one `next()`; where cron-parser gives up (its loop
+  limit, Lord Howe's fall-back), bullmq 6.7.0's `defaultRepeatStrategy` swallows the error
+  and `upsertJobScheduler` adds no job, so the chain stops there until the scheduler is
+  upserted again. So with no worker running, no new job appears: an outage leaves one
   overdue job, taken when a worker is back, and the chain goes on from there. One
   worker never runs two jobs of a scheduler at once: a run longer than the period
   delays the next pickup, and the late pickup snaps past the slots it missed.
@@ -29,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cadence import Cron, Every
+from .cron_parser import GaveUp
 from .errors import InputError, one_of
 from .faults import Faults
 from .ids import slot_job_id
@@ -58,7 +63,7 @@ class Taken:
     created: int       # when the job was made (the previous pickup, or the upsert)
     started: int       # the pickup instant
     next: int | float  # the scheduler's next run, INF if it made no next job
-    result: str        # "chained", "limit", "ended", "absent", "stale", "duplicate"
+    result: str        # "chained", "limit", "ended", "stopped", "absent", "stale", "duplicate"
 
 
 CHAIN = {1: "chained", 0: "absent", 2: "stale", 3: "duplicate"}
@@ -77,7 +82,8 @@ class BullMQ:
     # -- upsert (addJobScheduler) ---------------------------------------------------------
 
     def upsert(self, schedule: Schedule, now: int) -> str:
-        """Queue.upsertJobScheduler: "created", "rewritten" (the cadence changed) or "kept".
+        """Queue.upsertJobScheduler: "created", "rewritten" (the cadence changed) or "kept";
+        "stopped" when cron-parser gives up on the pattern's next run: nothing is written.
 
         What bullmq 6.7.0 does, when the scheduler's pending job is still delayed or waiting
         (it is removed and made again): an `every` that did not change keeps the score,
@@ -88,6 +94,7 @@ class BullMQ:
         by the snap rule and the new phase is stored.
         """
         _check(schedule)
+        schedule = _read_by_cron_parser(schedule)
         ms_arg("now", now)
         c, name = schedule.cadence, schedule.name
         pipe = self.client.pipeline(transaction=False)
@@ -115,7 +122,10 @@ class BullMQ:
                 offset = c.phase(nxt)
             nxt = self._free_slot(name, nxt, c.ms, prev_id if removable else "")
         else:
-            nxt = max(c.after(max(now, schedule.start or now)), now)
+            try:
+                nxt = max(c.after(max(now, schedule.start or now)), now)
+            except GaveUp:                 # bullmq adds no job and writes nothing
+                return "stopped"
             offset = int(old["offset"]) if removable and "offset" in old else 0
             if self.client.exists(self.k.job(slot_job_id(name, nxt))) and not (removable and nxt == prev):
                 raise ValueError(f"scheduler {name!r}: job {slot_job_id(name, nxt)!r} exists already "
@@ -181,7 +191,14 @@ class BullMQ:
             return Taken(jid, name, slot, created, now, INF, "limit")
         if schedule.end is not None and now > schedule.end:
             return Taken(jid, name, slot, created, now, INF, "ended")
-        nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
+        if isinstance(schedule.cadence, Cron):
+            # upsertJobScheduler from the worker: cron-parser from max(start, pickup, the slot)
+            try:
+                nxt = schedule.cadence.after(max(slot, now, schedule.start or slot))
+            except GaveUp:                 # swallowed by defaultRepeatStrategy: no next job
+                return Taken(jid, name, slot, created, now, INF, "stopped")
+        else:
+            nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
         nid = slot_job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(nid)]
         args = [name, now, ms_arg("next run", nxt), nid, slot, count + 1]
@@ -239,9 +256,9 @@ class Chain(HoldsStore):
     free (on its poll grid if it polls); during `faults.outage` no worker runs, so a job
     that comes due then is taken when the outage ends. A fire's `released` is when its
     job's run time came (the job itself was made at the previous pickup), `next` the run
-    its pickup chained (+inf when a limit or an end date stopped the chain). Pump faults
-    (a crash between two writes, a second pump, a cancel mid-tick) have no meaning
-    without a pump and are refused."""
+    its pickup chained (+inf when a limit, an end date or cron-parser giving up stopped the
+    chain). Pump faults (a crash between two writes, a second pump, a cancel mid-tick) have
+    no meaning without a pump and are refused."""
 
     def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
                  retain: int = 10_000, store: Store | None = None):
@@ -258,6 +275,7 @@ class Chain(HoldsStore):
                              else "pumps" if f.pumps != 1 else "cancel_at")
         for s in schedules:
             _check(s)
+        schedules = [_read_by_cron_parser(s) for s in schedules]
         self.worker = worker or Worker()
         self._own_store = store is None
         self.store = store or Store()
@@ -336,6 +354,15 @@ def _check(schedule: Schedule) -> None:
         raise InputError(f"schedules {schedule!r} must be Schedule(...) objects", "schedules")
     if not isinstance(schedule.cadence, (Every, Cron)):
         raise InputError(f"cadence {schedule.cadence!r} must be Every(...) or Cron(...)", "cadence")
+
+
+def _read_by_cron_parser(schedule: Schedule) -> Schedule:
+    """BullMQ reads a cron pattern with cron-parser: the schedule with its cron read so, or
+    an InputError with cron-parser's own refusal (`5-1 * * * *`)."""
+    c = schedule.cadence
+    if isinstance(c, Cron) and c.reader != "cron-parser":
+        return schedule.with_(cadence=Cron(c.expr, c.tz, "cron-parser"))
+    return schedule
 
 
 def _text(x) -> str:

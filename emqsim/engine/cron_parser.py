@@ -9,8 +9,11 @@ gap read the wall time with the earlier, smaller offset). The outcome depends on
 24 hours) and even on where the search started. Taking the same steps is the only way to agree
 with it everywhere; the test suite holds this module to the real library's recorded answers.
 
-Only the forward search of five- and six-field expressions (seconds first) and cron-parser's
-macros is modelled; its `L`, `W` and `H` extensions are refused with an InputError (a ValueError).
+The parse is cron-parser's too: what it accepts (`L` as the month's last day, `5L` as its last
+Friday, `5#3` as its third, fields missing on the left filled in) is read, and what it refuses
+(`W`, `5-1`, a standalone `L` for the weekday) raises an InputError carrying its own message.
+Only its forward search is modelled, and not its `H` (a random value per parse): that is
+refused by name.
 """
 
 from __future__ import annotations
@@ -40,69 +43,142 @@ _BOUNDS = {"second": (0, 59), "minute": (0, 59), "hour": (0, 23), "day of month"
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)   # cron-parser's table
 
 
-def _refused(message: str) -> InputError:
-    """An expression cron-parser (or this model of it) does not read: bad input, named as such."""
-    return InputError(message, "cron")
+class GaveUp(ValueError):
+    """cron-parser stopped searching (its loop limit): not bad input, the library's own stop."""
+
+
+class _Refusal(Exception):
+    """cron-parser's own error text for an expression it does not read."""
+
+
+def _refused(expr, message: str) -> InputError:
+    """An expression cron-parser refuses: bad input, with the library's own words."""
+    return InputError(f"cron {expr!r}: cron-parser {VERSION} refuses it: {message}", "cron")
+
+
+def _js_int(text: str) -> int | None:
+    """JavaScript's parseInt(text, 10): the leading digits, or None for NaN."""
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _js_number(text: str) -> float | None:
+    """JavaScript's unary plus on a string: None for NaN."""
+    t = text.strip()
+    if not t:
+        return 0
+    for pattern, base in ((r"0[xX][0-9a-fA-F]+", 16), (r"0[oO][0-7]+", 8), (r"0[bB][01]+", 2)):
+        if re.fullmatch(pattern, t):
+            return int(t[2:], base)
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
+        v = float(t)
+        return int(v) if v.is_integer() else v
+    return None
+
+
+def _js(v) -> str:
+    """A value as JavaScript prints it in a template string."""
+    return "NaN" if v is None else str(v)
 
 
 # -- the fields ---------------------------------------------------------------------------------------
 
+#: cron-parser's names for its fields: (CronUnit, field class, the characters its validChars allows)
+_KIND = {"second": ("Second", "CronSecond", r"?,*\dH/-"), "minute": ("Minute", "CronMinute", r"?,*\dH/-"),
+         "hour": ("Hour", "CronHour", r"?,*\dH/-"), "day of month": ("DayOfMonth", "CronDayOfMonth", r"?,*\dLH/-"),
+         "month": ("Month", "CronMonth", r"?,*\dH/-"), "day of week": ("DayOfWeek", "CronDayOfWeek", r"?,*\dLH#/-")}
+_MAX_FIELD_VALUES = 256
+_MAX_LENGTH = 1024
+
+
 @dataclass(frozen=True)
 class Field:
-    values: tuple[int, ...]     # sorted
+    values: tuple[int, ...]     # sorted numbers
     wildcard: bool              # written as '*' or '?'
+    last: bool = False          # an 'L' in the field: the month's last day, or its last such weekday
+    last_weekdays: frozenset = frozenset()   # with 'L' in day of week: the weekdays it names
 
     def nearest_after(self, current: int) -> int | None:
         return next((v for v in self.values if v > current), None)
 
 
-def _field(name: str, raw: str) -> Field:
+def _sequence(name: str, raw: str) -> list:
+    """CronExpressionParser's parseField: the field's values (numbers, and 'L' forms as text)."""
+    unit, _, chars = _KIND[name]
     lo, hi = _BOUNDS[name]
-    text = raw
+    value = raw
     if name in ("month", "day of week"):
         def alias(m):
             key = m.group(0).lower()
             if key not in _NAMES:
-                raise _refused(f"cron {name} field {raw!r}: cannot resolve the name {m.group(0)!r}")
+                raise _Refusal(f'Validation error, cannot resolve alias "{key}"')
             return str(_NAMES[key])
-        text = re.sub(r"[a-zA-Z]{3}", alias, text)
-    if not re.fullmatch(r"[?,*\d/-]+", text):
-        raise _refused(f"cron {name} field {raw!r} is not modelled here: give numbers, names, "
-                         "'*', ranges, steps and lists (no L, W or H)")
-    text = re.sub(r"[*?]", f"{lo}-{hi}", text)
-    out: list[int] = []
-    for atom in text.split(","):
+        value = re.sub(r"[a-zA-Z]{3}", alias, value)
+    hashed = re.search(r"H\(\d+-\d+\)|H/\d+", value)
+    if not (re.fullmatch(f"[{chars}]+", value) or hashed):
+        raise _Refusal(f"Invalid characters, got value: {value}")
+    if "H" in value:
+        raise InputError(f"cron {name} field {raw!r}: cron-parser reads H as a random value (seeded per "
+                         "parse); emqsim does not model it, so give the number itself", "cron")
+    value = re.sub(r"[*?]", f"{lo}-{hi}", value)
+    stack: list = []
+    for atom in value.split(","):
+        if len(stack) > _MAX_FIELD_VALUES:
+            raise _Refusal(f"Constraint error, too many values in {unit} field, expected at most {_MAX_FIELD_VALUES}")
         if not atom:
-            raise _refused(f"cron {name} field {raw!r} has an empty list item")
+            raise _Refusal("Invalid list value format")
         parts = atom.split("/")
         if len(parts) > 2:
-            raise _refused(f"cron {name} field {raw!r}: invalid repeat {atom!r}")
+            raise _Refusal(f"Invalid repeat: {atom}")
         step = 1
         if len(parts) == 2:
             if "-" not in parts[0]:
                 parts[0] = f"{parts[0]}-{hi}"
-            step = int(parts[1]) if parts[1].isdigit() else 0
+            step = _js_int(parts[1])
         ends = parts[0].split("-")
-        if len(ends) == 1:
-            v = int(ends[0]) if ends[0].isdigit() else -1
-            if not lo <= v <= hi:
-                raise _refused(f"cron {name} field {raw!r}: {ends[0]!r} is outside {lo}-{hi}")
-            out.append(v % 7 if name == "day of week" else v)
+        if len(ends) <= 1:                         # one value: a number, or text such as 'L'
+            n = _js_number(parts[0])
+            result = parts[0] if n is None else n
+            if name in ("day of month", "day of week") and "L" in str(result):
+                stack.append(result)
+                continue
+            v = _js_int(str(result))
+            if v is None or not lo <= v <= hi:
+                raise _Refusal(f"Constraint error, got value {result} expected range {lo}-{hi}")
+            stack.append(v % 7 if name == "day of week" else result)
             continue
-        if len(ends) != 2 or not all(e.isdigit() for e in ends):
-            raise _refused(f"cron {name} field {raw!r}: invalid range {parts[0]!r}")
-        a, b = int(ends[0]), int(ends[1])
-        if a < lo or b > hi or a > b:
-            raise _refused(f"cron {name} field {raw!r}: range {a}-{b} is not inside {lo}-{hi}")
-        if step <= 0:
-            raise _refused(f"cron {name} field {raw!r}: the step must be a positive number")
-        rng = list(range(a, b + 1, step))
-        if name == "day of week" and b % 7 == 0 and (b - a) % step == 0:
-            rng = [0] + [v for v in rng if v != 0]    # 7 is Sunday too
-        out.extend(rng)
-    if len(set(out)) != len(out):
-        raise _refused(f"cron {name} field {raw!r} lists a value twice")
-    return Field(tuple(sorted(out)), raw in ("*", "?"))
+        a, b = _js_int(ends[0]), _js_int(ends[1])  # a third end ('1-5-7') is ignored, as there
+        if a is None or b is None or a < lo or b > hi:
+            raise _Refusal(f"Constraint error, got range {_js(a)}-{_js(b)} expected range {lo}-{hi}")
+        if a > b:
+            raise _Refusal(f"Invalid range: {a}-{b}, min({a}) > max({b})")
+        if step is None or step <= 0:
+            raise _Refusal(f"Constraint error, cannot repeat at every {_js(step)} time.")
+        rng = [0] if name == "day of week" and b % 7 == 0 and (b - a) % step == 0 else []
+        rng += [v for v in range(a, b + 1, step) if v not in rng]
+        stack.extend(rng)
+    return stack
+
+
+def _build(name: str, values: list, raw: str) -> Field:
+    """A field object as cron-parser builds it: sorted, checked for range and for duplicates."""
+    _, cls, chars = _KIND[name]
+    lo, hi = _BOUNDS[name]
+    ordered = sorted(v for v in values if not isinstance(v, str)) + sorted(v for v in values if isinstance(v, str))
+    for v in ordered:
+        ok = lo <= v <= hi if not isinstance(v, str) else "L" in chars and re.fullmatch(r"\d{0,2}L", v)
+        if not ok:
+            more = " or chars L" if "L" in chars else ""
+            raise _Refusal(f"{cls} Validation error, got value {v} expected range {lo}-{hi}{more}")
+    dup = next((v for i, v in enumerate(ordered) if ordered.index(v) != i), None)
+    if dup is not None:
+        raise _Refusal(f"{cls} Validation error, duplicate values found: {dup}")
+    if name == "day of week" and "L" in ordered:
+        raise _Refusal(f"{cls} Validation error, unexpected standalone L")
+    last = "L" in raw or "L" in ordered
+    weekdays = frozenset(int(str(v)[0]) % 7 for v in ordered) if last and name == "day of week" else frozenset()
+    numbers = tuple(v for v in ordered if not isinstance(v, str))
+    return Field(numbers, raw in ("*", "?"), last, weekdays)
 
 
 @dataclass(frozen=True)
@@ -113,35 +189,56 @@ class Fields:
     day: Field
     month: Field
     weekday: Field
-    nth: int = 0                # 'd#n': the n-th such weekday of the month
+    nth: float = 0              # 'd#n': the n-th such weekday of the month
 
 
 def parse(expr: str) -> Fields:
-    """cron-parser's reading of an expression: a macro, or up to six fields (seconds first)."""
+    """cron-parser's reading of an expression (CronExpressionParser.parse, not strict): a macro,
+    or up to six fields (seconds first, missing ones filled from the left). What it refuses
+    raises InputError carrying cron-parser's own message."""
     if not isinstance(expr, str):
-        raise _refused(f"cron {expr!r} is not text; write five fields such as '0 9 * * *'")
+        raise InputError(f"cron {expr!r} is not text; write five fields such as '0 9 * * *'", "cron")
+    try:
+        return _parse(expr)
+    except _Refusal as exc:
+        raise _refused(expr, str(exc)) from None
+
+
+@lru_cache(maxsize=512)
+def _parse(expr: str) -> Fields:
     text = MACROS.get(expr, expr) or "0 * * * * *"
-    atoms = text.split()
+    if len(text) > _MAX_LENGTH:
+        raise _Refusal(f"Invalid cron expression, too long, expected at most {_MAX_LENGTH} characters")
+    atoms = re.split(r"\s+", text.strip())
     if len(atoms) > 6:
-        raise _refused(f"cron {expr!r} has too many fields; give five, or six with seconds first")
+        raise _Refusal("Invalid cron expression, too many fields")
     atoms = ["0", "*", "*", "*", "*", "*"][: 6 - len(atoms)] + atoms
-    sec, minute, hour, dom, month, dow = atoms
-    nth = 0
+    raw = dict(zip(("second", "minute", "hour", "day of month", "month", "day of week"), atoms))
+    seq = {n: _sequence(n, raw[n]) for n in ("second", "minute", "hour", "month", "day of month")}
+    dow, nth = raw["day of week"], 0
     if "#" in dow:
-        base, _, n = dow.partition("#")
-        if re.search(r"[,/-]", dow) or not n.isdigit() or not 1 <= int(n) <= 5:
-            raise _refused(f"cron day of week field {dow!r}: '#' takes one weekday and 1 to 5")
-        dow, nth = base, int(n)
-    months = _field("month", month)
-    days = _field("day of month", dom)
-    if len(months.values) == 1:    # days the one month never has are dropped (unless none is left)
-        kept = tuple(d for d in days.values if d <= _DAYS_IN_MONTH[months.values[0] - 1])
-        days = Field(kept or days.values, days.wildcard)
-    weekdays = _field("day of week", dow)
-    if len(months.values) == 1 and weekdays.wildcard and days.values[0] > _DAYS_IN_MONTH[months.values[0] - 1]:
-        raise _refused(f"cron {expr!r}: the day of month never occurs in that month")
-    return Fields(_field("second", sec), _field("minute", minute), _field("hour", hour),
-                  days, months, Field(tuple(sorted(set(weekdays.values))), weekdays.wildcard), nth)
+        parts = dow.split("#")
+        n = _js_number(parts[-1])
+        sep = re.search(r"[,\-/]", dow)
+        if sep:
+            raise _Refusal(f"Constraint error, invalid dayOfWeek `#` and `{sep.group(0)}` special characters "
+                           "are incompatible")
+        if not (len(parts) <= 2 and n is not None and 1 <= n <= 5):
+            raise _Refusal("Constraint error, invalid dayOfWeek occurrence number (#)")
+        dow, nth = parts[0], n
+    seq["day of week"] = _sequence("day of week", dow)
+    days = seq["day of month"]
+    if len(seq["month"]) == 1:        # days the one month never has are dropped (unless none is left)
+        limit = _DAYS_IN_MONTH[int(seq["month"][0]) - 1]
+        days = [d for d in days if isinstance(d, str) or d <= limit] or days
+    second, minute, hour = (_build(n, seq[n], raw[n]) for n in ("second", "minute", "hour"))
+    day = _build("day of month", days, raw["day of month"])
+    month = _build("month", seq["month"], raw["month"])
+    weekday = _build("day of week", seq["day of week"], raw["day of week"])
+    if len(month.values) == 1 and not day.last and weekday.wildcard:
+        if not day.values[0] <= _DAYS_IN_MONTH[month.values[0] - 1]:
+            raise _Refusal("Invalid explicit day of month definition")
+    return Fields(second, minute, hour, day, month, weekday, nth)
 
 
 # -- luxon's DateTime, as far as cron-parser uses it ----------------------------------------------------
@@ -267,10 +364,13 @@ class CronExpression:
         self._date = _Date(int(current), zone(tz))
 
     def _day_matches(self, w: datetime) -> bool:
+        """matchDayOfMonth: day of month OR day of week when both are given, with `L` and `#`."""
         f = self.fields
-        dom = w.day in f.day.values
+        month_days = _days_in_month(w.year, w.month)
+        dom = w.day in f.day.values or (f.day.last and w.day == month_days)
         weekday = w.isoweekday() % 7
-        dow = weekday in f.weekday.values and (f.nth <= 0 or -(-w.day // 7) == f.nth)
+        dow = (weekday in f.weekday.values and (f.nth <= 0 or -(-w.day // 7) == f.nth)) or (
+            f.weekday.last and w.day > month_days - 7 and weekday in f.weekday.last_weekdays)
         if not f.day.wildcard and not f.weekday.wildcard and (dom or dow):
             return True
         if dom and f.weekday.wildcard:
@@ -345,23 +445,30 @@ class CronExpression:
             else:
                 self._date = d
                 return d.ts
-        raise ValueError(f"cron {self.expr!r}: cron-parser gives up after {LOOP_LIMIT:,} steps "
-                         "('Invalid expression, loop limit exceeded')")
+        raise GaveUp(f"cron {self.expr!r}: cron-parser gives up after {LOOP_LIMIT:,} steps "
+                     "('Invalid expression, loop limit exceeded')")
 
 
 def iter_runs(expr: str, tz: str, start: int, end: int):
     """One iterator from `start`: each run strictly after `start` and before `end`, in order.
-    Where cron-parser gives up (its loop limit), the runs before it come out, then ValueError."""
+    Where cron-parser gives up (its loop limit), the runs before it come out, then GaveUp."""
     it = CronExpression(expr, tz, start)
     while (t := it.next()) < end:
         yield t
 
 
+def next_after(expr: str, tz: str, t: int) -> int:
+    """A fresh parse from `t` and one `next()`: the run strictly after `t` that a BullMQ job
+    scheduler asks cron-parser for (bullmq 6.7.0 `defaultRepeatStrategy`). GaveUp where
+    cron-parser gives up."""
+    return CronExpression(expr, tz, t).next()
+
+
 def iter_chain(expr: str, tz: str, start: int, end: int):
     """A fresh parse from each previous run, one `next()` each: what a BullMQ job scheduler
-    asks for when every job is taken on time (bullmq's `defaultRepeatStrategy`)."""
+    asks for when every job is taken on time."""
     t = start
-    while (t := CronExpression(expr, tz, t).next()) < end:
+    while (t := next_after(expr, tz, t)) < end:
         yield t
 
 

@@ -10,9 +10,9 @@ import re
 from decimal import Decimal
 
 from .errors import InputError
-from .ids import MAX_OFFSET_MS
+from .ids import MAX_OFFSET_MS, years
 
-#: the longest duration: the span the branded ids cover (about 139 years); past it no run
+#: the longest duration: the span the branded ids cover (ids.years()); past it no run
 #: could mint an id, and Redis scores stay exact integers
 MAX_MS = MAX_OFFSET_MS
 MAX_TEXT = 64  # characters of duration text read at all: a 5,000-digit number is refused up front
@@ -70,7 +70,7 @@ def parse_duration(value: int | str, *, name: str = "duration", allow_zero: bool
     if ms == 0 and not allow_zero:
         raise InputError(f"{name} {value!r} must be positive; {EXAMPLES}", name)
     if ms > MAX_MS:
-        raise InputError(f"{name} {value!r} is too long; give at most {MAX_MS:,} ms (about 139 years)", name)
+        raise InputError(f"{name} {value!r} is too long; give at most {MAX_MS:,} ms ({years()})", name)
     return ms
 
 

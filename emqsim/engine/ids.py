@@ -2,6 +2,9 @@
 snowflake), and the slot-derived ids BullMQ gives a scheduler's jobs.
 
 Fixed width (14 chars) and big-endian digits make branded ids sort by mint time as plain text.
+The layout is EchoMQ's at commit b9f34ed0 of its `echo_mq` branch (`echo_data/lib/echo_data/
+snowflake.ex`): a 41-bit ms timestamp, 10-bit node, 12-bit sequence, values below 2**63, which
+`base62.ex` and `branded_id.ex` refuse past. So the ids span about 69.7 years from 2024.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from .timefmt import iso
 
 EPOCH_MS = 1704067200000  # 2024-01-01T00:00:00Z
 ALPHABET = string.digits + string.ascii_uppercase + string.ascii_lowercase
-WIDTH = 11  # 62**11 > 2**64, so any 64-bit id fits
-MAX_ID = 2**64 - 1
+WIDTH = 11  # 62**11 > 2**63, so any id fits
+TS_BITS = 41
+MAX_ID = 2**63 - 1  # EchoMQ's encoders refuse larger
 MAX_WORKER = 1023
 MAX_SEQ = 4095
-MAX_OFFSET_MS = 2**42 - 1
+MAX_OFFSET_MS = 2**TS_BITS - 1
 
 _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
 
@@ -38,6 +42,16 @@ def span() -> str:
     return f"give a time from {iso(EPOCH_MS)} to {iso(EPOCH_MS + MAX_OFFSET_MS)}"
 
 
+def span_dates() -> str:
+    """The same span as two dates, for help texts."""
+    return f"{iso(EPOCH_MS)[:10]} to {iso(EPOCH_MS + MAX_OFFSET_MS)[:10]}"
+
+
+def years() -> str:
+    """The length of that span in years, for messages about the longest duration."""
+    return f"about {MAX_OFFSET_MS / (365.25 * 86_400_000):.1f} years"
+
+
 def slot_job_id(name: str, slot: int) -> str:
     """The job id derived from a registration's slot, "repeat:<name>:<slot ms>" (BullMQ's
     JobScheduler.getSchedulerNextJobId): a second job for the same slot finds its id taken,
@@ -52,7 +66,7 @@ def _int(value: object, what: str) -> int:
 
 
 def base62(n: int) -> str:
-    """Encode a 64-bit id as 11 base62 digits, zero-padded so text order is numeric order."""
+    """Encode an id (0 to 2**63 - 1) as 11 base62 digits, zero-padded so text order is numeric order."""
     n = _int(n, "id")
     if not 0 <= n <= MAX_ID:
         raise ValueError(f"id {n} is out of range; use 0..{MAX_ID}")
@@ -71,7 +85,7 @@ def unbase62(s: str) -> int:
     for c in s:
         n = n * 62 + _DIGIT[c]
     if n > MAX_ID:
-        raise ValueError(f"{s!r} decodes beyond 64 bits; largest id is {base62(MAX_ID)}")
+        raise ValueError(f"{s!r} decodes beyond 2**63 - 1; largest id is {base62(MAX_ID)}")
     return n
 
 
@@ -123,9 +137,10 @@ def minted_at(branded: str) -> int:
 class Minter:
     """Mints ids from virtual time; the per-ms sequence keeps same-ms ids unique and ordered.
 
-    As a snowflake generator does, a minter whose 12-bit sequence runs out within one ms
-    mints the next ids in the following ms (it would wait for it; virtual time just takes
-    it), so ids stay unique and ordered; `minted_at` of such an id is that later ms.
+    As EchoMQ's snowflake does (its carry borrows into the timestamp), a minter whose 12-bit
+    sequence runs out within one ms mints the next ids in the following ms, running ahead
+    of the clock rather than waiting, so ids stay unique and ordered; `minted_at` of such an
+    id is that later ms.
     """
 
     def __init__(self, worker: int = 0, namespace: str = "JOB") -> None:

@@ -41,7 +41,7 @@ class Keys:
     @property
     def delayed(self) -> str:
         """Jobs made ahead of their run time (a sorted set scored by it): BullMQ's design,
-        where a scheduler's next run is a delayed job (emqsim/chain.py)."""
+        where a scheduler's next run is a delayed job (emqsim/engine/chain.py)."""
         return f"{self.base}:delayed"
 
     @property

@@ -12,7 +12,8 @@ hold the two equal are what hold the scripts' marker writes to that plan. The pu
 `Pump.wake` and `Pump.rearm` (a fixed grid, or EchoMQ's re-arm a tick after each sweep).
 
 The schedule's policies follow the engine's: a release past the deadline or refused by
-the overlap policy produces nothing and advances the row (counted in `skipped`); under
+the overlap policy produces nothing and advances the row (counted in `skipped`; under
+``overlap="forbid"`` the row comes due again when the running one ends); under
 ``overlap="replace"`` the earlier run's row is rewritten as cancelled at the release.
 
 An outage stops the pump from `down` to `up`: a beat in the outage is not made; a release
@@ -181,7 +182,7 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
             continue
         O = rearm(O, R)                   # the sweep ends at the release
         why, admit = None, RUN
-        if late(S, R):
+        if late(S, R, phase):
             why = "deadline"
         else:
             admit = crew.admit(name, overlap, R)
@@ -192,11 +193,14 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
             if streak > STALL and until is None:
                 raise stalled(fires)
             if keep:
-                skips.append(SkipRecord(S, R, why))
-            S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
+                skips.append(SkipRecord(label_of(S, R, phase), R, why))
+            if why == "overlap" and admit.not_before is not None:   # forbid: due when the run ends
+                S = bounded(admit.not_before, count)
+            else:
+                S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
             continue
         count, streak = count + 1, 0
-        slot = label_of(S, R)
+        slot = label_of(S, R, phase)
         for earlier in admit.cancel:
             crew.cancel(earlier, R)
             if keep:
@@ -297,7 +301,7 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
         last_slot = S
         if rule == 0:
             nx = S + ms
-            if nx < R and not catch_all:
+            if (nx < R or (epoch and nx == R)) and not catch_all:
                 if epoch:
                     nx = R // ms * ms + ms
                 elif v5:

@@ -7,15 +7,19 @@ The rule is the whole lesson of the module:
 
 Two per-schedule policies say what the peers disagree on:
 - ``missed``: what a late release does with the slots it missed. ``snap`` (BullMQ's job
-  schedulers since 5.80.1, 6.x included: one run for the row's slot, then the nearest slot
-  on the phase grid), ``snap-v5`` (their snap in 5.59.0 to 5.80.0: the same run, then the
+  schedulers since 5.80.2, 6.x included: one run for the row's slot, then the nearest slot
+  on the phase grid), ``snap-v5`` (their snap in 5.58.8 to 5.80.1: the same run, then the
   phase-grid slot one gap further on), ``epoch`` (the legacy repeatable jobs' rule, which
-  has no phase: the next multiple of `every`), ``all`` (Quartz replay, Hangfire Strict:
-  every missed slot, one per beat), ``once`` (APScheduler coalesce, Kubernetes: one run,
-  labelled with the latest missed slot), ``skip`` (Kubernetes startingDeadlineSeconds,
-  APScheduler misfire_grace_time: a release later than `deadline` ms produces nothing).
+  has no phase: the next multiple of `every`), ``all`` (every missed slot, one per beat),
+  ``once`` (one run, labelled with the latest missed slot; with a `deadline`, only if that
+  slot is at most `deadline` ms old), ``now`` (one run, labelled with the release instant
+  itself), ``skip`` (a release later than `deadline` ms after the row's slot produces
+  nothing). Which peer does which, with which settings, is `emqsim.peers`.
 - ``overlap``: what a release does while an earlier run of the same schedule is going
-  (``allow``, ``skip``, ``buffer-one``, ``replace``); the workers apply it (`worker.Crew`).
+  (``allow``, ``skip``, ``buffer-one``, ``replace``, ``forbid``); the workers apply it
+  (`worker.Crew`). ``forbid`` produces nothing either, but unlike ``skip`` the row does not move
+  on to the next slot: it comes due again when the running one ends, and under ``missed="once"``
+  (which it needs) that release runs the latest slot passed meanwhile, within the deadline.
 
 The record hash in Redis is the source of truth; `to_record`/`from_record` are its two ends.
 """
@@ -30,11 +34,13 @@ from .errors import InputError, one_of, whole
 from .ids import instant
 
 RULES = ("schedule", "release", "finish")
-MISSED = ("snap", "snap-v5", "epoch", "all", "once", "skip")
+MISSED = ("snap", "snap-v5", "epoch", "all", "once", "now", "skip")
+#: the policies a `deadline` applies to: `skip` needs one, `once` may have one
+DEADLINED = ("skip", "once")
 #: the formula of `Every.after` each policy snaps with (the policies not named use "offset")
 SNAP_OF = {"snap": "offset", "snap-v5": "offset-v5", "epoch": "epoch"}
-OVERLAPS = ("allow", "skip", "buffer-one", "replace")
-GRID_ONLY = ("all", "once")   # policies that walk the slot grid: only the schedule rule has one
+OVERLAPS = ("allow", "skip", "buffer-one", "replace", "forbid")
+GRID_ONLY = ("all", "once", "now")   # policies that walk the slot grid: only the schedule rule has one
 INF = float("inf")  # a parked row: the next run is not known (or there is none)
 
 
@@ -49,7 +55,8 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
 @dataclass(frozen=True)
 class Schedule:
     """What a producer registers. `start`/`end` are Unix ms, `limit` a run count (0 = none),
-    `deadline` the ms a release may lag its slot under ``missed="skip"``."""
+    `deadline` the ms a release may lag the slot it stands for under ``missed="skip"`` (the
+    row's slot) or ``missed="once"`` (the latest missed slot)."""
 
     name: str
     cadence: Cadence
@@ -82,10 +89,18 @@ class Schedule:
         if self.missed in GRID_ONLY and self.rule != "schedule":
             raise InputError(f"missed {self.missed!r} needs rule 'schedule', not {self.rule!r}: "
                              "only the schedule rule has a grid of slots to miss", "missed")
+        if self.overlap == "forbid" and self.missed != "once":
+            raise InputError(f"overlap 'forbid' needs missed 'once', not {self.missed!r}: the release at the "
+                             "running one's end runs the latest slot passed meanwhile", "overlap")
+        if (self.overlap == "forbid" and isinstance(self.cadence, Every) and self.cadence.offset
+                and self.start is not None):
+            raise InputError("overlap 'forbid' with both an offset and a start date: the first run may sit "
+                             "off the offset's grid, which names the slot a held row runs; give one of them",
+                             "overlap")
         if self.deadline is not None:
-            if self.missed != "skip":
-                raise InputError(f"deadline {self.deadline!r} applies to missed 'skip', not to {self.missed!r}",
-                                 "deadline")
+            if self.missed not in DEADLINED:
+                raise InputError(f"deadline {self.deadline!r} applies to missed 'skip' or 'once', "
+                                 f"not to {self.missed!r}", "deadline")
             object.__setattr__(self, "deadline", parse_duration(self.deadline, name="deadline"))
         elif self.missed == "skip":
             raise InputError("missed 'skip' needs a deadline: how late a release may still run, like 5m", "deadline")
@@ -152,7 +167,12 @@ class Schedule:
         c = self.cadence
         if self.rule == "schedule":
             if self.missed == "once":
-                slot = self.label(slot, released)   # the step from the latest slot is ahead of now
+                slot = self.label(slot, released, phase)   # the step from the latest slot is ahead of now
+            elif self.missed == "now" and released > slot:
+                # Hangfire Relaxed: the run is "now", the next is the first slot strictly after it
+                if isinstance(c, Every):
+                    return slot + ((released - slot) // c.ms + 1) * c.ms
+                return c.after(released)
             if isinstance(c, Every):
                 if self.missed == "all":
                     return slot + c.ms
@@ -166,20 +186,33 @@ class Schedule:
             raise InputError("the finish rule needs the run's finish time", "finished")
         return anchor + c.ms if isinstance(c, Every) else c.after(anchor)
 
-    def label(self, slot: int, released: int) -> int:
+    def label(self, slot: int, released: int, phase: int | None = None) -> int:
         """The slot a job released at `released` stands for: the row's own `slot`, except
-        under ``missed="once"``, where it is the latest slot of the row's grid not after
-        the release (the missed ones before it are coalesced into this one run)."""
-        if self.missed != "once" or released <= slot:
+        under ``missed="once"``, where it is the latest slot of the schedule's grid (an interval's
+        `phase`, or the row's own slot when none is given) not after the release (the missed ones
+        before it are coalesced into this one run), and under ``missed="now"``, where it is the
+        release instant (a late run is stamped "now"). A row that ``overlap="forbid"`` held to a
+        run's end is off the grid: the grid, not the row, names the slot."""
+        if self.missed == "now":
+            return released if released > slot else slot
+        if self.missed != "once":
             return slot
         c = self.cadence
+        if self.overlap == "forbid":     # the grid names the slot: a held row's own score is off it
+            if isinstance(c, Every):
+                return released - (released - (slot if phase is None else phase)) % c.ms
+            return c.before(c.after(released))
+        if released <= slot:
+            return slot
         if isinstance(c, Every):
             return slot + (released - slot) // c.ms * c.ms
         return max(slot, c.before(c.after(released)))
 
-    def late(self, slot: int, released: int) -> bool:
-        """Under ``missed="skip"``: is this release past the deadline, so it produces nothing?"""
-        return self.deadline is not None and released - slot > self.deadline
+    def late(self, slot: int, released: int, phase: int | None = None) -> bool:
+        """Is this release past the deadline, so it produces nothing? Measured from the slot
+        the job would stand for (`label`): the row's slot under ``skip``, the latest missed
+        slot under ``once``."""
+        return self.deadline is not None and released - self.label(slot, released, phase) > self.deadline
 
     def bounded(self, nxt: int, produced: int) -> int | float:
         """Apply limit and end: once `produced` runs hit the limit, or the next run reaches
@@ -207,6 +240,8 @@ class Schedule:
         else:
             rec["pattern"] = c.expr
             rec["tz"] = c.tz
+            if c.reader != "croniter":
+                rec["reader"] = c.reader       # BullMQ's design reads its pattern with cron-parser
         if self.start is not None:
             rec["start"] = str(self.start)
         if self.end is not None:
@@ -236,7 +271,7 @@ class Schedule:
             cad: Cadence = _every(int(rec["every_ms"]))
             phase = int(rec.get("offset", 0))
         else:
-            cad = _cron(rec["pattern"], rec.get("tz", "UTC"))
+            cad = _cron(rec["pattern"], rec.get("tz", "UTC"), rec.get("reader", "croniter"))
             phase = 0
         sched = cls(
             name=name, cadence=cad, rule=rec.get("rule", "release"), missed=rec.get("missed", "snap"),
@@ -254,7 +289,7 @@ class Schedule:
 
 
 _EVERY: dict[int, Every] = {}
-_CRON: dict[tuple[str, str], Cron] = {}
+_CRON: dict[tuple[str, str, str], Cron] = {}
 
 
 def _every(ms: int) -> Every:
@@ -265,8 +300,8 @@ def _every(ms: int) -> Every:
     return c
 
 
-def _cron(expr: str, tz: str) -> Cron:
-    c = _CRON.get((expr, tz))
+def _cron(expr: str, tz: str, reader: str = "croniter") -> Cron:
+    c = _CRON.get((expr, tz, reader))
     if c is None:
-        c = _CRON[(expr, tz)] = Cron(expr, tz)
+        c = _CRON[(expr, tz, reader)] = Cron(expr, tz, reader)
     return c

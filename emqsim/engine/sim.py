@@ -227,18 +227,20 @@ class Simulation(HoldsStore):
     def _plan(self, d: Due, now: int) -> _Plan:
         sched, phase, ic = Schedule.from_record(d.name, d.record)
         why, admit = None, RUN
-        if sched.late(d.slot, now):
+        if sched.late(d.slot, now, phase):
             why = "deadline"
         else:
             admit = self.crew.admit(d.name, sched.overlap, now)
             why = None if admit.produce else "overlap"
-        if why:  # nothing runs: under the finish rule the gap counts from the skip
+        if why == "overlap" and admit.not_before is not None:  # forbid: due again when the run ends
+            nxt = sched.bounded(admit.not_before, ic)
+        elif why:  # nothing runs: under the finish rule the gap counts from the skip
             nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=now, phase=phase), ic)
         elif sched.rule == "finish":
             nxt = INF  # parked until the run finishes
         else:
             nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), ic + 1)
-        return _Plan(d, sched, phase, ic + 1, sched.label(d.slot, now), why, admit, nxt)
+        return _Plan(d, sched, phase, ic + 1, sched.label(d.slot, now, phase), why, admit, nxt)
 
     def _job_id(self, name: str, slot: int, now: int) -> str:
         return slot_job_id(name, slot) if self.pump.ids == "slot" else self.minter.mint(now)
@@ -263,7 +265,7 @@ class Simulation(HoldsStore):
             plan = self._plan(d, t)
             n = self.trace.count + 1
             if plan.why:
-                self._skip(d.name, d.slot, t, plan.why)
+                self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
                 if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued":
@@ -297,7 +299,7 @@ class Simulation(HoldsStore):
             if res.result == "fired":
                 made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
             elif res.result == "skipped":
-                self._skip(row[0], row[1], t, plan.why)
+                self._skip(row[0], plan.label, t, plan.why, read=row[1])
             if res.result in ("fired", "duplicate", "skipped"):
                 self._wrote(row[0], row[2], t)
         if crash and self._crash_now(p, t, self.trace.count):
@@ -359,8 +361,9 @@ class Simulation(HoldsStore):
                 f.started, f.finished = run.started, run.finished
                 self._push(run.finished, FINISH, run.tag)
 
-    def _skip(self, name: str, slot: int, t: int, why: str) -> None:
-        self.trace.skip(name, slot, t, why)
+    def _skip(self, name: str, slot: int, t: int, why: str, read: int | None = None) -> None:
+        """`slot` is the one the occurrence stood for (its label), `read` the row's score."""
+        self.trace.skip(name, slot, t, why, read=read)
         self._streak += 1
 
     def _cancel(self, run: Run, t: int) -> None:

@@ -3,7 +3,7 @@
 Also what a zone does to its wall clock: its offset at an instant, the instants it changes
 offset, the real instants that show a wall-clock time (none, one or two), the bounds of a
 local day (23, 24 or 25 hours), and the short texts the lessons print ('01:30 EDT (05:30Z)').
-The cron rules that read these live in `emqsim.dst`.
+The cron rules that read these live in `emqsim.cron.rules`.
 
 Pure functions of their arguments: nothing here looks at the wall clock.
 """

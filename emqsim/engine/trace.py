@@ -7,8 +7,9 @@ without ever being produced or skipped. A missed slot that a snap collapsed was 
 written to the registry, so it is not lost either.
 
 `skipped` counts occurrences a policy chose not to produce: a release past the
-schedule's deadline (``missed="skip"``) or one made while an earlier run of the same
-schedule was going (``overlap="skip"``, or ``buffer-one`` with one already waiting).
+schedule's deadline (``missed="skip"``, or ``"once"`` with a deadline) or one made while an
+earlier run of the same schedule was going (``overlap="skip"`` or ``"forbid"``, or
+``buffer-one`` with one already waiting).
 They are by design, so they are not lost; `skips` keeps the last `retain` of them.
 A run cancelled by ``overlap="replace"`` is still a fire, with ``cancelled=True`` and
 `finished` at the instant it was cancelled.
@@ -146,10 +147,12 @@ class Trace:
         labels.add(fire.slot)
         self._recent(self._handled, fire.name).add(fire.slot if read is None else read)
 
-    def skip(self, name: str, slot: int, at: int, why: str) -> None:
+    def skip(self, name: str, slot: int, at: int, why: str, read: int | None = None) -> None:
+        """An occurrence for `slot` was not produced; `read` is the row score it came from (its
+        slot, unless the missed policy labelled it with a later one, as `produced` takes it)."""
         self.skipped += 1
         self.skips.append(Skip(name, slot, at, why))
-        self._recent(self._handled, name).add(slot)
+        self._recent(self._handled, name).add(slot if read is None else read)
 
     def rewritten(self, name: str, old: int | float, now: int) -> None:
         """The row of `name` held `old` and was just given a new score."""

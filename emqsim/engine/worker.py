@@ -14,12 +14,11 @@ and reference equal, so a script that forgot the marker shows up as a late start
 
 The crew also applies a schedule's overlap policy, because only the workers know
 whether an earlier run of the same schedule is still going (waiting or running):
-``allow`` runs them side by side (Kubernetes Allow, Temporal AllowAll); ``skip``
-produces nothing (Kubernetes Forbid, Temporal Skip, systemd, APScheduler
-max_instances=1); ``buffer-one`` starts the new job when the running one ends, and
-skips it if one is already waiting (Temporal BufferOne); ``replace`` cancels the
-earlier run at the release (Kubernetes Replace, Temporal CancelOther). `concurrency`
-still bounds all schedules together.
+``allow`` runs them side by side; ``skip`` produces nothing; ``buffer-one`` starts the
+new job when the running one ends, and skips it if one is already waiting; ``replace``
+cancels the earlier run at the release; ``forbid`` produces nothing and tells the row to
+come due again when the running one ends (`emqsim.peers` says which peer does which).
+`concurrency` still bounds all schedules together.
 """
 
 from __future__ import annotations
@@ -120,6 +119,8 @@ class Crew:
             return RUN
         if overlap == "skip":
             return SKIP
+        if overlap == "forbid":   # nothing now; the row comes due again when the last one ends
+            return Admit(False, not_before=max(r.finished for r in going))
         if overlap == "replace":
             return Admit(True, cancel=tuple(going))
         if any(r.started > t for r in going):   # buffer-one: one is waiting already

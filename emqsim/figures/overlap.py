@@ -1,4 +1,4 @@
-"""The overlap figure: four lanes of runs (one per policy) against time, and the runs at once.
+"""The overlap figure: five lanes of runs (one per policy) against time, and the runs at once.
 
 Draws `emqsim.lessons.overlap.OverlapFrame`s. The axes, lane labels and legend are the
 static layer, laid out from the frame's layout on the first draw (it is the same for every
@@ -17,9 +17,9 @@ from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, n
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
-COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE}
+COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE, "forbid": BLACK}
 #: the runs-at-once lines are nudged apart so equal counts do not hide each other
-NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09}
+NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
 BAR = 0.72        # a bar's height, in rows
 GAP = 1.2         # between two lanes, in rows
@@ -27,7 +27,7 @@ SKIP_BAND = 0.66  # the skip marks sit this far below a lane's last row, clear o
 
 
 class OverlapView(View):
-    """Four lanes of runs (one per policy) against time, and the runs running at once.
+    """Five lanes of runs (one per policy) against time, and the runs running at once.
 
     A bar is a run from start to finish: sky blue if it completed, hatched vermillion up to
     the cross if it was cancelled; a dotted line before a bar is its wait from release to

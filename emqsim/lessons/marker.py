@@ -3,14 +3,15 @@
 BullMQ 6.x's rule (its includes addBaseMarkerIfNeeded.lua and addDelayMarkerIfNeeded.lua):
 the marker is a sorted set holding "0" at score 0 while a job is ready and "1" at the
 earliest delayed job's timestamp; a worker with nothing to do blocks on it with BZPOPMIN.
-In emqsim the scripts that make a job ready (`enqueue`, `fire`) write "0" through the
-shared include `lua/includes/marker.lua`; a parked worker pops it with the `take` script
-and takes its job. `marker_steps` shows those verbs one at a time on a store.
+In emqsim's pump design the scripts that make a job ready (`enqueue`, `fire`) write "0"
+through the shared include `lua/includes/marker.lua`; a parked worker pops it with the `take`
+script and takes its job. `marker_steps` shows those verbs one at a time on a store. The
+BullMQ design has delayed jobs, so it writes "1" too (`bullmq_marker_steps`).
 
 `WakeModel` compares the start latency (started - released) of a worker parked on the
 marker with one that polls every N. Both come from the engine's trace: the parked
 worker's start is the instant its marker read handed it the job, so a script that
-forgot the marker, or wrote the wrong score, would show here as a wait (`waits(old=True)`
+forgot the marker, or wrote the wrong score, would show here as a wait (`waits(next_run=True)`
 runs such a script).
 """
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.cadence import Every
+from ..engine.chain import BullMQ
 from .course import NAME, SECOND, START
 from ..engine.durations import format_duration
 from ..engine.ids import Minter
@@ -43,8 +45,11 @@ SEED = 3
 
 # -- the marker, one verb at a time ------------------------------------------------------------
 
-def _shown(marker: list[tuple[str, int]]) -> str:
-    return "{" + ", ".join(f'"{m}": {s}' for m, s in marker) + "}" if marker else "(empty)"
+def _shown(marker: list[tuple[str, int]], clock: bool = False) -> str:
+    """The marker's members and scores; with `clock`, a score other than 0 as a time of day."""
+    def score(v):
+        return hms(v) if clock and v else v
+    return "{" + ", ".join(f'"{m}": {score(s)}' for m, s in marker) + "}" if marker else "(empty)"
 
 
 def marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
@@ -68,6 +73,28 @@ def marker_steps(store: Store | None = None, *, start: int = START, every: int |
                    f"  \u00b7 job {reg.job(job)['state']}")
         answer, _, _ = reg.take("", first, parked=True)
         out.append(f"the worker, done, parks again: {answer}  \u00b7 marker {_shown(reg.marker())}")
+        return "\n".join(out)
+    finally:
+        if own:
+            store.close()
+
+
+def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
+    """The same marker in the BullMQ design, which has delayed jobs: the upsert makes the first
+    job, ready now ("0"); the pickup makes the next one, delayed, and "1" goes to its run time
+    (bullmq 6.7.0's addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through
+    `lua/includes/scheduled_job.lua`)."""
+    own = store is None
+    store = store or Store()
+    try:
+        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
+        answer = bull.upsert(sched, start)
+        out = [f"upsert {NAME} (every {format_duration(sched.cadence.ms)}): {answer}"
+               f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"]
+        taken = bull.pickup(start)
+        out.append(f"worker takes {taken.job_id} at {hms(taken.started)}: {taken.result}"
+                   f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"
+                   f"  \u00b7 next job delayed to {hms(taken.next)}")
         return "\n".join(out)
     finally:
         if own:
@@ -157,24 +184,25 @@ class WakeModel(Model):
                      f"{format_duration(int(lat.max()))}, mean {format_duration(mean)} \u00b7 marker: {woke}"))
 
 
-# -- the same worker on a marker written the old way -------------------------------------------
+# -- the same worker on a marker scored by the next run ----------------------------------------
 
-#: the line of `fire` that marks a ready job, and what this course's script wrote before: the
-#: registry's next run as "1" (a time at which nothing becomes ready for a worker)
+#: the line of `fire` that marks a ready job, and the line that scores the marker the way course
+#: page 002 does: the registry's next run as "1" (a time at which nothing becomes ready for a worker)
 READY_LINE = "if made then markReady(KEYS[3]) end"
-OLD_LINE = "if head[2] then redis.call('ZADD', KEYS[3], head[2], '1') end"
+NEXT_RUN_LINE = "if head[2] then redis.call('ZADD', KEYS[3], head[2], '1') end"
 
 
-def waits(fires: int = 4, *, old: bool = False, start: int = START, every: int | str = "15m") -> list[int]:
+def waits(fires: int = 4, *, next_run: bool = False, start: int = START, every: int | str = "15m") -> list[int]:
     """started - released per job, ms, for a worker parked on the marker behind the atomic
-    pump; `old=True` runs the fire script with the marker line it had before."""
+    pump; `next_run=True` runs the fire script with its marker line swapped for one that
+    writes "1" at the registry's next run."""
     store = Store()
     try:
-        if old:
+        if next_run:
             src = store.scripts.source("fire")
             if READY_LINE not in src:
                 raise ValueError("the fire script has no ready-marker line to swap")
-            store.scripts.replace("fire", src.replace(READY_LINE, OLD_LINE))
+            store.scripts.replace("fire", src.replace(READY_LINE, NEXT_RUN_LINE))
         with Simulation(Schedule(NAME, Every(every)), start=start, pump=Pump(mode="atomic"),
                         store=store) as sim:
             trace = sim.run(fires=fires)

@@ -1,16 +1,18 @@
-"""Missed slots: what seven catch-up policies fire after the pump was down, and where the cadence lands.
+"""Missed slots: what seven catch-up lanes fire after the pump was down, and where the cadence lands.
 
 A schedule runs every 15 minutes from 09:07 UTC on the course's day, so its slots sit on
 :07, :22, :37 and :52. The pump goes down and comes back; the registry row still holds the
 first slot it missed. What the release at the restart does with the missed slots is the
-schedule's ``missed`` policy (`emqsim.schedule`), and `MissedModel` gives all seven, one set
+schedule's ``missed`` policy (`emqsim.engine.schedule`), and `MissedModel` gives all seven, one set
 of `OutageRuns` each: BullMQ's job-scheduler snap as bullmq 6.7.0 computes it, the same snap
-as bullmq 5.59.0 to 5.80.0 computed it, the legacy repeatable jobs' ``getNextMillis`` (the
-"epoch" policy), EchoMQ's ``now + every``, replay all, fire once for the latest slot, and
-skip past a deadline.
+as bullmq 5.58.8 to 5.80.1 computed it, the legacy repeatable jobs' ``getNextMillis`` (the
+"epoch" policy), EchoMQ's ``now + every``, replay all (Hangfire Strict), one run for the
+latest slot (Kubernetes with no deadline), and the same within a deadline (APScheduler's
+``misfire_grace_time`` with coalesce, its defaults). The peers' lanes take their settings
+from `emqsim.peers`, where each is checked against that peer.
 
 Where the numbers come from. A frame computes the seven policies with the reference model
-(`emqsim.reference.reference`), not with the Lua engine: a Simulation per policy, with its
+(`emqsim.engine.reference.reference`), not with the Lua engine: a Simulation per policy, with its
 set-up and a script call per fire, is far too slow to follow a slider, and the sliders reach
 over 6,000 outages times 61 deadlines. The reference model computes the runs with the
 package's own formulas, and the engine tests hold it equal to the engine fire for fire.
@@ -38,6 +40,7 @@ from ..engine.reference import engine_fires, engine_skips, reference
 from ..engine.schedule import Schedule
 from ..engine.sim import Simulation, simulate
 from ..engine.timefmt import hm, hms
+from ..peers import apscheduler, hangfire, kubernetes
 from .model import Model, Play, slider
 
 #: the schedule's cadence, and its first run: its phase (:07) is the grid every lane is read against
@@ -55,34 +58,45 @@ HORIZON = on_day("11:45")
 LISTED = on_day("10:40")
 #: the outage sliders' positions, a whole minute each, all after the first run
 TIMES = tuple(range(on_day("09:10"), on_day("11:00") + 1, MINUTE))
-#: the deadline slider: 0 to 60 min
-DEADLINES = tuple(m * MINUTE for m in range(61))
+#: the deadline slider: APScheduler's default grace, 1 s, then 1 to 60 min
+DEADLINES = (1000,) + tuple(m * MINUTE for m in range(1, 61))
 DOWN, UP, DEADLINE = on_day("09:30"), on_day("10:10"), 5 * MINUTE
 
 #: the engine's policies, one lane each, top to bottom
-POLICIES = ("snap", "snap-v5", "epoch", "release", "all", "once", "skip")
+POLICIES = ("snap", "snap-v5", "epoch", "release", "all", "once", "deadline")
 #: each policy's lane, counted from the bottom (the y the view draws it at)
 ROW = {p: len(POLICIES) - 1 - i for i, p in enumerate(POLICIES)}
-#: lane labels: the engine's name and who does it that way
+#: lane labels: the engine's name and who does it that way, with the settings it assumes
 LABELS = {
     "snap": "snap\nBullMQ 6.7.0 scheduler",
-    "snap-v5": "snap-v5\nBullMQ 5.59-5.80.0",
+    "snap-v5": "snap-v5\nBullMQ 5.58.8-5.80.1",
     "epoch": "epoch\nBullMQ legacy repeatable",
     "release": "release\nEchoMQ now + every",
-    "all": "all\nQuartz, Hangfire Strict",
-    "once": "once\nK8s, APScheduler",
-    "skip": "skip\npast a deadline",
+    "all": "all\nHangfire Strict",
+    "once": "once\nK8s, no deadline",
+    "deadline": "once + deadline\nAPScheduler grace",
 }
 _HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
 
 
 def schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
-    """The every-15-min registration under `policy` ("release" is the rule, the others `missed`)."""
+    """The every-15-min registration of a lane: "release" is the rule, the BullMQ lanes the
+    `missed` policy of that name, the peers' lanes their settings from `emqsim.peers`
+    (Hangfire Strict, a CronJob with no deadline, an APScheduler job with `deadline` as its
+    `misfire_grace_time`, whole seconds)."""
     one_of(policy, POLICIES, "policy")
     if policy == "release":
         return Schedule(NAME, CADENCE, rule="release")
-    if policy == "skip":
-        return Schedule(NAME, CADENCE, missed="skip", deadline=deadline)
+    if policy == "all":
+        return Schedule(NAME, CADENCE, **hangfire.missed("Strict"))
+    if policy == "once":
+        return Schedule(NAME, CADENCE, **kubernetes.missed())
+    if policy == "deadline":
+        ms = parse_duration(deadline, name="deadline")
+        if ms % 1000 or ms < 1000:
+            raise InputError(f"deadline {deadline!r} must be whole seconds, 1 s or more: it is APScheduler's "
+                             "misfire_grace_time", "deadline")
+        return Schedule(NAME, CADENCE, **apscheduler.settings(misfire_grace_time=ms // 1000))
     return Schedule(NAME, CADENCE, missed=policy)
 
 
@@ -145,7 +159,7 @@ def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline
     down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
     s = schedule(policy, deadline)
-    dl = deadline if policy == "skip" else None
+    dl = deadline if policy == "deadline" else None
     if engine:
         with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
             tr = sim.run(until=HORIZON)
@@ -193,7 +207,7 @@ def runs_line(runs: OutageRuns) -> str:
     events.sort(key=lambda e: e[0])
     then = runs.then
     done = ", ".join(text for _, text in events) + ", then " if events else "nothing missed; next "
-    head = f"{runs.policy + ':':9}{done}"
+    head = f"{runs.policy + ':':10}{done}"
     if not then:
         return head + f"nothing before {hm(HORIZON)}"
     before, after = phase_text(FIRST), phase_text(then[0])
@@ -223,7 +237,7 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
     figure uses; one line per policy with the engine's counts."""
     down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
-    lines = [f"pump down {_t(down)} \u2192 {_t(up)}, skip deadline {format_duration(deadline)}"]
+    lines = [f"pump down {_t(down)} \u2192 {_t(up)}, deadline {format_duration(deadline)}"]
     for policy in POLICIES:
         s = schedule(policy, deadline)
         with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
@@ -232,16 +246,16 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
         same = (engine_fires(tr) == ref.to_fires() and engine_skips(tr) == ref.skips
                 and (tr.count, tr.skipped, tr.next) == (ref.count, ref.skipped, ref.next))
         verdict = "engine = reference" if same else "engine \u2260 reference"
-        lines.append(f"{policy + ':':8} {verdict} \u00b7 {tr.count} jobs \u00b7 skipped {tr.skipped} "
+        lines.append(f"{policy + ':':9} {verdict} \u00b7 {tr.count} jobs \u00b7 skipped {tr.skipped} "
                      f"\u00b7 lost {tr.lost} \u00b7 duplicates {tr.duplicates} \u00b7 registry rows {tr.registry_size}")
     return "\n".join(lines)
 
 
-def skip_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: int | str = UP) -> str:
-    """The `skip` policy through the engine up to 10:40: its fires, then each skipped
+def deadline_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: int | str = UP) -> str:
+    """The `deadline` lane through the engine up to 10:40: its fires, then each skipped
     occurrence as (slot, when it was skipped, why)."""
     outage = (instant(down, "pump down"), instant(up, "pump up"))
-    tr = simulate(schedule("skip", deadline), start=FIRST, until=LISTED, pump=PUMP, faults=Faults(outage=outage))
+    tr = simulate(schedule("deadline", deadline), start=FIRST, until=LISTED, pump=PUMP, faults=Faults(outage=outage))
     return f"{tr.table()}\n{[(hm(s.slot), hms(s.at), s.why) for s in tr.skips]}"
 
 
@@ -338,16 +352,16 @@ class MissedFrame:
 
 
 class MissedModel(Model):
-    """Two outage sliders (pump down, pump up, with Play on the restart) and the skip
-    deadline. A frame runs the reference model once per policy; the runs are kept per policy,
-    so moving the deadline reruns only `skip`, and moving an outage back reruns nothing."""
+    """Two outage sliders (pump down, pump up, with Play on the restart) and the deadline
+    lane's deadline. A frame runs the reference model once per policy; the runs are kept per
+    policy, so moving the deadline reruns only `deadline`, and moving an outage back reruns nothing."""
 
     readout_id = "missed-readout"
     controls = (
         slider("down", TIMES, DOWN, label="pump down", fmt=hm),
         slider("up", TIMES, UP, label="pump up", fmt=hm, main=True,
                play=Play(step=1, max_step=15, interval=400, label="min per step")),
-        slider("deadline", DEADLINES, DEADLINE, label="skip deadline", fmt=format_duration),
+        slider("deadline", DEADLINES, DEADLINE, label="deadline", fmt=format_duration),
     )
     #: policy runs kept: the reachable frames of the static site need 111 x 7
     runs_kept = 4096
@@ -357,8 +371,8 @@ class MissedModel(Model):
         self._runs: OrderedDict = OrderedDict()
 
     def runs(self, policy: str, down: int, up: int, deadline: int) -> OutageRuns:
-        """One policy's runs, computed once per outage (and per deadline for `skip` only)."""
-        key = (policy, down, up, deadline if policy == "skip" else None)
+        """One policy's runs, computed once per outage (and per deadline for `deadline` only)."""
+        key = (policy, down, up, deadline if policy == "deadline" else None)
         hit = self._runs.get(key)
         if hit is None:
             hit = self._runs[key] = policy_run(policy, down, up, deadline)
@@ -389,7 +403,7 @@ class MissedModel(Model):
             collapsed += [(s, y) for s in r.collapsed]
             late = r.catch_up
             counts.append((f"\u00d7{len(late)}" if len(late) > 1 else "", late[0][1] if late else VIEW[0]))
-        title = f"pump down {hm(down)} \u2192 {hm(up)} \u00b7 skip deadline {format_duration(deadline)}"
+        title = f"pump down {hm(down)} \u2192 {hm(up)} \u00b7 deadline {format_duration(deadline)}"
         return MissedFrame(readout_text(down, up, runs), title, down, up, deadline, runs, (down, up - down),
                            tuple(released), tuple(rings), tuple(links), tuple(skips), tuple(skip_links),
                            tuple(collapsed), tuple(counts))
@@ -399,5 +413,5 @@ __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
     "designs", "engine_check", "instant", "phase_text", "policy_run", "policy_runs", "readout_text",
-    "refused_text", "runs_line", "schedule", "skip_trace", "snap_arithmetic",
+    "refused_text", "runs_line", "schedule", "deadline_trace", "snap_arithmetic",
 ]

@@ -3,16 +3,18 @@
 Every 15 minutes from 09:00, runs of 1 to 40 minutes, one lane per policy of the engine
 (`Schedule(overlap=...)`): ``allow`` runs them side by side, ``skip`` drops a release
 while a run is going, ``buffer-one`` holds one release until the run ends (and drops
-it if one is already held), ``replace`` cancels the running one. Each lane is its own
-`Simulation`: one schedule, four workers, so under ``allow`` no job ever waits for a
-worker (at most three 40-minute runs overlap) and every difference between the lanes
-is the policy's.
+it if one is already held), ``replace`` cancels the running one, ``forbid`` (Kubernetes)
+produces nothing either but keeps the row due, so the latest slot passed meanwhile runs
+when the running one ends. Each lane is its own `Simulation`: one schedule, four workers,
+so under ``allow`` no job ever waits for a worker (at most three 40-minute runs overlap)
+and every difference between the lanes is the policy's. The peers' names for each lane
+come from `emqsim.peers`.
 
 The window shows the releases of 8 slots, 09:00 to 10:45. The engine also makes the next
 release (11:00), and nothing after it: that release decides the fate of the 10:45 run
 (under ``replace`` it cancels it), so every run drawn is drawn to its real end.
 
-A frame runs the four lanes of its run length through the Lua scripts, once: the model
+A frame runs the five lanes of its run length through the Lua scripts, once: the model
 keeps each lane, so moving back is free and no run length is simulated before a reader
 (or the static site) asks for it. The axes must not move with the slider, so they have
 to hold the runs of every length; the model finds that extent with the reference model
@@ -39,9 +41,10 @@ from ..engine.schedule import OVERLAPS, Schedule
 from ..engine.sim import Simulation
 from ..engine.timefmt import hm
 from ..engine.worker import Worker
+from ..peers import apscheduler, kubernetes, temporal
 from .model import Model, Play, slider
 
-POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace
+POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace, forbid
 RUNS = tuple(range(1, 41))                # the run-length slider, whole minutes
 RUN = 20                                  # its default: longer than the 15-min period
 WORKERS = 4                               # per lane: more than the 3 runs that ever overlap
@@ -50,13 +53,25 @@ SLOTS = 8                                 # releases shown: 09:00 .. 10:45
 CHAIN_RUN = "40m"
 CHAIN_FIRES = (4, 8, 16, 32)
 
-#: other schedulers' names for each policy (the notebook's section 3 has the full table)
-PEERS = {
-    "allow": "K8s Allow · Temporal AllowAll",
-    "skip": "K8s Forbid · Temporal Skip",
-    "buffer-one": "Temporal BufferOne",
-    "replace": "K8s Replace · Temporal CancelOther",
-}
+
+
+def _peers(policy: str) -> str:
+    """The peers' settings that are this lane (`emqsim.peers`; the notebook's section 3 has the table)."""
+    names = [f"K8s {k}" for k, v in kubernetes.CONCURRENCY.items() if v == policy]
+    names += [f"Temporal {k}" for k, v in temporal.OVERLAP.items() if v == policy]
+    if apscheduler.settings()["overlap"] == policy:
+        names.append(f"APScheduler max_instances={apscheduler.DEFAULTS['max_instances']}")
+    return " · ".join(names)
+
+
+#: other schedulers' names for each policy, with the setting each assumes
+PEERS = {p: _peers(p) for p in POLICIES}
+
+
+def lane(policy: str) -> dict:
+    """A lane's `Schedule` settings: the policy, and `forbid` as Kubernetes has it (`missed="once"`)."""
+    one_of(policy, POLICIES, "overlap policy")
+    return kubernetes.settings(None, "Forbid") if policy == "forbid" else {"overlap": policy}
 
 
 def _plural(n: int, word: str) -> str:
@@ -82,7 +97,7 @@ class OverlapRuns:
     policy: str
     run: int                     # ms each run needs
     jobs: tuple[OverlapJob, ...]
-    skipped: tuple[int, ...]     # slots whose release produced nothing
+    skipped: tuple[int, ...]     # the window's slots that got no job
     start: int
     end: int                     # the window's end: releases from here on are not shown
 
@@ -157,11 +172,11 @@ def policy_runs(policy: str, run: int | str, *, start: int = START, every: int |
     one_of(policy, POLICIES, "overlap policy")
     gap, end = _window(every, slots, start)
     worker = Worker(run=run, concurrency=workers)
-    with Simulation(Schedule(NAME, Every(gap), overlap=policy), start=start, pump=Pump(mode="atomic"),
+    with Simulation(Schedule(NAME, Every(gap), **lane(policy)), start=start, pump=Pump(mode="atomic"),
                     worker=worker) as sim:
         trace = sim.run(until=end)
     jobs = tuple(OverlapJob(f.slot, f.released, f.started, f.finished, f.cancelled) for f in trace if f.released < end)
-    skipped = tuple(s.slot for s in trace.skips if s.at < end)
+    skipped = _no_job(jobs, start, end, gap)
     return OverlapRuns(policy, worker.run, jobs, skipped, start, end)
 
 
@@ -172,11 +187,19 @@ def reference_runs(policy: str, run: int | str, *, start: int = START, every: in
     one_of(policy, POLICIES, "overlap policy")
     gap, end = _window(every, slots, start)
     worker = Worker(run=run, concurrency=workers)
-    ref = reference(Schedule(NAME, Every(gap), overlap=policy), start=start, until=end, worker=worker, ids=None)
+    ref = reference(Schedule(NAME, Every(gap), **lane(policy)), start=start, until=end, worker=worker, ids=None)
     jobs = tuple(OverlapJob(*x) for x in zip(ref.slot.tolist(), ref.released.tolist(), ref.started.tolist(),
                                             ref.finished.tolist(), ref.cancelled.tolist()) if x[1] < end)
-    skipped = tuple(slot for slot, at_, _ in ref.skips if at_ < end)
+    skipped = _no_job(jobs, start, end, gap)
     return OverlapRuns(policy, worker.run, jobs, skipped, start, end)
+
+
+def _no_job(jobs, start: int, end: int, gap: int) -> tuple[int, ...]:
+    """The window's slots that got no job. Under `skip` and `buffer-one` these are the refused
+    releases; under `forbid` a refused slot can still run when the running one ends, and a slot
+    that came and went while the row was held is passed over for the latest one."""
+    ran = {j.slot for j in jobs}
+    return tuple(s for s in range(start, end, gap) if s not in ran)
 
 
 def bar_rows(jobs: tuple[OverlapJob, ...]) -> list[int]:
@@ -213,6 +236,8 @@ def _cell(policy: str, job: OverlapJob | None) -> str:
         return f"{span} cancelled"
     if job.started > job.released:
         return f"{span} (waited {format_duration(job.started - job.released)})"
+    if job.released > job.slot:
+        return f"{span} (held {format_duration(job.released - job.slot)})"
     return span
 
 
@@ -324,8 +349,8 @@ def marks(runs: OverlapRuns, hi: int) -> PolicyMarks:
 
 
 class OverlapModel(Model):
-    """The run-length slider over the four policies' lanes. A frame runs the Lua engine for its
-    own run length only (four small simulations), kept for the next visit; the layout comes
+    """The run-length slider over the five policies' lanes. A frame runs the Lua engine for its
+    own run length only (five small simulations), kept for the next visit; the layout comes
     once from the reference model, over every run length (see the module's docstring)."""
 
     readout_id = "overlap-readout"

@@ -4,7 +4,9 @@ The model holds one engine simulation of the course's schedule and runs it only 
 as a reader has moved the slider: each fire goes through the Lua scripts once, and the
 state after it (ZCARD, the row's score, the jobs so far, the newest id) is kept, so moving
 back costs nothing and moving on runs just the fires not yet made. `reregister_demo` puts
-EchoMQ's insert-if-absent next to BullMQ's upsert on the same name.
+EchoMQ's insert-if-absent next to BullMQ's upsert on the same name; `bullmq_demo` runs the
+same calls in BullMQ's own design, whose `ic` counts the jobs made (the simulator's pump design
+counts fires in its record instead; EchoMQ's record keeps only `every_ms` and `template`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from itertools import islice
 import numpy as np
 
 from ..engine.cadence import Every
+from ..engine.chain import BullMQ
 from .course import EVERY, NAME, START
 from ..engine.durations import parse_duration
 from ..engine.errors import InputError, whole
@@ -223,7 +226,8 @@ class RegistryRowsModel(Model):
         rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in reg.rows())
         record = reg.record(self.name)
         return (f"after {_fires(self.reached)} the registry holds ZCARD {reg.size()}: {rows}\n"
-                f"its record: every_ms {record.get('every_ms')}, runs so far (ic) {record.get('ic')}")
+                f"its record: every_ms {record.get('every_ms')}, fires counted {record.get('ic')} "
+                "(the simulator's field ic)")
 
     def close(self) -> None:
         """Close the simulation's store (on a real server, delete its keys); the kept states stay."""
@@ -249,13 +253,17 @@ def _snapshot(reg, name, t, call, answer) -> Step:
     return Step(t, call, answer, reg.size(), reg.rows(), reg.record(name))
 
 
+def _demo_args(fires, later) -> int:
+    if isinstance(fires, bool) or not isinstance(fires, int) or fires < 1:
+        raise InputError(f"fires {fires!r} must be a whole number of fires, at least 1", "fires")
+    return parse_duration(later, name="later", allow_zero=False)
+
+
 def reregister_demo(store: Store, start: int, *, fires: int = 4, later: str | int = "5m") -> list[Step]:
     """Register `reports` (every 15 min) at `start` and let it fire `fires` times; then, at the
     last release + `later`, register the name again with every 5 min (EchoMQ), upsert every
     5 min (BullMQ), and upsert every 5 min once more. Returns the state after each call."""
-    if isinstance(fires, bool) or not isinstance(fires, int) or fires < 1:
-        raise InputError(f"fires {fires!r} must be a whole number of fires, at least 1", "fires")
-    gap = parse_duration(later, name="later", allow_zero=False)
+    gap = _demo_args(fires, later)
     sim = reports(start=start, store=store)
     reg = sim.registry
     steps = [_snapshot(reg, NAME, start, "register every 15 min", "registered")]
@@ -269,9 +277,31 @@ def reregister_demo(store: Store, start: int, *, fires: int = 4, later: str | in
     return steps
 
 
-def steps_table(steps: list[Step], tz: str = "UTC") -> str:
-    """The demo as plain text: member names, scores and record fields, never key names."""
-    head = f"{'time':8}  {'call':22}  {'answer':10}  {'ZCARD':5}  {'row (member -> score)':30}  every_ms  ic"
+def bullmq_demo(store: Store, start: int, *, fires: int = 4, later: str | int = "5m") -> list[Step]:
+    """The same calls in BullMQ's own design: upsert `reports` (every 15 min) at `start`, let a
+    worker take `fires` jobs on time, then, `later` after the last pickup, upsert every 5 min
+    twice. Its `ic` is BullMQ's: 1 for a new scheduler, one more for each job made."""
+    gap = _demo_args(fires, later)
+    bull = BullMQ(store)
+    reg = bull.registry
+    steps = [_snapshot(reg, NAME, start, "upsert every 15 min", bull.upsert(Schedule(NAME, Every(EVERY)), start))]
+    t = start
+    for _ in range(fires):
+        taken = bull.pickup(t)
+        t = taken.next
+    last = taken.started
+    steps.append(_snapshot(reg, NAME, last, f"after {fires} pickups", "-"))
+    five = Schedule(NAME, Every("5m"))
+    for _ in range(2):
+        steps.append(_snapshot(reg, NAME, last + gap, "upsert every 5 min", bull.upsert(five, last + gap)))
+    return steps
+
+
+def steps_table(steps: list[Step], tz: str = "UTC", count: str = "fires") -> str:
+    """The demo as plain text: member names, scores and record fields, never key names. The last
+    column is the record's count (field `ic`), headed `count`: "fires" for the simulator's pump
+    design, "ic" for BullMQ's."""
+    head = f"{'time':8}  {'call':22}  {'answer':10}  {'ZCARD':5}  {'row (member -> score)':30}  every_ms  {count}"
     lines = [head, "-" * len(head)]
     for s in steps:
         row = "; ".join(f"{name} -> {row_score(score, tz)}" for name, score in s.rows)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -105,12 +105,28 @@ def _hours(ms: int) -> str:
     return f"a {int(n) if n == int(n) else n}-hour day"
 
 
+def day_changes(tz: str, day) -> list:
+    """The changes whose skipped or repeated wall times fall on local day `day`. A change at the
+    edge of the day counts: Havana's spring (00:00 -> 01:00) is the instant its 8 March starts,
+    Nuuk's (23:00 -> 00:00) the instant its 28 March ends, and Santiago's fall-back at 00:00
+    repeats 23:00-23:59 of the day before."""
+    d = parse_day(day)
+    start, end = day_bounds(tz, d)
+    return [c for c in changes(tz, start - 3 * HOUR, end + 3 * HOUR)
+            if _wall_day(c.wall[0]) <= d <= _wall_day(c.wall[1] - 1)]
+
+
+def _wall_day(wall: int) -> date:
+    """The calendar date of a bare wall-clock reading (UTC ms of the bare clock)."""
+    return date(1970, 1, 1) + timedelta(days=wall // (24 * HOUR))
+
+
 def day_header(tz: str, day) -> str:
     """What the clocks do that day: 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
     start, end = day_bounds(tz, day)
     length = end - start
     head = f"{tz} {parse_day(day).isoformat()}"
-    found = changes(tz, start, end)
+    found = day_changes(tz, day)
     if not found:
         return (f"{head}: no change, {abbreviation(start, tz)} ({utc_offset(offset(start, tz))}) "
                 f"all day ({_hours(length)})")
@@ -176,7 +192,7 @@ def expression_line(expr: str, tz: str, day, results: dict[str, list[int]] | Non
 def title(tz: str, day) -> str:
     """The figure's title: the zone, the day, and its length."""
     start, end = day_bounds(tz, day)
-    found = changes(tz, start, end)
+    found = day_changes(tz, day)
     what = "no change" if not found else (
         f"clocks go {'forward' if found[0].forward else 'back'} at {utc(found[0].at)}")
     return f"{tz} {parse_day(day).isoformat()}: {what}, {_hours(end - start)}"
@@ -251,7 +267,42 @@ def recording_summary() -> str:
         "  zones: " + ", ".join(zones),
         f"  cases where cron-parser gave up part-way (its loop limit): {sum('runs_error' in a for a in ans)}, "
         f"all in {', '.join(sorted({z for z, _ in gave_up}))}",
+        f"  expressions cron-parser refused (its own message kept): {sum('error' in a for a in ans)}",
     ])
+
+
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: syntax the libraries read differently (the last day, the last Friday, the third Friday, the
+#: weekday nearest the 15th, day of month OR day of week, seconds first, a backwards range)
+SYNTAX = ("0 12 L * *", "0 9 * * 5L", "0 9 * * 5#3", "0 0 15W * *", "0 0 13 * 5", "30 0 9 * * *", "0 5-1 * * *")
+
+
+def _weekday_time(ms: int, tz: str) -> str:
+    """'Fri 2026-01-30 09:00': a run's local date, weekday and time."""
+    w = _EPOCH_UTC + timedelta(milliseconds=ms)
+    local = w.astimezone(check_zone(tz))
+    return local.strftime("%a %Y-%m-%d %H:%M" + (":%S" if local.second else ""))
+
+
+def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
+    """For each expression, each rule's first three runs in `year` (local), or the library's own
+    refusal; rules that answer alike share a line."""
+    start, end = day_bounds(tz, date(year, 1, 1))[0], day_bounds(tz, date(year + 1, 1, 1))[0]
+    out = []
+    for e in expressions:
+        answers: dict[str, list[str]] = {}
+        for rule in dst.ALL:
+            try:
+                runs = dst.runs_after(e, tz, start, end, rule)[:3]
+                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
+            except InputError as exc:
+                text = str(exc)
+                said = "refused: " + (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
+                                      else text.split("refuses it: ", 1)[-1])
+            answers.setdefault(said, []).append(dst.RULE_NAMES[rule])
+        out.append(e)
+        out += [f"  {_and(names)}: {said}" for said, names in answers.items()]
+    return "\n".join(out)
 
 
 def rule_runs(expr: str, tz: str, day) -> str:
@@ -413,7 +464,7 @@ class TimeZonesModel(Model):
                 lanes.append(RuleMarks(rule, row, tuple(x(s) for s in extra), tuple(x(s) for s in skipped),
                                        lane_text(rule, got, base, lane_who(rule, results)),
                                        x(max(extra + skipped)) if extra or skipped else None))
-        found = changes(zone, start, end)
+        found = day_changes(zone, day)
         change, passes = None, ()
         if found:
             c = found[0]
@@ -432,4 +483,4 @@ class TimeZonesModel(Model):
 __all__ = ["DISPUTED", "EXPRESSIONS", "ZONES", "DayChoice", "RuleMarks", "RunTag", "TimeZonesFrame",
            "TimeZonesModel", "choices", "day_header", "expression_line", "lane_text", "labelled_runs",
            "readout", "recorded", "recording_summary", "row_across_change", "rule_runs", "rules_table",
-           "day_of_kind", "title"]
+           "day_of_kind", "day_changes", "syntax_lines", "SYNTAX", "title"]

@@ -1,10 +1,14 @@
-// The BullMQ oracle: what the real bullmq (the version pinned in package.json) does with a job
-// scheduler, step by step, on the Redis at EMQSIM_REDIS_URL.
+// The BullMQ oracle: what a real bullmq release does with a job scheduler (or, on 5.x, with a
+// legacy repeatable job), step by step, on the Redis at EMQSIM_REDIS_URL.
 //
-// stdin:  {"scenarios": [{"id": "...", "steps": [step, ...]}, ...]}
+// stdin:  {"package": npm name (optional, default "bullmq": the version pinned in package.json;
+//          "bullmq-5-80-1" and the like are the aliases package.json pins for other releases),
+//          "scenarios": [{"id": "...", "steps": [step, ...]}, ...]}
 //   step  {"op": "upsert", "at": ms, "every": ms} (with optional "offset", "startDate", "limit",
 //         "endDate") or {"op": "upsert", "at": ms, "pattern": "...", "tz": "..."}: the producer
 //         calls Queue.upsertJobScheduler with the clock at `at`;
+//         {"op": "add", "at": ms, "every": ms, ...}: the same options as a legacy repeatable job,
+//         Queue.add("job", {}, {repeat: {...}}) (bullmq 5.x only; v6 removed it);
 //         {"op": "pickup", "at": ms}: one worker asks for one job (Worker.getNextJob, not
 //         blocking), with the clock at `at`; a job it gets is completed at once.
 // stdout: {"bullmq": version, "answers": [[state, ...] per scenario]}, one state per step:
@@ -18,11 +22,9 @@
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import IORedis from "ioredis";
-import { Queue, Worker } from "bullmq";
 import FakeTimers from "@sinonjs/fake-timers";
 
 const require = createRequire(import.meta.url);
-const VERSION = require("bullmq/package.json").version;
 const url = process.env.EMQSIM_REDIS_URL;
 if (!url) {
   console.error("bullmq.mjs needs EMQSIM_REDIS_URL (a Redis it may write to)");
@@ -30,6 +32,13 @@ if (!url) {
 }
 
 const input = JSON.parse(readFileSync(0, "utf8"));
+const PACKAGE = input.package ?? "bullmq";
+if (!/^bullmq(-\d+-\d+-\d+)?$/.test(PACKAGE)) {
+  console.error(`package ${JSON.stringify(PACKAGE)} is not bullmq or one of its aliases bullmq-X-Y-Z`);
+  process.exit(2);
+}
+const VERSION = require(`${PACKAGE}/package.json`).version;
+const { Queue, Worker } = await import(PACKAGE);
 const clock = FakeTimers.withGlobal(globalThis).install({ now: 0, toFake: ["Date"] });
 const connection = new IORedis(url, { maxRetriesPerRequest: null });
 const TOKEN = "oracle-worker";
@@ -40,16 +49,27 @@ function num(v) {
   return Number.isFinite(n) ? n : v;
 }
 
-async function state(prefix) {
+// A legacy repeatable job's registry member and job ids carry a hash of its options; they are
+// reported under the scheduler's name "s" (`repeat:<hash>:<ms>` as `repeat:s:<ms>`).
+const asScheduler = (legacy, id) => (legacy ? id.replace(/^repeat:[^:]+:(\d+)$/, "repeat:s:$1") : id);
+
+async function state(prefix, legacy) {
+  let member = "s";
+  if (legacy) {
+    const members = await connection.zrange(`${prefix}:repeat`, 0, -1);
+    if (members.length > 1) throw new Error(`more than one repeatable job: ${members}`);
+    member = members[0] ?? "s";
+  }
   const [score, hash, delayed, waiting] = await Promise.all([
-    connection.zscore(`${prefix}:repeat`, "s"),
-    connection.hgetall(`${prefix}:repeat:s`),
+    connection.zscore(`${prefix}:repeat`, member),
+    connection.hgetall(`${prefix}:repeat:${member}`),
     connection.zrange(`${prefix}:delayed`, 0, -1, "WITHSCORES"),
     connection.lrange(`${prefix}:wait`, 0, -1),
   ]);
+  const id = (v) => asScheduler(legacy, v);
   const pairs = (flat, f) => {
     const out = [];
-    for (let i = 0; i < flat.length; i += 2) out.push([flat[i], f(Number(flat[i + 1]))]);
+    for (let i = 0; i < flat.length; i += 2) out.push([id(flat[i]), f(Number(flat[i + 1]))]);
     return out;
   };
   return {
@@ -59,7 +79,7 @@ async function state(prefix) {
     every: num(hash.every),
     pattern: hash.pattern ?? null,
     delayed: pairs(delayed, (s) => Math.floor(s / 0x1000)),
-    waiting: [...waiting].sort(),
+    waiting: waiting.map(id).sort(),
   };
 }
 
@@ -80,20 +100,24 @@ async function scenario(sc, i) {
   const queue = new Queue(name, { connection });
   const worker = new Worker(name, null, { connection, autorun: false });
   const out = [];
+  const legacy = sc.steps[0].op === "add";
   try {
     for (const step of sc.steps) {
       clock.setSystemTime(step.at);
       if (step.op === "upsert") {
         await queue.upsertJobScheduler("s", repeatOpts(step), { name: "job", data: {} });
-        out.push(await state(prefix));
+        out.push(await state(prefix, legacy));
+      } else if (step.op === "add") {
+        await queue.add("job", {}, { repeat: repeatOpts(step) });
+        out.push(await state(prefix, legacy));
       } else if (step.op === "pickup") {
         const job = await worker.getNextJob(TOKEN, { block: false });
         let taken = null;
         if (job) {
-          taken = { id: job.id, timestamp: job.timestamp };
+          taken = { id: asScheduler(legacy, job.id), timestamp: job.timestamp };
           await job.moveToCompleted("done", TOKEN, false);
         }
-        out.push({ taken, ...(await state(prefix)) });
+        out.push({ taken, ...(await state(prefix, legacy)) });
       } else {
         throw new Error(`unknown op ${JSON.stringify(step.op)} in scenario ${sc.id}`);
       }

@@ -6,14 +6,32 @@ slots a scheduler could use, so the answers pin down BullMQ's rule without assum
 on a slot, one millisecond either side, after outages of one to many periods, on the phase
 grid and on the grid of multiples of `every` (where an offset of 0 would put it).
 
+The same scenarios are put to every bullmq release the course names (`RELEASES`: the pinned
+`bullmq` and the npm aliases of tests/oracles/package.json), and legacy repeatable jobs
+(`queue.add(..., {repeat})`, 5.x only) to `LEGACY_RELEASES`; `fresh` scenarios (outages, late
+pickups by a random amount, exactly one period, one ms either side) come from a seed of their own.
+
 Seeded: the same call always returns the same questions, so a recording can be re-asked.
+Re-record every release: ``EMQSIM_REDIS_URL=... python tests/oracles/bullmq_questions.py record``.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import sys
+from pathlib import Path
 
 SEED = 8
+FRESH_SEED = 5808
+FRESH = 120                       # fresh scenarios per question set
+#: the bullmq releases the course names: the pinned one (npm `bullmq`) and the aliased ones
+PINNED = "6.7.0"
+RELEASES = ("5.58.7", "5.58.8", "5.80.1", "5.80.2", PINNED)
+#: the releases asked about legacy repeatable jobs (v6 removed `repeat`): the last before job
+#: schedulers (5.16.0 brought them), whose worker makes every next run with `getNextMillis`, and
+#: one whose worker hands a repeatable's later runs to the job-scheduler code
+LEGACY_RELEASES = ("5.15.0", "5.58.7")
 DAY = 86_400_000
 MIN = 60_000
 BASE = 1_795_996_800_000          # 2026-11-30T00:00:00Z, a whole number of days since 1970
@@ -191,7 +209,115 @@ def _cron() -> list[dict]:
     return out
 
 
+def _fresh_scenario(rng: random.Random, i: int, op: str = "upsert") -> dict:
+    """A scheduler and 5-9 pickups, each on time, late within a period, late by exactly one
+    period (or 1 ms either side), after an outage of 2-60 periods, or early (nothing due).
+    The generator aims at the 6.x rule's next run; the answers are what the tests compare."""
+    every = rng.choice(EVERYS)
+    kind = "absent" if op == "add" else rng.choice(OFFSETS)
+    start = BASE + rng.randrange(0, DAY)
+    if rng.random() < 0.3:
+        start = start // every * every
+    offset = kind if kind != "positive" else rng.randrange(1, every)
+    step = _upsert(start, every, offset)
+    step["op"] = op
+    due = (start // every + 1) * every if op == "add" else _first(start, every, offset)
+    phase = due % every
+    picks, t = [], start
+    for _ in range(rng.randrange(5, 10)):
+        r = rng.random()
+        if r < 0.25:
+            at = due
+        elif r < 0.45:
+            at = due + rng.randrange(1, every)
+        elif r < 0.6:
+            at = due + every + rng.choice((-1, 0, 0, 1))
+        elif r < 0.85:
+            at = due + rng.randrange(2, 61) * every + rng.choice((0, 1, -1, rng.randrange(0, every)))
+        else:
+            at = due - rng.randrange(1, every)
+        t = max(t, at)
+        picks.append(t)
+        if t >= due:
+            nxt = due + every
+            if nxt < t:
+                a = t // every * every + phase
+                nxt = a + every if a <= t else a
+            due = nxt
+    return {"id": f"fresh-{i:03d}-{every}-{kind}", "steps": [step, *_pick(*picks)]}
+
+
+def fresh(op: str = "upsert", seed: int = FRESH_SEED, n: int = FRESH) -> list[dict]:
+    """`n` seeded scenarios of outages and late pickups (`op` "add": legacy repeatable jobs)."""
+    rng = random.Random(seed)
+    return [_fresh_scenario(rng, i, op) for i in range(n)]
+
+
 def questions() -> dict:
+    """The job-scheduler questions, the same for every release (the pinned one reads no package)."""
     rng = random.Random(SEED)
     scenarios = [_every_scenario(rng, i) for i in range(3 * 2 * len(EVERYS) * 4)]
-    return {"scenarios": _named() + _upserts() + _cron() + scenarios}
+    return {"scenarios": _named() + _upserts() + _cron() + scenarios + fresh()}
+
+
+def package(release: str) -> str:
+    """The npm name a release is installed under: `bullmq` for the pinned one, else its alias."""
+    if release not in RELEASES + LEGACY_RELEASES:
+        raise ValueError(f"bullmq {release!r} is not one of the recorded releases "
+                         f"{', '.join(sorted(set(RELEASES + LEGACY_RELEASES)))}")
+    return "bullmq" if release == PINNED else "bullmq-" + release.replace(".", "-")
+
+
+def release_questions(release: str) -> dict:
+    """The job-scheduler questions for `release` (the pinned one's are `questions()` itself)."""
+    q = questions()
+    return q if release == PINNED else {"package": package(release), **q}
+
+
+def legacy_questions(release: str) -> dict:
+    """Legacy repeatable jobs (`queue.add` with `repeat: {every}`) on a 5.x `release`: a few
+    outages of whole periods, then the fresh ones."""
+    if release not in LEGACY_RELEASES:
+        raise ValueError(f"bullmq {release!r} has no legacy repeat recorded; one of {', '.join(LEGACY_RELEASES)}")
+    out = []
+    for every in (1000, 60_000, 15 * MIN):
+        for start in (BASE, BASE + 1, BASE + every // 3):
+            first = (start // every + 1) * every
+            picks = (first, first + every, first + 3 * every, first + 3 * every + 5, first + 6 * every,
+                     first + 6 * every, first + 7 * every - 1, first + 7 * every, first + 9 * every)
+            out.append({"id": f"legacy-{every}-{start - BASE}",
+                        "steps": [{"op": "add", "at": start, "every": every}, *_pick(*picks)]})
+    return {"package": package(release), "scenarios": out + fresh("add")}
+
+
+def recording_name(release: str, legacy: bool = False) -> str:
+    """The recording (tests/oracles/recorded/<name>.json) of a release's answers."""
+    if legacy:
+        return f"bullmq-repeat-{release}"
+    return "bullmq" if release == PINNED else f"bullmq-{release}"
+
+
+def record_all() -> None:
+    """Ask every release (needs Node, npm ci here and EMQSIM_REDIS_URL) and write the recordings;
+    the pinned one's as oracle.py writes it, the others compact (one line)."""
+    import oracle
+
+    jobs = [(r, False, release_questions(r)) for r in RELEASES]
+    jobs += [(r, True, legacy_questions(r)) for r in LEGACY_RELEASES]
+    for release, legacy, q in jobs:
+        name = recording_name(release, legacy)
+        if name == "bullmq":
+            doc = oracle.record(name, q)
+        else:
+            doc = {"questions": q, "answers": oracle.ask("bullmq", q)}
+            (oracle.RECORDED / f"{name}.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
+        if doc["answers"]["bullmq"] != release:
+            raise SystemExit(f"{name}: asked bullmq {release}, answered by {doc['answers']['bullmq']}")
+        print(f"recorded {len(doc['answers']['answers'])} answers of bullmq {doc['answers']['bullmq']} in {name}.json")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["record"]:
+        sys.exit("usage: python tests/oracles/bullmq_questions.py record")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    record_all()

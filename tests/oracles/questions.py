@@ -48,11 +48,27 @@ def cron_parser_questions() -> list[dict]:
     # the rest of the syntax (names, day-of-month OR day-of-week, seconds, macros) over a plain January
     start, end = day_bounds("America/New_York", "2026-01-01")[0], day_bounds("America/New_York", "2026-02-01")[0]
     out += [{"expr": e, "tz": "America/New_York", "from": start + 1234, "until": end} for e in CRON_SYNTAX]
+    # what each library accepts or refuses (L, #, W, day of month with day of week, six fields,
+    # backwards ranges), over a whole year so a February-only or a last-day rule shows its runs
+    year = day_bounds("America/New_York", "2027-01-01")[0]
+    out += [{"expr": e, "tz": "America/New_York", "from": start, "until": year} for e in CRON_ACCEPTANCE]
+    day = day_bounds("America/New_York", "2026-01-02")[0]       # every-minute ones: one day is plenty
+    out += [{"expr": e, "tz": "America/New_York", "from": start, "until": day} for e in CRON_ACCEPTANCE_DAY]
     return out
 
 
 CRON_SYNTAX = ["0 9 * * mon-fri", "0 0 1,15 * 5", "30 8 * * 7", "0 12 1 jan,jul *", "*/15 9-10 * * 1",
                "15,45 */5 * * *", "0 0 12 * * 1#2", "@weekly", "@monthly", "10-20/5 3 * * sun", "0 0 31 * *"]
+
+
+CRON_ACCEPTANCE = [
+    "0 12 L * *", "0 9 * * 5L", "0 9 * * 5#3", "0 0 15W * *", "0 0 LW * *", "0 0 1W * *", "0 0 13 * 5",
+    "0 0 L * 5", "0 0 1,L * *", "0 0 L 2 *", "0 0 5L * *", "0 0 * * 7L", "0 0 * * 1,5L", "0 0 * * L",
+    "0 0 * * L5", "0 0 L-2 * *", "0 0 * * 5#6", "0 0 * * 5#3,1", "0 0 * * sun#2", "0 0 * * 5-1",
+    "0 5-1 * * *", "0 0 31 2 *", "0 0 30 2 1", "30 0 9 * * *", "0 0 12 L * *", "0 0 9 * * 5#3",
+    "0 0 0 * * * *", "0 0 ? * *", "0 0 1 * MON",
+]
+CRON_ACCEPTANCE_DAY = ["5-1 * * * *", "0 5-1 * * * *"]
 
 
 QUESTIONS["cron_parser"] = cron_parser_questions

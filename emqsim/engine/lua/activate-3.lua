@@ -5,6 +5,9 @@
   order), then the oldest waiting job is taken: off the list, state active, started
   now. Making the scheduler's next job is a second script (`chain`), as in BullMQ.
 
+  Models: BullMQ's moveToActive-11.lua with includes/promoteDelayedJobs.lua (bullmq
+  6.7.0, dist/cjs/commands/), reduced to the promote and the take.
+
   KEYS[1]  emq:{q}:delayed   jobs made ahead of their run time (ZSET)
   KEYS[2]  emq:{q}:pending   jobs waiting for a worker (LIST)
   KEYS[3]  emq:{q}:marker    the wake marker (ZSET)

@@ -1,8 +1,11 @@
 --[[
   advance: rewrite the one registry row to its next score (EchoMQ.Repeat.advance).
-  EchoMQ's @advance, with an argument check added in front. The host computes the
-  next score; the script only guards and writes it. If the record is gone (a cancel
-  raced the tick) the member is swept instead of resurrected.
+  The host computes the next score; the script only guards and writes it. If the
+  record is gone (a cancel raced the tick) the member is swept instead of resurrected.
+
+  Models: EchoMQ's @advance (EchoMQ.Repeat, echo/apps/echo_mq/lib/echo_mq/repeat.ex,
+  fiberfx echo_mq b9f34ed0), line for line; added: the argument check in front, and the
+  score passed to ZADD as text, so "+inf" can park a row.
 
   KEYS[1]  emq:{q}:repeat          the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)

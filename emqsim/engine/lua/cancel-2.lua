@@ -1,6 +1,10 @@
 --[[
   cancel: remove a registration (EchoMQ.Repeat.cancel).
 
+  Models: EchoMQ's @cancel (EchoMQ.Repeat, echo/apps/echo_mq/lib/echo_mq/repeat.ex,
+  fiberfx echo_mq b9f34ed0): the same ZREM and DEL; EchoMQ answers the ZREM's count,
+  this script 1 if either key was there.
+
   KEYS[1]  emq:{q}:repeat          the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)
 

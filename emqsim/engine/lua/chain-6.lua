@@ -7,6 +7,9 @@
   Only the scheduler's current job may do this: the row's score must still be the
   slot taken (BullMQ compares the producer's job id), so a stale job makes nothing.
 
+  Models: BullMQ's updateJobScheduler-12.lua (bullmq 6.7.0, dist/cjs/commands/), for an
+  interval; the host computes the next run.
+
   KEYS[1]  emq:{q}:repeat             the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>      the record (HASH)
   KEYS[3]  emq:{q}:delayed            jobs made ahead of their run time (ZSET)

@@ -2,6 +2,10 @@
   enqueue: produce one occurrence as a job, due now, straight to pending
   (the first of EchoMQ.Pump's two round trips; `advance` is the second).
 
+  Models: EchoMQ's @enqueue (EchoMQ.Jobs, echo/apps/echo_mq/lib/echo_mq/jobs.ex,
+  fiberfx echo_mq b9f34ed0): the same refusal of a job id that exists; EchoMQ's pending
+  is a sorted set, and it writes neither a marker nor a count (this script does).
+
   KEYS[1]  emq:{q}:job:<id>        the job (HASH)
   KEYS[2]  emq:{q}:pending         jobs waiting for a worker (LIST)
   KEYS[3]  emq:{q}:marker          the wake marker (ZSET): "0" at 0, a job is ready

@@ -4,6 +4,10 @@
   jobs past the retention bound. (The simulation computes when a worker starts
   a job; Redis is told once, when the run is over.)
 
+  Models: no real script: the simulator's record of finished runs. It stands where
+  BullMQ's moveToFinished-14.lua and EchoMQ's @complete would, without their
+  locks, retries or events.
+
   KEYS[1]           emq:{q}:pending    jobs waiting for a worker (LIST)
   KEYS[2..m+1]      emq:{q}:job:<id>   jobs that finished now (HASH)
   KEYS[m+2..]       emq:{q}:job:<id>   old finished jobs to delete (retention)

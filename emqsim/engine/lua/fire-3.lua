@@ -11,6 +11,9 @@
   One call takes every due row of a beat: KEYS[1..3] are fixed, then two keys and
   six arguments per row.
 
+  Models: no real script. This project's design: EchoMQ's @enqueue and @advance joined
+  into one script under a score guard.
+
   KEYS[1]       emq:{q}:repeat          the registry (ZSET)
   KEYS[2]       emq:{q}:pending         jobs waiting for a worker (LIST)
   KEYS[3]       emq:{q}:marker          the wake marker (ZSET): "0" at 0 once a job

@@ -2,6 +2,10 @@
   register: add a registration only if its name is new.
   EchoMQ.Repeat.register: insert-if-absent, never a rewrite.
 
+  Models: EchoMQ's @register (EchoMQ.Repeat, echo/apps/echo_mq/lib/echo_mq/repeat.ex,
+  fiberfx echo_mq b9f34ed0): the same insert-if-absent; EchoMQ writes every_ms and
+  template, this script whatever fields the host gives.
+
   KEYS[1]  emq:{q}:repeat          the registry (ZSET: name -> next run ms)
   KEYS[2]  emq:{q}:repeat:<name>   the registration's record (HASH)
   KEYS[3]  emq:{q}:marker          the wake marker (ZSET): not written, since a

@@ -9,6 +9,9 @@
   run is made: delayed until its run time, or waiting at once if that is not later
   than now. Nothing else makes a scheduler's job until a worker takes this one.
 
+  Models: BullMQ's addJobScheduler-11.lua with includes/storeJobScheduler.lua (bullmq
+  6.7.0, dist/cjs/commands/); the host computes the next run and the offset.
+
   KEYS[1]  emq:{q}:repeat             the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>      the record (HASH)
   KEYS[3]  emq:{q}:delayed            jobs made ahead of their run time (ZSET)

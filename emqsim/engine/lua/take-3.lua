@@ -8,6 +8,9 @@
   plans which worker takes which job, so a parked worker with no job planned
   that pops a "1" for later puts it back for the worker that has one.
 
+  Models: no real script: BullMQ's Worker.waitForJob (bullmq 6.7.0,
+  dist/cjs/classes/worker.js, a BZPOPMIN on the marker) in virtual time.
+
   KEYS[1]  emq:{q}:marker          the wake marker (ZSET)
   KEYS[2]  emq:{q}:pending         jobs waiting for a worker (LIST)
   KEYS[3]  emq:{q}:job:<id>        the job this worker takes (HASH)

@@ -13,6 +13,10 @@
     record counts as offset 0, as BullMQ stores it), and only a new record stores the
     phase of its first run (the "offset" field of ARGV[4..]).
 
+  Models: BullMQ's addJobScheduler-11.lua with includes/storeJobScheduler.lua (bullmq
+  6.7.0, dist/cjs/commands/), on the pump design's record: the rewrite only,
+  no job is made.
+
   KEYS[1]  emq:{q}:repeat          the registry (ZSET)
   KEYS[2]  emq:{q}:repeat:<name>   the record (HASH)
   KEYS[3]  emq:{q}:marker          the wake marker (ZSET): not written, since an upsert

@@ -3,6 +3,8 @@
   "nan", "inf", "1.5", "1e3" and numbers past 2^53, which ZADD or HINCRBY would
   then refuse half-way through a script).
 
+  Models: no real script: this project's argument checks.
+
   A time or score is a whole number of Unix ms, written in plain digits, with
   0 <= ms < 2^53: the one range every script accepts (scripts.MAX_MS in Python).
   A parked score is the literal "+inf", where a script allows one.

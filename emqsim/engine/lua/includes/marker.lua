@@ -2,6 +2,9 @@
   The wake marker: one sorted set a worker parks on (BullMQ 6.x's rule, from its
   includes addBaseMarkerIfNeeded.lua and addDelayMarkerIfNeeded.lua).
 
+  Models: BullMQ's includes/addBaseMarkerIfNeeded.lua and
+  includes/addDelayMarkerIfNeeded.lua (bullmq 6.7.0, dist/cjs/commands/).
+
   member "0" at score 0   a job is ready to take now
   member "1" at score t   the earliest future instant t at which a job becomes ready
                           (a design with delayed jobs; the pump design has none)

@@ -3,6 +3,9 @@
   updateJobScheduler both end by adding the next job): the job hash is written, and the
   job is waiting at once if its run time is not later than now, else delayed until then,
   with the marker pointed at whichever comes first.
+
+  Models: BullMQ's includes/addJobFromScheduler.lua (bullmq 6.7.0,
+  dist/cjs/commands/), for a job that is delayed or waiting.
 ]]
 --- @include "marker"
 

@@ -1,0 +1,89 @@
+"""Every Lua script says which real script it models, and notebook 00 says the same.
+
+The scripts are this project's models of the two systems, not their code: each header has a
+`Models:` paragraph naming the real counterpart (EchoMQ at fiberfx, branch echo_mq, commit
+b9f34ed0; BullMQ 6.7.0's dist/cjs/commands/), or saying there is none. Only `advance` follows
+its real script line for line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LUA = ROOT / "emqsim" / "engine" / "lua"
+BULLMQ = ROOT / "tests" / "oracles" / "node_modules" / "bullmq"
+NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
+
+#: script -> the real names its header must give ("none" for a script with no counterpart)
+REAL = {
+    "advance-2.lua": ["EchoMQ's @advance", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0", "line for line"],
+    "register-3.lua": ["EchoMQ's @register", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0"],
+    "cancel-2.lua": ["EchoMQ's @cancel", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0"],
+    "enqueue-4.lua": ["EchoMQ's @enqueue", "echo/apps/echo_mq/lib/echo_mq/jobs.ex", "b9f34ed0"],
+    "fire-3.lua": ["no real script"],
+    "finish-1.lua": ["no real script"],
+    "activate-3.lua": ["moveToActive-11.lua", "includes/promoteDelayedJobs.lua", "bullmq 6.7.0"],
+    "chain-6.lua": ["updateJobScheduler-12.lua", "bullmq 6.7.0"],
+    "scheduler-7.lua": ["addJobScheduler-11.lua", "includes/storeJobScheduler.lua", "bullmq 6.7.0"],
+    "upsert-3.lua": ["addJobScheduler-11.lua", "includes/storeJobScheduler.lua", "bullmq 6.7.0"],
+    "take-3.lua": ["no real script", "Worker.waitForJob", "bullmq 6.7.0"],
+    "includes/marker.lua": ["includes/addBaseMarkerIfNeeded.lua", "includes/addDelayMarkerIfNeeded.lua"],
+    "includes/scheduled_job.lua": ["includes/addJobFromScheduler.lua"],
+    "includes/args.lua": ["no real script"],
+}
+
+
+def models(path: Path) -> str:
+    """The header's `Models:` paragraph, on one line."""
+    header = path.read_text().split("]]", 1)[0]
+    found = re.findall(r"Models: (.*?)(?:\n\s*\n|\Z)", header, re.S)
+    assert len(found) == 1, f"{path.name}: expected one Models: paragraph, found {len(found)}"
+    return " ".join(found[0].split())
+
+
+def scripts() -> list[str]:
+    return sorted(str(p.relative_to(LUA)) for p in LUA.rglob("*.lua"))
+
+
+def test_every_script_is_listed():
+    assert scripts() == sorted(REAL)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_header_names_the_real_script(name):
+    text = models(LUA / name)
+    for part in REAL[name]:
+        assert part in text, (name, part, text)
+
+
+def test_only_advance_is_line_for_line():
+    assert [n for n in scripts() if "line for line" in models(LUA / n)] == ["advance-2.lua"]
+
+
+def test_bullmq_files_named_exist_in_the_pinned_package():
+    if not BULLMQ.exists():
+        pytest.skip("tests/oracles/node_modules not installed (npm ci in tests/oracles)")
+    assert json.loads((BULLMQ / "package.json").read_text())["version"] == "6.7.0"
+    commands = BULLMQ / "dist" / "cjs" / "commands"
+    for name in sorted(REAL):
+        for real in re.findall(r"(?:includes/)?[A-Za-z]+(?:-\d+)?\.lua", models(LUA / name)):
+            assert (commands / real).exists(), (name, real)
+    assert "waitForJob" in (BULLMQ / "dist" / "cjs" / "classes" / "worker.js").read_text()
+
+
+def test_notebook_00_says_what_the_headers_say():
+    """Notebook 00 lists each script with the real one it models, as in its header."""
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([\w/-]+\.lua)` \| (.*) \|$", text, re.M)}
+    assert sorted(rows) == sorted(n for n in REAL if not n.startswith("includes/"))
+    for name, row in rows.items():
+        for part in REAL[name]:
+            if part != "b9f34ed0":  # the notebook names the commit once, above the table
+                assert part.replace("EchoMQ's ", "") in row, (name, part, row)
+    assert "b9f34ed0" in text and "line for line" in text
