@@ -135,7 +135,9 @@ def test_the_layout_is_made_once(fig):
     static = list(fig.view._static)
     fig.update(run=3)
     fig.update(run=33)
-    assert fig.view._static == static and len(static) == 4 + 2 + 1
+    assert fig.view._static == static and len(static) == 4 + 2      # lane separators, shaded spans
+    # the note on the shaded part sits under the axis, where no lane's run can cover it
+    assert fig.view.going_ax.get_xlabel() == "time (UTC) \u00b7 releases from 11:00 on not drawn (shaded)"
 
 
 def test_a_view_without_the_runs_at_once_plot():

@@ -229,7 +229,7 @@ def test_layout_holds_every_run_length():
     assert [hm(x) for x in (layout.start, layout.end, layout.lo, layout.hi)] == ["09:00", "11:00", "08:55", "12:05"]
     assert (layout.tick, len(layout.grid), hm(layout.grid[-1])) == (30 * MIN, 13, "12:00")
     assert layout.title == "every 15 min from 09:00, 4 workers a lane, each run takes"
-    assert layout.after == "releases from\n11:00 on\nnot drawn" and hm(layout.after_at) == "11:05"
+    assert layout.after == "releases from 11:00 on not drawn (shaded)"
     assert layout.names[0] == "allow\nK8s Allow\nTemporal AllowAll"
     assert layout.names[1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
     assert layout.names[3:] == ("replace\nK8s Replace\nTemporal TerminateOther", "forbid\nK8s Forbid")

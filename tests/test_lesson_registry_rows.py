@@ -143,7 +143,7 @@ def test_frames_along_the_slider(model):
 def test_live_registry_after_the_run(model):
     model.walk(100)
     assert model.summary() == ("after 100 fires the registry holds ZCARD 1: reports -> 10:00 on 2026-12-01\n"
-                               "its record: every_ms 900000, fires counted 100 (the simulator's field ic)")
+                               "its record: every_ms 900000, fired 100 (the simulator's count of fires made)")
     assert model.summary(100) == model.summary()
     with pytest.raises(InputError, match="the run is already at 100 fires and Redis holds only its latest state"):
         model.summary(50)
@@ -152,7 +152,7 @@ def test_live_registry_after_the_run(model):
 def test_summary_walks_to_the_count_asked():
     m = RegistryRowsModel()
     assert m.summary(4) == ("after 4 fires the registry holds ZCARD 1: reports -> 10:00 on 2026-11-30\n"
-                            "its record: every_ms 900000, fires counted 4 (the simulator's field ic)")
+                            "its record: every_ms 900000, fired 4 (the simulator's count of fires made)")
     m.close()
 
 
@@ -190,7 +190,7 @@ def test_the_notebooks_run_keeps_one_row():
     assert minted_at(m.state(n).job_id) == at("2027-03-14 12:45")
     assert m.state(n).score == START + n * EVERY == at("2027-03-14 13:00")
     assert m.summary() == ("after 10000 fires the registry holds ZCARD 1: reports -> 13:00 on 2027-03-14\n"
-                           "its record: every_ms 900000, fires counted 10000 (the simulator's field ic)")
+                           "its record: every_ms 900000, fired 10000 (the simulator's count of fires made)")
     assert rr.job_id_anatomy(m.state(k).job_id for k in (1, 4, n)).splitlines() == [
         "JOB0SUaKlrtAo4  14 bytes  JOB    385716584448000000  minted 2026-11-30T09:00:00Z  worker 0  seq 0",
         "JOB0SUdY9CNxTc  14 bytes  JOB    385727909068800000  minted 2026-11-30T09:45:00Z  worker 0  seq 0",
@@ -226,8 +226,8 @@ def test_reregister_demo():
     assert steps[2].record == steps[1].record
     assert steps[2].record["every_ms"] == "900000"
     # "rewritten": a changed cadence is a first run, so the score is reset; the simulator's
-    # fire counter is carried over (BullMQ's own ic, which means something else: bullmq_demo)
-    assert steps[3].record["every_ms"] == "300000" and steps[3].record["ic"] == "4"
+    # fire counter is carried over (`fired`; BullMQ carries its `ic`, which counts jobs made: bullmq_demo)
+    assert steps[3].record["every_ms"] == "300000" and steps[3].record["fired"] == "4"
     assert steps[4].record == steps[3].record
     assert [s.at for s in steps] == [START, at("2026-11-30 09:45"), nine_fifty, nine_fifty, nine_fifty]
 
@@ -236,7 +236,7 @@ def test_steps_table_and_records_table():
     with Store() as store:
         steps = rr.reregister_demo(store, START)
     assert rr.steps_table(steps).splitlines() == [
-        "time      call                    answer      ZCARD  row (member -> score)           every_ms  fires",
+        "time      call                    answer      ZCARD  row (member -> score)           every_ms  fired",
         "----------------------------------------------------------------------------------------------------",
         "09:00:00  register every 15 min   registered      1  reports -> 09:00 on 2026-11-30    900000  -",
         "09:45:00  after 4 fires           -               1  reports -> 10:00 on 2026-11-30    900000  4",
@@ -245,10 +245,10 @@ def test_steps_table_and_records_table():
         "09:50:00  upsert every 5 min      kept            1  reports -> 09:50 on 2026-11-30    300000  4",
     ]
     assert rr.records_table(steps[1:]).splitlines() == [
-        "after 4 fires          -          cadence=every:900000:0, every_ms=900000, ic=4, offset=0, rule=schedule",
-        "register every 5 min   exists     cadence=every:900000:0, every_ms=900000, ic=4, offset=0, rule=schedule",
-        "upsert every 5 min     rewritten  cadence=every:300000:0, every_ms=300000, ic=4, offset=0, rule=schedule",
-        "upsert every 5 min     kept       cadence=every:300000:0, every_ms=300000, ic=4, offset=0, rule=schedule",
+        "after 4 fires          -          cadence=every:900000:0, every_ms=900000, fired=4, offset=0, rule=schedule",
+        "register every 5 min   exists     cadence=every:900000:0, every_ms=900000, fired=4, offset=0, rule=schedule",
+        "upsert every 5 min     rewritten  cadence=every:300000:0, every_ms=300000, fired=4, offset=0, rule=schedule",
+        "upsert every 5 min     kept       cadence=every:300000:0, every_ms=300000, fired=4, offset=0, rule=schedule",
     ]
 
 

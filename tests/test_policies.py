@@ -108,7 +108,7 @@ def test_skip_records_the_slot_its_release_and_why(store):
     sched = Schedule("r", Every("15m"), missed="skip", deadline="5m")
     tr, reg = engine(store, sched, start=t("09:07"), until=t("10:40"), mode="atomic", outage=OUTAGE)
     assert [(s.name, hm(s.slot), hms(s.at), s.why) for s in tr.skips] == [("r", "09:37", "10:10:00", "deadline")]
-    assert reg.record("r")["ic"] == "4"                  # a skipped occurrence is not a run
+    assert reg.record("r")["fired"] == "4"                  # a skipped occurrence is not a run
     assert tr.table().splitlines()[-1] == \
         "registry rows 1 · next run 10:52:00 · duplicates 0 · lost 0 · skipped 1"
 

@@ -46,7 +46,7 @@ def _upserted_after_two_fires(reg):
     for slot in (T907, T907 + 15 * MIN):
         reg.enqueue(f"repeat:s:{slot}", "s", slot, slot)
         reg.advance("s", slot + 15 * MIN)
-    assert reg.record("s")["ic"] == "2" and reg.score("s") == T907 + 30 * MIN
+    assert reg.record("s")["fired"] == "2" and reg.score("s") == T907 + 30 * MIN
 
 
 # What bullmq 6.7.0 answered for the same upserts at 09:25 (recorded scenarios
@@ -61,19 +61,19 @@ def _upserted_after_two_fires(reg):
     (Every("10m", offset="2m"), "rewritten", at("2026-11-30 09:32"), 2 * MIN),
     (Every("1h"), "rewritten", at("2026-11-30 09:25"), 7 * MIN),
 ])
-def test_upsert_keeps_ic_and_the_stored_offset_as_bullmq_does(reg, cadence, answer, score, offset):
+def test_upsert_keeps_its_count_and_the_stored_offset_as_bullmq_does(reg, cadence, answer, score, offset):
     _upserted_after_two_fires(reg)
     assert reg.upsert(Schedule("s", cadence), at("2026-11-30 09:25")) == answer
     assert reg.score("s") == score
     assert reg.record("s")["offset"] == str(offset)
-    assert reg.record("s")["ic"] == "2"            # was dropped on a changed cadence before
+    assert reg.record("s")["fired"] == "2"            # was dropped on a changed cadence before
 
 
-def test_upsert_to_a_pattern_keeps_ic_and_takes_the_next_slot(reg):
+def test_upsert_to_a_pattern_keeps_its_count_and_takes_the_next_slot(reg):
     _upserted_after_two_fires(reg)
     assert reg.upsert(Schedule("s", Cron("*/10 * * * *")), at("2026-11-30 09:25")) == "rewritten"
     assert reg.score("s") == at("2026-11-30 09:30")
-    assert reg.record("s")["ic"] == "2" and reg.record("s")["offset"] == str(7 * MIN)
+    assert reg.record("s")["fired"] == "2" and reg.record("s")["offset"] == str(7 * MIN)
 
 
 def test_upsert_same_every_keeps_an_overdue_score(reg):
@@ -144,7 +144,7 @@ def test_enqueue_writes_job_pending_and_marker(reg):
                                          "data": "{}", "state": "pending"}
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
     assert reg.marker() == [("0", 0)]             # a job is ready (BullMQ's base marker)
-    assert reg.record("reports")["ic"] == "1"
+    assert reg.record("reports")["fired"] == "1"
     assert reg.enqueue("JOB0SUaKlrtAo4", "reports", T9, T9 + 500) == "duplicate"
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
 
@@ -203,13 +203,13 @@ def test_fire_labels_the_job_and_skips_by_policy(reg):
     size, head, res = reg.fire(T9 + 40 * MIN, [("reports", T9, T9 + 45 * MIN, "JOB1", T9 + 30 * MIN, "{}")])
     assert (size, head, [r.result for r in res]) == (1, T9 + 45 * MIN, ["fired"])
     assert reg.job("JOB1")["slot"] == str(T9 + 30 * MIN)
-    assert reg.record("reports")["ic"] == "1"
+    assert reg.record("reports")["fired"] == "1"
     # an empty job id (ADVANCE_ONLY): the row advances under the same guard, no job is made
     assert ADVANCE_ONLY == ""
     _, head, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, ADVANCE_ONLY, T9 + 45 * MIN,
                                              "{}")])
     assert (head, [r.result for r in res]) == (T9 + 60 * MIN, ["skipped"])
-    assert reg.pending() == ["JOB1"] and reg.record("reports")["ic"] == "1"
+    assert reg.pending() == ["JOB1"] and reg.record("reports")["fired"] == "1"
     _, _, res = reg.fire(T9 + 50 * MIN, [("reports", T9 + 45 * MIN, T9 + 60 * MIN, "", T9 + 45 * MIN, "{}")])
     assert [r.result for r in res] == ["stale"]
     with pytest.raises(ValueError, match="label 'soon' is refused"):   # a label that is not a number

@@ -264,7 +264,7 @@ class Schedule:
 
     @classmethod
     def from_record(cls, name: str, rec: dict) -> tuple["Schedule", int, int]:
-        """Rebuild the registration from its hash: returns (schedule, phase, iteration count)."""
+        """Rebuild the registration from its hash: returns (schedule, phase, fires made so far: its `fired` count)."""
         rec = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
                for k, v in rec.items()}
         if "every_ms" in rec:
@@ -282,7 +282,7 @@ class Schedule:
             deadline=int(rec["deadline"]) if "deadline" in rec else None,
             overlap=rec.get("overlap", "allow"),
         )
-        return sched, phase, int(rec.get("ic", 0))
+        return sched, phase, int(rec.get("fired", 0))
 
     def with_(self, **changes) -> "Schedule":
         return replace(self, **changes)

@@ -225,7 +225,7 @@ class Simulation(HoldsStore):
     # -- releasing what was read due -----------------------------------------------------
 
     def _plan(self, d: Due, now: int) -> _Plan:
-        sched, phase, ic = Schedule.from_record(d.name, d.record)
+        sched, phase, fired = Schedule.from_record(d.name, d.record)
         why, admit = None, RUN
         if sched.late(d.slot, now, phase):
             why = "deadline"
@@ -233,14 +233,14 @@ class Simulation(HoldsStore):
             admit = self.crew.admit(d.name, sched.overlap, now)
             why = None if admit.produce else "overlap"
         if why == "overlap" and admit.not_before is not None:  # forbid: due again when the run ends
-            nxt = sched.bounded(admit.not_before, ic)
+            nxt = sched.bounded(admit.not_before, fired)
         elif why:  # nothing runs: under the finish rule the gap counts from the skip
-            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=now, phase=phase), ic)
+            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=now, phase=phase), fired)
         elif sched.rule == "finish":
             nxt = INF  # parked until the run finishes
         else:
-            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), ic + 1)
-        return _Plan(d, sched, phase, ic + 1, sched.label(d.slot, now, phase), why, admit, nxt)
+            nxt = sched.bounded(sched.next_run(d.slot, released=now, finished=None, phase=phase), fired + 1)
+        return _Plan(d, sched, phase, fired + 1, sched.label(d.slot, now, phase), why, admit, nxt)
 
     def _job_id(self, name: str, slot: int, now: int) -> str:
         return slot_job_id(name, slot) if self.pump.ids == "slot" else self.minter.mint(now)

@@ -118,8 +118,6 @@ class OverlapView(View):
         for a in (ax, going_ax):
             if a is not None:
                 self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
-        self._static.append(ax.text(layout.after_at, self.mid(layout.policies[-1]),
-                                    layout.after, fontsize=fs * 0.7, color=BLACK, va="center"))
         ax.set_ylim(y - GAP + 0.3, -0.5)         # lanes read top down
         ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=fs * 0.75)
         for label, p in zip(ax.get_yticklabels(), layout.policies):
@@ -128,6 +126,8 @@ class OverlapView(View):
             self.labels[p].set_y(self.mid(p))
         bottom = going_ax if going_ax is not None else ax
         time_axis(bottom, layout.lo, layout.hi, step=layout.tick, label="time")
+        # under the axis, not in a lane: any lane may have a run in the shaded part
+        bottom.set_xlabel(f"{bottom.get_xlabel()} \u00b7 {layout.after}")
         ax.set_xlim(layout.lo, layout.hi)
         for a in (ax, going_ax):
             if a is not None:

@@ -306,8 +306,7 @@ class OverlapLayout:
     tick: int                    # labelled time ticks this far apart
     grid: tuple[int, ...]        # a grid line at each slot
     title: str                   # the figure's title, up to the run length
-    after: str                   # the note on the part after the window
-    after_at: int                # where that note starts
+    after: str                   # the note on the shaded part after the window
 
 
 @dataclass(frozen=True)
@@ -389,7 +388,7 @@ class OverlapModel(Model):
                 start=START, end=end, lo=START - 5 * MINUTE, hi=hi, tick=2 * every,
                 grid=tuple(range(START, hi + 1, every)),
                 title=f"every {format_duration(every)} from {hm(START)}, {WORKERS} workers a lane, each run takes",
-                after=f"releases from\n{hm(end)} on\nnot drawn", after_at=end + 5 * MINUTE)
+                after=f"releases from {hm(end)} on not drawn (shaded)")
         return self._layout
 
     def compute(self, run: int) -> OverlapFrame:

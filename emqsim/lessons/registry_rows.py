@@ -6,7 +6,7 @@ state after it (ZCARD, the row's score, the jobs so far, the newest id) is kept,
 back costs nothing and moving on runs just the fires not yet made. `reregister_demo` puts
 EchoMQ's insert-if-absent next to BullMQ's upsert on the same name; `bullmq_demo` runs the
 same calls in BullMQ's own design, whose `ic` counts the jobs made (the simulator's pump design
-counts fires in its record instead; EchoMQ's record keeps only `every_ms` and `template`).
+counts the fires made in its record's `fired`; EchoMQ's record keeps only `every_ms` and `template`).
 """
 
 from __future__ import annotations
@@ -226,8 +226,8 @@ class RegistryRowsModel(Model):
         rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in reg.rows())
         record = reg.record(self.name)
         return (f"after {_fires(self.reached)} the registry holds ZCARD {reg.size()}: {rows}\n"
-                f"its record: every_ms {record.get('every_ms')}, fires counted {record.get('ic')} "
-                "(the simulator's field ic)")
+                f"its record: every_ms {record.get('every_ms')}, fired {record.get('fired')} "
+                "(the simulator's count of fires made)")
 
     def close(self) -> None:
         """Close the simulation's store (on a real server, delete its keys); the kept states stay."""
@@ -297,16 +297,16 @@ def bullmq_demo(store: Store, start: int, *, fires: int = 4, later: str | int = 
     return steps
 
 
-def steps_table(steps: list[Step], tz: str = "UTC", count: str = "fires") -> str:
+def steps_table(steps: list[Step], tz: str = "UTC", count: str = "fired") -> str:
     """The demo as plain text: member names, scores and record fields, never key names. The last
-    column is the record's count (field `ic`), headed `count`: "fires" for the simulator's pump
-    design, "ic" for BullMQ's."""
+    column is the record's count, the field `count`: `fired` (fires made) for the simulator's pump
+    design, `ic` (jobs made, the waiting next one included) for BullMQ's."""
     head = f"{'time':8}  {'call':22}  {'answer':10}  {'ZCARD':5}  {'row (member -> score)':30}  every_ms  {count}"
     lines = [head, "-" * len(head)]
     for s in steps:
         row = "; ".join(f"{name} -> {row_score(score, tz)}" for name, score in s.rows)
         lines.append(f"{hms(s.at, tz)}  {s.call:22}  {s.answer:10}  {s.size:>5}  {row:30}  "
-                     f"{s.record.get('every_ms', '-'):>8}  {s.record.get('ic', '-')}")
+                     f"{s.record.get('every_ms', '-'):>8}  {s.record.get(count, '-')}")
     return "\n".join(lines)
 
 

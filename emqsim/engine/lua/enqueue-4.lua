@@ -37,5 +37,5 @@ redis.call('HSET', KEYS[1], 'name', ARGV[2], 'slot', ARGV[3], 'released', ARGV[4
            'data', ARGV[5] or '', 'state', 'pending')
 redis.call('RPUSH', KEYS[2], ARGV[1])
 markReady(KEYS[3])
-if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('HINCRBY', KEYS[4], 'ic', 1) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('HINCRBY', KEYS[4], 'fired', 1) end
 return 1

@@ -79,7 +79,7 @@ for i = 0, rows - 1 do
       redis.call('HSET', job, 'name', name, 'slot', ARGV[a + 4], 'released', now,
                  'data', ARGV[a + 5], 'state', 'pending')
       redis.call('RPUSH', KEYS[2], id)
-      redis.call('HINCRBY', record, 'ic', 1)
+      redis.call('HINCRBY', record, 'fired', 1)
       made = true
     end
     redis.call('ZADD', KEYS[1], nxt, name)

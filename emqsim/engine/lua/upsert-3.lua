@@ -7,7 +7,8 @@
   - the score: an interval with the same `every` keeps its score (even one already
     overdue); a changed `every` (or a change from a pattern) starts again from its first
     run, ARGV[2]; a cron pattern, changed or not, takes ARGV[2], its next slot after now;
-  - the iteration count `ic` is always carried over;
+  - the fire count `fired` is always carried over (as BullMQ carries its iteration count
+    `ic`; the pump design counts fires made, not jobs made with the waiting next one);
   - the offset: an offset the caller gave (ARGV[3] = "1") is written; otherwise the
     stored one is kept, even across a change of `every` or to a pattern (a pattern's
     record counts as offset 0, as BullMQ stores it), and only a new record stores the
@@ -29,8 +30,8 @@
 
   Returns
     1  created
-    2  rewritten: the cadence changed; score reset to ARGV[2], ic and offset kept
-    3  kept: same cadence; score kept (a cron's set to ARGV[2]), ic and offset kept
+    2  rewritten: the cadence changed; score reset to ARGV[2], fired and offset kept
+    3  kept: same cadence; score kept (a cron's set to ARGV[2]), fired and offset kept
    -1  ERR_SCORE   ARGV[2] is not whole ms in [0, 2^53)
    -2  ERR_NAME    ARGV[1] is empty
    -3  ERR_ARITY   not 3 keys
@@ -54,7 +55,7 @@ for i = 4, #ARGV, 2 do
 end
 if cadence == nil then return -4 end
 
-local old = redis.call('HMGET', KEYS[2], 'cadence', 'ic', 'offset', 'every_ms')
+local old = redis.call('HMGET', KEYS[2], 'cadence', 'fired', 'offset', 'every_ms')
 local score = redis.call('ZSCORE', KEYS[1], name)
 local result = 1
 if old[1] and score then
@@ -63,7 +64,7 @@ end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 if result ~= 1 then
-  if old[2] then redis.call('HSET', KEYS[2], 'ic', old[2]) end
+  if old[2] then redis.call('HSET', KEYS[2], 'fired', old[2]) end
   if given == '0' then
     if old[3] then
       redis.call('HSET', KEYS[2], 'offset', old[3])
