@@ -57,8 +57,15 @@ html: $(STAMP)
 # browser tests start their own JupyterLab and Voila.
 test: test-unit test-notebooks test-browser
 
+# On every core with pytest-xdist (UNIT_JOBS=1: in one process); without xdist, in one.
+UNIT_JOBS ?= auto
 test-unit: $(STAMP)
-	$(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser
+	@if [ "$(UNIT_JOBS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null; then \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -n $(UNIT_JOBS) --dist worksteal; \
+	else \
+		echo "pytest-xdist not installed or UNIT_JOBS=1: the unit tests run in one process"; \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser; \
+	fi
 
 # Skipped when there is no notebook (pytest would exit 5 on an empty folder).
 test-notebooks: $(STAMP)

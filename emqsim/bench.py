@@ -5,7 +5,10 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
 - fires/s of the full path (due read, fire, worker start and finish, trace record) for the
   two-step and the atomic pump, for one registration and for 100 due on every beat;
 - the baseline of the same run: a bare loop of ZRANGEBYSCORE + EVALSHA(advance);
-- Redis commands per fire: client round trips and calls made inside scripts;
+- Redis commands per fire: client round trips and calls made inside scripts, also on the
+  event path (fire by fire) of one `every 15m` schedule, both designs;
+- beside the real BullMQ (tests/oracles/bench_bullmq.mjs on redis-server, when Node and a
+  server are there): whole processes making the same N on-time fires, and each ratio;
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
 and peak server memory), the reference model's fires/s, peak RSS of long runs (each in its
 own process), fires/s of a backlog (runs longer than the gap) at 5k to 40k fires, whose
@@ -15,6 +18,7 @@ ratio should stay near 1 (the goal: within 1.5x), the per-move latency of every 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -145,7 +149,133 @@ def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, floa
 def _fake():
     import fakeredis
 
-    return fakeredis.FakeRedis()
+    from .engine.fakelua import speed
+
+    return speed(fakeredis.FakeRedis())
+
+
+def event_path_calls(fires: int = 500) -> list[tuple[str, float, float]]:
+    """(design, round trips per fire, calls inside scripts per fire) of one `every 15m` schedule
+    with an on-time worker, fire by fire: the pump design with its fast-forward off (where the
+    engine has one), so each fire takes the path a fault or an overlap forces."""
+    from .engine.chain import Chain
+
+    class EventPath(Simulation):
+        fast_forward = False
+
+    out = []
+    for design in ("pump", "bullmq"):
+        store = Store(client=_fake())
+        sched = Schedule("reports", Every("15m"))
+        run = EventPath(sched, start=T0, store=store) if design == "pump" else Chain(sched, start=T0, store=store)
+        with store, run:
+            run.run(fires=20)
+            with counting(store) as c:
+                n0 = run.trace.count
+                run.run(fires=fires)
+            n = run.trace.count - n0
+        out.append((design, c.trips / n, c.inner / n))
+    return out
+
+
+def event_path_lines(fires: int) -> list[str]:
+    return [f"event path, design {design}, one every 15m, on-time worker: per fire {trips:.2f} round trips, "
+            f"{inner:.2f} calls inside scripts" for design, trips, inner in event_path_calls(fires)]
+
+
+# -- beside the real BullMQ ----------------------------------------------------------------------
+
+ORACLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "oracles")
+SIDE_BY_SIDE = (1_000, 10_000)
+
+
+def _whole(cmd: list[str], env: dict) -> tuple[float, str]:
+    """(wall seconds of one whole process, start to exit; its last line of output)."""
+    t = time.perf_counter()
+    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+    return time.perf_counter() - t, (out.stdout.strip().splitlines() or [""])[-1]
+
+
+def _bullmq_ready() -> str | None:
+    """Why the real BullMQ cannot run here (one line), or None when Node and its packages are there."""
+    import shutil
+
+    if not shutil.which("node"):
+        return "no node on PATH"
+    if not os.path.isdir(os.path.join(ORACLES, "node_modules", "bullmq")):
+        return f"no bullmq under {ORACLES}/node_modules (npm ci there installs it)"
+    return None
+
+
+@contextmanager
+def _redis_server():
+    """The server the real BullMQ runs on: $EMQSIM_REDIS_URL, else a redis-server of our own on a
+    free port (stopped afterwards); None when there is neither."""
+    import shutil
+
+    if os.environ.get(ENV):
+        yield os.environ[ENV]
+        return
+    binary = shutil.which("redis-server")
+    if not binary:
+        yield None
+        return
+    port = _free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import redis
+
+        client = redis.Redis(port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        client.close()
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def side_by_side(rounds: int = 3, sizes=SIDE_BY_SIDE) -> list[str]:
+    """Lines comparing whole processes doing the same work, N on-time fires of one `every 15m`
+    schedule: the real BullMQ (tests/oracles/bench_bullmq.mjs on redis-server, faking only Date)
+    and `emqsim trace` on fakeredis, both designs; interleaved, `rounds` rounds, medians."""
+    env = {k: v for k, v in os.environ.items() if k != ENV}   # emqsim on its embedded fakeredis
+    emqsim = [sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--start", "2026-11-30T09:00:00Z",
+              "--format", "json"]
+    why = _bullmq_ready()
+    with _redis_server() as url:
+        if why is None and url is None:
+            why = "no redis-server on PATH and EMQSIM_REDIS_URL unset"
+        runs = {"pump": lambda n: emqsim + ["--fires", str(n)],
+                "bullmq": lambda n: emqsim + ["--design", "bullmq", "--fires", str(n)]}
+        times: dict[tuple[str, int], list[float]] = {}
+        version = "?"
+        for _ in range(rounds):
+            for n in sizes:
+                if why is None:
+                    t, last = _whole(["node", os.path.join(ORACLES, "bench_bullmq.mjs"), str(n)], {**env, ENV: url})
+                    times.setdefault(("real", n), []).append(t)
+                    version = json.loads(last)["bullmq"]
+                for design, cmd in runs.items():
+                    times.setdefault((design, n), []).append(_whole(cmd(n), env)[0])
+    med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+    lines = []
+    if why is not None:
+        lines.append(f"real BullMQ: not run ({why}); emqsim's whole-process times only")
+    for n in sizes:
+        real = med.get(("real", n))
+        cells = [f"real BullMQ {version} on redis-server {real:.2f} s" if real else None]
+        for design in runs:
+            t = med[(design, n)]
+            cells.append(f"emqsim {design} on fakeredis {t:.2f} s" + (f" ({real / t:.2f}x BullMQ)" if real else ""))
+        lines.append(f"side by side, N = {n:,} on-time fires of every 15m, whole processes, median of "
+                     f"{rounds}: " + " · ".join(c for c in cells if c))
+    return lines
 
 
 # -- the reference model and memory -------------------------------------------------------------
@@ -372,9 +502,16 @@ def main(argv=None) -> int:
     ap.add_argument("--fires", type=int, default=3000, help="fires per full-path measurement")
     ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
     ap.add_argument("--notebooks", action="store_true", help="only the per-notebook times")
+    ap.add_argument("--bullmq", action="store_true",
+                    help="only the event path's calls per fire and the side by side with the real BullMQ")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the side by side (default 3)")
     args = ap.parse_args(argv)
     if args.notebooks:
         for line in notebook_report():
+            print(line, flush=True)
+        return 0
+    if args.bullmq:
+        for line in event_path_lines(1000) + side_by_side(args.rounds):
             print(line, flush=True)
         return 0
     fires = 600 if args.quick else args.fires
@@ -393,6 +530,8 @@ def main(argv=None) -> int:
                 print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
                       f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
+    for line in event_path_lines(200 if args.quick else 1000) + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE):
+        print(line, flush=True)
     if os.environ.get(ENV):
         n = 50 if args.quick else 200
         wall, before, peak, k0, k1 = classroom(os.environ[ENV], fires=n)

@@ -73,7 +73,8 @@ def parser() -> argparse.ArgumentParser:
                "skip or repeat is refused: give its offset). Job ids carry times from "
                f"{span_dates()}. Bad input exits with status 2. "
                f"On a real Redis ($EMQSIM_REDIS_URL) a server that cannot be used exits with {statuses()}; "
-               "SIGINT exits 130 and SIGTERM 143, after removing the run's keys.",
+               "SIGINT exits 130, SIGTERM 143, SIGHUP 129 and SIGQUIT 131, after removing the run's keys; "
+               "where they cannot all be removed, a second line gives the command that removes them.",
     )
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
@@ -155,24 +156,47 @@ def _add_cron(sub) -> None:
                    help="a table (local date and time, offset, UTC), or {\"runs\": [ms, ...]} (default table)")
 
 
-def _stop(signum, frame):
-    """SIGTERM unwinds like Ctrl-C, so the run's store closes and removes its keys."""
-    raise KeyboardInterrupt(signum)
+#: the signals that stop a run: it unwinds, its store removes its keys, one line, 128 + N
+STOPS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
+
+
+class _Stop:
+    """The handler of STOPS: the first signal unwinds like Ctrl-C; any later one is noted and
+    otherwise ignored, so an impatient second Ctrl-C cannot cut the clean-up short."""
+
+    def __init__(self):
+        self.first: int | None = None
+
+    def __call__(self, signum, frame):
+        if self.first is None:
+            self.first = signum
+            raise KeyboardInterrupt(signum)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The console script `emqsim`; returns the exit status (2 for bad input, 3-11 for a Redis
-    server that cannot be used (store.FAULTS), 128 + the signal when stopped by SIGINT/SIGTERM)."""
+    """The console script `emqsim`; returns the exit status (2 for bad input, 3-12 for a Redis
+    server that cannot be used (store.FAULTS), 128 + the signal when stopped by SIGINT, SIGTERM,
+    SIGHUP or SIGQUIT)."""
     if threading.current_thread() is not threading.main_thread():
         return _main(argv)
-    before = signal.signal(signal.SIGTERM, _stop)
+    handler, before = _Stop(), {}
+    for sig in STOPS:  # a signal the caller ignores stays ignored (`nohup`, a background job)
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            before[sig] = signal.signal(sig, handler)
     try:
         return _main(argv)
-    finally:  # called in-process (tests, a notebook): leave the caller's handler as it was
-        signal.signal(signal.SIGTERM, before)
+    except KeyboardInterrupt as stop:  # a second signal while the first one's line was printed
+        return 128 + (handler.first or (stop.args[0] if stop.args else signal.SIGINT))
+    finally:  # called in-process with arguments (tests, a notebook): the caller's handlers back;
+        for sig, old in before.items():  # as the process's command once stopped: ignore the rest,
+            keep = argv is None and handler.first is not None   # so a late second signal cannot
+            signal.signal(sig, signal.SIG_IGN if keep else old)  # end it by a signal after its line
 
 
 def _main(argv: list[str] | None) -> int:
+    if sys.stdout is None:  # started with stdout closed (`>&-`): say so before any work
+        print("emqsim: error: cannot write the output: stdout is closed", file=sys.stderr)
+        return 1
     try:
         args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))
         try:
@@ -183,21 +207,38 @@ def _main(argv: list[str] | None) -> int:
         return stop.code if isinstance(stop.code, int) else 2
     except ServerError as exc:  # one line naming the server and what went wrong
         print(f"emqsim: error: {exc}", file=sys.stderr)
+        if exc.remains:  # the clean-up could not finish either: what is left and how to remove it
+            print(f"emqsim: {exc.remains}", file=sys.stderr)
         return exc.status
-    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the store has closed on the way out
-        signum = stop.args[0] if stop.args else signal.SIGINT
+    except KeyboardInterrupt as stop:  # a signal of STOPS: the store has closed on the way out
+        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
         print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return 128 + signum
     stopped = None
     if isinstance(out, tuple):  # `cron`: the listing, and cron-parser's message if it gave up
         out, stopped = out
+    status = _write(out)
+    if status:
+        return status
+    if stopped:
+        print(f"emqsim: {stopped}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _write(text: str) -> int:
+    """Print the result; 0, or 1 with one line when stdout cannot take it (`> /dev/full`)."""
     try:
-        print(out, flush=True)
+        print(text, flush=True)
     except BrokenPipeError:  # `emqsim trace ... | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    if stopped:
-        print(f"emqsim: {stopped}", file=sys.stderr)
+    except OSError as exc:  # a full disk, a closed descriptor
+        try:  # drop what is buffered, so the interpreter's own flush at exit says nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        print(f"emqsim: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 
@@ -220,7 +261,13 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
     until = flag("--until", lambda: parse_instant(args.until, args.tz, repeated="refuse"))
     if until <= after:
         raise ValueError(f"--until {args.until!r} is not after --from {args.after!r}; give a later --until")
-    runs, stopped = dst.listing(args.expr, args.tz, after, until, args.rule)  # its errors name the cron
+    try:
+        runs, stopped = dst.listing(args.expr, args.tz, after, until, args.rule)  # its errors name the cron
+    except InputError as exc:
+        if exc.arg != "until":
+            raise
+        raise InputError(f"--until {args.until!r} is more than {dst.MAX_RUNS:,} runs of {args.expr!r} "
+                         f"after --from; give a nearer --until", "--until") from None
     if stopped:
         stopped = f"{args.rule} stopped after {len(runs)} run{'s' if len(runs) != 1 else ''}: {stopped}"
     if args.format == "json":

@@ -36,3 +36,16 @@ def _close_real_stores():
     open) is closed after the test, so no run's keys stay on the shared server."""
     yield
     close_opened()
+
+
+@pytest.fixture(scope="session")
+def reports_walk():
+    """Notebook 02's model (every 15 min from 09:00 UTC) walked to its top, rr.FIRES = 10,000
+    fires, once per test process: the tests that need that walk share it, each with its own
+    assertions. Nothing walks it further (it is at the top) or closes it before the end."""
+    from emqsim.lessons.registry_rows import FIRES, RegistryRowsModel
+
+    model = RegistryRowsModel()
+    model.walk(FIRES)
+    yield model
+    model.close()

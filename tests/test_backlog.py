@@ -105,6 +105,7 @@ def test_no_script_searches_the_pending_list_in_a_backlog(monkeypatch):
     # the worker takes the oldest job, at the head: popped, not searched for; a finished job
     # was taken off the list already, so finish does not look for it there
     calls = _lua_calls(monkeypatch)
+    monkeypatch.setattr(Simulation, "fast_forward", False)   # every job through take: the event path
     sim = Simulation(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"),
                      store=Store(client=fakeredis.FakeRedis()))
     sim.run(fires=300)

@@ -194,9 +194,14 @@ def test_minted_text_names_the_twins():
 
 def test_fire_guard_is_the_script():
     guard = lf.fire_guard().splitlines()
-    assert guard[0].strip() == "local score = redis.call('ZSCORE', KEYS[1], name)"
-    assert guard[4].strip() == "elseif tonumber(score) ~= tonumber(slot) then"
-    assert guard[-1].strip() == "result = 1"
+    assert guard[0] == "local function rowState(repeatKey, name, slot)"
+    assert guard[1].strip() == "local score = redis.call('ZSCORE', repeatKey, name)"
+    assert guard[3].strip() == "if tonumber(score) ~= tonumber(slot) then return 2 end"
+    assert guard[-1] == "end"
+    # the shipped fire script calls it before it writes anything
+    from importlib.resources import files
+    fire = files("emqsim.engine").joinpath("lua/fire-3.lua").read_text()
+    assert '--- @include "row"' in fire and "local result = rowState(KEYS[1], name, slot)" in fire
 
 
 def test_bullmq_retry_writes_nothing():

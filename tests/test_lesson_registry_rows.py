@@ -180,9 +180,10 @@ def test_bad_construction():
     m.close()
 
 
-def test_the_notebooks_run_keeps_one_row():
-    """The notebook's run (rr.FIRES fires): ZCARD 1 and the exact final score, read from Redis."""
-    m = RegistryRowsModel()
+def test_the_notebooks_run_keeps_one_row(reports_walk):
+    """The notebook's run (rr.FIRES fires): ZCARD 1 and the exact final score, read from Redis
+    (the walk is shared: conftest's reports_walk)."""
+    m = reports_walk
     n = rr.FIRES
     text = m.frame(fires=n).readout
     assert text.startswith("after 10000 fires · ZCARD 1 · jobs 10000 · row reports -> 13:00 on 2027-03-14 · ")
@@ -196,7 +197,6 @@ def test_the_notebooks_run_keeps_one_row():
         "JOB0SUdY9CNxTc  14 bytes  JOB    385727909068800000  minted 2026-11-30T09:45:00Z  worker 0  seq 0",
         "JOB0VHSPyipaMq  14 bytes  JOB    423461545574400000  minted 2027-03-14T12:45:00Z  worker 0  seq 0",
     ]
-    m.close()
 
 
 def test_job_id_anatomy(model):

@@ -35,6 +35,9 @@ REAL = {
     "includes/marker.lua": ["includes/addBaseMarkerIfNeeded.lua", "includes/addDelayMarkerIfNeeded.lua"],
     "includes/scheduled_job.lua": ["includes/addJobFromScheduler.lua"],
     "includes/args.lua": ["no real script"],
+    "includes/job.lua": ["no real script"],
+    "includes/row.lua": ["no real script"],
+    "forward-4.lua": ["no real script"],
 }
 
 

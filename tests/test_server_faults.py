@@ -5,6 +5,8 @@ Every case runs against servers and sockets of its own on 127.0.0.1, with short 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from emqsim import cli
@@ -24,9 +26,9 @@ def run_cli(monkeypatch, capsys, url: str, args=TRACE) -> tuple[int, str, str]:
 
 def test_statuses_are_distinct_and_not_bad_input():
     statuses = [status for status, _ in FAULTS.values()]
-    assert statuses == list(range(3, 12))
+    assert statuses == list(range(3, 13))
     assert list(FAULTS) == ["url", "unreachable", "timeout", "tls", "protocol", "rejected", "lost", "full",
-                            "server"]
+                            "server", "denied"]
 
 
 def test_server_down_at_start(monkeypatch, capsys):
@@ -122,7 +124,11 @@ def test_server_stopped_mid_run(tmp_path):
                 proc.communicate()
     assert (proc.returncode, out) == (9, "")
     assert err.startswith(f"emqsim: error: {server.url}: connection lost mid-run (")
-    assert err.count("\n") == 1
+    lines = err.splitlines()  # restarted from an AOF it would hold the run's keys: the second line says so
+    assert len(lines) == 2 and err.endswith("\n")
+    assert re.fullmatch(r"emqsim: an unknown number of keys of queue (demo-[0-9a-f]{16}) may remain on the server; "
+                        r"remove them with: redis-cli -u '(.+)' --scan --pattern 'emq:\{\1\}:\*' "
+                        r"\| xargs -r redis-cli -u '\2' del", lines[1]), lines[1]
 
 
 def test_bad_input_still_exits_2(monkeypatch, capsys):
@@ -139,4 +145,6 @@ def test_help_lists_every_status(capsys):
     assert ("a server that cannot be used exits with 3 not a usable Redis URL, 4 cannot connect, 5 no answer "
             "in time, 6 TLS handshake failed, 7 what answers there is not a Redis server, 8 the server refused "
             "the session, 9 connection lost mid-run, 10 the server is out of memory (maxmemory reached), 11 the "
-            "server refused a command; SIGINT exits 130 and SIGTERM 143") in text
+            "server refused a command, 12 the user lacks a permission (ACL); SIGINT exits 130, SIGTERM 143, SIGHUP 129 "
+            "and SIGQUIT 131, after removing the run's keys; where they cannot all be removed, a second line gives "
+            "the command that removes them.") in text

@@ -213,6 +213,11 @@ class Cron:
         try:
             it = croniter(self.expr, start, second_at_beginning=self._seconds)
             return round(it.get_next(float) * 1000)
+        except (OverflowError, ValueError) as exc:  # past 9999-12-31, where Python's dates end
+            if not isinstance(exc, OverflowError) and "out of range" not in str(exc):
+                raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
+            raise InputError(f"cron {self.expr!r} has no slot after {t} ms before the year 10000, where "
+                             "the calendar ends", "cron") from None
         except (ValueError, KeyError) as exc:  # e.g. '0 0 30 2 *' never matches
             raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
 
@@ -250,7 +255,12 @@ class Cron:
             return slots
         while (t <= end if inclusive else t < end) and (cap is None or len(slots) < cap):
             slots.append(t)
-            t = self.after(t)
+            try:
+                t = self.after(t)
+            except cron_parser.GaveUp:
+                raise
+            except InputError:  # the calendar's end (year 10000): no later slot
+                break
         return slots
 
     def describe(self) -> str:

@@ -42,6 +42,13 @@ class Faults:
         object.__setattr__(self, "pumps", whole(self.pumps, "pumps", low=1, high=MAX_PUMPS, what="a number of pumps"))
         object.__setattr__(self, "restart_after", restart)
 
+    @property
+    def quiet(self) -> bool:
+        """No fault acts in the run: no outage, no workers away, no crash, one pump, no cancel
+        (`restart_after` alone does nothing without a crash to restart from)."""
+        return (self.outage is None and self.workers_down is None and self.crash_after_enqueue is None
+                and self.pumps == 1 and self.cancel_at is None)
+
 
 def _interval(o, name: str) -> tuple[int, int]:
     """A (down, up) pair of Unix ms, down first."""

@@ -6,6 +6,7 @@ script may touch any of them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -52,5 +53,6 @@ class Keys:
 
     @property
     def pattern(self) -> str:
-        """Matches every key of this queue (for clean-up after a run on a real server)."""
-        return f"{self.base}:*"
+        """Matches every key of this queue and no other (for clean-up after a run on a real
+        server): SCAN's glob characters in the name are escaped, so "a[b" matches itself."""
+        return re.sub(r"([*?\[\]\\])", r"\\\1", self.base) + ":*"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from .errors import InputError, whole
 from .faults import Faults
-from .ids import instant
+from .ids import EPOCH_MS, MAX_OFFSET_MS, instant
 from .pump import Pump
 from .schedule import Schedule
+from .timefmt import iso
 from .store import Store
 from .worker import Worker
 
@@ -34,6 +35,42 @@ def check_run(*, start=None, fires=None, until=None, need_end: bool = True, low_
         instant(until, "until")
         if start is not None and until < start:
             raise InputError(f"until {until} ms is before start {start} ms; give a later time", "until")
+
+
+def check_reach(schedules, *, start: int, fires: int | None, pump=None, worker=None, faults=None,
+                design: str = "pump", **_others) -> None:
+    """A run of `fires` fires mints its ids inside the span they can carry, or is refused before
+    anything is written, naming what pushed it past: an upper bound on the last release, summed
+    term by term (the gaps, then what each gap is chained to under the rule, then one beat and
+    one restart). Only interval schedules are bounded here (a cron's gaps are its own); a run
+    ended by `until` is bounded by `until` itself."""
+    if fires is None or not isinstance(schedules, (list, tuple, Schedule)) or start is None:
+        return  # nothing to bound, or check_parts refuses the pieces by name
+    instant(start, "start")
+    from .cadence import Every
+
+    end = EPOCH_MS + MAX_OFFSET_MS
+    pump = pump if isinstance(pump, Pump) and design == "pump" else Pump(tick=0)
+    worker = worker if isinstance(worker, Worker) else Worker()
+    faults = faults if isinstance(faults, Faults) else Faults()
+    sizes = {"tick": pump.tick, "latency": pump.latency, "poll": worker.poll, "run": worker.run,
+             "restart_after": faults.restart_after}
+    chained = {"schedule": (), "release": ("tick", "latency"), "finish": ("tick", "latency", "poll", "run")}
+    for s in [schedules] if isinstance(schedules, Schedule) else schedules:
+        if not isinstance(s, Schedule) or not isinstance(s.cadence, Every):
+            continue
+        sizes["every"] = s.cadence.ms
+        # a row is read at most once a beat: the gaps are the interval's or the tick's, the longer
+        terms = [("every" if s.cadence.ms >= pump.tick or s.rule != "schedule" else "tick", fires - 1)]
+        terms += [(name, fires - 1) for name in chained[s.rule]]
+        terms += [("tick", 1), ("latency", 1)] + [("restart_after", 1)] * (faults.crash_after_enqueue is not None)
+        t = s.first_run(start)
+        for name, times in terms:
+            t += times * sizes[name]
+            if t > end:
+                raise InputError(f"{name} {sizes[name]} ms takes {fires:,} fires of {s.name!r} past {iso(end)}, the "
+                                 f"last time job ids can carry; give fewer fires or a shorter "
+                                 f"{name.replace('_', ' ')}", name)
 
 
 def check_parts(schedules, *, start, pump=None, worker=None, faults=None, retain=10_000, store=None) -> list:

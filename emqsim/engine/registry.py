@@ -187,6 +187,30 @@ class Registry:
         self.answers.update("fire " + r.result for r in results)
         return int(out[0]), parse_score(out[1]), results
 
+    def forward(self, name: str, slot: int, nxt: int | float, template: str,
+                jobs: list[tuple[str, int, int, int | None]]) -> tuple[int, int | float]:
+        """Many fires of the row `name` in one call (forward-4.lua): `jobs` are (job id, slot
+        label, release instant, finish instant or None while it runs), each taken at once by a
+        parked worker; `slot` is the row's score now, `nxt` its score after the last. The simulation calls it only where the
+        event-by-event path would write the same; the answers it counts are the caller's.
+
+        Returns (registry size, head score); a RuntimeError if the store is not as the
+        simulation left it (nothing is written then)."""
+        if not jobs:
+            raise InputError("jobs [] is refused: use at least one (job id, label, release, finish)", "jobs")
+        keys = [self.k.repeat, self.k.pending, self.k.marker, self.k.record(name_arg("name", name))]
+        args: list = [name, ms_arg("slot", slot), score_arg(nxt, "next score"), text_arg("template", template)]
+        for job in jobs:
+            if not isinstance(job, (tuple, list)) or len(job) != 4:
+                raise InputError(f"job {job!r} is refused: use (job id, label, release, finish)", "jobs")
+            job_id, label, now, finished = job
+            keys.append(self.k.job(name_arg("job id", job_id)))
+            args += [ms_arg("label", label), ms_arg("now", now), "" if finished is None else ms_arg("finished", finished)]
+        out = self._run("forward", keys, args)
+        if out == 0:
+            raise RuntimeError(f"forward of {name!r} refused: the store is not as the simulation left it")
+        return int(out[0]), parse_score(out[1])
+
     def take(self, job_id: str, now: int, *, parked: bool) -> tuple[str, int | None, bool]:
         """A worker takes `job_id` ("" for none) at `now`; a parked one pops the marker first.
 

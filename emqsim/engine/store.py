@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import secrets
+import signal
 import ssl
+import threading
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
@@ -45,7 +48,11 @@ FAULTS = {
     "lost": (9, "connection lost mid-run"),
     "full": (10, "the server is out of memory (maxmemory reached)"),
     "server": (11, "the server refused a command"),
+    "denied": (12, "the user lacks a permission (ACL)"),
 }
+#: signals held off while a run's keys are removed, so an impatient second Ctrl-C or a
+#: hang-up during clean-up cannot leave half of them
+HELD = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
 
 
 def statuses() -> str:
@@ -55,6 +62,9 @@ def statuses() -> str:
 
 class ServerError(RuntimeError):
     """A real Redis server could not be used; `kind` says why, `status` is the exit status."""
+
+    #: set when the run's keys could not all be removed: what may remain and the command that removes it
+    remains: str | None = None
 
     def __init__(self, url: str | None, kind: str, detail: str = ""):
         self.url, self.kind, self.status = redact(url), kind, FAULTS[kind][0]
@@ -95,11 +105,14 @@ def connect(url: str | None = None) -> redis.Redis:
     if url is None:
         import fakeredis  # imported late: slow to import, and a real server never needs it
 
-        return fakeredis.FakeRedis()
+        from .fakelua import speed  # fakeredis's own per-script costs off (same answers)
+
+        return speed(fakeredis.FakeRedis())
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
         raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
                           + ", ".join(s + "://" for s in SCHEMES))
+    _check_database(url, scheme)
     options = dict(socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=TIMEOUT)
     try:
         if scheme.endswith(CLUSTER):
@@ -113,6 +126,9 @@ def connect(url: str | None = None) -> redis.Redis:
     client.emqsim_url = url
     try:
         client.ping()
+    except (ValueError, TypeError) as exc:  # an option redis-py only reads on connecting: ?bogus=1
+        client.close()
+        raise ServerError(url, "url", f"an option of the URL: {exc}") from None
     except BaseException:
         client.close()
         raise
@@ -120,9 +136,25 @@ def connect(url: str | None = None) -> redis.Redis:
     return client
 
 
+def _check_database(url: str, scheme: str) -> None:
+    """redis-py reads `/abc` as database 0 without a word: a database is digits or absent
+    (unix:// gives it as ?db=N, a cluster has only database 0)."""
+    if scheme == "unix":
+        return
+    path = urlsplit(url).path
+    if path in ("", "/"):
+        return
+    if not re.fullmatch(r"/[0-9]{1,5}", path, re.ASCII):
+        raise ServerError(url, "url", f"database {path[1:41]!r} is not a number; give one like /0")
+    if scheme.endswith(CLUSTER) and int(path[1:]) != 0:
+        raise ServerError(url, "url", f"a cluster has only database 0, not {int(path[1:])}; give /0 or none")
+
+
 def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
     """The ServerError a redis-py error stands for, or None if it is not about the server."""
     text = str(exc)
+    if isinstance(exc, redis.exceptions.NoPermissionError) or text.startswith("NOPERM"):
+        return ServerError(url, "denied", text)
     if isinstance(exc, redis.TimeoutError) or "Timeout" in type(exc).__name__:
         if not used and (url or "").lower().startswith("rediss"):  # a plain server ignores the hello
             return ServerError(url, "tls", f"{text}; is that server set up for TLS, or is it a redis:// URL?")
@@ -150,6 +182,8 @@ def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
             return ServerError(url, "tls", text)
         if isinstance(exc, redis.exceptions.BusyLoadingError):
             return ServerError(url, "server", text)
+        if not used and "closed by server" in text:  # took the connection, hung up without a reply
+            return ServerError(url, "protocol", f"{text.rstrip('.')}; it gave no Redis reply")
         return ServerError(url, "lost" if used else "unreachable", text)
     if isinstance(exc, (redis.exceptions.ReadOnlyError, redis.exceptions.ClusterError, RedisClusterException)) \
             or text.startswith(("MISCONF", "LOADING", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN")):
@@ -204,6 +238,29 @@ class Store:
         self.scripts = Scripts(self.client)
         self.backend = ("cluster" if isinstance(self.client, redis.RedisCluster) else "redis") \
             if self.real else "fakeredis"
+        #: after a clean-up that could not finish: one line saying what may remain and how to remove it
+        self.remains: str | None = None
+        if self.real:  # a user who may write but not SCAN or DEL would leave every key: ask first
+            try:
+                self.client.scan(0, match=self.keys.pattern, count=1)
+                self.client.delete(f"{self.keys.base}:probe")
+            except BaseException:
+                self.client.close()
+                raise
+
+    def cleanup_command(self) -> str:
+        """The one shell line that removes this queue's keys (the URL without its password)."""
+        url, c = redact(self.url), ""
+        if self.backend == "cluster":  # SCAN reads one node: the one that holds the queue's slot
+            c, parts = " -c", urlsplit(url.replace(CLUSTER, "", 1))
+            try:
+                node = self.client.get_node_from_key(self.keys.repeat)
+                host = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+                url = urlunsplit(parts._replace(netloc=f"{host}{node.host}:{node.port}"))
+            except Exception:  # no slot map: the URL given, which may be another node
+                url = urlunsplit(parts)
+        return (f"redis-cli{c} -u '{url}' --scan --pattern '{self.keys.pattern}' "
+                f"| xargs -r redis-cli{c} -u '{url}' del")
 
     def close(self) -> None:
         """Delete this queue's keys from a real server; an embedded one just goes away.
@@ -211,22 +268,49 @@ class Store:
         On a cluster SCAN visits every primary. If the server already failed during the run,
         a failing clean-up stays quiet: the first error is the one to report."""
         earlier = getattr(self.client, "emqsim_fault", None)
+        held = _hold() if self.real else None
         try:
             if self.real:
-                batch = list(self.client.scan_iter(match=self.keys.pattern, count=1000))
-                for i in range(0, len(batch), 500):
-                    self.client.delete(*batch[i : i + 500])
-        except ServerError:
+                self._delete_keys(earlier)
+        finally:
+            try:
+                self.client.close()
+            finally:
+                if held is not None:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def _delete_keys(self, earlier: ServerError | None) -> None:
+        """SCAN and DEL this queue's keys; if that fails, note on the error what may remain."""
+        found = None
+        try:
+            batch = list(self.client.scan_iter(match=self.keys.pattern, count=1000))
+            found = len(batch)
+            for i in range(0, len(batch), 500):
+                self.client.delete(*batch[i : i + 500])
+                found -= len(batch[i : i + 500])
+        except ServerError as exc:
+            many = "an unknown number of keys" if found is None else f"{found:,} key{'s' if found != 1 else ''}"
+            self.remains = (f"{many} of queue {self.keys.queue} may remain on the server; remove them with: "
+                            f"{self.cleanup_command()}")
+            for err in (exc, earlier):
+                if err is not None:
+                    err.remains = self.remains
             if earlier is None:
                 raise
-        finally:
-            self.client.close()
 
     def __enter__(self) -> "Store":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _hold():
+    """Block the HELD signals in this thread; returns the mask to restore (None off the main
+    thread, where Python runs no signal handler anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
 
 
 class HoldsStore:

@@ -27,9 +27,20 @@ SOURCES: dict[str, tuple[str, str, str]] = {
 CELL_KEY = "emqsim"
 
 
+def _source(title: str) -> tuple[str, str, str]:
+    """The table's row for `title`, or InputError listing the titles there are."""
+    from ..engine.errors import InputError
+
+    try:
+        return SOURCES[title]
+    except (KeyError, TypeError):
+        raise InputError(f"figure {title!r} is not one of the course's: {', '.join(map(repr, SOURCES))}",
+                         "title") from None
+
+
 def model(title: str):
     """A fresh model of the figure `title` (its frames computed lazily)."""
-    module, model_class, _ = SOURCES[title]
+    module, model_class, _ = _source(title)
     return getattr(import_module(f"emqsim.lessons.{module}"), model_class)()
 
 
@@ -37,6 +48,6 @@ def figure(title: str, model_=None):
     """The figure `title`: its model (a fresh one unless given) drawn by its view at the defaults."""
     from .view import Figure
 
-    module, _, view_class = SOURCES[title]
+    module, _, view_class = _source(title)
     view = getattr(import_module(f"{__package__}.{module}"), view_class)()
     return Figure(model(title) if model_ is None else model_, view)

@@ -129,13 +129,14 @@ def minted_text(r: CrashRun) -> str:
 
 
 def fire_guard() -> str:
-    """The guard of the `fire` script, as shipped: a row is written only while its score
-    still equals the slot the pump read (0 absent, 2 stale, 1 go on)."""
+    """The guard the `fire` script (and the many-fire `forward`) applies, as shipped: a row is
+    written only while its score still equals the slot the pump read (0 absent, 2 stale, 1 go
+    on). It lives in the shared include both scripts use."""
     from importlib.resources import files
 
-    src = files("emqsim.engine").joinpath("lua/fire-3.lua").read_text().splitlines()
-    first = next(i for i, line in enumerate(src) if "local score = redis.call('ZSCORE'" in line)
-    last = next(i for i, line in enumerate(src) if i > first and line.strip() == "result = 1")
+    src = files("emqsim.engine").joinpath("lua/includes/row.lua").read_text().splitlines()
+    first = next(i for i, line in enumerate(src) if line.startswith("local function rowState("))
+    last = next(i for i, line in enumerate(src) if i > first and line == "end")
     return "\n".join(src[first:last + 1])
 
 

@@ -27,14 +27,14 @@
 ]]
 --- @include "marker"
 --- @include "args"
+--- @include "job"
 
 if #KEYS ~= 4 or (#ARGV ~= 4 and #ARGV ~= 5) then return -3 end
 if not isName(ARGV[1]) or not isName(ARGV[2]) then return -2 end
 if not isMs(ARGV[3]) or not isMs(ARGV[4]) then return -1 end
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'name', ARGV[2], 'slot', ARGV[3], 'released', ARGV[4],
-           'data', ARGV[5] or '', 'state', 'pending')
+writeJob(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] or '')
 redis.call('RPUSH', KEYS[2], ARGV[1])
 markReady(KEYS[3])
 if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('HINCRBY', KEYS[4], 'fired', 1) end

@@ -25,6 +25,7 @@
    -5  ERR_FLAG   an end state is neither "done" nor "cancelled"
 ]]
 --- @include "args"
+--- @include "job"
 
 if not isMs(ARGV[1]) then return -3 end
 local m = tonumber(ARGV[1])
@@ -41,8 +42,7 @@ for i = 1, m do
   if redis.call('HGET', KEYS[i + 1], 'state') == 'pending' then
     redis.call('LREM', KEYS[1], 1, ARGV[4 * i - 2])
   end
-  redis.call('HSET', KEYS[i + 1], 'state', ARGV[4 * i + 1], 'started', ARGV[4 * i - 1],
-             'finished', ARGV[4 * i])
+  finishJob(KEYS[i + 1], ARGV[4 * i + 1], ARGV[4 * i - 1], ARGV[4 * i])
 end
 if #KEYS > m + 1 then
   redis.call('DEL', unpack(KEYS, m + 2))  -- one call for all evicted jobs

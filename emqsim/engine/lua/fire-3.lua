@@ -45,6 +45,8 @@
 ]]
 --- @include "marker"
 --- @include "args"
+--- @include "job"
+--- @include "row"
 
 local rows = (#KEYS - 3) / 2
 if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 6 * rows then return -3 end
@@ -63,26 +65,19 @@ local made = false
 for i = 0, rows - 1 do
   local a, record, job = 3 + 6 * i, KEYS[4 + 2 * i], KEYS[5 + 2 * i]
   local name, slot, nxt, id = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-  local score = redis.call('ZSCORE', KEYS[1], name)
-  local result
-  if not score then
-    result = 0
-  elseif tonumber(score) ~= tonumber(slot) then
-    result = 2
-  else
-    result = 1
+  local result = rowState(KEYS[1], name, slot)
+  if result == 1 then
+    local n = 0
     if id == '' then
       result = 4
     elseif dedupe and redis.call('EXISTS', job) == 1 then
       result = 3
     else
-      redis.call('HSET', job, 'name', name, 'slot', ARGV[a + 4], 'released', now,
-                 'data', ARGV[a + 5], 'state', 'pending')
+      writeJob(job, name, ARGV[a + 4], now, ARGV[a + 5])
       redis.call('RPUSH', KEYS[2], id)
-      redis.call('HINCRBY', record, 'fired', 1)
-      made = true
+      n, made = 1, true
     end
-    redis.call('ZADD', KEYS[1], nxt, name)
+    advanceRow(KEYS[1], record, name, nxt, n)
   end
   out[#out + 1] = result
 end

@@ -34,6 +34,7 @@
 ]]
 --- @include "marker"
 --- @include "args"
+--- @include "job"
 
 if #KEYS ~= 3 or #ARGV ~= 3 then return -3 end
 if not isMs(ARGV[1]) then return -1 end
@@ -58,7 +59,7 @@ if head and head ~= id then
   redis.call('LPUSH', KEYS[2], head)
   redis.call('LREM', KEYS[2], 1, id)
 end
-redis.call('HSET', KEYS[3], 'state', 'active', 'started', ARGV[1])
+startJob(KEYS[3], ARGV[1])
 if redis.call('LLEN', KEYS[2]) > 0 then
   markReady(KEYS[1])
   return {2, id, 1}

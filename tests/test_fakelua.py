@@ -1,0 +1,204 @@
+"""The fakeredis adapter (emqsim/engine/fakelua.py) changes no answer: every script of
+emqsim/engine/lua/, called as seeded simulations of both designs call it (and with bad
+arguments), answers the same with and without it, and leaves the same keyspace (DUMP of
+every key); whole simulations give the same traces. Checked on fakeredis 2.41.0."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import fakeredis
+import pytest
+
+from emqsim import Every, Schedule, Store, Worker
+from emqsim.engine import fakelua
+from emqsim.engine.chain import Chain
+from emqsim.engine.faults import Faults
+from emqsim.engine.pump import Pump
+from emqsim.engine.registry import Registry
+from emqsim.engine.scripts import Scripts, script_files
+from emqsim.engine.sim import Simulation
+from emqsim.engine.timefmt import at
+
+T9 = at("2026-11-30 09:00")
+
+
+def fresh(fast: bool):
+    """A client on a server of its own (never the process-wide shared one), sped up or not."""
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    return fakelua.speed(client) if fast else client
+
+
+def keyspace(client) -> dict:
+    return {k: (client.type(k), client.dump(k), client.pttl(k)) for k in sorted(client.keys("*"))}
+
+
+def workloads(store: Store) -> None:
+    """Seeded runs of both designs, with overlaps and every fault, plus the registry verbs
+    a run does not reach (upsert, cancel): what the recorder below sees being called."""
+    rnd = random.Random(18)
+    for i in range(4):
+        worker = Worker(run=rnd.choice(["0", "4m", "20m", "40m"]), concurrency=rnd.choice([1, 2]),
+                        poll=rnd.choice([0, 60_000]))
+        faults = [Faults(), Faults(outage=(T9 + 40 * 60_000, T9 + 95 * 60_000)),
+                  Faults(crash_after_enqueue=3, restart_after=5000), Faults(pumps=2)][i]
+        scheds = [Schedule(f"s{i}{j}", Every(rnd.choice(["1m", "15m", "7m"]))) for j in range(1 + i % 2)]
+        for mode in ("two-step", "atomic"):
+            with Simulation(scheds, start=T9, pump=Pump(mode=mode), worker=worker, faults=faults,
+                            store=store) as sim:
+                sim.run(fires=25)
+            store.client.flushall()
+    with Simulation(Schedule("c", Every("15m")), start=T9, faults=Faults(cancel_at=2), store=store) as sim:
+        sim.run(fires=4)
+    store.client.flushall()
+    with Simulation(Schedule("q", Every("15m")), start=T9, store=store) as sim:   # quiet: fast-forwarded
+        sim.run(fires=300)
+    store.client.flushall()
+    for outage in (None, (T9 + 40 * 60_000, T9 + 95 * 60_000)):
+        with Chain([Schedule("b", Every("15m")), Schedule("c", Every("10m"))], start=T9,
+                   worker=Worker(run="20m"), faults=Faults(outage=outage) if outage else None, store=store) as ch:
+            ch.run(fires=25)
+        store.client.flushall()
+    reg = Registry(store)
+    s = Schedule("u", Every("5m"))
+    reg.register(s, T9)
+    reg.upsert(s, T9 + 1000)
+    reg.upsert(Schedule("u", Every("6m")), T9 + 2000)
+    reg.cancel("u")
+    reg.cancel("u")
+
+
+@pytest.fixture(scope="module")
+def calls():
+    """Every script call of `workloads`, in order: (verb, keys, args)."""
+    seen = []
+    orig = Scripts.run
+
+    def record(self, verb, keys, args, client=None):
+        seen.append((verb, list(keys), list(args)))
+        return orig(self, verb, keys, args, client)
+
+    Scripts.run = record
+    try:
+        with Store(client=fresh(False)) as store:
+            workloads(store)
+    finally:
+        Scripts.run = orig
+    return seen
+
+
+def answer(scripts: Scripts, verb, keys, args):
+    try:
+        return ("ok", scripts.run(verb, keys, args))
+    except Exception as exc:  # an error is an answer too: the same type and text
+        return ("error", type(exc).__name__, str(exc))
+
+
+def test_the_workloads_call_every_script(calls):
+    assert {v for v, _, _ in calls} == set(script_files())
+
+
+def test_every_script_answers_the_same_with_and_without_the_adapter(calls):
+    plain, fast = fresh(False), fresh(True)
+    sp, sf = Scripts(plain), Scripts(fast)
+    assert getattr(fast.connection_pool.connection_kwargs["server"], fakelua.MARK, False)
+    for n, (verb, keys, args) in enumerate(calls):
+        assert answer(sf, verb, keys, args) == answer(sp, verb, keys, args), (n, verb, args)
+        if n % 40 == 0:
+            assert keyspace(fast) == keyspace(plain), n
+    assert keyspace(fast) == keyspace(plain) != {}
+
+
+def test_bad_arguments_and_lua_errors_answer_the_same(calls):
+    """Per script: every argument replaced by 'x', every argument dropped, and no keys at
+    all (a Lua runtime error inside the script): the same code or the same error text."""
+    plain, fast = fresh(False), fresh(True)
+    sp, sf = Scripts(plain), Scripts(fast)
+    first = {}
+    for verb, keys, args in calls:
+        first.setdefault(verb, (keys, args))
+    answers = set()
+    for verb, (keys, args) in sorted(first.items()):
+        for k, a in ((keys, ["x"] * len(args)), (keys, []), ([], args), (keys, args[:1])):
+            got = answer(sf, verb, k, a)
+            assert got == answer(sp, verb, k, a), (verb, k, a)
+            answers.add(got[0])
+    assert answers == {"ok", "error"}
+    assert keyspace(fast) == keyspace(plain)
+
+
+def test_a_script_that_sets_a_global_still_fails_and_leaves_no_global():
+    src = "leaked = 1; redis.call('SET', KEYS[1], 'v'); return 1"
+    out = {}
+    for fast in (False, True):
+        client = fresh(fast)
+        with pytest.raises(Exception) as err:
+            client.eval(src, 1, "k")
+        # the next script runs clean in both
+        out[fast] = (type(err.value).__name__, "leaked" in str(err.value), client.eval("return 7", 0))
+    assert out[True] == out[False] == ("ResponseError", True, 7)
+
+
+def test_a_syntax_error_reads_as_fakeredis_words_it():
+    msgs = []
+    for fast in (False, True):
+        with pytest.raises(Exception) as err:
+            fresh(fast).eval("return {1,", 0)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1] and "expected" in msgs[0]
+
+
+def traces(fast: bool):
+    """A whole seeded run of each design on a server of its own, as text."""
+    out = []
+    for make in ("pump", "bullmq"):
+        store = Store(client=fresh(fast))
+        scheds = [Schedule("reports", Every("15m")), Schedule("sync", Every("7m"))]
+        if make == "pump":
+            run = Simulation(scheds, start=T9 + 1234, pump=Pump(jitter=300, latency=700),
+                             worker=Worker(run="20m", concurrency=2, poll="1m"),
+                             faults=Faults(outage=(T9 + 40 * 60_000, T9 + 95 * 60_000)), store=store)
+        else:
+            run = Chain(scheds, start=T9 + 1234, worker=Worker(run="20m"), store=store)
+        with store, run:
+            tr = run.run(fires=300)
+            out.append((repr(tr.fires), tr.count, tr.next, keyspace(store.client)))
+    return out
+
+
+def test_whole_simulations_of_both_designs_are_the_same():
+    assert traces(True) == traces(False)
+
+
+def test_outside_the_checked_versions_it_does_nothing_and_says_so_once(monkeypatch):
+    monkeypatch.setattr(fakelua, "CHECKED", ("0.0.0",))
+    monkeypatch.setattr(fakelua, "_warned", False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        a, b = fresh(True), fresh(True)
+    assert [str(w.message) for w in seen] == [
+        f"emqsim.engine.fakelua: not applied: fakeredis {fakeredis.__version__} is not one of the versions "
+        "it was checked on (0.0.0); scripts run at fakeredis's own speed"]
+    for c in (a, b):
+        assert not getattr(c.connection_pool.connection_kwargs["server"], fakelua.MARK, False)
+        assert c.eval("return 1", 0) == 1
+
+
+def test_a_real_servers_client_is_left_as_it_is():
+    class NotFake:
+        connection_pool = None
+    c = NotFake()
+    assert fakelua.speed(c) is c
+
+
+def test_applying_twice_is_once_and_the_default_store_is_sped_up():
+    c = fresh(True)
+    server = c.connection_pool.connection_kwargs["server"]
+    runtime = server._lua_runtime
+    assert fakelua.speed(c) is c and server._lua_runtime is runtime
+    with Store() as store:  # no EMQSIM_REDIS_URL in the unit run: the embedded server
+        if store.real:
+            pytest.skip("EMQSIM_REDIS_URL is set: the default store is a real server")
+        pool = store.client.connection_pool
+        assert getattr(pool.make_connection()._server, fakelua.MARK, False)
