@@ -145,3 +145,22 @@ def _default_sigint() -> None:
     background of a shell script (`(make test &)`) the tests inherit SIGINT ignored, and a
     program keeps an inherited ignored SIGINT, so a Ctrl-C test would wait for nothing."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def signalled(server, args, *signals: signal.Signals, gap: float = 0.005, keys: int = 3) -> tuple[int, str, str]:
+    """`emqsim *args` on `server`, sent `signals` `gap` s apart once it has written more than
+    `keys` keys; its exit status, stdout and stderr."""
+    proc = emqsim(*args, url=server.url)
+    try:
+        wait_for(lambda: server.client.dbsize() > keys or proc.poll() is not None, 60, "the run writing its keys")
+        assert proc.poll() is None
+        for i, sig in enumerate(signals):
+            if i:
+                time.sleep(gap)
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err

@@ -9,13 +9,12 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, Store
-from servers import ROOT, emqsim, needs_redis_server, redis_server, wait_for
+from servers import ROOT, emqsim, needs_redis_server, redis_server, signalled, wait_for
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 LONG = ["trace", "--every", "1m", "--fires", "1000000"]
@@ -28,24 +27,6 @@ def run_cli(monkeypatch, capsys, url: str, args=TRACE) -> tuple[int, str, str]:
     return status, out, err
 
 
-def _signalled(server, *signals: signal.Signals, gap: float = 0.005, keys: int = 3) -> tuple[int, str, str]:
-    """A long run on `server`, sent `signals` `gap` s apart once it has written `keys` keys."""
-    proc = emqsim(*LONG, url=server.url)
-    try:
-        wait_for(lambda: server.client.dbsize() > keys or proc.poll() is not None, 60, "the run writing its keys")
-        assert proc.poll() is None
-        for i, sig in enumerate(signals):
-            if i:
-                time.sleep(gap)
-            proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, out, err
-
-
 # -- signals ---------------------------------------------------------------------------------
 
 @needs_redis_server
@@ -54,7 +35,7 @@ def _signalled(server, *signals: signal.Signals, gap: float = 0.005, keys: int =
 def test_a_second_signal_during_clean_up_does_not_cut_it_short(tmp_path, first, second):
     """An impatient Ctrl-C Ctrl-C used to leave every key of the run (12,825-20,238)."""
     with redis_server(tmp_path) as server:
-        status, out, err = _signalled(server, first, second, keys=8000)
+        status, out, err = signalled(server, LONG, first, second, keys=8000)
         assert (status, out, err) == (128 + first, "", f"emqsim: stopped by {first.name}\n")
         assert server.keys() == []
 
@@ -64,7 +45,7 @@ def test_a_second_signal_during_clean_up_does_not_cut_it_short(tmp_path, first, 
 def test_a_hang_up_or_quit_removes_the_runs_keys_and_says_so(tmp_path, sig):
     """A closed SSH session (SIGHUP) or Ctrl-\\ (SIGQUIT) used to leave 1,841-5,702 keys, silently."""
     with redis_server(tmp_path) as server:
-        status, out, err = _signalled(server, sig)
+        status, out, err = signalled(server, LONG, sig)
         assert (status, out, err) == (128 + sig, "", f"emqsim: stopped by {sig.name}\n")
         assert server.keys() == []
 

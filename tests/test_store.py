@@ -13,7 +13,7 @@ import pytest
 from emqsim import Cron, Every, Schedule
 from emqsim.engine.sim import Simulation, simulate
 from emqsim.engine.store import ENV, ServerError, Store, connect, redact
-from servers import emqsim, needs_redis_server, redis_server, wait_for
+from servers import emqsim, needs_redis_server, redis_server, signalled
 
 T9 = 1796029200000  # 2026-11-30T09:00:00Z
 
@@ -163,17 +163,8 @@ def test_a_signalled_child_starts_with_sigint_at_its_default_wherever_the_tests_
 def test_a_signal_mid_run_removes_the_runs_keys(tmp_path, sig):
     """SIGTERM used to leave thousands of keys; Ctrl-C printed a KeyboardInterrupt traceback."""
     with redis_server(tmp_path) as server:
-        proc = emqsim("trace", "--every", "1m", "--fires", "1000000", url=server.url)
-        try:
-            wait_for(lambda: server.client.dbsize() > 3 or proc.poll() is not None, 60, "the run writing its keys")
-            assert proc.poll() is None
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        assert proc.returncode == 128 + sig
+        status, out, err = signalled(server, ["trace", "--every", "1m", "--fires", "1000000"], sig)
+        assert status == 128 + sig
         assert err == f"emqsim: stopped by {sig.name}\n"
         assert out == ""
         assert server.keys() == []
