@@ -14,9 +14,17 @@ figure; a reader can still drag the slider, and Play resumes from where it is.
 The speed control carries the CSS class `SPEED_CLASS`, the button `PLAY_CLASS` and the
 slider it drives `PLAYED_CLASS`, so a browser test can tell a figure's sliders from the
 speed control (which moves no figure) and knows which slider Play should move.
+
+A drag sends every position it passes; a move that takes long would make each of them
+wait its turn (notebook 02's drag to 10,000 fires once did, for 21.7 s). `Mover` keeps only
+the latest position while one is computed, and a walk that lasts over `PATIENCE` seconds
+says in the readout how far it has come.
 """
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 from ..engine.errors import InputError
 
@@ -93,6 +101,97 @@ def readout_html(text: str, ident: str) -> str:
 
 #: a choice with at most this many short options is a row of buttons, else a drop-down
 BUTTONS = 4
+#: a move computing for longer than this (seconds, real time) shows its progress in the readout
+PATIENCE = 0.3
+#: fires a walking model makes between two looks at newer moves and the readout
+CHUNK = 250
+
+
+def made_of(made: int, asked: int) -> str:
+    """How far a long walk has come, as the readout says it while the figure waits."""
+    return f"computing: {made:,} of {asked:,} fires made"
+
+
+class Mover:
+    """Applies a panel's moves to its figure one at a time, coalescing those that arrive meanwhile.
+
+    `move(**changes)` keeps the changes; if nothing is being computed they are applied at once
+    (synchronously when no event loop runs, as in a test or a script; in a kernel as a task on
+    its loop, so the slider messages that arrive meanwhile are read between two chunks). Changes
+    made while busy only replace the pending ones: when the work in hand ends, only the latest
+    position is computed, never each one a drag passed. A model that runs fire by fire (it has
+    `walk(n)` and `reached`, and its main slider counts fires) is walked `chunk` fires at a time;
+    once the walk has taken `patience` seconds (`clock`, real time: the figure's own time stays
+    virtual), `progress(text)` hears "1,250 of 10,000 fires made" after each chunk. A newer move
+    stops the walk between two chunks (what was made is kept)."""
+
+    def __init__(self, figure, progress, *, clock=time.monotonic, patience: float = PATIENCE,
+                 chunk: int = CHUNK):
+        self.figure, self.progress, self.clock = figure, progress, clock
+        self.patience, self.chunk = patience, _whole(chunk, "chunk", 1)
+        self.pending: dict = {}
+        self.busy = False
+        self.drawn = 0   # moves drawn so far (a test counts them)
+        self._task = None
+
+    def move(self, **changes):
+        """Take a move; returns the work (a generator, already run when no loop runs) or None if
+        it joined the pending changes of the work in hand."""
+        self.pending.update(changes)
+        if self.busy:
+            return None
+        self.busy = True
+        work = self.work()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            for _ in work:
+                pass
+        else:
+            self._task = loop.create_task(self._drive(work))
+        return work
+
+    @staticmethod
+    async def _drive(work) -> None:
+        for _ in work:
+            await asyncio.sleep(0)   # let the kernel read the messages that arrived meanwhile
+
+    def work(self):
+        """The generator doing the work: yields between two chunks, ends when nothing is pending.
+        An error of a move started from a loop is shown in the readout (nobody else would see it)."""
+        try:
+            while self.pending:
+                changes, self.pending = self.pending, {}
+                values = self.figure.model.values(self.figure.values, **changes)
+                yield from self._walk(values)
+                if self.pending:
+                    continue   # a newer move came in: draw that one instead
+                self.figure.update(**changes)
+                self.drawn += 1
+        except Exception as exc:
+            self.pending = {}
+            if self._task is None:
+                raise
+            self.progress(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.busy, self._task = False, None
+
+    def _walk(self, values):
+        model = self.figure.model
+        main = model.main()
+        if not (hasattr(model, "walk") and hasattr(model, "reached") and main is not None):
+            return
+        asked = values[main.name]
+        started = self.clock()
+        while model.reached < asked:
+            if self.pending:
+                return
+            model.walk(min(asked, model.reached + self.chunk))
+            if self.clock() - started > self.patience:
+                self.progress(made_of(model.reached, asked))
+            yield
 
 
 class Panel:
@@ -108,6 +207,7 @@ class Panel:
 
         self.figure = figure
         self._quiet = False
+        self.mover = Mover(figure, self._say)
         model = figure.model
         self.widgets: dict = {}
         self.players: dict = {}
@@ -146,12 +246,15 @@ class Panel:
                           layout=w.Layout(width="max-content"))
 
     def on_move(self, name: str, value) -> str:
-        """A control moved: set it on the figure; `sync` (called by the figure) does the rest."""
+        """A control moved: hand it to the mover, which sets it on the figure (at once, or after
+        the move in hand; see `Mover`); `sync` (called by the figure) does the rest. Returns the
+        readout as it stands."""
         if self._quiet:
             return self.figure.frame.readout
         if isinstance(value, str) and self.figure.model.control(name).kind == "text":
             value = value.strip()
-        return self.figure.update(**{name: value})
+        self.mover.move(**{name: value})
+        return self.figure.frame.readout
 
     def sync(self, figure) -> str:
         """The figure changed (a move here, or a notebook cell's `fig.update(...)`): every widget
@@ -160,6 +263,8 @@ class Panel:
         self._quiet = True
         try:
             for c in figure.model.controls:
+                if c.name in self.mover.pending:
+                    continue   # the reader has moved it on meanwhile: leave it where they put it
                 widget = self.widgets[c.name]
                 if c.options is not None:
                     positions = list(figure.model.positions(c.name, figure.values))
@@ -176,8 +281,21 @@ class Panel:
         self.figure.live.refresh()
         return text
 
+    def _say(self, text: str) -> None:
+        """A word from the mover (progress, or an error), in the readout; the figure waits."""
+        self.readout.value = readout_html(text, self.figure.model.readout_id)
+
     def _repr_mimebundle_(self, **kw):
-        return self.box._repr_mimebundle_(**kw)
+        """The widget box, and the figure as it stands as PNG beside it: a kernel shows the
+        widget, a reader without one the picture, so the cell shows the figure once either way
+        (the static site puts its player there instead)."""
+        import base64
+
+        bundle = self.box._repr_mimebundle_(**kw)
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        data["image/png"] = base64.b64encode(self.figure.live.refresh(level=6)).decode("ascii")
+        return (data, meta) if isinstance(bundle, tuple) else data
 
 
 def panel(figure) -> Panel:
