@@ -2,8 +2,9 @@
 
 Measured when this was written: a slider callback that clears and re-shows an
 Output widget breaks strict nbval, while PNG bytes assigned to an `ipywidgets.Image`
-pass; so every live figure is an Image fed with PNG bytes, and its first rendering is
-also shown once as an ordinary output, for readers without a kernel.
+pass; so every live figure is an Image fed with PNG bytes. Its panel's output carries the
+same picture as PNG beside the widget (`controls.Panel`), for readers without a kernel, so
+a notebook shows each figure once.
 
 A move redraws only what moves: the artists passed as `moving` are drawn over a cached
 rendering of everything else (matplotlib's blitting), then the canvas is encoded as PNG.
@@ -84,9 +85,9 @@ class Live:
         return data
 
     def static(self):
-        """The current rendering as an ordinary output (seen without a kernel). Drawn the way
-        a move draws it (the static layer, then the moving artists), so the two never differ
-        and the panel shown next starts from the cached layer."""
+        """The current rendering as an ordinary output (a test compares it with a move's). Drawn
+        the way a move draws it (the static layer, then the moving artists), so the two never
+        differ."""
         from IPython.display import Image
 
         return Image(data=self.refresh(level=6), format="png")
