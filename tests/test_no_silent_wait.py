@@ -160,22 +160,28 @@ def test_an_error_in_a_kernel_move_is_shown_in_the_readout():
 
 
 def test_notebook_02s_drag_to_10000_is_one_walk_with_its_progress():
+    """Every tenth position of 02's slider, then 10,000, sent at once. The quick moves are drawn
+    as they come; the first long one (600 -> 950 fires, two chunks) becomes a task, the seven
+    moves sent before it runs coalesce, and it walks to 10,000 only, saying how far it is."""
     fig = catalogue.figure("02 one row rewritten")
     panel = Panel(fig)
-    panel.mover.clock = Ticks(0.5)
+    panel.mover.clock = Ticks(0.5)   # every look at the clock is half a second on: over patience
     said: list[str] = []
     panel.mover.progress = said.append
     slider = panel.widgets["fires"]
+    sent = [v for _, v in slider.options][::10] + [10_000]
 
     async def drag():
-        for v in [v for _, v in slider.options][::10] + [10_000]:
+        for v in sent:
             slider.value = v
         while not _settled(panel):
             await asyncio.sleep(0)
 
     asyncio.run(drag())
+    assert sent[8:11] == [350, 600, 950] and len(sent) == 17
     assert fig.values == {"fires": 10_000} and fig.model.reached == 10_000
-    assert said[0] == "computing: 250 of 10,000 fires made" and said[-1] == "computing: 10,000 of 10,000 fires made"
-    assert panel.mover.drawn == 1
+    assert panel.mover.drawn == 10                  # 0 is where it was; 10 ... 600, then 10,000
+    assert [s for s in said if " of 10,000 " not in s][-1] == "computing: 600 of 600 fires made"
+    assert said[-2:] == ["computing: 9,850 of 10,000 fires made", "computing: 10,000 of 10,000 fires made"]
     assert "after 10000 fires · ZCARD 1 · jobs 10000 · row reports -&gt; 13:00 on 2027-03-14" in panel.readout.value
     fig.model.close()

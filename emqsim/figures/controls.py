@@ -115,15 +115,18 @@ def made_of(made: int, asked: int) -> str:
 class Mover:
     """Applies a panel's moves to its figure one at a time, coalescing those that arrive meanwhile.
 
-    `move(**changes)` keeps the changes; if nothing is being computed they are applied at once
-    (synchronously when no event loop runs, as in a test or a script; in a kernel as a task on
-    its loop, so the slider messages that arrive meanwhile are read between two chunks). Changes
-    made while busy only replace the pending ones: when the work in hand ends, only the latest
-    position is computed, never each one a drag passed. A model that runs fire by fire (it has
-    `walk(n)` and `reached`, and its main slider counts fires) is walked `chunk` fires at a time;
-    once the walk has taken `patience` seconds (`clock`, real time: the figure's own time stays
-    virtual), `progress(text)` hears "1,250 of 10,000 fires made" after each chunk. A newer move
-    stops the walk between two chunks (what was made is kept)."""
+    `move(**changes)` keeps the changes; if nothing is being computed they are applied at once.
+    A quick move is applied in the callback itself (the kernel stays busy meanwhile, so the
+    browser's widget keeps only its latest value for the next message). A walk of more than one
+    chunk runs, in a kernel, as a task on its event loop that yields between chunks, so the
+    slider messages that arrive meanwhile are read: they only replace the pending changes, and
+    when the work in hand ends only the latest position is computed, never each one a drag
+    passed. A model that runs fire by fire (it has `walk(n)` and `reached`, and its main slider
+    counts fires) is walked `chunk` fires at a time; once the walk has taken `patience` seconds
+    (`clock`, real time: the figure's own time stays virtual), `progress(text)` hears
+    "computing: 1,250 of 10,000 fires made" after each chunk. A newer move stops the walk
+    between two chunks (what was made is kept). In a kernel an error goes to the readout, where
+    a reader sees it; without one (a test, a script) it is raised."""
 
     def __init__(self, figure, progress, *, clock=time.monotonic, patience: float = PATIENCE,
                  chunk: int = CHUNK):
@@ -135,32 +138,44 @@ class Mover:
         self._task = None
 
     def move(self, **changes):
-        """Take a move; returns the work (a generator, already run when no loop runs) or None if
-        it joined the pending changes of the work in hand."""
+        """Take a move; returns the work (a generator, already run unless it became a task) or
+        None if it joined the pending changes of the work in hand."""
         self.pending.update(changes)
         if self.busy:
             return None
         self.busy = True
-        work = self.work()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        if loop is None:
+        work = self.work(shown=loop is not None)
+        if loop is not None and self._long(self.pending):
+            self._task = loop.create_task(self._drive(work))
+        else:
             for _ in work:
                 pass
-        else:
-            self._task = loop.create_task(self._drive(work))
         return work
+
+    def _long(self, changes: dict) -> bool:
+        """Whether these changes ask a walking model for more than one chunk of fires."""
+        model = self.figure.model
+        main = model.main()
+        if not (hasattr(model, "walk") and hasattr(model, "reached") and main is not None):
+            return False
+        try:
+            values = model.values(self.figure.values, **changes)
+        except InputError:
+            return False   # the work reports it
+        return values[main.name] - model.reached > self.chunk
 
     @staticmethod
     async def _drive(work) -> None:
         for _ in work:
             await asyncio.sleep(0)   # let the kernel read the messages that arrived meanwhile
 
-    def work(self):
+    def work(self, shown: bool = False):
         """The generator doing the work: yields between two chunks, ends when nothing is pending.
-        An error of a move started from a loop is shown in the readout (nobody else would see it)."""
+        With `shown` an error goes to `progress` (the readout) instead of being raised."""
         try:
             while self.pending:
                 changes, self.pending = self.pending, {}
@@ -172,7 +187,7 @@ class Mover:
                 self.drawn += 1
         except Exception as exc:
             self.pending = {}
-            if self._task is None:
+            if not shown:
                 raise
             self.progress(f"{type(exc).__name__}: {exc}")
         finally:

@@ -1,9 +1,11 @@
 """No silent waits, in a real JupyterLab: notebook 02's slider driven from 0 to 10,000 fires as
-fast as the keyboard can, every position a message to the kernel, as a drag sends them.
+fast as the keyboard can, every position a change of the slider, as a drag makes them.
 
-Before the panel coalesced its moves, the kernel computed and drew every position it was sent,
-one after another: 21.7 s in Lab with the slider at 10,000 and the figure at 1,300. Now only the
-latest position is computed, so the figure catches the slider within a few seconds.
+The figure must show the slider's last position within seconds of the last key, without walking
+through every position it passed. Measured here: caught up 4.0 s after the last key, 45 images
+drawn for 154 positions (the old panel: 3.6 to 5.1 s and 35 images, because Lab's widget already
+sends only its latest value while the kernel is busy; the panel's own coalescing, which this
+check cannot tell apart, is held by tests/test_no_silent_wait.py).
 """
 
 from __future__ import annotations
@@ -40,8 +42,12 @@ def test_a_fast_drag_to_10000_fires_is_caught_up_within_seconds(lab, lab_page, a
     figure.scroll_into_view_if_needed()
     handle = figure.locator(f"{FIGURE_SLIDERS} .noUi-handle").first
     handle.focus()
-    positions = int(handle.get_attribute("aria-valuemax")) - int(handle.get_attribute("aria-valuenow"))
+    positions = int(float(handle.get_attribute("aria-valuemax")) - float(handle.get_attribute("aria-valuenow")))
     assert positions == 154
+    figure.locator("img.widget-image").evaluate(
+        """img => { window.__emqsimDrawn = 0;
+                   new MutationObserver(ms => { window.__emqsimDrawn += ms.length; })
+                     .observe(img, {attributes: true, attributeFilter: ['src']}); }""")
     for _ in range(positions):             # every position, each one a message to the kernel
         handle.press("ArrowRight", delay=0)
     pressed = time.monotonic()
@@ -58,5 +64,7 @@ def test_a_fast_drag_to_10000_fires_is_caught_up_within_seconds(lab, lab_page, a
     assert shown == expected and values == {"fires": 10_000}, (
         f"{waited:.1f} s after the last key the figure shows {shown!r}, not the model's {expected!r}")
     distinct = list(dict.fromkeys(readouts))
+    drawn = page.evaluate("() => window.__emqsimDrawn")
+    print(f"caught up {waited:.1f} s after the last key, through {len(distinct)} readouts; {drawn} images drawn")
     assert len(distinct) < 30, f"the figure walked through {len(distinct)} readouts on its way: {distinct[:5]}..."
     assert state(figure)["src"]
