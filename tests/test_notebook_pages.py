@@ -90,7 +90,6 @@ def test_a_panel_displays_as_its_widget_with_the_figure_beside_it():
     import base64
 
     from emqsim.figures import catalogue
-    from emqsim.figures.view import Figure  # noqa: F401
 
     fig = catalogue.figure("03 wake latency")
     data = fig.panel()._repr_mimebundle_()
