@@ -95,3 +95,50 @@ def test_a_panel_displays_as_its_widget_with_the_figure_beside_it():
     data = fig.panel()._repr_mimebundle_()
     assert set(data) == {"text/plain", WIDGET_VIEW, "image/png"}
     assert base64.b64decode(data["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _saved_controls(nb: dict, cell: dict) -> dict:
+    """What the panel's widgets showed when the notebook was saved, by their description: a
+    slider's or a choice's label at its index, a text box's value; and the readout's HTML."""
+    state = nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    shown: dict = {}
+
+    def walk(model_id: str) -> None:
+        s = state[model_id]["state"]
+        name = state[model_id]["model_name"]
+        if name in ("SelectionSliderModel", "ToggleButtonsModel", "DropdownModel") and "index" in s:
+            shown[s["description"]] = s["_options_labels"][s["index"]]
+        elif name == "TextModel":
+            shown[s["description"]] = s["value"]
+        elif name == "HTMLModel" and 'id="' in s.get("value", ""):
+            shown.setdefault("readout", s["value"])
+        for child in s.get("children", []):
+            walk(child.removeprefix("IPY_MODEL_"))
+
+    out = cell["outputs"][0]["data"][WIDGET_VIEW]
+    walk(out["model_id"])
+    return shown
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_after_run_all_every_panel_was_saved_at_its_defaults(path):
+    """The executed notebook's saved widget state: every panel's controls and readout are at the
+    model's defaults, the state the prose around the figure describes."""
+    from emqsim.figures import catalogue
+    from emqsim.figures.controls import readout_html
+
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        title = _figure(cell)
+        if not title:
+            continue
+        model = catalogue.model(title)
+        values = model.defaults()
+        expected = {(c.label or c.name): (values[c.name] if c.kind == "text" else model.label(c.name, values))
+                    for c in model.controls}
+        expected["readout"] = readout_html(model.frame().readout, model.readout_id)
+        shown = _saved_controls(nb, cell)
+        assert {k: shown.get(k) for k in expected} == expected, f"{path.name}: {title!r} was saved off its defaults"
+        close = getattr(model, "close", None)
+        if close is not None:
+            close()
