@@ -35,6 +35,7 @@ from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
 from .model import Model, slider
+from .questions import Challenge, question
 
 #: the poll-interval slider, ms
 POLLS = tuple(range(10 * SECOND, 60 * SECOND + 1, 10 * SECOND))
@@ -144,11 +145,48 @@ class WakeFrame:
     readout: str
 
 
+def _mean_size(frame: "WakeFrame") -> str:
+    """The polling worker's mean wait against its interval: next to nothing, about half, about all."""
+    share = frame.mean * 1000 / frame.poll
+    return "0" if share < 0.2 else "half" if share < 0.7 else "whole"
+
+
 class WakeModel(Model):
     """The wait before each job starts, woken by the marker or found by a poll every N."""
 
     readout_id = "wake-readout"
     controls = (slider("poll", POLLS, 30 * SECOND, label="poll every", fmt=format_duration, main=True),)
+    questions = (
+        question(
+            "03-parked-wait",
+            "A worker parked on the wake marker has nothing to do. A job becomes ready: how long does it "
+            "wait before the worker starts it?",
+            [("0", "No time: the write that makes it ready wakes the worker",
+              "The script that makes a job ready writes the marker in the same call, and the parked worker's "
+              "blocking read returns with it."),
+             ("poll", "Up to a poll interval",
+              "That is a polling worker; a parked one is not looking on a timer, it is woken by the write."),
+             ("half", "About half a poll interval on average",
+              "That is the mean for a polling worker; the marker removes the wait altogether.")],
+            answer=lambda f: "0" if not any(f.marker) else "poll", show_me={"poll": 30 * SECOND}),
+        question(
+            "03-poll-mean",
+            "Now a worker polls every 1 min instead. Jobs become ready at arbitrary instants: what is the "
+            "mean wait before one starts?",
+            [("half", "About half the poll interval, near 30 s",
+              "A job lands anywhere between two polls, so it waits from nothing to almost a whole interval: "
+              "half on average."),
+             ("whole", "About the whole interval, near 1 min",
+              "Only a job that becomes ready just after a poll waits that long; most land later in the interval."),
+             ("0", "Next to nothing",
+              "Without the marker the worker only sees a job at its next poll.")],
+            answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
+    )
+    challenge = Challenge(
+        "03-mean-under-10", "Find a poll interval at which the polling worker's mean wait is under 10 s.",
+        met=lambda f: f.mean < 10,
+        explain="The mean wait is about half the poll interval, so only polling every 10 s gets it under 10 s, "
+                "at the price of a query every 10 s; the parked worker waits 0 ms and asks nothing in between.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()
