@@ -138,15 +138,15 @@ class CadenceModel(Model):
     questions = (
         question(
             "03-finish-fourth-start",
-            "Every 15 min from 09:00, each run takes 4 min. Under start-to-finish (next = finish + 15 min), "
+            "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
-            [("09:57", "09:57",
-              "Each cycle is the 4-min run plus the 15-min gap: 09:00, 09:19, 09:38, 09:57."),
+            [("09:54", "09:54",
+              "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
              ("09:45", "09:45, on the quarter hour",
-              "That is start-to-start; measured from the finish, every cycle adds the run's 4 minutes."),
-             ("09:49", "09:49, one run's length late",
-              "The run's length is added on every cycle, not once: three cycles of 19 minutes after 09:00.")],
-            answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 4, "measure": "both"}),
+              "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
+             ("09:48", "09:48, one run's length late",
+              "The run's length is added on every cycle, not once: three cycles of 18 minutes after 09:00.")],
+            answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
             "03-schedule-fourth-start",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
@@ -300,34 +300,11 @@ def _line(frame: "SlipFrame", rule: str) -> "SlipLine":
     return next(line for line in frame.lines if line.rule == rule)
 
 
-def _size(slip: int, tick: int) -> str:
-    """How big a slip is, in the words of the slip question: under one tick, seconds, or hours."""
-    if slip < max(tick, 1):
-        return "tick"
-    return "hours" if slip >= HOUR else "seconds"
-
-
 class SlipModel(Model):
     """The slip of each release from its slot on the clock, per rule, for each pump tick."""
 
     readout_id = "slip-readout"
     controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
-    questions = (
-        question(
-            "03-finish-slip-96",
-            "Pump tick 1 s, each run 4 min, every 15 min. By run 96, how far behind its slot on the clock is "
-            "the start-to-finish rule (finish + every)?",
-            [("hours", "Hours",
-              "Each cycle adds the run's 4 minutes and none of it is ever given back: 95 cycles make over "
-              "6 hours."),
-             ("seconds", "A few seconds, like now + every",
-              "The release rule loses only the release lag each cycle; finish + every also loses the whole "
-              "run."),
-             ("tick", "Under one tick",
-              "Only slot + every stays within a tick of the clock; a rule measured from the finish carries "
-              "every run's length forward.")],
-            answer=lambda f: _size(_line(f, "finish").slips[-1], f.tick), show_me={"tick": 1000}),
-    )
     challenge = Challenge(
         "03-schedule-on-time", "Find a pump tick at which the schedule rule's run 96 is released less than "
                                "0.1 s after its slot.",

@@ -193,19 +193,19 @@ class FaultsModel(Model):
     questions = (
         question(
             "06-fresh-ids-twice",
-            "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 3, the 09:30 slot, before it "
-            "advances the row, and restarts 1 min later. How many jobs does the 09:30 slot get?",
+            "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 5, the 10:00 slot, before it "
+            "advances the row, and restarts 1 min later. How many jobs does the 10:00 slot get?",
             [("2", "Two, under two ids",
-              "The row still says 09:30, so the restarted pump fires it again and mints a new id: a duplicate."),
+              "The row still says 10:00, so the restarted pump fires it again and mints a new id: a duplicate."),
              ("1", "One: a restart re-sweeps without loss or duplication",
               "The enqueue was done but not the advance, and nothing ties the new job to the old one."),
              ("0", "None: the crash lost it",
               "The enqueue went through before the crash; what was lost is the advance.")],
-            answer=lambda f: str(_jobs_for(f, 3)), show_me={"design": VIEW_DESIGNS[0], "crash": 3, "delay": MINUTE}),
+            answer=lambda f: str(_jobs_for(f, 5)), show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": MINUTE}),
         question(
             "06-slot-ids-refuse",
             "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<id>:<ms>). What "
-            "happens to the re-fire of 09:30?",
+            "happens to the re-fire of 10:00?",
             [("refused", "It is refused: a job with that id exists",
               "Producing a slot twice makes the same id, and the enqueue finds it taken."),
              ("twin", "A second job, under a new id",
@@ -213,20 +213,20 @@ class FaultsModel(Model):
              ("lost", "The slot is lost",
               "The first enqueue went through; only the re-fire is turned away.")],
             answer=lambda f: "refused" if f.refused else "twin" if f.twins else "lost",
-            show_me={"design": VIEW_DESIGNS[1], "crash": 3, "delay": MINUTE}),
+            show_me={"design": VIEW_DESIGNS[1], "crash": 5, "delay": MINUTE}),
         question(
             "06-fresh-ids-long-down",
-            "Back to fresh ids, but the pump stays down 20 min after the crash, past the 09:45 slot. What does "
-            "09:45 get?",
+            "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
+            "10:15 get?",
             [("0", "No job at all",
-              "The re-fire of 09:30 takes the one catch-up run the snap allows, and the row then snaps past "
-              "09:45."),
+              "The re-fire of 10:00 takes the one catch-up run the snap allows, and the row then snaps past "
+              "10:15."),
              ("1", "One job at the restart",
-              "The catch-up run at the restart goes to 09:30, the slot the row still held."),
-             ("2", "Two jobs, like 09:30",
+              "The catch-up run at the restart goes to 10:00, the slot the row still held."),
+             ("2", "Two jobs, like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
-            answer=lambda f: str(_jobs_for(f, 4)),
-            show_me={"design": VIEW_DESIGNS[0], "crash": 3, "delay": 20 * MINUTE}),
+            answer=lambda f: str(_jobs_for(f, 6)),
+            show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": 20 * MINUTE}),
     )
     challenge = Challenge(
         "06-nothing-wrong", "With the restart 20 min after the crash, find a design for which no slot is "

@@ -158,20 +158,8 @@ class WakeModel(Model):
     controls = (slider("poll", POLLS, 30 * SECOND, label="poll every", fmt=format_duration, main=True),)
     questions = (
         question(
-            "03-parked-wait",
-            "A worker parked on the wake marker has nothing to do. A job becomes ready: how long does it "
-            "wait before the worker starts it?",
-            [("0", "No time: the write that makes it ready wakes the worker",
-              "The script that makes a job ready writes the marker in the same call, and the parked worker's "
-              "blocking read returns with it."),
-             ("poll", "Up to a poll interval",
-              "That is a polling worker; a parked one is not looking on a timer, it is woken by the write."),
-             ("half", "About half a poll interval on average",
-              "That is the mean for a polling worker; the marker removes the wait altogether.")],
-            answer=lambda f: "0" if not any(f.marker) else "poll", show_me={"poll": 30 * SECOND}),
-        question(
             "03-poll-mean",
-            "Now a worker polls every 1 min instead. Jobs become ready at arbitrary instants: what is the "
+            "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
             [("half", "About half the poll interval, near 30 s",
               "A job lands anywhere between two polls, so it waits from nothing to almost a whole interval: "

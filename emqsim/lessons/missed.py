@@ -379,32 +379,33 @@ class MissedModel(Model):
     questions = (
         question(
             "04-strict-replays",
-            "The pump is down 09:30 → 10:10, so the slots 09:37, 09:52 and 10:07 are missed. How many "
+            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. How many "
             "catch-up runs does Hangfire Strict (the `all` lane) make when it is back?",
-            [("3", "3, one per missed slot",
+            [("5", "5, one per missed slot",
               "Strict replays every occurrence it missed, one job per slot, all at the restart."),
              ("1", "1, for the missed slots together",
               "That is a collapse (BullMQ's snap, Hangfire's default Relaxed); Strict replays each slot."),
              ("0", "None: missed is missed",
               "That is a run dropped for being late (APScheduler's default grace); Strict keeps them all.")],
-            answer=lambda f: str(len(_lane(f, "all").catch_up)), show_me={"up": UP}),
+            answer=lambda f: str(len(_lane(f, "all").catch_up)), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
-            "Same outage, BullMQ 6.7.0's job scheduler (the `snap` lane). What runs from 10:10 on?",
-            [("1 then 10:22", "One run at 10:10, then 10:22: back on the :07 grid",
+            "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
+            "runs from 10:15 on?",
+            [("1 then 10:22", "One run at 10:15, then 10:22: back on the :07 grid",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
-             ("3 then 10:22", "Three runs at 10:10, then 10:22",
+             ("3 then 10:22", "Three runs at 10:15, then 10:22",
               "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
-             ("1 then 10:25", "One run at 10:10, then every 15 min from it: 10:25",
+             ("1 then 10:30", "One run at 10:15, then every 15 min from it: 10:30",
               "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
               "the phase."),
              ("0 then 10:22", "Nothing until 10:22",
               "The row is due when the pump is back, so one run goes out at once.")],
-            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": UP}),
+            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:15")}),
         question(
             "04-grace-drops",
-            "Now the pump is back at 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
+            "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
             "(APScheduler's misfire_grace_time, set to 300 s). What does it do?",
             [("skip", "It skips 10:07 and waits for 10:22",
               "The latest missed slot, 10:07, is 13 minutes late at 10:20, more than the 5-minute grace, so "

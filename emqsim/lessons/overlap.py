@@ -364,37 +364,37 @@ class OverlapModel(Model):
     questions = (
         question(
             "05-allow-at-once",
-            "A release every 15 min, each run takes 20 min, policy `allow`. What is the most runs going at once?",
+            "A release every 15 min, each run takes 25 min, policy `allow`. What is the most runs going at once?",
             [("2", "2",
               "Each run is still going when the next release starts another, and ends before a third comes."),
              ("1", "1: the scheduler waits for the run to finish",
               "`allow` never waits or skips: every release starts a run, whatever is still going."),
              ("8", "8, one per slot",
-              "Runs do end: a 20-min run overlaps only the one released after it.")],
-            answer=lambda f: str(_lane(f, "allow").most), show_me={"run": 20}),
+              "Runs do end: a 25-min run overlaps only the one released after it.")],
+            answer=lambda f: str(_lane(f, "allow").most), show_me={"run": 25}),
         question(
             "05-replace-completes",
-            "Same runs of 20 min under `replace` (each release cancels the run still going). How many of the "
+            "Runs of 18 min under `replace` (each release cancels the run still going). How many of the "
             "8 runs complete?",
             [("0", "None",
               "Every run is still going 15 minutes in, when the next release cancels it; the last is cancelled "
               "by the release after the window."),
              ("4", "Half of them",
-              "No run is ever left alone for 20 minutes: a release comes every 15."),
+              "No run is ever left alone for 18 minutes: a release comes every 15."),
              ("8", "All 8: the next one waits",
               "That is buffering; `replace` cancels the running one instead.")],
-            answer=lambda f: str(_lane(f, "replace").completed), show_me={"run": 20}),
+            answer=lambda f: str(_lane(f, "replace").completed), show_me={"run": 18}),
         question(
             "05-skip-skips",
-            "Same runs of 20 min under `skip` (a release is dropped while a run is going). How many of the 8 "
+            "Runs of 25 min under `skip` (a release is dropped while a run is going). How many of the 8 "
             "slots get no job?",
             [("4", "4, every other slot",
-              "A 20-min run covers the next release, which is dropped; the one after finds nothing running."),
+              "A 25-min run covers the next release, which is dropped; the one after finds nothing running."),
              ("0", "None: a skipped run happens later",
               "A skipped release is dropped, not delayed; that is buffering."),
              ("7", "7: only the first runs",
-              "A run ends 20 minutes in, so the release after the skipped one starts a new run.")],
-            answer=lambda f: str(_lane(f, "skip").skipped_count), show_me={"run": 20}),
+              "A run ends 25 minutes in, so the release after the skipped one starts a new run.")],
+            answer=lambda f: str(_lane(f, "skip").skipped_count), show_me={"run": 25}),
     )
     challenge = Challenge(
         "05-three-at-once", "Find a run length at which `allow` has three runs going at once.",

@@ -451,26 +451,26 @@ class TimeZonesModel(Model):
     questions = (
         question(
             "07-croniter-fall-back",
-            "New York, 1 November 2026: at 02:00 EDT the clocks go back to 01:00 EST. How many times does "
+            "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. How many times does "
             "`30 1 * * *` fire by croniter?",
             [("2", "Twice",
-              "01:30 happens twice that night, once in EDT and once in EST, and croniter runs both."),
+              "01:30 happens twice that night, once in BST and once in GMT, and croniter runs both."),
              ("1", "Once",
               "That is Debian cron's rule, and cron-parser's; croniter runs the wall time each time it comes."),
              ("0", "Never",
               "01:30 is not skipped on this night; it is repeated.")],
-            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "America/New_York", "day": "back"}),
+            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-cron-parser-fall-back",
             "The same night and `30 1 * * *`, by cron-parser, which BullMQ asks for each next run. How many "
             "times does it fire?",
-            [("1", "Once, at 01:30 EDT",
+            [("1", "Once, at 01:30 BST",
               "cron-parser runs a wall time in the repeated hour on the first pass only."),
              ("2", "Twice, like croniter",
               "The libraries disagree here: croniter runs both passes, cron-parser the first."),
              ("0", "Never",
               "The hour is repeated, not skipped: there is a 01:30 to run.")],
-            answer=lambda f: str(_rule_count(f, 1, "cron-parser")), show_me={"zone": "America/New_York", "day": "back"}),
+            answer=lambda f: str(_rule_count(f, 1, "cron-parser")), show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-read-in-utc",
             "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "
