@@ -17,6 +17,8 @@ so a reader sees the same sentences in JupyterLab, in Voila and on the site.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -102,4 +104,9 @@ def challenge_line(c: Challenge, met: bool) -> str:
     return f"\u2713 Challenge met: {c.goal} {c.explain}" if met else f"Challenge: {c.goal}"
 
 
-__all__ = ["PICK_FIRST", "Challenge", "Option", "Question", "challenge_line", "feedback", "question"]
+def as_html(text: str) -> str:
+    """A prompt, an option or a sentence as HTML: escaped, with `code` spans as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+
+
+__all__ = ["PICK_FIRST", "Challenge", "Option", "Question", "as_html", "challenge_line", "feedback", "question"]
