@@ -4,7 +4,8 @@ The questions and the challenge are declared on the figure's lesson model
 (`emqsim.lessons.questions`); this module only lays them out around the panel, questions
 above the figure and the challenge under it. Each question is a row of radio buttons (arrow
 keys move between them), a Check button, a Show me button that sets the figure's controls
-to the question's `show_me` (the panel's widgets follow, as after any `fig.update`), and a
+to the question's `show_me`, the others to their defaults (the panel's widgets follow, as
+after any `fig.update`), and a
 feedback line worded by `feedback`, so it says what the static site says. The challenge line
 is checked against the figure's frame after every move and ticks itself when the frame
 meets it.
@@ -76,8 +77,10 @@ class QuestionBox:
         return text
 
     def show_me(self) -> str:
-        """Move the figure to the question's `show_me` values; returns the readout there."""
-        return self.figure.update(**self.q.show_me)
+        """Move the figure to the question's `show_me` values, every other control at its default
+        (the frame the answer is read from, and the one the static site moves to); returns the
+        readout there."""
+        return self.figure.update(**self.figure.model.values(None, **self.q.show_me))
 
 
 class Ask:
