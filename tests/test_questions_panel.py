@@ -74,13 +74,14 @@ def test_check_show_me_and_the_tick(title):
 
 
 def test_show_me_puts_the_other_controls_back_at_their_defaults():
-    fig = catalogue.figure("03 start-to-start")
+    fig = catalogue.figure("01 cron vs interval")
     panel = fig.panel()
-    fig.update(measure="start-to-start")
-    box = panel.ask.questions[0]                # read off the start-to-finish lane, lit at the default
+    fig.update(expr="30 8 * * *")
+    box = panel.ask.questions[1]                # read with the default cron, 0 9 * * *
+    assert set(box.q.show_me) == {"now", "mode"}
     box.show_me()
-    assert fig.values == {"run": 3, "measure": "both"}
-    assert panel.widgets["measure"].value == "both"
+    assert fig.values["expr"] == "0 9 * * *" and panel.widgets["expr"].value == "0 9 * * *"
+    assert fig.frame.readout == box.q.frame(fig.model).readout
 
 
 def test_a_figure_without_questions_gets_none():
