@@ -312,6 +312,7 @@ def lab_reach(page, figure, title: str) -> dict:
                 select.select_option(index=texts.index(want))
         _wait_shows(figure, label, goal[c.name] if c.kind == "text" else want)
         now = {**now, c.name: goal[c.name]}
-    line = figure.locator(f".{CHALLENGE_CLASS} [data-met]")
-    page.wait_for_function("e => e.getAttribute('data-met') === '1'", arg=line.element_handle(), timeout=MOVE_MS)
+    page.wait_for_function(  # the widget's HTML is replaced on each change: look it up each time
+        "([root, sel]) => { const e = root.querySelector(sel); return !!e && e.getAttribute('data-met') === '1'; }",
+        arg=[figure.element_handle(), f".{CHALLENGE_CLASS} [data-met]"], timeout=MOVE_MS)
     return goal

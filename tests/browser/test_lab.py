@@ -183,11 +183,14 @@ def ask_and_reach(page, figure, title: str, name: str, artifacts) -> None:
     if name == SHOT:
         for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
             page.set_viewport_size(size)
-            page.wait_for_timeout(300)
+            if tag == "phone":   # a phone has no room for the file browser: Ctrl+B folds it away
+                page.keyboard.press("Control+b")
+            page.wait_for_timeout(500)
             figure.locator(f".{QUESTION_CLASS}").nth(n).scroll_into_view_if_needed()
             page.screenshot(path=artifacts / f"lab-question-{tag}.png")
             figure.locator(f".{CHALLENGE_CLASS}").scroll_into_view_if_needed()
             page.screenshot(path=artifacts / f"lab-challenge-{tag}.png")
+        page.keyboard.press("Control+b")
         page.set_viewport_size(VIEWPORT)
 
 
