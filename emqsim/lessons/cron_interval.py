@@ -166,7 +166,7 @@ class CronIntervalModel(Model):
              ("08:15", "08:15, one interval later",
               "The first run does not wait a gap: it is due the moment the schedule is registered.")],
             answer=lambda f: hm(f.interval_runs[0]),
-            show_me={"now": AXIS_START, "mode": "interval"}),
+            show_me={"mode": "interval"}),
         question(
             "01-cron-after-its-slot",
             f"It is 09:01 and the rule is the cron `{EXPR}`. When is the next run?",
@@ -181,10 +181,11 @@ class CronIntervalModel(Model):
             show_me={"now": on_day("09:01"), "mode": "cron"}),
     )
     challenge = Challenge(
-        "01-next-is-tomorrow", "With the cron rule on, move now until the next run is tomorrow.",
-        met=lambda f: f.mode == "cron" and f.next is not None and iso(f.next)[:10] != iso(f.now)[:10],
-        explain="Once the day's last slot has passed, the earliest slot at or after now is on the next day: "
-                "a cron waits for the calendar, where the interval row is due again within 15 minutes.")
+        "01-due-now", "With the interval rule on, move now to an instant at which the next run is due at once.",
+        met=lambda f: f.mode == "interval" and f.next == f.now,
+        explain="The interval row comes due on its own grid, every 15 min from 08:00: on each of those "
+                "instants the run is due now, and the next one is written a gap later. The cron `0 9 * * *` has "
+                "one slot on this axis, 09:00.")
 
     def __init__(self, *, anchor: int = ANCHOR, every: int | str = EVERY, offset: int | str | None = None):
         super().__init__()
