@@ -159,7 +159,7 @@ class CadenceModel(Model):
              ("09:55", "09:55, one run's length late",
               "The gap runs from the previous start, not its finish: nothing of the run's 10 minutes is "
               "carried over.")],
-            answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "both"}),
+            answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
     )
     challenge = Challenge(
         "03-fourth-at-ten", "Make the fourth start-to-finish run start at or after 10:00 (with that lane lit).",

@@ -420,12 +420,13 @@ class MissedModel(Model):
             show_me={"up": on_day("10:20")}),
     )
     challenge = Challenge(
-        "04-grace-against-none", "Move pump up so that the grace lane (once + deadline) skips its catch-up "
-                                 "while Kubernetes (once) still runs one.",
-        met=lambda f: bool(f.runs) and bool(_lane(f, "deadline").skipped) and not _lane(f, "deadline").catch_up
-        and len(_lane(f, "once").catch_up) == 1,
-        explain="Both run only the latest missed slot, but a misfire grace drops it once it is more than 5 min "
-                "late, while a CronJob with no startingDeadlineSeconds starts it however late it is.")
+        "04-release-back-on-phase", "Move pump up so that slots are missed and yet EchoMQ's lane (release: "
+                                    "now + every) comes back on the schedule's :07 phase.",
+        met=lambda f: bool(f.runs) and bool(_lane(f, "release").missed) and bool(_lane(f, "release").then)
+        and CADENCE.phase(_lane(f, "release").then[0]) == PHASE,
+        explain="now + every counts the next run from the late release itself, so the cadence lands wherever "
+                "the pump came back; only a restart on :07, :22, :37 or :52 puts it back on its old grid. "
+                "BullMQ's snap keeps the phase wherever the restart falls.")
 
     def __init__(self):
         super().__init__()

@@ -135,15 +135,15 @@ class RegistryRowsModel(Model):
     readout_id = READOUT_ID
     questions = (
         question(
-            "02-rows-after-100",
-            f"After 100 fires of `{NAME}`, how many rows does the registry (its sorted set) hold?",
+            "02-rows-after-50",
+            f"After 50 fires of `{NAME}`, how many rows does the registry (its sorted set) hold?",
             [("1", "1",
               "One schedule is one row: each fire rewrites that row's score to the next run, it never adds one."),
-             ("100", "100, one per fire",
+             ("50", "50, one per fire",
               "The fires make jobs, not rows: the registry keeps one row per schedule, rewritten on each fire."),
-             ("101", "101, the registration and one per fire",
+             ("51", "51, the registration and one per fire",
               "The registration writes the one row; every fire after it rewrites that same row.")],
-            answer=lambda f: str(f.state.size), show_me={"fires": 100}),
+            answer=lambda f: str(f.state.size), show_me={"fires": 50}),
         question(
             "02-score-after-4",
             f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
