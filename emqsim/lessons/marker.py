@@ -174,7 +174,7 @@ class WakeModel(Model):
         "03-mean-under-10", "Find a poll interval at which the polling worker's mean wait is under 10 s.",
         met=lambda f: f.mean < 10,
         explain="The mean wait is about half the poll interval, so only polling every 10 s gets it under 10 s, "
-                "at the price of a query every 10 s; the parked worker waits 0 ms and asks nothing in between.")
+                "at the price of a query every 10 s; the worker parked on the marker waits 0 ms.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()

@@ -465,7 +465,8 @@ class TimeZonesModel(Model):
             "The same night and `30 1 * * *`, by cron-parser, which BullMQ asks for each next run. How many "
             "times does it fire?",
             [("1", "Once, at 01:30 BST",
-              "cron-parser runs a wall time in the repeated hour on the first pass only."),
+              "For a fixed hour such as this one's, cron-parser runs a wall time of the repeated hour on its "
+              "first pass only."),
              ("2", "Twice, like croniter",
               "The libraries disagree here: croniter runs both passes, cron-parser the first."),
              ("0", "Never",
