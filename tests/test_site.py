@@ -21,6 +21,7 @@ from emqsim.site import pages, player  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.view import Figure, View  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
+from emqsim.lessons.questions import Challenge, question  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -210,6 +211,55 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     assert [s for s in refs(page).scripts] == [{"type": "application/json", "class": "emqsim-data"}, {}]
 
 
+class AskingToy(ToyModel):
+    """The toy with two questions (one whose Show me needs a held control: the page offers none)
+    and a challenge met where x is 30 or more in mode b."""
+
+    questions = (
+        question("toy-x", "Where is `x` at 12 in mode b?", [("12", "12 <min>", "It says so."),
+                                                            ("5", "5", "That is the default.")],
+                 answer=lambda f: str(f.x), show_me={"x": 12, "mode": "b"}),
+        question("toy-y", "And with y at 3?", [("yes", "yes", "Held."), ("no", "no", "Not held.")],
+                 answer=lambda f: "yes", show_me={"y": 3}),
+    )
+    challenge = Challenge("toy-far", "Move x to 30 or more, in mode b.", met=lambda f: f.x >= 30 and f.mode == "b",
+                          explain="It got far.")
+
+
+def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkeypatch, tmp_path):
+    monkeypatch.setattr(catalogue, "model", lambda t: AskingToy())
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or AskingToy(), ToyView()))
+    toy_notebook(tmp_path / "nb")
+    page = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)[0].read_text()
+    [table] = tables(page)
+    model = AskingToy()
+    # each question one fieldset with its prompt as legend, native radio inputs, a live feedback line
+    assert page.count('<fieldset class="emqsim-question"') == 2
+    markup = player.players([TOY], jobs=1)[TOY].html()   # as written, before nbconvert tidies attributes
+    assert ('<legend><b>Question 1.</b> Where is <code>x</code> at 12 in mode b?</legend>'
+            '<label class="emqsim-option"><input type="radio" name="emqsim-q-toy-x" value="12"> 12 &lt;min&gt;</label>'
+            '<label class="emqsim-option"><input type="radio" name="emqsim-q-toy-x" value="5"> 5</label>'
+            '<div class="emqsim-buttons"><button type="button" class="emqsim-check">Check</button>'
+            '<button type="button" class="emqsim-show-me">Show me</button></div>'
+            '<div class="emqsim-feedback" role="status" aria-live="polite"></div></fieldset>') in markup
+    # the answers and feedback are the model's; Show me points at the frame of show_me, or at none
+    q1, q2 = table["questions"]
+    assert (q1["id"], q1["right"]) == ("toy-x", model.questions[0].right(model))
+    assert q1["feedback"] == {"12": "\u2713 Right. It says so.", "5": "\u2717 Not quite. That is the default."}
+    assert values_of(model, table, table["frames"][q1["show"]]) == model.values(None, x=12, mode="b")
+    assert q2["show"] is None and markup.count('class="emqsim-show-me"') == 1
+    assert table["pick_first"] == "Pick an answer first."
+    # the challenge: one bit per frame, the predicate on the frame drawn there; unmet at the start
+    bits = table["challenge"]["bits"]
+    assert len(bits) == len(table["frames"]) and set(bits) == {"0", "1"}
+    for n, frame in enumerate(table["frames"]):
+        values = values_of(model, table, frame)
+        assert bits[n] == ("1" if values["x"] >= 30 and values["mode"] == "b" else "0"), values
+    assert ('<p class="emqsim-challenge" role="status" aria-live="polite" data-met="0">'
+            'Challenge: Move x to 30 or more, in mode b.</p>') in markup
+    assert table["challenge"]["met"] == "\u2713 Challenge met: Move x to 30 or more, in mode b. It got far."
+
+
 def test_a_page_without_a_live_figure_carries_no_script(toy, tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose only")])
     (tmp_path / "nb").mkdir()
@@ -320,6 +370,34 @@ def test_player_readouts_are_the_models(built, nb, reports_walk):
             assert len({f[2][k] for f in table["frames"]}) == len(main.positions_for(model.defaults()))
         if held:
             assert "Held at its default on this page: " in page
+
+
+@needs_notebooks
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_site_asks_the_model_s_questions_with_the_model_s_answers(built, nb, reports_walk):
+    out, _ = built
+    page = (out / f"{nb.stem}.html").read_text()
+    for table in tables(page):
+        model = catalogue.model(table["title"])
+        if type(model) is type(reports_walk):
+            model = reports_walk
+        asked = table.get("questions", [])
+        assert [q["id"] for q in asked] == [q.id for q in model.questions]
+        for q, shown in zip(model.questions, asked, strict=True):
+            right = q.right(model)
+            assert shown["right"] == right
+            assert set(shown["feedback"]) == set(q.keys())
+            assert all(("Right. " in text) == (key == right) for key, text in shown["feedback"].items())
+            assert shown["show"] is not None, f"{q.id}: Show me has no frame on the page"
+            assert values_of(model, table, table["frames"][shown["show"]]) == model.values(None, **q.show_me)
+            assert f'data-question="{q.id}"' in page
+        c = model.challenge
+        bits = table["challenge"]["bits"]
+        assert len(bits) == len(table["frames"]) and "1" in bits
+        assert bits[table["start"]] == "0"
+        for n in sample(len(table["frames"]), 24):
+            values = values_of(model, table, table["frames"][n])
+            assert bits[n] == ("1" if c.check(model.frame(**values)) else "0"), (c.id, values)
 
 
 @needs_notebooks

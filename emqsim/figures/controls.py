@@ -243,7 +243,10 @@ class Panel:
         for name, widget in self.widgets.items():
             widget.observe(lambda change, name=name: self.on_move(name, change["new"]), names="value")
         figure.watch(self.sync)
-        self.box = w.VBox([*rows, self.readout, figure.live.image])
+        from .ask import ask  # the model's questions above the figure, its challenge under it
+
+        self.ask = ask(figure)
+        self.box = w.VBox([*self.ask.above, *rows, self.readout, figure.live.image, *self.ask.below])
 
     @staticmethod
     def _widget(w, c, positions, value):

@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..engine.cadence import Every
-from .course import MINUTE, NAME, START
+from .course import HOUR, MINUTE, NAME, START
 from ..engine.durations import format_duration
 from ..engine.errors import one_of
 from ..engine.pump import Pump
@@ -34,6 +34,7 @@ from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
 from .model import Model, choice, slider
+from .questions import Challenge, question
 
 #: the run-length slider, whole minutes
 RUNS = tuple(range(15))
@@ -121,6 +122,11 @@ class CadenceFrame:
     lane_names: tuple[str, ...]
 
 
+def _lane(frame: "CadenceFrame", rule: str) -> "CadenceLane":
+    """The frame's lane for `rule` ("schedule" or "finish")."""
+    return next(lane for lane in frame.lanes if lane.rule == rule)
+
+
 class CadenceModel(Model):
     """Four runs of an every-15-min schedule under the two rules, for each run length (min)."""
 
@@ -129,6 +135,37 @@ class CadenceModel(Model):
         slider("run", RUNS, 4, label="run (min)", main=True),
         choice("measure", MEASURES, "both"),
     )
+    questions = (
+        question(
+            "03-finish-fourth-start",
+            "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
+            "when does the fourth run start?",
+            [("09:54", "09:54",
+              "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
+             ("09:45", "09:45, on the quarter hour",
+              "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
+             ("09:48", "09:48, one run's length late",
+              "The run's length is added on every cycle, not once: three cycles of 18 minutes after 09:00.")],
+            answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
+        question(
+            "03-schedule-fourth-start",
+            "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
+            "when does the fourth run start?",
+            [("09:45", "09:45",
+              "Start-to-start counts from the previous slot, so a run shorter than the gap never moves the "
+              "next start."),
+             ("10:15", "10:15",
+              "That adds the run's length to each cycle, which is start-to-finish; start-to-start ignores it."),
+             ("09:55", "09:55, one run's length late",
+              "The gap runs from the previous start, not its finish: nothing of the run's 10 minutes is "
+              "carried over.")],
+            answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
+    )
+    challenge = Challenge(
+        "03-fourth-at-ten", "Make the fourth start-to-finish run start at or after 10:00 (with that lane lit).",
+        met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] >= f.lanes[0].starts[0] + HOUR,
+        explain="Three cycles of run + 15 min after 09:00: with 5-min runs that is 3 x 20 min, 10:00. "
+                "Start-to-start keeps :00, :15, :30, :45 while each run is shorter than the gap.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", fires: int = FIRES):
         super().__init__()
@@ -258,11 +295,23 @@ class SlipFrame:
     readout: str
 
 
+def _line(frame: "SlipFrame", rule: str) -> "SlipLine":
+    """The slip frame's line for `rule`."""
+    return next(line for line in frame.lines if line.rule == rule)
+
+
 class SlipModel(Model):
     """The slip of each release from its slot on the clock, per rule, for each pump tick."""
 
     readout_id = "slip-readout"
     controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
+    challenge = Challenge(
+        "03-schedule-on-time", "Find a pump tick at which the schedule rule's run 96 is released less than "
+                               "0.1 s after its slot.",
+        met=lambda f: _line(f, "schedule").slips[-1] < 100,
+        explain="slot + every never carries a late release into the next slot: its slip is only how long the "
+                "pump takes to notice (up to a tick) plus the enqueue latency, so a pump woken at the score "
+                "releases on time.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
                  latency: int = LATENCY, run: int | str = SLIP_RUN):

@@ -23,6 +23,7 @@ from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..engine.timefmt import at, hm, hms, iso
 from .model import Model, Play, choice, slider, text
+from .questions import Challenge, question
 
 MODES = ("cron", "interval")
 #: the morning on the axis, and the clock the figure opens at
@@ -154,6 +155,37 @@ class CronIntervalModel(Model):
         choice("mode", MODES, "cron", label="rule"),
         text("expr", EXPR, PRESETS, label="cron"),
     )
+    questions = (
+        question(
+            "01-first-interval-run",
+            "The interval row (every 15 min) is registered at 08:00, with no start date and no offset. "
+            "When is its first run?",
+            [("08:00", "08:00, as it is registered",
+              "With no start date and no offset an interval's first run is due at once; only the runs "
+              "after it add the gap."),
+             ("08:15", "08:15, one interval later",
+              "The first run does not wait a gap: it is due the moment the schedule is registered.")],
+            answer=lambda f: hm(f.interval_runs[0]),
+            show_me={"mode": "interval"}),
+        question(
+            "01-cron-after-its-slot",
+            f"It is 09:01 and the rule is the cron `{EXPR}`. When is the next run?",
+            [("tomorrow", "09:00 tomorrow",
+              "A cron names slots on the calendar: once today's 09:00 has passed, the earliest slot at or "
+              "after now is tomorrow's."),
+             ("09:16", "09:16, 15 minutes on",
+              "That is an interval's rule, a gap after a run; a cron has no gap, only calendar slots."),
+             ("09:01", "09:01, at once, to make up for 09:00",
+              "The next run is the earliest slot at or after now; a slot already passed is not brought back.")],
+            answer=lambda f: "tomorrow" if iso(f.next)[:10] != iso(f.now)[:10] else hm(f.next),
+            show_me={"now": on_day("09:01"), "mode": "cron"}),
+    )
+    challenge = Challenge(
+        "01-due-now", "With the interval rule on, move now to an instant at which the next run is due at once.",
+        met=lambda f: f.mode == "interval" and f.next == f.now,
+        explain="The interval row comes due on its own grid, every 15 min from 08:00: on each of those "
+                "instants the run is due now, and the next one is written a gap later. The cron `0 9 * * *` has "
+                "one slot on this axis, 09:00.")
 
     def __init__(self, *, anchor: int = ANCHOR, every: int | str = EVERY, offset: int | str | None = None):
         super().__init__()

@@ -28,6 +28,7 @@ from ..engine.schedule import Schedule
 from ..engine.sim import Simulation
 from ..engine.timefmt import hm, hms
 from .model import Model, choice, slider
+from .questions import Challenge, question
 
 #: design -> (pump mode, job ids)
 DESIGNS = {
@@ -173,6 +174,12 @@ class FaultsFrame:
     run: CrashRun = field(compare=False, repr=False)
 
 
+def _jobs_for(frame: FaultsFrame, nth: int) -> int:
+    """How many jobs the `nth` slot of the grid (09:00 is the first) got."""
+    slot = frame.layout.grid[nth - 1]
+    return sum(1 for _, s, _, _ in frame.run.jobs if s == slot)
+
+
 class FaultsModel(Model):
     """Crash after fire `crash`, restart `delay` ms later, under `design`: one engine run per
     frame, made when the frame is first asked for."""
@@ -183,6 +190,51 @@ class FaultsModel(Model):
         slider("crash", CRASHES, 3, label="crash after fire", main=True),
         slider("delay", DELAYS, MINUTE, label="restart after", fmt=format_duration),
     )
+    questions = (
+        question(
+            "06-fresh-ids-twice",
+            "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 5, the 10:00 slot, before it "
+            "advances the row, and restarts 1 min later. How many jobs does the 10:00 slot get?",
+            [("2", "Two, under two ids",
+              "The row still says 10:00, so the restarted pump fires it again and mints a new id: a duplicate."),
+             ("1", "One: a restart re-sweeps without loss or duplication",
+              "The enqueue was done but not the advance, and nothing ties the new job to the old one."),
+             ("0", "None: the crash lost it",
+              "The enqueue went through before the crash; what was lost is the advance.")],
+            answer=lambda f: str(_jobs_for(f, 5)), show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": MINUTE}),
+        question(
+            "06-slot-ids-refuse",
+            "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<id>:<ms>). What "
+            "happens to the re-fire of 10:00?",
+            [("refused", "It is refused: a job with that id exists",
+              "Producing a slot twice makes the same id, and the enqueue finds it taken."),
+             ("twin", "A second job, under a new id",
+              "With slot-derived ids the second job would have the first one's id, so it is not made."),
+             ("lost", "The slot is lost",
+              "The first enqueue went through; only the re-fire is turned away.")],
+            answer=lambda f: "refused" if f.refused else "twin" if f.twins else "lost",
+            show_me={"design": VIEW_DESIGNS[1], "crash": 5, "delay": MINUTE}),
+        question(
+            "06-fresh-ids-long-down",
+            "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
+            "10:15 get?",
+            [("0", "No job at all",
+              "The re-fire of 10:00 takes the one catch-up run the snap allows, and the row then snaps past "
+              "10:15."),
+             ("1", "One job at the restart",
+              "The catch-up run at the restart goes to 10:00, the slot the row still held."),
+             ("2", "Two jobs, like 10:00",
+              "Only the slot the crash interrupted is produced twice.")],
+            answer=lambda f: str(_jobs_for(f, 6)),
+            show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": 20 * MINUTE}),
+    )
+    challenge = Challenge(
+        "06-nothing-wrong", "With the restart 20 min after the crash, find a design for which no slot is "
+                            "produced twice and none is left without a job.",
+        met=lambda f: f.run.duplicates == 0 and f.run.lost == 0 and not f.run.unserved
+        and f.restarted - f.crashed == 20 * MINUTE,
+        explain="One script that enqueues and advances together leaves no moment between the two writes for a "
+                "crash to fall in: the row is advanced exactly when the job exists.")
 
     def __init__(self, *, start: int = START, slots: int = SLOTS):
         super().__init__()

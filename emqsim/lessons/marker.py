@@ -35,6 +35,7 @@ from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
 from .model import Model, slider
+from .questions import Challenge, question
 
 #: the poll-interval slider, ms
 POLLS = tuple(range(10 * SECOND, 60 * SECOND + 1, 10 * SECOND))
@@ -144,11 +145,36 @@ class WakeFrame:
     readout: str
 
 
+def _mean_size(frame: "WakeFrame") -> str:
+    """The polling worker's mean wait against its interval: next to nothing, about half, about all."""
+    share = frame.mean * 1000 / frame.poll
+    return "0" if share < 0.2 else "half" if share < 0.7 else "whole"
+
+
 class WakeModel(Model):
     """The wait before each job starts, woken by the marker or found by a poll every N."""
 
     readout_id = "wake-readout"
     controls = (slider("poll", POLLS, 30 * SECOND, label="poll every", fmt=format_duration, main=True),)
+    questions = (
+        question(
+            "03-poll-mean",
+            "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
+            "mean wait before one starts?",
+            [("half", "About half the poll interval, near 30 s",
+              "A job lands anywhere between two polls, so it waits from nothing to almost a whole interval: "
+              "half on average."),
+             ("whole", "About the whole interval, near 1 min",
+              "Only a job that becomes ready just after a poll waits that long; most land later in the interval."),
+             ("0", "Next to nothing",
+              "Without the marker the worker only sees a job at its next poll.")],
+            answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
+    )
+    challenge = Challenge(
+        "03-mean-under-10", "Find a poll interval at which the polling worker's mean wait is under 10 s.",
+        met=lambda f: f.mean < 10,
+        explain="The mean wait is about half the poll interval, so only polling every 10 s gets it under 10 s, "
+                "at the price of a query every 10 s; the worker parked on the marker waits 0 ms.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()

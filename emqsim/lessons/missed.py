@@ -42,6 +42,7 @@ from ..engine.sim import Simulation, simulate
 from ..engine.timefmt import hm, hms
 from ..peers import apscheduler, hangfire, kubernetes
 from .model import Model, Play, slider
+from .questions import Challenge, question
 
 #: the schedule's cadence, and its first run: its phase (:07) is the grid every lane is read against
 CADENCE = Every(EVERY)
@@ -351,6 +352,16 @@ class MissedFrame:
     counts: tuple[tuple[str, int], ...]
 
 
+def _lane(frame: MissedFrame, policy: str) -> OutageRuns:
+    """The frame's runs for `policy` (a frame whose sliders cross has none: IndexError)."""
+    return frame.runs[POLICIES.index(policy)]
+
+
+def _lands(runs: OutageRuns) -> str:
+    """'1 then 10:22': how many catch-up runs, then where the cadence lands."""
+    return f"{len(runs.catch_up)} then {hm(runs.then[0]) if runs.then else '-'}"
+
+
 class MissedModel(Model):
     """Two outage sliders (pump down, pump up, with Play on the restart) and the deadline
     lane's deadline. A frame runs the reference model once per policy; the runs are kept per
@@ -365,6 +376,57 @@ class MissedModel(Model):
     )
     #: policy runs kept: the reachable frames of the static site need 111 x 7
     runs_kept = 4096
+    questions = (
+        question(
+            "04-strict-replays",
+            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. How many "
+            "catch-up runs does Hangfire Strict (the `all` lane) make when it is back?",
+            [("5", "5, one per missed slot",
+              "Strict replays every occurrence it missed, one job per slot, all at the restart."),
+             ("1", "1, for the missed slots together",
+              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed); Strict replays each slot."),
+             ("0", "None: missed is missed",
+              "That is a run dropped for being late (APScheduler's default grace); Strict keeps them all.")],
+            answer=lambda f: str(len(_lane(f, "all").catch_up)), show_me={"up": on_day("10:40")}),
+        question(
+            "04-snap-lands",
+            "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
+            "runs from 10:15 on?",
+            [("1 then 10:22", "One run at 10:15, then 10:22: back on the :07 grid",
+              "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
+              "schedule's own phase."),
+             ("3 then 10:22", "Three runs at 10:15, then 10:22",
+              "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
+             ("1 then 10:30", "One run at 10:15, then every 15 min from it: 10:30",
+              "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
+              "the phase."),
+             ("0 then 10:22", "Nothing until 10:22",
+              "The row is due when the pump is back, so one run goes out at once.")],
+            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:15")}),
+        question(
+            "04-grace-drops",
+            "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
+            "(APScheduler's misfire_grace_time, set to 300 s). What does it do?",
+            [("skip", "It skips 10:07 and waits for 10:22",
+              "The latest missed slot, 10:07, is 13 minutes late at 10:20, more than the 5-minute grace, so "
+              "it is dropped."),
+             ("run", "It runs 10:07 once, late",
+              "That is a CronJob with no deadline (the `once` lane); with a grace the lateness is checked "
+              "first."),
+             ("all", "It runs all three missed slots",
+              "It runs at most one, for the latest slot, and here not even that.")],
+            answer=lambda f: "skip" if _lane(f, "deadline").skipped and not _lane(f, "deadline").catch_up
+            else "run" if len(_lane(f, "deadline").catch_up) == 1 else "all",
+            show_me={"up": on_day("10:20")}),
+    )
+    challenge = Challenge(
+        "04-release-back-on-phase", "Move pump up so that slots are missed and yet EchoMQ's lane (release: "
+                                    "now + every) comes back on the schedule's :07 phase.",
+        met=lambda f: bool(f.runs) and bool(_lane(f, "release").missed) and bool(_lane(f, "release").then)
+        and CADENCE.phase(_lane(f, "release").then[0]) == PHASE,
+        explain="now + every counts the next run from the late release itself, so the cadence lands wherever "
+                "the pump came back; only a restart on :07, :22, :37 or :52 puts it back on its old grid. "
+                "BullMQ's snap keeps the phase wherever the restart falls.")
 
     def __init__(self):
         super().__init__()

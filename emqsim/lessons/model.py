@@ -123,6 +123,9 @@ class Model:
     readout_id = "readout"
     #: frames kept; the static site walks every position of the main slider once
     cache_size = 512
+    #: what the figure asks before it tells (`emqsim.lessons.questions`), and its goal
+    questions: tuple = ()
+    challenge = None
 
     def __init__(self):
         self._frames: OrderedDict = OrderedDict()

@@ -43,6 +43,7 @@ from ..engine.timefmt import hm
 from ..engine.worker import Worker
 from ..peers import apscheduler, kubernetes, temporal
 from .model import Model, Play, slider
+from .questions import Challenge, question
 
 POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace, forbid
 RUNS = tuple(range(1, 41))                # the run-length slider, whole minutes
@@ -347,6 +348,11 @@ def marks(runs: OverlapRuns, hi: int) -> PolicyMarks:
                        (*at_, hi), (*n, n[-1]))
 
 
+def _lane(frame: OverlapFrame, policy: str) -> OverlapRuns:
+    """The frame's runs for `policy`."""
+    return frame.runs[POLICIES.index(policy)]
+
+
 class OverlapModel(Model):
     """The run-length slider over the five policies' lanes. A frame runs the Lua engine for its
     own run length only (five small simulations), kept for the next visit; the layout comes
@@ -355,6 +361,46 @@ class OverlapModel(Model):
     readout_id = "overlap-readout"
     controls = (slider("run", RUNS, RUN, label="run (min)",
                        play=Play(step=1, max_step=5, interval=400, label="min per step"), main=True),)
+    questions = (
+        question(
+            "05-allow-at-once",
+            "A release every 15 min, each run takes 25 min, policy `allow`. What is the most runs going at once?",
+            [("2", "2",
+              "Each run is still going when the next release starts another, and ends before a third comes."),
+             ("1", "1: the scheduler waits for the run to finish",
+              "`allow` never waits or skips: every release starts a run, whatever is still going."),
+             ("8", "8, one per slot",
+              "Runs do end: a 25-min run overlaps only the one released after it.")],
+            answer=lambda f: str(_lane(f, "allow").most), show_me={"run": 25}),
+        question(
+            "05-replace-completes",
+            "Runs of 18 min under `replace` (each release cancels the run still going). How many of the "
+            "8 runs complete?",
+            [("0", "None",
+              "Every run is still going 15 minutes in, when the next release cancels it; the last is cancelled "
+              "by the release after the window."),
+             ("4", "Half of them",
+              "No run is ever left alone for 18 minutes: a release comes every 15."),
+             ("8", "All 8: the next one waits",
+              "That is buffering; `replace` cancels the running one instead.")],
+            answer=lambda f: str(_lane(f, "replace").completed), show_me={"run": 18}),
+        question(
+            "05-skip-skips",
+            "Runs of 25 min under `skip` (a release is dropped while a run is going). How many of the 8 "
+            "slots get no job?",
+            [("4", "4, every other slot",
+              "A 25-min run covers the next release, which is dropped; the one after finds nothing running."),
+             ("0", "None: a skipped run happens later",
+              "A skipped release is dropped, not delayed; that is buffering."),
+             ("7", "7: only the first runs",
+              "A run ends 25 minutes in, so the release after the skipped one starts a new run.")],
+            answer=lambda f: str(_lane(f, "skip").skipped_count), show_me={"run": 25}),
+    )
+    challenge = Challenge(
+        "05-three-at-once", "Find a run length at which `allow` has three runs going at once.",
+        met=lambda f: _lane(f, "allow").most == 3,
+        explain="`allow` never holds a release back: a run longer than two gaps (30 min) is still going when "
+                "the next two start, so three run side by side.")
 
     def __init__(self):
         super().__init__()

@@ -28,6 +28,7 @@ from ..engine.sim import Simulation
 from ..engine.store import Store
 from ..engine.timefmt import hm, hms, iso, zone
 from .model import Model, Play, slider
+from .questions import Challenge, question
 
 #: the most fires the slider reaches (the notebook's run)
 FIRES = 10_000
@@ -121,12 +122,45 @@ class RegistryRowsFrame:
     title: str
 
 
+def _next_day(st: RowState) -> bool:
+    """Is the row's next run on a later day than the registration (09:00 on the course's day)?"""
+    return st.score != INF and iso(int(st.score))[:10] > iso(START)[:10]
+
+
 class RegistryRowsModel(Model):
     """`reports` (every 15 min from 09:00 UTC) run fire by fire through the engine, up to `top`
     fires; the `fires` slider walks every fire to 30, then in growing steps. `options` go to
     the Simulation (a pump, a worker, a store)."""
 
     readout_id = READOUT_ID
+    questions = (
+        question(
+            "02-rows-after-50",
+            f"After 50 fires of `{NAME}`, how many rows does the registry (its sorted set) hold?",
+            [("1", "1",
+              "One schedule is one row: each fire rewrites that row's score to the next run, it never adds one."),
+             ("50", "50, one per fire",
+              "The fires make jobs, not rows: the registry keeps one row per schedule, rewritten on each fire."),
+             ("51", "51, the registration and one per fire",
+              "The registration writes the one row; every fire after it rewrites that same row.")],
+            answer=lambda f: str(f.state.size), show_me={"fires": 50}),
+        question(
+            "02-score-after-4",
+            f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
+            [("10:00", "10:00",
+              "The score is the next run: 09:00, 09:15, 09:30 and 09:45 have fired, so the row points at 10:00."),
+             ("09:45", "09:45, the last run",
+              "The row keeps the next run, not the last one: each fire moves it one gap on."),
+             ("10:15", "10:15",
+              "The first fire was at 09:00 itself (an interval's first run is immediate), so four fires end "
+              "at 09:45 and the next is 10:00.")],
+            answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),
+    )
+    challenge = Challenge(
+        "02-next-day", "Move the fires on until the row's next run falls on the next day.",
+        met=lambda f: _next_day(f.state),
+        explain="Every fire rewrote the same row: 60 fires of 15 min after 09:00 its score points past "
+                "midnight, and ZCARD is still 1; only the jobs piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
         super().__init__()

@@ -34,6 +34,7 @@ from ..engine.store import Store
 from ..engine.timefmt import (abbreviation, at, changes, day_bounds, hm, iso, label, offset, parse_day, utc, utc_offset,
                        year_changes, zone as check_zone)
 from .model import Model, choice
+from .questions import Challenge, question
 
 ZONES = ("America/New_York", "Europe/London", "Australia/Sydney", "UTC")
 EXPRESSIONS = ("30 2 * * *", "30 1 * * *", "0 * * * *")
@@ -426,6 +427,12 @@ class TimeZonesFrame:
     ticks: tuple[tuple[float, str], ...]
 
 
+def _rule_count(frame: "TimeZonesFrame", row: int, rule: str) -> int:
+    """How many runs `rule` makes of the expression in `row`: croniter's, with that rule's differences."""
+    lane = next(m for m in frame.lanes if m.row == row and m.rule == rule)
+    return len(frame.runs[row]) + len(lane.extra) - len(lane.skipped)
+
+
 class TimeZonesModel(Model):
     """The figure "07 cron across daylight saving": pick a zone, then one of its days.
 
@@ -441,6 +448,48 @@ class TimeZonesModel(Model):
         choice("zone", ZONES, DEFAULT_ZONE),
         choice("day", [], DEFAULT_KIND, depends=lambda zone: [(c.label, c.kind) for c in choices(zone)]),
     )
+    questions = (
+        question(
+            "07-croniter-fall-back",
+            "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. How many times does "
+            "`30 1 * * *` fire by croniter?",
+            [("2", "Twice",
+              "01:30 happens twice that night, once in BST and once in GMT, and croniter runs both."),
+             ("1", "Once",
+              "That is Debian cron's rule, and cron-parser's; croniter runs the wall time each time it comes."),
+             ("0", "Never",
+              "01:30 is not skipped on this night; it is repeated.")],
+            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "Europe/London", "day": "back"}),
+        question(
+            "07-cron-parser-fall-back",
+            "The same night and `30 1 * * *`, by cron-parser, which BullMQ asks for each next run. How many "
+            "times does it fire?",
+            [("1", "Once, at 01:30 BST",
+              "For a fixed hour such as this one's, cron-parser runs a wall time of the repeated hour on its "
+              "first pass only."),
+             ("2", "Twice, like croniter",
+              "The libraries disagree here: croniter runs both passes, cron-parser the first."),
+             ("0", "Never",
+              "The hour is repeated, not skipped: there is a 01:30 to run.")],
+            answer=lambda f: str(_rule_count(f, 1, "cron-parser")), show_me={"zone": "Europe/London", "day": "back"}),
+        question(
+            "07-read-in-utc",
+            "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "
+            "does croniter fire it?",
+            [("1", "Once",
+              "A cron string is read in its schedule's zone; UTC never changes its clocks, whatever New York "
+              "does."),
+             ("2", "Twice, as in New York",
+              "The repeated hour is New York's; read in UTC the day is 24 ordinary hours."),
+             ("0", "Never",
+              "Nothing is skipped in UTC either: 01:30 UTC comes once.")],
+            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "UTC", "day": "back"}),
+    )
+    challenge = Challenge(
+        "07-short-day", "Find a zone and a day on which `0 * * * *` fires only 23 times by croniter.",
+        met=lambda f: len(f.runs[EXPRESSIONS.index("0 * * * *")]) == 23,
+        explain="On the day the clocks go forward one local hour never happens, so an hourly cron has 23 "
+                "slots; a zone that never changes (UTC) has no short day.")
 
     def compute(self, *, zone: str, day: str) -> TimeZonesFrame:
         day = day_of_kind(zone, day)

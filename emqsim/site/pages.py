@@ -47,6 +47,14 @@ _TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
   div.emqsim-player pre.emqsim-readout { margin: 0.4em 0; white-space: pre-wrap; word-break: normal;
                                         overflow-wrap: break-word; font-family: monospace; }
   div.emqsim-player img.emqsim-frame { max-width: 100%; height: auto; display: block; }
+  fieldset.emqsim-question { border: 1px solid #bbb; border-radius: 4px; margin: 0.5em 0; padding: 0.4em 0.8em; }
+  fieldset.emqsim-question legend { padding: 0 0.3em; }
+  fieldset.emqsim-question label.emqsim-option { display: block; margin: 0.2em 0; cursor: pointer; }
+  div.emqsim-buttons { display: flex; gap: 0.6em; margin: 0.4em 0; }
+  div.emqsim-buttons button { font: inherit; padding: 0.2em 0.8em; }
+  div.emqsim-feedback[data-right="1"], p.emqsim-challenge[data-met="1"] { color: #1a7f37; }
+  div.emqsim-feedback[data-right="0"] { color: #b35900; }
+  p.emqsim-challenge { border: 1px dashed #888; border-radius: 4px; padding: 0.3em 0.8em; }
 </style>
 {%- endblock html_head_css -%}
 {%- block body_header -%}

@@ -8,6 +8,12 @@
  * as they move. Controls are resolved in order, as the model does: a control whose value
  * is not among the positions the earlier ones allow falls back to its default, else to
  * its first position. Nothing is fetched: no network, no kernel.
+ *
+ * The figure's questions (fieldset.emqsim-question, written by the build with their
+ * answers and feedback in the table) get their Check and Show me buttons here: Check shows
+ * the feedback of the option picked, Show me moves the figure to the frame the question
+ * names. The challenge line (p.emqsim-challenge) ticks whenever the frame shown is one the
+ * build found meeting it (the table's `challenge.bits`, one character per frame).
  */
 (function () {
   "use strict";
@@ -24,6 +30,7 @@
     var controls = data.controls, frames = data.frames;
     var img = root.querySelector("img.emqsim-frame");
     var readout = root.querySelector("pre.emqsim-readout");
+    var line = root.querySelector("p.emqsim-challenge");
     var box = root.querySelector(".emqsim-controls");
     var byKey = {};
     frames.forEach(function (f, n) { byKey[f[2].join(",")] = n; });
@@ -70,6 +77,37 @@
       img.src = "data:image/png;base64," + data.images[f[0]];
       readout.textContent = data.readouts[f[1]];
       root.setAttribute("data-frame", String(n));
+      if (line && data.challenge) {
+        var met = data.challenge.bits.charAt(n) === "1";
+        if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
+          line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
+          line.setAttribute("data-met", met ? "1" : "0");
+        }
+      }
+    }
+
+    /* Each question: Check shows the feedback written for the option picked; Show me moves
+       the figure to the frame that shows the answer. */
+    function setupQuestions() {
+      var boxes = root.querySelectorAll("fieldset.emqsim-question");
+      for (var i = 0; i < boxes.length; i++) (function (box, q) {
+        var out = box.querySelector(".emqsim-feedback");
+        box.querySelector("button.emqsim-check").addEventListener("click", function () {
+          var picked = box.querySelector("input[type=radio]:checked");
+          if (!picked) {
+            out.textContent = data.pick_first;
+            out.removeAttribute("data-right");
+            return;
+          }
+          out.innerHTML = q.feedback[picked.value];  /* HTML escaped by the build */
+          out.setAttribute("data-right", picked.value === q.right ? "1" : "0");
+        });
+        var showMe = box.querySelector("button.emqsim-show-me");
+        if (showMe && q.show !== null) showMe.addEventListener("click", function () {
+          cur = frames[q.show][2].slice();
+          show();
+        });
+      })(boxes[i], data.questions[i]);
     }
 
     function moveTo(k, position) {
@@ -171,6 +209,7 @@
       return wrap;
     }
 
+    if (data.questions) setupQuestions();
     show();
     root.setAttribute("data-ready", "1");
   }

@@ -10,6 +10,12 @@ control. The script `static/player.js`, inlined once in the page, builds a range
 slider and a drop-down per choice from that table and swaps picture and readout as they
 move: the same readout text the notebook panel shows, with no network and no kernel.
 
+The figure's questions and challenge (declared on its model, `emqsim.lessons.questions`)
+are written into the page too: each question a `<fieldset>` of radio inputs with its right
+answer, the feedback for every option (worded as the notebook words it) and the frame its
+Show me moves to; the challenge with one bit per frame, its predicate evaluated here at
+build time on every frame rendered, which the script reads to tick the line.
+
 A control held at its default (`reachable()` held it so the frame count stays small) is
 shown disabled, with a note on the page saying so.
 """
@@ -26,6 +32,8 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
+
+from ..lessons.questions import PICK_FIRST, as_html, challenge_line, feedback
 
 #: the class of a player's element on the page (and what a browser test looks for)
 PLAYER_CLASS = "emqsim-player"
@@ -57,12 +65,14 @@ def compress(png: bytes) -> bytes:
     return buf.getvalue()
 
 
-def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str]]:
+def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, bool | None]]:
     """Draw `title` at each value set with the notebook's model and view: (compressed PNG,
-    readout) per set. Runs in a worker process; a frame drawn twice is compressed once."""
+    readout, whether the frame meets the model's challenge, None without one) per set. Runs
+    in a worker process; a frame drawn twice is compressed once."""
     from ..figures import catalogue
 
     fig = catalogue.figure(title)
+    challenge = fig.model.challenge
     done: dict[bytes, bytes] = {}
     out = []
     for values in value_sets:
@@ -71,7 +81,7 @@ def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str]]
         key = hashlib.sha1(png).digest()
         if key not in done:
             done[key] = compress(png)
-        out.append((done[key], fig.frame.readout))
+        out.append((done[key], fig.frame.readout, None if challenge is None else challenge.check(fig.frame)))
     return out
 
 
@@ -99,12 +109,23 @@ class Player:
     readouts: list[str]
     start: int
     held: list[str] = field(default_factory=list)
+    #: per question: id, prompt, options [[key, text]] (HTML), right (key), feedback {key: HTML},
+    #: show (the frame its Show me moves to; None if the page does not render it)
+    questions: list[dict] = field(default_factory=list)
+    #: the challenge: goal, met (the line once met, HTML), bits ("1" per frame that meets it)
+    challenge: dict | None = None
 
     def table(self) -> dict:
         """The JSON table the script reads (images as base64 PNG)."""
-        return {"title": self.title, "readout_id": self.readout_id, "controls": self.controls,
-                "frames": self.frames, "readouts": self.readouts, "start": self.start,
-                "images": [base64.b64encode(b).decode("ascii") for b in self.images]}
+        table = {"title": self.title, "readout_id": self.readout_id, "controls": self.controls,
+                 "frames": self.frames, "readouts": self.readouts, "start": self.start,
+                 "images": [base64.b64encode(b).decode("ascii") for b in self.images]}
+        if self.questions:
+            table["questions"] = [{k: q[k] for k in ("id", "right", "feedback", "show")} for q in self.questions]
+            table["pick_first"] = PICK_FIRST
+        if self.challenge is not None:
+            table["challenge"] = self.challenge
+        return table
 
     def summary(self) -> str:
         """One line for the build's log: frames, distinct pictures, bytes."""
@@ -135,13 +156,42 @@ class Player:
         held = f'<p class="emqsim-held">{html.escape(note)}</p>' if note else ""
         return (
             f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}">'
+            f'{self.questions_html()}'
             f'<div class="emqsim-controls"></div>{held}'
             f'<pre class="emqsim-readout" id="{html.escape(self.readout_id)}">'
             f'{html.escape(self.readouts[first[1]])}</pre>'
             f'<img class="emqsim-frame" alt="{html.escape(self.title)}" src="{src}">'
+            f'{self.challenge_html()}'
             f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
             f'<script type="application/json" class="emqsim-data">{data}</script>'
             f"</div>")
+
+    def questions_html(self) -> str:
+        """Each question as one labelled group: a fieldset, its prompt the legend, native radio
+        inputs, Check and Show me, and a feedback line a screen reader reads when it changes."""
+        out = []
+        for n, q in enumerate(self.questions, 1):
+            name = f"emqsim-q-{q['id']}"
+            options = "".join(
+                f'<label class="emqsim-option"><input type="radio" name="{html.escape(name)}" '
+                f'value="{html.escape(key)}"> {text}</label>' for key, text in q["options"])
+            show = "" if q["show"] is None else \
+                '<button type="button" class="emqsim-show-me">Show me</button>'
+            out.append(
+                f'<fieldset class="emqsim-question" data-question="{html.escape(q["id"])}">'
+                f'<legend><b>Question {n}.</b> {q["prompt"]}</legend>{options}'
+                f'<div class="emqsim-buttons"><button type="button" class="emqsim-check">Check</button>{show}</div>'
+                f'<div class="emqsim-feedback" role="status" aria-live="polite"></div></fieldset>')
+        return f'<div class="emqsim-questions">{"".join(out)}</div>' if out else ""
+
+    def challenge_html(self) -> str:
+        """The challenge line under the figure, as at the first frame."""
+        c = self.challenge
+        if c is None:
+            return ""
+        met = c["bits"][self.start] == "1"
+        return (f'<p class="emqsim-challenge" role="status" aria-live="polite" data-met="{int(met)}">'
+                f'{c["met"] if met else c["goal"]}</p>')
 
 
 def _play(control, count: int) -> dict | None:
@@ -154,8 +204,9 @@ def _play(control, count: int) -> dict | None:
 
 
 def assemble(title: str, model, value_sets: list[dict], held: list[str],
-             rendered: list[tuple[bytes, str]]) -> Player:
-    """The player of `title` from its value sets and their rendered (PNG, readout) frames."""
+             rendered: list[tuple[bytes, str, bool | None]]) -> Player:
+    """The player of `title` from its value sets and their rendered (PNG, readout, challenge
+    met) frames; the questions' answers and feedback from the model."""
     controls = list(model.controls)
     positions: list[list] = [[] for _ in controls]
     seen: list[dict] = [{} for _ in controls]
@@ -172,7 +223,9 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
     readouts: list[str] = []
     readout_at: dict[str, int] = {}
     frames = []
-    for values, (png, readout) in zip(value_sets, rendered, strict=True):
+    bits = []
+    for values, (png, readout, met) in zip(value_sets, rendered, strict=True):
+        bits.append("1" if met else "0")
         where = [index(k, model.label(c.name, values), values[c.name]) for k, c in enumerate(controls)]
         if png not in image_at:
             image_at[png] = len(images)
@@ -192,7 +245,34 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
             every = [v for _, v in model.positions(c.name, defaults)]
             entry["span"] = [every.index(defaults[c.name]), len(every)]
         table.append(entry)
-    return Player(title, model.readout_id, table, frames, images, readouts, start, list(held))
+    at = {tuple(f[2]): n for n, f in enumerate(frames)}
+
+    def frame_of(values: dict) -> int | None:
+        """The frame drawn at `values` (the others at their defaults), None if none was."""
+        full, where = model.values(None, **values), []
+        for k, c in enumerate(controls):
+            p = seen[k].get((model.label(c.name, full), repr(full[c.name])))
+            if p is None:
+                return None
+            where.append(p)
+        return at.get(tuple(where))
+
+    questions = [asked(q, model, frame_of(q.show_me)) for q in model.questions]
+    challenge = None
+    if model.challenge is not None:
+        c = model.challenge
+        challenge = {"id": c.id, "goal": as_html(challenge_line(c, False)), "met": as_html(challenge_line(c, True)),
+                     "bits": "".join(bits)}
+    return Player(title, model.readout_id, table, frames, images, readouts, start, list(held), questions, challenge)
+
+
+def asked(q, model, show: int | None) -> dict:
+    """A question as the page holds it: texts as HTML, the engine's right key, every option's feedback."""
+    right = q.right(model)
+    return {"id": q.id, "prompt": as_html(q.prompt), "options": [[o.key, as_html(o.text)] for o in q.options],
+            "right": right, "feedback": {o.key: ("\u2713 " if o.key == right else "\u2717 ")
+                                         + as_html(feedback(q, o.key, right)) for o in q.options},
+            "show": show}
 
 
 def _worker_init() -> None:

@@ -212,3 +212,107 @@ def play_moves_slider(page, figure) -> tuple[str, str]:
         arg=[handle.element_handle(), before_now, figure.element_handle(), before["src"]], timeout=MOVE_MS)
     button.click()
     return before_now, handle.get_attribute("aria-valuenow")
+
+
+# -- the questions and the challenge of a panel (emqsim.figures.ask) ---------------------------
+
+from emqsim.figures.ask import CHALLENGE_CLASS, CHECK_CLASS, FEEDBACK_CLASS, QUESTION_CLASS, SHOW_CLASS  # noqa: E402
+from emqsim.lessons.questions import feedback  # noqa: E402
+
+
+def plain_feedback(q, key: str, right: str) -> str:
+    """The feedback line as a page shows it: the mark, then the model's sentence (code marks dropped)."""
+    return ("\u2713 " if key == right else "\u2717 ") + feedback(q, key, right).replace("`", "")
+
+
+def lab_answer(page, figure, n: int, q, key: str) -> str:
+    """Pick option `key` of the panel's question `n` (its radio input), press Check with the
+    keyboard, wait for the feedback line to change; returns what it says."""
+    box = figure.locator(f".{QUESTION_CLASS}").nth(n)
+    out = box.locator(f".{FEEDBACK_CLASS}")
+    before = out.inner_text()
+    box.locator("input[type=radio]").nth(list(q.keys()).index(key)).check()
+    button = box.locator(f"button.{CHECK_CLASS}")
+    button.focus()
+    button.press("Enter")
+    page.wait_for_function("([e, t]) => e.innerText !== t && e.innerText.trim() !== ''",
+                           arg=[out.element_handle(), before], timeout=MOVE_MS)
+    return out.inner_text().strip()
+
+
+def lab_show_me(page, figure, n: int) -> None:
+    """Press Show me of question `n` and wait until the figure's image changed."""
+    before = state(figure)
+    figure.locator(f".{QUESTION_CLASS}").nth(n).locator(f"button.{SHOW_CLASS}").click()
+    page.wait_for_function("([root, src]) => root.querySelector('img.widget-image').getAttribute('src') !== src",
+                           arg=[figure.element_handle(), before["src"]], timeout=MOVE_MS)
+
+
+def nearest_met(model, now: dict) -> dict:
+    """Of the value sets the static site renders, the nearest to `now` (fewest steps) that meets
+    the model's challenge."""
+    def steps(v):
+        total = 0
+        for c in model.controls:
+            if v[c.name] == now.get(c.name):
+                continue
+            if c.kind == "slider":
+                at = [x for _, x in model.positions(c.name, v)]
+                total += abs(at.index(v[c.name]) - at.index(now[c.name])) if now[c.name] in at else len(at)
+            else:
+                total += 1
+        return total
+
+    values, _ = model.reachable()
+    met = [v for v in values if model.challenge.check(model.frame(**v))]
+    return min(met, key=steps)
+
+
+def _wait_shows(figure, label: str, want: str, timeout_ms: int = MOVE_MS) -> None:
+    """Until the control labelled `label` shows `want` (a dependent drop-down waits for the kernel)."""
+    for _ in range(timeout_ms // 100):
+        shown = {_plain(c["label"]): _plain(c["shown"]) for c in state(figure)["controls"]}
+        if shown.get(label) == want:
+            return
+        figure.page.wait_for_timeout(100)
+    raise AssertionError(f"{label} shows {shown.get(label)!r}, not {want!r}, after {timeout_ms} ms")
+
+
+def lab_reach(page, figure, title: str) -> dict:
+    """Move the panel's controls, the way a reader does (keys, clicks, typing), to the nearest
+    position that meets the figure's challenge; wait until its line ticks. Returns those values."""
+    model = catalogue.model(title)
+    now = shown_values(model, state(figure)["controls"])
+    goal = nearest_met(model, now)
+    for c in model.controls:
+        if goal[c.name] == now[c.name]:
+            continue
+        label = c.label or c.name
+        want = model.label(c.name, goal)
+        if c.kind == "slider":
+            row = figure.locator(FIGURE_SLIDERS).filter(has=page.locator(".widget-label", has_text=label)).first
+            at = [x for _, x in model.positions(c.name, goal)]
+            diff = at.index(goal[c.name]) - at.index(now[c.name])
+            handle = row.locator(".noUi-handle")
+            handle.focus()
+            for _ in range(abs(diff)):
+                handle.press("ArrowRight" if diff > 0 else "ArrowLeft")
+        elif c.kind == "text":
+            box = figure.locator(".widget-text").filter(has=page.locator(".widget-label", has_text=label)).first
+            box.locator("input").fill(goal[c.name])
+            box.locator("input").press("Enter")
+        else:
+            toggles = figure.locator(TOGGLES).filter(has=page.locator(".widget-label", has_text=label))
+            if toggles.count():
+                toggles.first.locator(".widget-toggle-button", has_text=want).first.click()
+            else:
+                select = figure.locator(DROPDOWNS).filter(
+                    has=page.locator(".widget-label", has_text=label)).first.locator("select")
+                texts = [_plain(t) for t in select.locator("option").all_inner_texts()]
+                select.select_option(index=texts.index(want))
+        _wait_shows(figure, label, goal[c.name] if c.kind == "text" else want)
+        now = {**now, c.name: goal[c.name]}
+    page.wait_for_function(  # the widget's HTML is replaced on each change: look it up each time
+        "([root, sel]) => { const e = root.querySelector(sel); return !!e && e.getAttribute('data-met') === '1'; }",
+        arg=[figure.element_handle(), f".{CHALLENGE_CLASS} [data-met]"], timeout=MOVE_MS)
+    return goal

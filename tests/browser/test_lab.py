@@ -21,10 +21,10 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from conftest import NOTEBOOKS  # noqa: E402
+from conftest import NOTEBOOKS, VIEWPORT  # noqa: E402
 from figure_page import (  # noqa: E402
-    DROPDOWNS, FIGURE_SLIDERS, TOGGLES, WIDGET_VIEW, choose, expected_readout, figure_title, move,
-    play_moves_slider, state, toggle,
+    CHALLENGE_CLASS, DROPDOWNS, FIGURE_SLIDERS, QUESTION_CLASS, TOGGLES, WIDGET_VIEW, choose, expected_readout,
+    figure_title, lab_answer, lab_reach, lab_show_me, move, plain_feedback, play_moves_slider, state, toggle,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
@@ -154,6 +154,46 @@ def type_preset(page, figure, box, title: str) -> tuple[str, str]:
     return before, typed
 
 
+#: the notebook whose first panel is photographed asking, at both sizes
+SHOT = "01_cron_vs_interval"
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+
+
+def ask_and_reach(page, figure, title: str, name: str, artifacts) -> None:
+    """The panel's first question answered wrong, its second right (the keyboard presses Check),
+    Show me moves the figure there; then the controls are moved until the challenge ticks."""
+    model = catalogue.model(title)
+    questions = model.questions
+    assert figure.locator(f".{QUESTION_CLASS}").count() == len(questions) >= 1
+    q = questions[0]
+    right = q.right(model)
+    wrong = next(k for k in q.keys() if k != right)
+    assert lab_answer(page, figure, 0, q, wrong) == plain_feedback(q, wrong, right)
+    n = 1 if len(questions) > 1 else 0
+    q = questions[n]
+    right = q.right(model)
+    assert lab_answer(page, figure, n, q, right) == plain_feedback(q, right, right)
+    lab_show_me(page, figure, n)
+    check_readout(name, figure, f"Show me of {q.id}")
+    assert state(figure)["readout"] == q.frame(model).readout
+    goal = lab_reach(page, figure, title)
+    check_readout(name, figure, f"reaching the challenge at {goal}")
+    line = figure.locator(f".{CHALLENGE_CLASS}").inner_text()
+    assert line.startswith("\u2713 Challenge met: " + model.challenge.goal.replace("`", "")), line
+    if name == SHOT:
+        for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            page.set_viewport_size(size)
+            if tag == "phone":   # a phone has no room for the file browser: Ctrl+B folds it away
+                page.keyboard.press("Control+b")
+            page.wait_for_timeout(500)
+            figure.locator(f".{QUESTION_CLASS}").nth(n).scroll_into_view_if_needed()
+            page.screenshot(path=artifacts / f"lab-question-{tag}.png")
+            figure.locator(f".{CHALLENGE_CLASS}").scroll_into_view_if_needed()
+            page.screenshot(path=artifacts / f"lab-challenge-{tag}.png")
+        page.keyboard.press("Control+b")
+        page.set_viewport_size(VIEWPORT)
+
+
 @pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=[p.stem for p in NOTEBOOK_PATHS])
 def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
     page = lab_page
@@ -174,7 +214,7 @@ def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
     figures = page.locator(WIDGET_OUTPUTS)
     assert figures.count() == expected_widgets
 
-    first, titles = None, []
+    first, titles, asked = None, [], False
     for f in range(figures.count()):
         figure = figures.nth(f)
         if figure.locator("img.widget-image").count() == 0:
@@ -211,9 +251,13 @@ def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
             before, after = play_moves_slider(page, figure)
             assert float(after) > float(before), f"{name}: Play did not move the slider"
             check_readout(name, figure, "Play")
+        if figure == first:
+            ask_and_reach(page, figure, title, name, artifacts)
+            asked = True
     nb = nbformat.read(path, as_version=4)
     named = [cell.metadata["emqsim"]["figure"] for cell in nb.cells if "emqsim" in cell.get("metadata", {})]
     assert titles == named, f"{name}: the page's live figures are not the panel cells' figures"
+    assert asked or not named, f"{name}: no panel's questions were answered"
     assert errors_on_page(page) == []
     assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
     assert page.get_by_text(NEWS_TEXT).count() == 0, "JupyterLab asked about Jupyter news"

@@ -151,3 +151,111 @@ def test_site_page_sliders_work_without_a_kernel(static_site: Path, site_page, a
             check(player, model, before, "Play")
     assert page.errors == []
     assert [u for u in page.requests if not u.startswith(("file:", "data:"))] == []
+
+
+# -- the questions and the challenge, with no kernel ---------------------------------------------
+
+SHOT = "01_cron_vs_interval"
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+ASKING = [p for p in PAGES if p.stem[:2] in {"01", "02", "03", "04", "05", "06", "07"}]
+
+
+def site_answer(page, box, q, key: str) -> str:
+    """Pick option `key` with the keyboard's space bar, press Check with Enter; the feedback after."""
+    out = box.locator(".emqsim-feedback")
+    before = out.inner_text()
+    radio = box.locator(f'input[type=radio][value="{key}"]')
+    radio.focus()
+    radio.press("Space")
+    assert radio.is_checked()
+    box.locator("button.emqsim-check").press("Enter")
+    page.wait_for_function("([e, t]) => e.innerText !== t", arg=[out.element_handle(), before], timeout=LOAD_MS)
+    return out.inner_text().strip()
+
+
+def site_reach(page, player, table: dict) -> int:
+    """Move the player's controls with the keyboard (sliders) and the drop-downs to the nearest
+    frame the build found meeting the challenge; returns that frame."""
+    bits = table["challenge"]["bits"]
+    frames = table["frames"]
+    here = frames[int(player.get_attribute("data-frame"))][2]
+    goal = min((n for n, b in enumerate(bits) if b == "1"),
+               key=lambda n: sum(abs(a - b) for a, b in zip(frames[n][2], here)))
+    for k, c in enumerate(table["controls"]):
+        want = frames[goal][2][k]
+        row = player.locator(f'.emqsim-control[data-name="{c["name"]}"]')
+        label = c["positions"][want][0]
+        if c["kind"] == "slider":
+            handle = row.locator("input.emqsim-slider")
+            for _ in range(len(c["positions"]) + 1):
+                if row.locator("output.emqsim-value").inner_text() == label:
+                    break
+                at = [p[0] for p in c["positions"]].index(row.locator("output.emqsim-value").inner_text())
+                handle.press("ArrowRight" if want > at else "ArrowLeft")
+        elif not c["held"]:
+            row.locator("select").select_option(value=str(want))
+    page.wait_for_function("([root, n]) => root.getAttribute('data-frame') === String(n)",
+                           arg=[player.element_handle(), goal], timeout=LOAD_MS)
+    return goal
+
+
+@pytest.mark.parametrize("path", ASKING, ids=[p.stem for p in ASKING])
+def test_site_page_asks_and_ticks_without_a_kernel(static_site: Path, site_page, artifacts, path):
+    """The page's first player: its first question answered wrong and its second right, with the
+    model's feedback; Show me moves to the model's frame; the controls reach the challenge."""
+    import json
+
+    from emqsim.lessons.questions import PICK_FIRST, feedback
+
+    page = site_page
+    page.goto((static_site / f"{path.stem}.html").as_uri(), timeout=LOAD_MS)
+    player = page.locator(".emqsim-player").first
+    page.wait_for_function("root => root.getAttribute('data-ready') === '1'", arg=player.element_handle(),
+                           timeout=LOAD_MS)
+    table = json.loads(player.locator("script.emqsim-data").text_content())
+    model = catalogue.model(table["title"])
+    boxes = player.locator("fieldset.emqsim-question")
+    assert boxes.count() == len(model.questions) >= 2
+    for n, q in enumerate(model.questions):   # one labelled group each, its prompt the legend
+        assert boxes.nth(n).locator("legend").inner_text().endswith(q.prompt.replace("`", ""))
+        assert boxes.nth(n).locator(".emqsim-feedback").get_attribute("aria-live") == "polite"
+    box = boxes.nth(0)
+    box.locator("button.emqsim-check").click()
+    assert box.locator(".emqsim-feedback").inner_text() == PICK_FIRST
+    q = model.questions[0]
+    right = q.right(model)
+    wrong = next(k for k in q.keys() if k != right)
+    said = site_answer(page, box, q, wrong)
+    assert said == "\u2717 " + feedback(q, wrong, right).replace("`", "")
+    assert box.locator(".emqsim-feedback").get_attribute("data-right") == "0"
+    q, box = model.questions[1], boxes.nth(1)
+    right = q.right(model)
+    assert site_answer(page, box, q, right) == "\u2713 " + feedback(q, right, right).replace("`", "")
+    assert box.locator(".emqsim-feedback").get_attribute("data-right") == "1"
+    before = state(player)
+    box.locator("button.emqsim-show-me").click()
+    if before["frame"] != str(table["questions"][1]["show"]):
+        wait_moved(page, player, before)
+    now = state(player)
+    assert now["frame"] == str(table["questions"][1]["show"])
+    assert now["readout"] == q.frame(model).readout
+    assert shown_values(model, now["controls"]) == model.values(None, **q.show_me)
+    # the challenge line follows the frame shown; moving the controls reaches it
+    line = player.locator("p.emqsim-challenge")
+    met = table["challenge"]["bits"][int(now["frame"])] == "1"
+    assert line.get_attribute("data-met") == ("1" if met else "0")
+    if not met:
+        assert line.inner_text() == f"Challenge: {model.challenge.goal}".replace("`", "")
+    goal = site_reach(page, player, table)
+    assert line.get_attribute("data-met") == "1"
+    assert line.inner_text().startswith("\u2713 Challenge met: ")
+    assert model.challenge.check(model.frame(**shown_values(model, state(player)["controls"])))
+    assert state(player)["frame"] == str(goal)
+    if path.stem == SHOT:
+        boxes.nth(0).locator("button.emqsim-check").click()   # both feedback lines showing
+        for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(200)
+            player.screenshot(path=artifacts / f"site-question-challenge-{tag}.png")
+    assert page.errors == []
+    assert [u for u in page.requests if not u.startswith(("file:", "data:"))] == []

@@ -1,5 +1,5 @@
 """One notebook as a Voila app (what `make present` serves): the code is hidden, the live figure
-renders, and its slider moves it. Voila's page asks a CDN for Font Awesome, which fails
+renders, its slider moves it, its questions answer and its challenge ticks. Voila's page asks a CDN for Font Awesome, which fails
 offline and is harmless, so console errors alone fail nothing here."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from figure_page import FIGURE_SLIDERS, expected_readout, move  # noqa: E402
+from figure_page import (  # noqa: E402
+    CHALLENGE_CLASS, FIGURE_SLIDERS, expected_readout, lab_answer, lab_reach, move, plain_feedback,
+)
 
 from emqsim.figures import catalogue  # noqa: E402
 from emqsim.engine.timefmt import at  # noqa: E402
@@ -34,6 +36,18 @@ def test_voila_app_moves_the_figure(voila, page, artifacts):
     assert (m.label, m.before, m.after) == ("now", "08:48", "08:49")
     assert m.src_after != m.src_before
     assert page.inner_text(f"#{readout_id}") == model.frame(now=at("2026-11-30 08:49")).readout
+    shown, expected, _ = expected_readout(figure)
+    assert shown == expected
+    # its questions: one answered wrong, one right; then the controls reach the challenge
+    q = model.questions[0]
+    right = q.right(model)
+    wrong = next(k for k in q.keys() if k != right)
+    assert lab_answer(page, figure, 0, q, wrong) == plain_feedback(q, wrong, right)
+    q = model.questions[1]
+    right = q.right(model)
+    assert lab_answer(page, figure, 1, q, right) == plain_feedback(q, right, right)
+    lab_reach(page, figure, TITLE)
+    assert figure.locator(f".{CHALLENGE_CLASS}").inner_text().startswith("\u2713 Challenge met: ")
     shown, expected, _ = expected_readout(figure)
     assert shown == expected
     page.screenshot(path=artifacts / "voila-01_cron_vs_interval.png")

@@ -1,0 +1,202 @@
+"""The course's questions and challenges: every right answer is the engine's, read off a frame;
+every wrong option is not; every challenge can be met, is not met at the defaults, and holds
+exactly where the figure's readout says what it asks for.
+
+One table: each question's id with the answer the engine gives today (an exact value: a
+changed engine shows here first), and for each challenge a reading of the readout text
+alone, held equal to the challenge's predicate on every frame the static site renders.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emqsim.engine.timefmt import iso
+from emqsim.figures import catalogue
+from emqsim.lessons import missed, time_zones
+from emqsim.lessons.course import on_day
+from emqsim.lessons.questions import Challenge, Question, challenge_line, feedback, question
+
+TITLES = list(catalogue.SOURCES)
+
+#: question id -> the key of the right option, as the engine computes it
+ANSWERS = {
+    "01-first-interval-run": "08:00",
+    "01-cron-after-its-slot": "tomorrow",
+    "02-rows-after-50": "1",
+    "02-score-after-4": "10:00",
+    "03-finish-fourth-start": "09:54",
+    "03-schedule-fourth-start": "09:45",
+    "03-poll-mean": "half",
+    "04-strict-replays": "5",
+    "04-snap-lands": "1 then 10:22",
+    "04-grace-drops": "skip",
+    "05-allow-at-once": "2",
+    "05-replace-completes": "0",
+    "05-skip-skips": "4",
+    "06-fresh-ids-twice": "2",
+    "06-slot-ids-refuse": "refused",
+    "06-fresh-ids-long-down": "0",
+    "07-croniter-fall-back": "2",
+    "07-cron-parser-fall-back": "1",
+    "07-read-in-utc": "1",
+}
+
+
+@pytest.fixture(scope="module")
+def models():
+    """One model per figure, shared: their frames are cached across the tests here."""
+    return {t: catalogue.model(t) for t in TITLES}
+
+
+def asked():
+    return [(t, q) for t in TITLES for q in catalogue.model(t).questions]
+
+
+def _ms(text: str) -> float:
+    """'920 ms' / '1.92 s' / '5.119 s' as ms (what `format_duration` writes for under a minute)."""
+    m = re.fullmatch(r"([\d.]+) (ms|s)", text)
+    assert m, text
+    return float(m[1]) * (1 if m[2] == "ms" else 1000)
+
+
+def _line(readout: str, head: str) -> str:
+    return next(line for line in readout.splitlines() if line.startswith(head))
+
+
+#: challenge id -> does the readout text say the goal is met?
+READS = {
+    "01-due-now": lambda r: "| every 15 min -> next run " in r
+    and r.split(" |")[0][4:] + ":00" == r.split("next run ")[1],
+    "02-next-day": lambda r: re.search(r"row reports -> \d\d:\d\d on (\S+)", r)[1] > "2026-11-30",
+    "03-fourth-at-ten": lambda r: any(line.startswith("start-to-finish:")
+                                      and line.split(": ", 1)[1].split(" \u2014")[0].split(", ")[3] >= "10:00"
+                                      for line in r.splitlines()),
+    "03-schedule-on-time": lambda r: _ms(re.search(r"schedule \+(.+?) \(", r)[1]) < 100,
+    "03-mean-under-10": lambda r: _ms(re.search(r"mean (.+?) \u00b7", r)[1]) < 10_000,
+    "04-release-back-on-phase": lambda r: r.startswith("pump down") and "no slot missed" not in r
+    and "phase :07 kept" in _line(r, "release:"),
+    "05-three-at-once": lambda r: "at most 3 at once" in _line(r, "allow "),
+    "06-nothing-wrong": lambda r: "restart 20 min later" in r and "0 duplicates, 0 lost" in r
+    and "no job at all" not in r,
+    "07-short-day": lambda r: "0 * * * * fires 23 times by croniter" in r,
+}
+
+#: challenge id -> the positions of the main slider (with the other controls at their defaults,
+#: where that is enough) at which it is met, as the engine has it today
+MET_AT = {
+    "01-due-now": [on_day(f"{h:02d}:{m:02d}") for h in (8, 9) for m in (0, 15, 30, 45)] + [on_day("10:00")],
+    "03-schedule-on-time": [0],
+    "04-release-back-on-phase": [on_day(c) for c in ("09:52", "10:07", "10:22", "10:37", "10:52")],
+    "03-mean-under-10": [10_000],
+    "05-three-at-once": list(range(31, 41)),
+}
+
+
+def test_the_course_asks_enough():
+    per = {}
+    for title, q in asked():
+        per.setdefault(title[:2], []).append(q.id)
+    assert len(asked()) >= 16
+    assert all(len(per.get(nb, [])) >= 2 for nb in ("01", "02", "03", "04", "05", "06", "07")), per
+    ids = [q.id for _, q in asked()]
+    assert len(set(ids)) == len(ids) and set(ids) == set(ANSWERS)
+    challenges = [catalogue.model(t).challenge for t in TITLES]
+    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 9
+    assert len({c.id for c in challenges}) == 9 and {c.id for c in challenges} == set(READS)
+
+
+@pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
+def test_the_right_answer_is_the_engine_s_and_no_wrong_option_is(models, title, q):
+    model = models[title]
+    assert isinstance(q, Question) and len(q.options) >= 2
+    got = q.answer(q.frame(model))
+    assert got == ANSWERS[q.id] == q.right(model)
+    assert [o.key for o in q.options].count(got) == 1
+    assert all(o.key != got for o in q.options if o.key != ANSWERS[q.id])
+    # the question is set off the defaults, so the panel as first shown does not print its answer
+    defaults = model.defaults()
+    assert any(defaults[k] != v for k, v in q.show_me.items()), q.id
+    # Show me points at a frame the static site renders
+    values, _ = model.reachable()
+    assert model.values(None, **q.show_me) in values
+    # the feedback says right for the right option only, with that option's own sentence
+    for o in q.options:
+        text = feedback(q, o.key, got)
+        assert text.startswith("Right. " if o.key == got else "Not quite. ") and text.endswith(o.why)
+        assert o.why.endswith(".") and o.text and "`" not in o.text
+
+
+def test_wrong_options_are_what_the_other_rules_really_do(models):
+    """Where a wrong option names another rule, that rule's lane gives exactly that answer."""
+    m = models["04 missed slots"]
+    late = m.frame(up=on_day("10:15"))
+    assert missed._lands(missed._lane(late, "all")) == "3 then 10:22"        # replay every slot
+    assert missed._lands(missed._lane(late, "release")) == "1 then 10:30"    # now + every
+    long = m.frame(up=on_day("10:40"))
+    assert len(missed._lane(long, "snap").catch_up) == 1
+    after = m.frame(up=on_day("10:20"))
+    assert len(missed._lane(after, "once").catch_up) == 1                     # a CronJob with no deadline runs it
+    tz = models["07 cron across daylight saving"]
+    london = tz.frame(zone="Europe/London", day="back")
+    assert time_zones._rule_count(london, 1, "debian") == 1                   # Debian cron: once
+    assert len(london.runs[1]) == 2                                             # croniter: twice
+    cad = models["03 start-to-start"].frame(run=10)
+    assert iso(next(ln for ln in cad.lanes if ln.rule == "finish").starts[3])[11:16] == "10:15"
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_each_challenge_is_reachable_not_met_at_the_defaults_and_read_off_the_readout(models, title):
+    model = models[title]
+    c = model.challenge
+    assert not c.check(model.frame()), f"{c.id} is met at the defaults"
+    values, _ = model.reachable()
+    if title == "02 one row rewritten":   # the walk to 10,000 fires is long; its first 300 say enough
+        values = [v for v in values if v["fires"] <= 300]
+    met = []
+    for v in values:
+        frame = model.frame(**v)
+        said = READS[c.id](frame.readout)
+        assert c.check(frame) == said, f"{c.id} at {v}: the predicate says {c.check(frame)}, the readout {said}"
+        if said:
+            met.append(v)
+    assert met, f"{c.id}: no frame the site renders meets it"
+    if c.id in MET_AT:
+        assert [v[model.main().name] for v in met] == MET_AT[c.id]
+    if c.id == "04-release-back-on-phase":   # what its explanation says of BullMQ's snap
+        assert all("phase :07 kept" in _line(model.frame(**v).readout, "snap:") for v in values
+                   if model.frame(**v).runs)
+    if c.id == "02-next-day":
+        assert min(v["fires"] for v in met) == 60
+    if c.id == "06-nothing-wrong":
+        assert {(v["design"], v["delay"]) for v in met} == {("atomic, fresh ids", 20 * 60_000)}
+        assert len(met) == 8    # every crash point
+    if c.id == "07-short-day":
+        assert [(v["zone"], v["day"]) for v in met] == [
+            ("America/New_York", "forward"), ("Europe/London", "forward"), ("Australia/Sydney", "forward")]
+    assert challenge_line(c, False) == f"Challenge: {c.goal}"
+    assert challenge_line(c, True) == f"\u2713 Challenge met: {c.goal} {c.explain}"
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_no_show_me_meets_the_challenge(models, title):
+    """Show me answers a question; it never does the challenge for the reader."""
+    model = models[title]
+    assert [q.id for q in model.questions if model.challenge.check(q.frame(model))] == []
+
+
+def test_a_question_needs_two_options_with_distinct_keys():
+    with pytest.raises(ValueError, match=r"^question 'q' needs two or more options with distinct keys"):
+        question("q", "?", [("a", "A", "why.")], answer=lambda f: "a")
+    with pytest.raises(ValueError, match=r"distinct keys, not \['a', 'a'\]"):
+        question("q", "?", [("a", "A", "why."), ("a", "B", "why.")], answer=lambda f: "a")
+
+
+def test_an_answer_no_option_holds_is_an_error(models):
+    q = question("q", "?", [("a", "A", "why."), ("b", "B", "why.")], answer=lambda f: "c")
+    with pytest.raises(ValueError, match=r"^question 'q': the engine's answer 'c' is none of its options"):
+        q.right(models["05 an overlapping run"])
+    with pytest.raises(ValueError, match=r"^question 'q' has no option 'z'; its options are \['a', 'b'\]"):
+        q.option("z")
