@@ -23,7 +23,7 @@ REGISTER = {1: "registered", 0: "exists"}
 UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
 CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
-ENQUEUE = {1: "enqueued", 0: "duplicate"}
+ENQUEUE = {1: "enqueued", 2: "enqueued", 3: "enqueued", 0: "duplicate"}  # 2, 3: and taken at once
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
@@ -105,6 +105,8 @@ class Registry:
         self._run = store.scripts.run
         self.answers: Counter = Counter()
         self.refused: list[tuple[int, int]] = []
+        #: (registry size, head score) as the last advance, fire or forward answered it
+        self.seen: tuple[int, int | float] | None = None
 
     # -- registration --------------------------------------------------------------------
 
@@ -148,17 +150,26 @@ class Registry:
         return [Due(m.decode(), int(s), r) for (m, s), r in zip(rows, records)]
 
     def advance(self, name: str, nxt: int | float) -> str:
-        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone."""
+        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone. The
+        registry's size and head after it are in `seen`."""
         args = [name_arg("name", name), score_arg(nxt, "next score")]
-        out = ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], args)]
+        code, size, head = self._run("advance", [self.k.repeat, self.k.record(name)], args)
+        out = ADVANCE[code]
+        self.seen = (int(size), parse_score(head))
         self.answers["advance " + out] += 1
         return out
 
-    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
+    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}", *,
+                taken: bool = False) -> str:
+        """EchoMQ's enqueue; with `taken`, a worker parked on the marker takes the job at once
+        (what `take` of a parked worker would leave), and `again` says whether another job
+        still waits ("0" went back on the marker)."""
         args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
-                text_arg("template", template)]
+                text_arg("template", template)] + (["1"] if flag_arg("taken", taken) == "1" else [])
         keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
-        out = ENQUEUE[self._run("enqueue", keys, args)]
+        code = self._run("enqueue", keys, args)
+        self.again = code == 3
+        out = ENQUEUE[code]
         self.answers["enqueue " + out] += 1
         if out == "duplicate":
             self.refused.append((slot, now))
@@ -185,7 +196,8 @@ class Registry:
         out = self._run("fire", keys, args)
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         self.answers.update("fire " + r.result for r in results)
-        return int(out[0]), parse_score(out[1]), results
+        self.seen = (int(out[0]), parse_score(out[1]))
+        return *self.seen, results
 
     def forward(self, name: str, slot: int, nxt: int | float, template: str,
                 jobs: list[tuple[str, int, int, int | None]]) -> tuple[int, int | float]:
@@ -209,7 +221,8 @@ class Registry:
         out = self._run("forward", keys, args)
         if out == 0:
             raise RuntimeError(f"forward of {name!r} refused: the store is not as the simulation left it")
-        return int(out[0]), parse_score(out[1])
+        self.seen = (int(out[0]), parse_score(out[1]))
+        return self.seen
 
     def take(self, job_id: str, now: int, *, parked: bool) -> tuple[str, int | None, bool]:
         """A worker takes `job_id` ("" for none) at `now`; a parked one pops the marker first.

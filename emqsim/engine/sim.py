@@ -387,15 +387,17 @@ class Simulation(HoldsStore):
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
-                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued":
-                    made.append(self._produce(n, plan, t, job_id))
+                joined = self._joins(plan, t)
+                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
+                                         taken=joined) == "enqueued":
+                    made.append(self._produce(n, plan, t, job_id, joined))
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
                 self.registry.cancel(d.name)
             if self.registry.advance(d.name, plan.next) == "advanced":
                 self._wrote(d.name, plan.next, t)
-        return self.registry.peek()
+        return self.registry.seen   # what the last advance answered: no read of its own
 
     def _release_atomic(self, p, t, due, made):
         """One `fire` script for the beat's due rows: enqueue and advance cannot come apart."""
@@ -436,7 +438,16 @@ class Simulation(HoldsStore):
         self._push(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
-    def _produce(self, n: int, plan: _Plan, t: int, job_id: str) -> Fire:
+    def _joins(self, plan: _Plan, t: int) -> bool:
+        """May the release's script hand its job to a parked worker at once (the take joined to
+        the release)? Where a worker is parked and idle now, no older parked one waits before
+        it, the marker holds no "0" nobody popped, and no policy moves a start: then the take
+        the event path makes next would find exactly this job, and the scripts are the shipped ones."""
+        return (not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
+                and plan.admit.not_before is None and self.crew.free[0][0] <= t and self._as_shipped())
+
+    def _produce(self, n: int, plan: _Plan, t: int, job_id: str, joined: bool = False) -> Fire:
+        """`joined`: the release's script already handed the job to its parked worker (`_joins`)."""
         for earlier in plan.admit.cancel:
             self._cancel(earlier, t)
         d = plan.due
@@ -445,7 +456,10 @@ class Simulation(HoldsStore):
         running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
         self.trace.produced(fire, read=d.slot)
         self._streak = 0
-        if run.parked:    # its worker is parked on the marker: the script just wrote it
+        if joined:        # taken by the release's script: what `_wake` does after a take
+            self._stale |= self.registry.again
+            self._push(run.finished, FINISH, running)
+        elif run.parked:  # its worker is parked on the marker: the script just wrote it
             self._parked.append(run)
             self._wake(t)
         else:             # the release's "0" stays on the marker: nobody parked pops it
