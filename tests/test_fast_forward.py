@@ -17,7 +17,7 @@ from emqsim.engine.chain import BullMQ, Chain
 from emqsim.engine.errors import InputError
 from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
-from emqsim.engine.registry import Registry
+from emqsim.engine.registry import Registry, RegistryChanged
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.scripts import Err, ScriptError
 from emqsim.engine.sim import FORWARD, Simulation
@@ -212,7 +212,7 @@ def test_the_forward_writes_nothing_on_a_store_not_as_the_simulation_left_it(reg
     {"moved": lambda: c.zadd(k.repeat, {"r": T9 + 1}), "pending": lambda: c.rpush(k.pending, "X"),
      "marker": lambda: c.zadd(k.marker, {"0": 0}), "job": lambda: c.hset(k.job("J2"), "state", "done")}[spoil]()
     before = snapshot(reg.store)
-    with pytest.raises(RuntimeError, match="not as the simulation left it"):
+    with pytest.raises(RegistryChanged, match="not as the run left it; nothing was written"):
         reg.forward("r", T9, T9 + 30 * MIN, "{}", [("J1", T9, T9, None), ("J2", T9 + 15 * MIN, T9 + 15 * MIN, None)])
     assert snapshot(reg.store) == before
 

@@ -38,7 +38,7 @@ from .errors import InputError, one_of
 from .faults import Faults
 from .ids import slot_job_id
 from .parts import check_parts, check_run
-from .registry import Registry, Retention, parse_score
+from .registry import Registry, RegistryChanged, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
 from .store import HoldsStore, Store
@@ -202,7 +202,7 @@ class BullMQ:
         each pickup in turn, every job taken being the one the pickup before made. The Chain
         calls it only where pickup by pickup would write the same.
 
-        Returns (registry size, head score); a RuntimeError if the store is not as the Chain
+        Returns (registry size, head score); RegistryChanged if the store is not as the Chain
         left it (nothing is written then)."""
         if not picks:
             raise InputError("picks [] is refused: use at least one (next run, pickup, finish)", "picks")
@@ -218,7 +218,8 @@ class BullMQ:
             args += [ms_arg("next run", nxt), nid, ms_arg("pickup", started), ms_arg("finished", finished)]
         out = self._run("pickups", keys, args)
         if out == 0:
-            raise RuntimeError(f"pickups of {name!r} refused: the store is not as the simulation left it")
+            raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, its job or the pending "
+                                  "list is not as the run left it; nothing was written")
         return int(out[0]), parse_score(out[1])
 
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> None:
@@ -316,6 +317,8 @@ class Chain(HoldsStore):
             if self.bullmq.upsert(s, start) != "stopped":
                 self._count[s.name] = 1
             self._next[s.name] = self.bullmq.registry.score(s.name)
+        self._rows = len(self._next)
+        self._foreign = self.bullmq.registry.size() - self._rows   # rows of the registry it did not upsert
 
     def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;
@@ -328,6 +331,8 @@ class Chain(HoldsStore):
                 continue
             due = self.bullmq.ready_at()
             if due is None:
+                if min(self._next.values(), default=INF) != INF:   # a job it made is gone
+                    raise self._changed("no job is there, though the run made one")
                 break                      # every chain has stopped: no job exists
             ready = self._ready(due, outage)
             if until is not None and ready > until:
@@ -338,6 +343,9 @@ class Chain(HoldsStore):
             taken = self.bullmq.pickup(run.started)
             if taken is None:              # cannot happen: a job was ready at `ready`
                 raise RuntimeError(f"no job ready at {run.started} though one was due at {due}")
+            if taken.result in ("absent", "stale"):   # the run never cancels nor rewrites a row
+                raise self._changed(f"the row {taken.name!r} is {'gone' if taken.result == 'absent' else 'moved'} "
+                                    f"at the pickup of {taken.job_id!r}")
             self._next[taken.name] = taken.next
             if taken.result == "chained":
                 self._count[taken.name] = taken.count + 1
@@ -353,11 +361,19 @@ class Chain(HoldsStore):
                 self._flush()
         self._flush()
         size = self.bullmq.registry.size()   # one row per scheduler, whatever it produced
+        if size != self._rows + self._foreign:
+            raise self._changed("", size)
         for f in self.trace.fires:
             f.size = size
         self.trace.registry_size = size
         self.trace.next = min(self._next.values(), default=INF)
         return self.trace
+
+    def _changed(self, detail: str, size: int | None = None) -> RegistryChanged:
+        """The error for a registry (or a job) that is not what this run wrote."""
+        rows = self._rows + self._foreign
+        return RegistryChanged(self.bullmq.k.repeat, None if size is None else (rows, None),
+                               None if size is None else (size, None), detail)
 
     def _ready(self, due: int, outage) -> int:
         """When a worker picks up a job that comes ready at `due`: no earlier than the first free

@@ -18,6 +18,7 @@ from .errors import InputError
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
 from .store import Store
+from .timefmt import iso
 
 REGISTER = {1: "registered", 0: "exists"}
 UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
@@ -28,6 +29,30 @@ FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
 END_STATES = ("done", "cancelled")
+
+
+class RegistryChanged(RuntimeError):
+    """The run's registry (or a key of its queue) is not what the run wrote: another client
+    deleted or rewrote it mid-run. `status` is the command line's exit status for it; a run
+    that raises it has written nothing since it noticed, and its store's clean-up still runs."""
+
+    status = 13
+    remains: str | None = None   # as ServerError: the command line prints it when set
+
+    def __init__(self, key: str, expected: tuple[int, int | float | None] | None,
+                 found: tuple[int, int | float | None] | None, detail: str = ""):
+        def rows(seen):
+            size, head = seen
+            return f"{size} row{'s' * (size != 1)}" + (f", head {_when(head)}" if size and head is not None else "")
+
+        said = "; ".join(x for x in (detail, expected and f"expected {rows(expected)}",
+                                     found and f"found {rows(found)}") if x)
+        super().__init__(f"the registry {key} changed under the run (another client deleted or rewrote it): "
+                         + said)
+
+
+def _when(score: int | float) -> str:
+    return "none (parked)" if score == INF else iso(score)[:19] + "Z"
 
 
 def score_arg(score: int | float, what: str = "score") -> str:
@@ -220,7 +245,8 @@ class Registry:
             args += [ms_arg("label", label), ms_arg("now", now), "" if finished is None else ms_arg("finished", finished)]
         out = self._run("forward", keys, args)
         if out == 0:
-            raise RuntimeError(f"forward of {name!r} refused: the store is not as the simulation left it")
+            raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, the pending list, the "
+                                  "marker or a job to make is not as the run left it; nothing was written")
         self.seen = (int(out[0]), parse_score(out[1]))
         return self.seen
 

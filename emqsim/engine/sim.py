@@ -40,7 +40,7 @@ from .faults import Faults
 from .ids import Minter, slot_job_id
 from .parts import check_parts, check_reach, check_run
 from .pump import Pump
-from .registry import ADVANCE_ONLY, Due, Registry, Retention
+from .registry import ADVANCE_ONLY, Due, Registry, RegistryChanged, Retention
 from .schedule import INF, Schedule
 from .scripts import script_files
 from .store import HoldsStore, Store
@@ -126,6 +126,8 @@ class Simulation(HoldsStore):
         self._target: int | None = None   # what the current `run` stops at, for the fast-forward
         self._until: int | None = None
         self._progress = None
+        self._rows: set[str] = set()   # the rows this run writes (a cancel fault removes one)
+        self._foreign = 0              # rows of the registry this run did not register
         # no fault of any kind, a release at its beat, workers parked on the marker
         self._forwarding = (self.fast_forward and self.faults.quiet and self.pump.latency == 0
                             and self.worker.poll == 0)
@@ -135,10 +137,12 @@ class Simulation(HoldsStore):
             for s in schedules:
                 self.registry.register(s, start)
                 self._held[s.name] = self.registry.score(s.name)
-            _, head = self.registry.peek()
+            size, head = self.registry.peek()
         except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
             self.close()
             raise
+        self._rows = set(self._held)
+        self._foreign = size - len(self._rows)
         self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
         if self.faults.outage:
             down, up = self.faults.outage
@@ -192,7 +196,7 @@ class Simulation(HoldsStore):
             elif kind == RESTART:
                 self._restart(self.pumps[arg], t)
         self._flush()
-        self.trace.registry_size, self.trace.next = self.registry.peek()
+        self.trace.registry_size, self.trace.next = self._peek()
         self.trace.answers, self.trace.refused = Counter(self.registry.answers), tuple(self.registry.refused)
         return self.trace
 
@@ -236,8 +240,11 @@ class Simulation(HoldsStore):
         p.armed, p.last = None, t
         due = self.registry.due(t, self.pump.batch)
         if not due:
-            self._arm(p, self.registry.peek()[1])
+            self._arm(p, self._peek()[1])
             return
+        gone = [d.name for d in due if not d.record]
+        if gone:   # EchoMQ's pump skips such a row; this run wrote it, so someone else deleted it
+            raise RegistryChanged(self.store.keys.repeat, None, None, f"the record of {gone[0]!r} is gone")
         if self._forward(p, t, due):
             return
         p.busy = t + self.pump.latency
@@ -250,7 +257,7 @@ class Simulation(HoldsStore):
 
     def _restart(self, p: _PumpState, t: int) -> None:
         p.up, p.origin, p.last, p.busy, p.armed = True, t, None, t, None
-        self._arm(p, self.registry.peek()[1])
+        self._arm(p, self._peek()[1])
 
     # -- fast-forward ----------------------------------------------------------------------
 
@@ -307,8 +314,7 @@ class Simulation(HoldsStore):
             slot, now, plan = int(plan.next), wake, nxt
         self._push(run.finished, FINISH, running)
         size, score = self.registry.forward(name, first, plan.next, sched.template, jobs)
-        if score != head:
-            raise RuntimeError(f"forward of {name!r}: the registry's head is {score}, the simulation's {head}")
+        self._check(size, score)
         for f in made:
             f.size = size
         self.clock.jump_to(now)
@@ -373,6 +379,7 @@ class Simulation(HoldsStore):
         if head is None:
             return  # crashed
         size, score = head
+        self._check(size, score)
         for f in made:
             f.size, f.next = size, self._held.get(f.name, INF)
         p.origin = self.pump.rearm(p.origin, t)   # the sweep ends now
@@ -394,7 +401,7 @@ class Simulation(HoldsStore):
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
-                self.registry.cancel(d.name)
+                self._cancel_row(d.name)
             if self.registry.advance(d.name, plan.next) == "advanced":
                 self._wrote(d.name, plan.next, t)
         return self.registry.seen   # what the last advance answered: no read of its own
@@ -405,7 +412,7 @@ class Simulation(HoldsStore):
         for d in due:
             plan = self._plan(d, t)
             if self.faults.cancel_at == n + 1:
-                self.registry.cancel(d.name)
+                self._cancel_row(d.name)
             job_id = ADVANCE_ONLY if plan.why else self._job_id(d.name, plan.label, t)
             rows.append((d.name, d.slot, plan.next, job_id, plan.label, plan.schedule.template))
             plans.append(plan)
@@ -426,6 +433,26 @@ class Simulation(HoldsStore):
         if crash and self._crash_now(p, t, self.trace.count):
             return None
         return size, head
+
+    def _cancel_row(self, name: str) -> None:
+        """The cancel fault: another client's cancel of the row, as the run itself makes it."""
+        self.registry.cancel(name)
+        self._rows.discard(name)
+
+    def _peek(self) -> tuple[int, int | float]:
+        """The registry's (size, head), checked against what the run wrote."""
+        seen = self.registry.peek()
+        self._check(*seen)
+        return seen
+
+    def _check(self, size: int, head) -> None:
+        """A registry that is not what this run wrote (another client deleted it, or removed or
+        rewrote a row) ends the run with RegistryChanged, before anything more is written: the
+        size must be the run's rows (and any it found there), the head their earliest score."""
+        mine = min((self._held[n] for n in self._rows), default=INF)
+        expected = (len(self._rows) + self._foreign, mine)
+        if size != expected[0] or (not self._foreign and head != mine):
+            raise RegistryChanged(self.store.keys.repeat, expected, (size, head))
 
     def _crash_due(self, p: _PumpState, n: int) -> bool:
         return not self._crashed and p.idx == 0 and self.faults.crash_after_enqueue == n
