@@ -146,7 +146,8 @@ def test_help_lists_every_status(capsys):
     assert ("a server that cannot be used exits with 3 not a usable Redis URL, 4 cannot connect, 5 no answer "
             "in time, 6 TLS handshake failed, 7 what answers there is not a Redis server, 8 the server refused "
             "the session, 9 connection lost mid-run, 10 the server is out of memory (maxmemory reached), 11 the "
-            "server refused a command, 12 the user lacks a permission (ACL); SIGINT exits 130, SIGTERM 143, SIGHUP 129 "
+            "server refused a command, 12 the user lacks a permission (ACL); a registry another client deleted or "
+            "rewrote mid-run exits with 13; SIGINT exits 130, SIGTERM 143, SIGHUP 129 "
             "and SIGQUIT 131, after removing the run's keys; where they cannot all be removed, a second line gives "
             "the command that removes them.") in text
 
