@@ -132,6 +132,9 @@ class Registry:
         self.refused: list[tuple[int, int]] = []
         #: (registry size, head score) as the last advance, fire or forward answered it
         self.seen: tuple[int, int | float] | None = None
+        # name -> its record as read, kept between fires: this object's own writes keep it
+        # current (a fire bumps `fired`); any other answer or verb on the name drops it
+        self._records: dict[str, dict] = {}
 
     # -- registration --------------------------------------------------------------------
 
@@ -141,6 +144,7 @@ class Registry:
         first = schedule.first_run(int(ms_arg("now", now)))
         first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
+        self.forget(schedule.name)
         code = self._run("register", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
                          [schedule.name, first_arg, *fields])
         return REGISTER[code]
@@ -153,26 +157,47 @@ class Registry:
         first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
         given = "1" if getattr(schedule.cadence, "offset", None) else "0"
+        self.forget(schedule.name)
         code = self._run("upsert", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
                          [schedule.name, first_arg, given, *fields])
         return UPSERT[code]
 
     def cancel(self, name: str) -> str:
         name_arg("name", name)
+        self.forget(name)
         return CANCEL[self._run("cancel", [self.k.repeat, self.k.record(name)], [name])]
 
     # -- the pump's verbs ----------------------------------------------------------------
 
     def due(self, now: int, limit: int = 100) -> list[Due]:
-        """Rows scored at or before `now`, oldest first, with their records (two round trips)."""
-        rows = self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)
-        if not rows:
-            return []
-        pipe = self.client.pipeline(transaction=False)
-        for member, _ in rows:
-            pipe.hgetall(self.k.record(member.decode()))
-        records = pipe.execute()
-        return [Due(m.decode(), int(s), r) for (m, s), r in zip(rows, records)]
+        """Rows scored at or before `now`, oldest first, with their records: one round trip, and
+        one more for the records not kept since this registry last read them."""
+        rows = [(m.decode(), int(s)) for m, s in
+                self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)]
+        unknown = [name for name, _ in rows if name not in self._records]
+        if unknown:
+            pipe = self.client.pipeline(transaction=False)
+            for name in unknown:
+                pipe.hgetall(self.k.record(name))
+            for name, rec in zip(unknown, pipe.execute()):
+                if rec:   # a record that is gone is read again next time
+                    self._records[name] = rec
+                else:
+                    self._records.pop(name, None)
+            return [Due(name, slot, self._records.get(name, {})) for name, slot in rows]
+        return [Due(name, slot, self._records[name]) for name, slot in rows]
+
+    def _made(self, name: str, jobs: int = 1) -> None:
+        """`jobs` were made for `name`: its kept record counts them as the script did (HINCRBY)."""
+        rec = self._records.get(name)
+        if rec is not None:
+            rec = dict(rec)   # a Due handed out earlier keeps the record it was read with
+            rec[b"fired"] = str(int(rec.get(b"fired", b"0")) + jobs).encode()
+            self._records[name] = rec
+
+    def forget(self, name: str) -> None:
+        """Read the record of `name` again at the next `due` (it was written by another verb)."""
+        self._records.pop(name, None)
 
     def advance(self, name: str, nxt: int | float) -> str:
         """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone. The
@@ -180,6 +205,8 @@ class Registry:
         args = [name_arg("name", name), score_arg(nxt, "next score")]
         code, size, head = self._run("advance", [self.k.repeat, self.k.record(name)], args)
         out = ADVANCE[code]
+        if out != "advanced":
+            self.forget(name)
         self.seen = (int(size), parse_score(head))
         self.answers["advance " + out] += 1
         return out
@@ -195,6 +222,8 @@ class Registry:
         code = self._run("enqueue", keys, args)
         self.again = code == 3
         out = ENQUEUE[code]
+        if out == "enqueued":
+            self._made(name)
         self.answers["enqueue " + out] += 1
         if out == "duplicate":
             self.refused.append((slot, now))
@@ -221,6 +250,11 @@ class Registry:
         out = self._run("fire", keys, args)
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
         self.answers.update("fire " + r.result for r in results)
+        for r in results:
+            if r.result == "fired":
+                self._made(r.name)
+            elif r.result in ("absent", "stale"):
+                self.forget(r.name)
         self.seen = (int(out[0]), parse_score(out[1]))
         return *self.seen, results
 
@@ -247,6 +281,7 @@ class Registry:
         if out == 0:
             raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, the pending list, the "
                                   "marker or a job to make is not as the run left it; nothing was written")
+        self._made(name, len(jobs))
         self.seen = (int(out[0]), parse_score(out[1]))
         return self.seen
 
