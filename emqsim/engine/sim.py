@@ -99,6 +99,9 @@ class Simulation(HoldsStore):
     #: make runs of quiet fires in one script call (`_forward`); False keeps every fire on the
     #: event path (the tests hold the two equal)
     fast_forward = True
+    #: hand a job to a worker parked on the marker in its release's script (`_joins`); False
+    #: keeps every take a script of its own (the tests hold the two equal)
+    join_take = True
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
                  faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
@@ -470,7 +473,7 @@ class Simulation(HoldsStore):
         the release)? Where a worker is parked and idle now, no older parked one waits before
         it, the marker holds no "0" nobody popped, and no policy moves a start: then the take
         the event path makes next would find exactly this job, and the scripts are the shipped ones."""
-        return (not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
+        return (self.join_take and not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
                 and plan.admit.not_before is None and self.crew.free[0][0] <= t and self._as_shipped())
 
     def _produce(self, n: int, plan: _Plan, t: int, job_id: str, joined: bool = False) -> Fire:
