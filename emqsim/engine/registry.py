@@ -229,9 +229,12 @@ class Registry:
             self.refused.append((slot, now))
         return out
 
-    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
+    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False,
+             taken: bool = False):
         """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
-        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row.
+        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row. With `taken`, a
+        worker parked on the marker takes the first job made at once (as `enqueue` with taken),
+        and `again` says whether another job still waits.
 
         Returns (registry size, head score, [Fired...]).
         """
@@ -247,8 +250,11 @@ class Registry:
             keys += [record, record if job_id == ADVANCE_ONLY else self.k.job(text_arg("job id", job_id))]
             args += [name, ms_arg("slot", slot), score_arg(nxt, "next score"), job_id, ms_arg("label", label),
                      text_arg("template", template)]
+        if flag_arg("taken", taken) == "1":
+            args.append("1")
         out = self._run("fire", keys, args)
-        results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
+        self.again = taken and out[2 + len(rows)] == 1
+        results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:2 + len(rows)])]
         self.answers.update("fire " + r.result for r in results)
         for r in results:
             if r.result == "fired":

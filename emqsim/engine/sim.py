@@ -425,10 +425,12 @@ class Simulation(HoldsStore):
             if self._crash_due(p, n):
                 crash = True
                 break
-        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
+        # one row: the only job the call can make is its own, so its worker is known beforehand
+        joined = len(rows) == 1 and not plans[0].why and self._joins(plans[0], t)
+        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot", taken=joined)
         for row, plan, res in zip(rows, plans, results):
             if res.result == "fired":
-                made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
+                made.append(self._produce(self.trace.count + 1, plan, t, row[3], joined))
             elif res.result == "skipped":
                 self._skip(row[0], plan.label, t, plan.why, read=row[1])
             if res.result in ("fired", "duplicate", "skipped"):
