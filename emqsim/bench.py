@@ -154,33 +154,71 @@ def _fake():
     return speed(fakeredis.FakeRedis())
 
 
-def event_path_calls(fires: int = 500) -> list[tuple[str, float, float]]:
+def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str, float, float]]:
     """(design, round trips per fire, calls inside scripts per fire) of one `every 15m` schedule
-    with an on-time worker, fire by fire: the pump design with its fast-forward off (where the
-    engine has one), so each fire takes the path a fault or an overlap forces."""
+    with an on-time worker: fire by fire, each design with its fast-forward off, so each fire
+    takes the path a fault or an overlap forces (the pump in both its modes); with `forward`,
+    the quiet run as the engine makes it, in fast-forward calls."""
     from .engine.chain import Chain
 
-    class EventPath(Simulation):
-        fast_forward = False
-
     out = []
-    for design in ("pump", "bullmq"):
+    for design, mode in (("pump", "two-step"), ("pump", "atomic"), ("bullmq", None)):
         store = Store(client=_fake())
         sched = Schedule("reports", Every("15m"))
-        run = EventPath(sched, start=T0, store=store) if design == "pump" else Chain(sched, start=T0, store=store)
+        kind = Simulation if design == "pump" else Chain
+        path = type("Path", (kind,), {"fast_forward": forward})
+        run = (path(sched, start=T0, store=store, pump=Pump(mode=mode)) if design == "pump"
+               else path(sched, start=T0, store=store))
         with store, run:
             run.run(fires=20)
             with counting(store) as c:
                 n0 = run.trace.count
                 run.run(fires=fires)
             n = run.trace.count - n0
-        out.append((design, c.trips / n, c.inner / n))
+        out.append((design if mode is None else f"{design} ({mode})", c.trips / n, c.inner / n))
     return out
 
 
 def event_path_lines(fires: int) -> list[str]:
-    return [f"event path, design {design}, one every 15m, on-time worker: per fire {trips:.2f} round trips, "
-            f"{inner:.2f} calls inside scripts" for design, trips, inner in event_path_calls(fires)]
+    lines = []
+    for forward, what in ((False, "event path"), (True, "fast-forward")):
+        lines += [f"{what}, design {design}, one every 15m, on-time worker: per fire {trips:.2f} round trips, "
+                  f"{inner:.2f} calls inside scripts" for design, trips, inner in event_path_calls(fires, forward)]
+    return lines
+
+
+def panel_moves(title: str = "02 one row rewritten", moves: int = 40) -> tuple[float, float, int]:
+    """(s to the slider's top, p95 ms of the other moves, moves) of a figure's main slider, each on
+    a fresh panel, as a reader meets it: the panel shown (its first rendering), then one jump to
+    the top (notebook 02: 10,000 fires through the Lua scripts), or a drag over `moves` positions
+    leaving the top out; each move is the frame and the PNG sent to the widget."""
+    from .figures import catalogue
+    from .figures.controls import drag_path
+
+    fig = catalogue.figure(title)
+    fig.png()
+    main = fig.model.main() or fig.model.controls[0]
+    positions = [v for _, v in fig.model.positions(main.name, fig.values)]
+    t = time.perf_counter()
+    fig.update(**{main.name: positions[-1]})
+    fig.png()
+    top = time.perf_counter() - t
+    fig = catalogue.figure(title)
+    fig.png()
+    times = []
+    for value in drag_path(positions[:-1], moves):
+        t = time.perf_counter()
+        fig.update(**{main.name: value})
+        fig.png()
+        times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    return top, times[min(len(times) - 1, int(len(times) * 0.95))], len(times)
+
+
+def panel_line() -> str:
+    top, p95, n = panel_moves()
+    return (f"notebook 02, from the panel shown: to 10,000 fires {top:.2f} s (goal 1 s) · other moves p95 "
+            f"{p95:.1f} ms over {n} (goal 100 ms)")
 
 
 # -- beside the real BullMQ ----------------------------------------------------------------------
@@ -503,7 +541,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
     ap.add_argument("--notebooks", action="store_true", help="only the per-notebook times")
     ap.add_argument("--bullmq", action="store_true",
-                    help="only the event path's calls per fire and the side by side with the real BullMQ")
+                    help="only the calls per fire, notebook 02's panel and the side by side with the real BullMQ")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the side by side (default 3)")
     args = ap.parse_args(argv)
     if args.notebooks:
@@ -511,7 +549,7 @@ def main(argv=None) -> int:
             print(line, flush=True)
         return 0
     if args.bullmq:
-        for line in event_path_lines(1000) + side_by_side(args.rounds):
+        for line in event_path_lines(1000) + [panel_line()] + side_by_side(args.rounds):
             print(line, flush=True)
         return 0
     fires = 600 if args.quick else args.fires
@@ -530,7 +568,7 @@ def main(argv=None) -> int:
                 print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
                       f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
-    for line in event_path_lines(200 if args.quick else 1000) + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE):
+    for line in event_path_lines(200 if args.quick else 1000) + [panel_line()] + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE):
         print(line, flush=True)
     if os.environ.get(ENV):
         n = 50 if args.quick else 200

@@ -26,6 +26,7 @@ from .engine.parts import MAX_FIRES as PARTS_MAX_FIRES
 from .engine.faults import Faults
 from .progress import bar as progress_bar
 from .engine.pump import BEATS, MODES, Pump
+from .engine.registry import RegistryChanged
 from .engine.schedule import MISSED, OVERLAPS, RULES, Schedule
 from .engine.sim import simulate
 from .engine.store import ServerError, statuses
@@ -73,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
                "skip or repeat is refused: give its offset). Job ids carry times from "
                f"{span_dates()}. Bad input exits with status 2. "
                f"On a real Redis ($EMQSIM_REDIS_URL) a server that cannot be used exits with {statuses()}; "
+               f"a registry another client deleted or rewrote mid-run exits with {RegistryChanged.status}; "
                "SIGINT exits 130, SIGTERM 143, SIGHUP 129 and SIGQUIT 131, after removing the run's keys; "
                "where they cannot all be removed, a second line gives the command that removes them.",
     )
@@ -205,7 +207,7 @@ def _main(argv: list[str] | None) -> int:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except SystemExit as stop:  # argparse's --help (0) and every error (2)
         return stop.code if isinstance(stop.code, int) else 2
-    except ServerError as exc:  # one line naming the server and what went wrong
+    except (ServerError, RegistryChanged) as exc:  # one line naming the server (or key) and what went wrong
         print(f"emqsim: error: {exc}", file=sys.stderr)
         if exc.remains:  # the clean-up could not finish either: what is left and how to remove it
             print(f"emqsim: {exc.remains}", file=sys.stderr)

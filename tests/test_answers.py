@@ -31,8 +31,8 @@ class Tally(Registry):
         self.tally: Counter = Counter()
         self.tally_refused: list[tuple[int, int]] = []
 
-    def enqueue(self, job_id, name, slot, now, template="{}"):
-        out = super().enqueue(job_id, name, slot, now, template)
+    def enqueue(self, job_id, name, slot, now, template="{}", **kw):
+        out = super().enqueue(job_id, name, slot, now, template, **kw)
         self.tally[f"enqueue {out}"] += 1
         if out == "duplicate":
             self.tally_refused.append((slot, now))

@@ -60,6 +60,9 @@ def workloads(store: Store) -> None:
                    worker=Worker(run="20m"), faults=Faults(outage=outage) if outage else None, store=store) as ch:
             ch.run(fires=25)
         store.client.flushall()
+    with Chain(Schedule("q", Every("15m")), start=T9, store=store) as ch:   # quiet: fast-forwarded
+        ch.run(fires=300)
+    store.client.flushall()
     reg = Registry(store)
     s = Schedule("u", Every("5m"))
     reg.register(s, T9)

@@ -38,6 +38,7 @@ REAL = {
     "includes/job.lua": ["no real script"],
     "includes/row.lua": ["no real script"],
     "forward-4.lua": ["no real script"],
+    "pickups-5.lua": ["no real script", "moveToActive-11.lua", "updateJobScheduler-12.lua", "bullmq 6.7.0"],
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
 
@@ -11,14 +12,29 @@ import pytest
 from emqsim import _moved
 
 
-@pytest.mark.parametrize("old,new", sorted(_moved.MOVED.items()))
-def test_an_old_path_gives_the_moved_module_and_says_where_it_went(old, new):
-    code = (f"import warnings; warnings.simplefilter('error')\n"
-            f"import {new} as new\n"
-            f"try:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)\n"
-            f"warnings.simplefilter('ignore')\nimport {old} as old\nprint(old is new)")
+@pytest.fixture(scope="module")
+def imported() -> dict[str, tuple[str, str]]:
+    """old path -> (what importing it warned, whether it is the new module), every old path asked
+    in one fresh process (one start-up, not one per path): each path is imported for the first
+    time there, with warnings made errors, so its warning is its own."""
+    code = ("import json, warnings\n"
+            f"moved = {sorted(_moved.MOVED.items())!r}\n"
+            "out = {}\n"
+            "for old, new in moved:\n"
+            "    warnings.simplefilter('error')\n"
+            "    mod = __import__(new, fromlist=['_'])\n"
+            "    try:\n        __import__(old)\n        said = ''\n"
+            "    except DeprecationWarning as w:\n        said = str(w)\n"
+            "    warnings.simplefilter('ignore')\n"
+            "    out[old] = (said, str(__import__(old, fromlist=['_']) is mod))\n"
+            "print(json.dumps(out))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    said, same = out.stdout.strip().splitlines()
+    return {old: tuple(v) for old, v in json.loads(out.stdout).items()}
+
+
+@pytest.mark.parametrize("old,new", sorted(_moved.MOVED.items()))
+def test_an_old_path_gives_the_moved_module_and_says_where_it_went(imported, old, new):
+    said, same = imported[old]
     assert said == f"{old} moved to {new}; import it from there (the old path goes in emqsim 0.3)"
     assert same == "True"
 

@@ -149,3 +149,34 @@ def test_take_a_one_for_later_puts_the_worker_to_sleep_until_then(store):
 def test_take_refuses_a_bad_now(store):
     with pytest.raises(ScriptError, match="ERR_SCORE"):
         _take(store, "J1", "soon", parked=True)
+
+
+@pytest.mark.parametrize("verb", ["enqueue", "fire"])
+def test_a_release_that_hands_its_job_to_a_parked_worker(store, verb):
+    """enqueue's ARGV[6] and fire's trailing flag: the job is written active, started at the
+    release, and never pushed; the marker gets "0" only while another job waits, as `take`
+    leaves it; a flag that is not "0" or "1" is refused before any write."""
+    from emqsim.engine.registry import Registry
+
+    _register(store)
+    k, reg = store.keys, Registry(store)
+    if verb == "enqueue":
+        keys, args = [k.job("J1"), k.pending, k.marker, k.record("r")], ["J1", "r", 1000, 1000, "{}"]
+    else:
+        keys, args = [k.repeat, k.pending, k.marker, k.record("r"), k.job("J1")], [1000, "0", "r", 1000, 901000,
+                                                                                "J1", 1000, "{}"]
+    with pytest.raises(ScriptError) as err:
+        store.scripts.run(verb, keys, args + ["yes"])
+    assert err.value.code == Err.ERR_FLAG and reg.job("J1") == {} and reg.rows() == [("r", 1000)]
+    out = store.scripts.run(verb, keys, args + ["1"])
+    assert out == (2 if verb == "enqueue" else [1, b"901000", 1, 0])
+    assert reg.job("J1") == {"name": "r", "slot": "1000", "released": "1000", "data": "{}", "state": "active",
+                             "started": "1000"}
+    assert (reg.pending(), _marker(store), reg.record("r")["fired"]) == ([], [], "1")
+    store.client.rpush(k.pending, "OLDER")      # a job waiting for a busy worker: "0" stays for it
+    if verb == "enqueue":
+        assert store.scripts.run(verb, [k.job("J2"), *keys[1:]], ["J2", "r", 1000, 2000, "{}", "1"]) == 3
+    else:
+        assert store.scripts.run(verb, [*keys[:4], k.job("J2")], [2000, "0", "r", 901000, 1801000, "J2", 901000,
+                                                                   "{}", "1"])[-1] == 1
+    assert (reg.pending(), _marker(store)) == (["OLDER"], [("0", 0)])

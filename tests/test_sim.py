@@ -282,3 +282,41 @@ def test_the_bullmq_design_takes_no_pump():
     assert given.to_json() == bare.to_json()     # what the command line passes is not used
     with pytest.raises(TypeError, match="pump"):
         Chain(s, start=T9, pump=Pump())
+
+
+# -- a registry another client changes mid-run (issue 15 §2) ------------------------------------
+
+def _meddling(store, at_fire: int, meddle: str):
+    """A progress callback that, at fire `at_fire`, does to the store what another client would:
+    delete the registry, delete the row's record, or move the row."""
+    c, k = store.client, store.keys
+
+    def progress(n, t):
+        if n == at_fire:
+            {"registry": lambda: c.delete(k.repeat), "record": lambda: c.delete(k.record("r")),
+             "row": lambda: c.zadd(k.repeat, {"r": T9 + 10**9})}[meddle]()
+    return progress
+
+
+@pytest.mark.parametrize("forward", [True, False])
+@pytest.mark.parametrize("design", ["pump", "bullmq"])
+@pytest.mark.parametrize("meddle", ["registry", "record", "row"])
+def test_a_registry_changed_under_the_run_is_an_error_not_a_short_run(design, forward, meddle, monkeypatch):
+    """Another client deletes the registry (or the record, or moves the row) at fire 50 of 1,000:
+    the run stops with RegistryChanged naming the key (it used to end quietly with 50 fires or
+    so, as if the schedule had stopped), on the event path and the fast-forward alike."""
+    from emqsim.engine.chain import Chain
+    from emqsim.engine.registry import RegistryChanged
+    from emqsim.engine.sim import simulate
+
+    monkeypatch.setattr(Simulation, "fast_forward", forward)
+    monkeypatch.setattr(Chain, "fast_forward", forward)
+    store = make_store("fakeredis")
+    with pytest.raises(RegistryChanged) as err:
+        simulate(Schedule("r", Every("15m")), start=T9, fires=1000, design=design, store=store,
+                 progress=_meddling(store, 50, meddle))
+    assert err.value.status == 13
+    assert str(err.value).startswith("the registry emq:{demo}:repeat changed under the run (another client "
+                                     "deleted or rewrote it): ")
+    assert "\n" not in str(err.value)
+    store.close()

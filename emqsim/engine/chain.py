@@ -38,9 +38,9 @@ from .errors import InputError, one_of
 from .faults import Faults
 from .ids import slot_job_id
 from .parts import check_parts, check_run
-from .registry import Registry, Retention, parse_score
+from .registry import Registry, RegistryChanged, Retention, parse_score
 from .schedule import INF, Schedule
-from .scripts import ms_arg
+from .scripts import ms_arg, name_arg
 from .store import HoldsStore, Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
@@ -48,6 +48,7 @@ from .worker import Crew, Worker
 DESIGNS = ("pump", "bullmq")
 SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an upsert
 FLUSH = 64
+FORWARD = 500       # pickups one fast-forward call makes at most (its keys go to one Lua unpack)
 
 
 job_id = slot_job_id   # BullMQ's id of a scheduler's job; the name tests import from here
@@ -64,6 +65,7 @@ class Taken:
     started: int       # the pickup instant
     next: int | float  # the scheduler's next run, INF if it made no next job
     result: str        # "chained", "limit", "ended", "stopped", "absent", "stale", "duplicate"
+    count: int = 0     # the taken job's count: the jobs made since the upsert, this one included
 
 
 CHAIN = {1: "chained", 0: "absent", 2: "stale", 3: "duplicate"}
@@ -183,27 +185,42 @@ class BullMQ:
         """updateJobScheduler for the job `jid` taken at `now`: make the scheduler's next job."""
         rec = self.client.hgetall(self.k.record(name))
         if not rec:
-            return Taken(jid, name, slot, created, now, INF, "absent")
+            return Taken(jid, name, slot, created, now, INF, "absent", count)
         schedule, phase, _ = Schedule.from_record(name, rec)
-        # bullmq's JobScheduler.upsertJobScheduler, called by the worker: a limit counts the
-        # jobs made since the last upsert; an end date is compared with the pickup instant
-        if schedule.limit and count + 1 > schedule.limit:
-            return Taken(jid, name, slot, created, now, INF, "limit")
-        if schedule.end is not None and now > schedule.end:
-            return Taken(jid, name, slot, created, now, INF, "ended")
-        if isinstance(schedule.cadence, Cron):
-            # upsertJobScheduler from the worker: cron-parser from max(start, pickup, the slot)
-            try:
-                nxt = schedule.cadence.after(max(slot, now, schedule.start or slot))
-            except GaveUp:                 # swallowed by defaultRepeatStrategy: no next job
-                return Taken(jid, name, slot, created, now, INF, "stopped")
-        else:
-            nxt = schedule.next_run(slot, released=now, finished=None, phase=phase)
+        nxt = chained(schedule, phase, slot, count, now)
+        if isinstance(nxt, str):
+            return Taken(jid, name, slot, created, now, INF, nxt, count)
         nid = slot_job_id(name, nxt)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(nid)]
         args = [name, now, ms_arg("next run", nxt), nid, slot, count + 1]
         result = CHAIN[self._run("chain", keys, args)]
-        return Taken(jid, name, slot, created, now, nxt if result == "chained" else INF, result)
+        return Taken(jid, name, slot, created, now, nxt if result == "chained" else INF, result, count)
+
+    def pickups(self, name: str, slot: int, count: int, picks: list[tuple[int, int, int]]) -> tuple[int, int | float]:
+        """Many pickups of the scheduler `name` in one call (pickups-5.lua): its current job runs
+        at `slot` with `count`; `picks` are (next run made, pickup instant, finish instant) of
+        each pickup in turn, every job taken being the one the pickup before made. The Chain
+        calls it only where pickup by pickup would write the same.
+
+        Returns (registry size, head score); RegistryChanged if the store is not as the Chain
+        left it (nothing is written then)."""
+        if not picks:
+            raise InputError("picks [] is refused: use at least one (next run, pickup, finish)", "picks")
+        current = slot_job_id(name_arg("name", name), slot)
+        keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(current)]
+        args: list = [name, ms_arg("slot", slot), ms_arg("count", count), current]
+        for pick in picks:
+            if not isinstance(pick, (tuple, list)) or len(pick) != 3:
+                raise InputError(f"pickup {pick!r} is refused: use (next run, pickup, finish)", "picks")
+            nxt, started, finished = pick
+            nid = slot_job_id(name, nxt)
+            keys.append(self.k.job(nid))
+            args += [ms_arg("next run", nxt), nid, ms_arg("pickup", started), ms_arg("finished", finished)]
+        out = self._run("pickups", keys, args)
+        if out == 0:
+            raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, its job or the pending "
+                                  "list is not as the run left it; nothing was written")
+        return int(out[0]), parse_score(out[1])
 
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> None:
         if done or evict:
@@ -258,7 +275,17 @@ class Chain(HoldsStore):
     job's run time came (the job itself was made at the previous pickup), `next` the run
     its pickup chained (+inf when a limit, an end date or cron-parser giving up stopped the
     chain). Pump faults (a crash between two writes, a second pump, a cancel mid-tick) have
-    no meaning without a pump and are refused."""
+    no meaning without a pump and are refused.
+
+    Fast-forward: where what the Chain knows shows a stretch in which one scheduler's job is
+    the only one to come ready, pickup after pickup (no other job ready by then, no limit or
+    end date acting, cron-parser answering), the host does each pickup's bookkeeping and one
+    `pickups` script writes them all; what it leaves is what pickup by pickup leaves (tests
+    hold the two equal)."""
+
+    #: make runs of quiet pickups in one script call (`_forward`); False keeps every pickup on
+    #: the event path (the tests hold the two equal)
+    fast_forward = True
 
     def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
                  retain: int = 10_000, store: Store | None = None):
@@ -285,23 +312,29 @@ class Chain(HoldsStore):
         self._retention = Retention(retain)
         self._done: list[tuple[str, int, int, str]] = []
         self._next: dict[str, int | float] = {}
+        self._count: dict[str, int] = {}   # the count of each scheduler's pending job, where known
         for s in schedules:
-            self.bullmq.upsert(s, start)
+            if self.bullmq.upsert(s, start) != "stopped":
+                self._count[s.name] = 1
             self._next[s.name] = self.bullmq.registry.score(s.name)
+        self._rows = len(self._next)
+        self._foreign = self.bullmq.registry.size() - self._rows   # rows of the registry it did not upsert
 
     def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;
         `progress(fires so far, virtual time)` is called after each (as in `Simulation.run`)."""
         check_run(fires=fires, until=until)
         target = None if fires is None else self.trace.count + fires
-        down, up = self.faults.outage or (None, None)
+        outage = self.faults.outage or (None, None)
         while target is None or self.trace.count < target:
+            if self.fast_forward and self._forward(target, until, outage, progress):
+                continue
             due = self.bullmq.ready_at()
             if due is None:
+                if min(self._next.values(), default=INF) != INF:   # a job it made is gone
+                    raise self._changed("no job is there, though the run made one")
                 break                      # every chain has stopped: no job exists
-            ready = max(due, self.crew.free[0][0])
-            if down is not None and down <= ready < up:
-                ready = up                 # no worker runs before the outage ends
+            ready = self._ready(due, outage)
             if until is not None and ready > until:
                 break
             run = self.crew.assign(self.trace.count + 1, ready)
@@ -310,7 +343,14 @@ class Chain(HoldsStore):
             taken = self.bullmq.pickup(run.started)
             if taken is None:              # cannot happen: a job was ready at `ready`
                 raise RuntimeError(f"no job ready at {run.started} though one was due at {due}")
+            if taken.result in ("absent", "stale"):   # the run never cancels nor rewrites a row
+                raise self._changed(f"the row {taken.name!r} is {'gone' if taken.result == 'absent' else 'moved'} "
+                                    f"at the pickup of {taken.job_id!r}")
             self._next[taken.name] = taken.next
+            if taken.result == "chained":
+                self._count[taken.name] = taken.count + 1
+            else:
+                self._count.pop(taken.name, None)
             fire = Fire(self.trace.count + 1, taken.name, taken.slot, taken.slot, run.started, run.finished,
                         taken.job_id, next=taken.next)
             self.trace.produced(fire)
@@ -321,15 +361,98 @@ class Chain(HoldsStore):
                 self._flush()
         self._flush()
         size = self.bullmq.registry.size()   # one row per scheduler, whatever it produced
+        if size != self._rows + self._foreign:
+            raise self._changed("", size)
         for f in self.trace.fires:
             f.size = size
         self.trace.registry_size = size
         self.trace.next = min(self._next.values(), default=INF)
         return self.trace
 
+    def _changed(self, detail: str, size: int | None = None) -> RegistryChanged:
+        """The error for a registry (or a job) that is not what this run wrote."""
+        rows = self._rows + self._foreign
+        return RegistryChanged(self.bullmq.k.repeat, None if size is None else (rows, None),
+                               None if size is None else (size, None), detail)
+
+    def _ready(self, due: int, outage) -> int:
+        """When a worker picks up a job that comes ready at `due`: no earlier than the first free
+        worker, and not during the outage (no worker runs before it ends)."""
+        ready = max(due, self.crew.free[0][0])
+        down, up = outage
+        return up if down is not None and down <= ready < up else ready
+
+    def _forward(self, target, until, outage, progress) -> bool:
+        """Make a run of pickups of one scheduler in one script call, where nothing else can
+        happen in between: its job is the first to come ready and no other comes ready by its
+        pickup, the pickup chains (no limit or end date acting, cron-parser answering), within
+        the run's bounds. The host does per pickup what the event path does (crew, trace, next
+        run); the script writes what the event path leaves. Returns False, having changed
+        nothing, where the first pickup is not such a one: the event path takes it."""
+        if not self._next:
+            return False
+        name = min(self._next, key=self._next.__getitem__)
+        slot, count = self._next[name], self._count.get(name)
+        if slot == INF or count is None:
+            return False
+        others = min((t for n, t in self._next.items() if n != name), default=INF)
+        rec = None
+        picks, made = [], []
+        while len(picks) < FORWARD and (target is None or self.trace.count < target):
+            ready = self._ready(slot, outage)
+            started = self.crew.start(ready)
+            if (until is not None and started > until) or started >= others:
+                break
+            if rec is None:                  # read once a stretch may start: the record as upserted
+                rec = self.bullmq.client.hgetall(self.bullmq.k.record(name))
+                if not rec:
+                    return False
+                schedule, phase, _ = Schedule.from_record(name, rec)
+            nxt = chained(schedule, phase, slot, count + len(picks), started)
+            if isinstance(nxt, str):
+                break
+            run = self.crew.assign(self.trace.count + 1, ready)
+            fire = Fire(self.trace.count + 1, name, slot, slot, run.started, run.finished,
+                        slot_job_id(name, slot), next=nxt)
+            self.trace.produced(fire)
+            if progress is not None:
+                progress(self.trace.count, run.started)
+            picks.append((nxt, run.started, run.finished))
+            made.append(fire.job_id)
+            slot = nxt
+        if not picks:
+            return False
+        self._flush()   # what finished before goes to the retention bound before these do
+        first = self._next[name]
+        self._next[name], self._count[name] = slot, count + len(picks)
+        self.bullmq.pickups(name, first, count, picks)
+        evicted = self._retention.evict(made)
+        if evicted:
+            self.bullmq.finish([], evicted)
+        return True
+
     def _flush(self) -> None:
         self.bullmq.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
+
+
+def chained(schedule: Schedule, phase: int, slot: int, count: int, now: int) -> int | str:
+    """The next run a pickup at `now` makes for the job of `slot` (its count `count`), or why it
+    makes none ("limit", "ended", "stopped"): bullmq's JobScheduler.upsertJobScheduler, called by
+    the worker. A limit counts the jobs made since the last upsert; an end date is compared with
+    the pickup instant; a cron pattern is read by cron-parser from the latest of the start, the
+    pickup and the slot, and where it gives up bullmq's defaultRepeatStrategy swallows the error
+    and no next job is made; an interval takes the engine's rule (`Schedule.next_run`)."""
+    if schedule.limit and count + 1 > schedule.limit:
+        return "limit"
+    if schedule.end is not None and now > schedule.end:
+        return "ended"
+    if isinstance(schedule.cadence, Cron):
+        try:
+            return schedule.cadence.after(max(slot, now, schedule.start or slot))
+        except GaveUp:
+            return "stopped"
+    return schedule.next_run(slot, released=now, finished=None, phase=phase)
 
 
 def simulate_chain(schedules, *, start: int, fires: int | None = None, until: int | None = None,

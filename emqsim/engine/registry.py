@@ -18,16 +18,41 @@ from .errors import InputError
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
 from .store import Store
+from .timefmt import iso
 
 REGISTER = {1: "registered", 0: "exists"}
 UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
 CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
-ENQUEUE = {1: "enqueued", 0: "duplicate"}
+ENQUEUE = {1: "enqueued", 2: "enqueued", 3: "enqueued", 0: "duplicate"}  # 2, 3: and taken at once
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
 END_STATES = ("done", "cancelled")
+
+
+class RegistryChanged(RuntimeError):
+    """The run's registry (or a key of its queue) is not what the run wrote: another client
+    deleted or rewrote it mid-run. `status` is the command line's exit status for it; a run
+    that raises it has written nothing since it noticed, and its store's clean-up still runs."""
+
+    status = 13
+    remains: str | None = None   # as ServerError: the command line prints it when set
+
+    def __init__(self, key: str, expected: tuple[int, int | float | None] | None,
+                 found: tuple[int, int | float | None] | None, detail: str = ""):
+        def rows(seen):
+            size, head = seen
+            return f"{size} row{'s' * (size != 1)}" + (f", head {_when(head)}" if size and head is not None else "")
+
+        said = "; ".join(x for x in (detail, expected and f"expected {rows(expected)}",
+                                     found and f"found {rows(found)}") if x)
+        super().__init__(f"the registry {key} changed under the run (another client deleted or rewrote it): "
+                         + said)
+
+
+def _when(score: int | float) -> str:
+    return "none (parked)" if score == INF else iso(score)[:19] + "Z"
 
 
 def score_arg(score: int | float, what: str = "score") -> str:
@@ -105,6 +130,11 @@ class Registry:
         self._run = store.scripts.run
         self.answers: Counter = Counter()
         self.refused: list[tuple[int, int]] = []
+        #: (registry size, head score) as the last advance, fire or forward answered it
+        self.seen: tuple[int, int | float] | None = None
+        # name -> its record as read, kept between fires: this object's own writes keep it
+        # current (a fire bumps `fired`); any other answer or verb on the name drops it
+        self._records: dict[str, dict] = {}
 
     # -- registration --------------------------------------------------------------------
 
@@ -114,6 +144,7 @@ class Registry:
         first = schedule.first_run(int(ms_arg("now", now)))
         first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
+        self.forget(schedule.name)
         code = self._run("register", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
                          [schedule.name, first_arg, *fields])
         return REGISTER[code]
@@ -126,47 +157,84 @@ class Registry:
         first_arg = ms_arg("first run", first)
         fields = _flat(schedule.to_record(_phase(schedule, first)))
         given = "1" if getattr(schedule.cadence, "offset", None) else "0"
+        self.forget(schedule.name)
         code = self._run("upsert", [self.k.repeat, self.k.record(schedule.name), self.k.marker],
                          [schedule.name, first_arg, given, *fields])
         return UPSERT[code]
 
     def cancel(self, name: str) -> str:
         name_arg("name", name)
+        self.forget(name)
         return CANCEL[self._run("cancel", [self.k.repeat, self.k.record(name)], [name])]
 
     # -- the pump's verbs ----------------------------------------------------------------
 
     def due(self, now: int, limit: int = 100) -> list[Due]:
-        """Rows scored at or before `now`, oldest first, with their records (two round trips)."""
-        rows = self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)
-        if not rows:
-            return []
-        pipe = self.client.pipeline(transaction=False)
-        for member, _ in rows:
-            pipe.hgetall(self.k.record(member.decode()))
-        records = pipe.execute()
-        return [Due(m.decode(), int(s), r) for (m, s), r in zip(rows, records)]
+        """Rows scored at or before `now`, oldest first, with their records: one round trip, and
+        one more for the records not kept since this registry last read them."""
+        rows = [(m.decode(), int(s)) for m, s in
+                self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)]
+        unknown = [name for name, _ in rows if name not in self._records]
+        if unknown:
+            pipe = self.client.pipeline(transaction=False)
+            for name in unknown:
+                pipe.hgetall(self.k.record(name))
+            for name, rec in zip(unknown, pipe.execute()):
+                if rec:   # a record that is gone is read again next time
+                    self._records[name] = rec
+                else:
+                    self._records.pop(name, None)
+            return [Due(name, slot, self._records.get(name, {})) for name, slot in rows]
+        return [Due(name, slot, self._records[name]) for name, slot in rows]
+
+    def _made(self, name: str, jobs: int = 1) -> None:
+        """`jobs` were made for `name`: its kept record counts them as the script did (HINCRBY)."""
+        rec = self._records.get(name)
+        if rec is not None:
+            rec = dict(rec)   # a Due handed out earlier keeps the record it was read with
+            rec[b"fired"] = str(int(rec.get(b"fired", b"0")) + jobs).encode()
+            self._records[name] = rec
+
+    def forget(self, name: str) -> None:
+        """Read the record of `name` again at the next `due` (it was written by another verb)."""
+        self._records.pop(name, None)
 
     def advance(self, name: str, nxt: int | float) -> str:
-        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone."""
+        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone. The
+        registry's size and head after it are in `seen`."""
         args = [name_arg("name", name), score_arg(nxt, "next score")]
-        out = ADVANCE[self._run("advance", [self.k.repeat, self.k.record(name)], args)]
+        code, size, head = self._run("advance", [self.k.repeat, self.k.record(name)], args)
+        out = ADVANCE[code]
+        if out != "advanced":
+            self.forget(name)
+        self.seen = (int(size), parse_score(head))
         self.answers["advance " + out] += 1
         return out
 
-    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
+    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}", *,
+                taken: bool = False) -> str:
+        """EchoMQ's enqueue; with `taken`, a worker parked on the marker takes the job at once
+        (what `take` of a parked worker would leave), and `again` says whether another job
+        still waits ("0" went back on the marker)."""
         args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
-                text_arg("template", template)]
+                text_arg("template", template)] + (["1"] if flag_arg("taken", taken) == "1" else [])
         keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
-        out = ENQUEUE[self._run("enqueue", keys, args)]
+        code = self._run("enqueue", keys, args)
+        self.again = code == 3
+        out = ENQUEUE[code]
+        if out == "enqueued":
+            self._made(name)
         self.answers["enqueue " + out] += 1
         if out == "duplicate":
             self.refused.append((slot, now))
         return out
 
-    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
+    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False,
+             taken: bool = False):
         """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
-        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row.
+        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row. With `taken`, a
+        worker parked on the marker takes the first job made at once (as `enqueue` with taken),
+        and `again` says whether another job still waits.
 
         Returns (registry size, head score, [Fired...]).
         """
@@ -182,10 +250,19 @@ class Registry:
             keys += [record, record if job_id == ADVANCE_ONLY else self.k.job(text_arg("job id", job_id))]
             args += [name, ms_arg("slot", slot), score_arg(nxt, "next score"), job_id, ms_arg("label", label),
                      text_arg("template", template)]
+        if flag_arg("taken", taken) == "1":
+            args.append("1")
         out = self._run("fire", keys, args)
-        results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:])]
+        self.again = taken and out[2 + len(rows)] == 1
+        results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:2 + len(rows)])]
         self.answers.update("fire " + r.result for r in results)
-        return int(out[0]), parse_score(out[1]), results
+        for r in results:
+            if r.result == "fired":
+                self._made(r.name)
+            elif r.result in ("absent", "stale"):
+                self.forget(r.name)
+        self.seen = (int(out[0]), parse_score(out[1]))
+        return *self.seen, results
 
     def forward(self, name: str, slot: int, nxt: int | float, template: str,
                 jobs: list[tuple[str, int, int, int | None]]) -> tuple[int, int | float]:
@@ -208,8 +285,11 @@ class Registry:
             args += [ms_arg("label", label), ms_arg("now", now), "" if finished is None else ms_arg("finished", finished)]
         out = self._run("forward", keys, args)
         if out == 0:
-            raise RuntimeError(f"forward of {name!r} refused: the store is not as the simulation left it")
-        return int(out[0]), parse_score(out[1])
+            raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, the pending list, the "
+                                  "marker or a job to make is not as the run left it; nothing was written")
+        self._made(name, len(jobs))
+        self.seen = (int(out[0]), parse_score(out[1]))
+        return self.seen
 
     def take(self, job_id: str, now: int, *, parked: bool) -> tuple[str, int | None, bool]:
         """A worker takes `job_id` ("" for none) at `now`; a parked one pops the marker first.

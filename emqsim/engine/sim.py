@@ -40,7 +40,7 @@ from .faults import Faults
 from .ids import Minter, slot_job_id
 from .parts import check_parts, check_reach, check_run
 from .pump import Pump
-from .registry import ADVANCE_ONLY, Due, Registry, Retention
+from .registry import ADVANCE_ONLY, Due, Registry, RegistryChanged, Retention
 from .schedule import INF, Schedule
 from .scripts import script_files
 from .store import HoldsStore, Store
@@ -99,6 +99,9 @@ class Simulation(HoldsStore):
     #: make runs of quiet fires in one script call (`_forward`); False keeps every fire on the
     #: event path (the tests hold the two equal)
     fast_forward = True
+    #: hand a job to a worker parked on the marker in its release's script (`_joins`); False
+    #: keeps every take a script of its own (the tests hold the two equal)
+    join_take = True
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
                  faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
@@ -126,6 +129,8 @@ class Simulation(HoldsStore):
         self._target: int | None = None   # what the current `run` stops at, for the fast-forward
         self._until: int | None = None
         self._progress = None
+        self._rows: set[str] = set()   # the rows this run writes (a cancel fault removes one)
+        self._foreign = 0              # rows of the registry this run did not register
         # no fault of any kind, a release at its beat, workers parked on the marker
         self._forwarding = (self.fast_forward and self.faults.quiet and self.pump.latency == 0
                             and self.worker.poll == 0)
@@ -135,10 +140,12 @@ class Simulation(HoldsStore):
             for s in schedules:
                 self.registry.register(s, start)
                 self._held[s.name] = self.registry.score(s.name)
-            _, head = self.registry.peek()
+            size, head = self.registry.peek()
         except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
             self.close()
             raise
+        self._rows = set(self._held)
+        self._foreign = size - len(self._rows)
         self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
         if self.faults.outage:
             down, up = self.faults.outage
@@ -192,7 +199,7 @@ class Simulation(HoldsStore):
             elif kind == RESTART:
                 self._restart(self.pumps[arg], t)
         self._flush()
-        self.trace.registry_size, self.trace.next = self.registry.peek()
+        self.trace.registry_size, self.trace.next = self._peek()
         self.trace.answers, self.trace.refused = Counter(self.registry.answers), tuple(self.registry.refused)
         return self.trace
 
@@ -236,8 +243,11 @@ class Simulation(HoldsStore):
         p.armed, p.last = None, t
         due = self.registry.due(t, self.pump.batch)
         if not due:
-            self._arm(p, self.registry.peek()[1])
+            self._arm(p, self._peek()[1])
             return
+        gone = [d.name for d in due if not d.record]
+        if gone:   # EchoMQ's pump skips such a row; this run wrote it, so someone else deleted it
+            raise RegistryChanged(self.store.keys.repeat, None, None, f"the record of {gone[0]!r} is gone")
         if self._forward(p, t, due):
             return
         p.busy = t + self.pump.latency
@@ -250,7 +260,7 @@ class Simulation(HoldsStore):
 
     def _restart(self, p: _PumpState, t: int) -> None:
         p.up, p.origin, p.last, p.busy, p.armed = True, t, None, t, None
-        self._arm(p, self.registry.peek()[1])
+        self._arm(p, self._peek()[1])
 
     # -- fast-forward ----------------------------------------------------------------------
 
@@ -307,8 +317,7 @@ class Simulation(HoldsStore):
             slot, now, plan = int(plan.next), wake, nxt
         self._push(run.finished, FINISH, running)
         size, score = self.registry.forward(name, first, plan.next, sched.template, jobs)
-        if score != head:
-            raise RuntimeError(f"forward of {name!r}: the registry's head is {score}, the simulation's {head}")
+        self._check(size, score)
         for f in made:
             f.size = size
         self.clock.jump_to(now)
@@ -373,6 +382,7 @@ class Simulation(HoldsStore):
         if head is None:
             return  # crashed
         size, score = head
+        self._check(size, score)
         for f in made:
             f.size, f.next = size, self._held.get(f.name, INF)
         p.origin = self.pump.rearm(p.origin, t)   # the sweep ends now
@@ -387,15 +397,17 @@ class Simulation(HoldsStore):
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
-                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued":
-                    made.append(self._produce(n, plan, t, job_id))
+                joined = self._joins(plan, t)
+                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
+                                         taken=joined) == "enqueued":
+                    made.append(self._produce(n, plan, t, job_id, joined))
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
-                self.registry.cancel(d.name)
+                self._cancel_row(d.name)
             if self.registry.advance(d.name, plan.next) == "advanced":
                 self._wrote(d.name, plan.next, t)
-        return self.registry.peek()
+        return self.registry.seen   # what the last advance answered: no read of its own
 
     def _release_atomic(self, p, t, due, made):
         """One `fire` script for the beat's due rows: enqueue and advance cannot come apart."""
@@ -403,7 +415,7 @@ class Simulation(HoldsStore):
         for d in due:
             plan = self._plan(d, t)
             if self.faults.cancel_at == n + 1:
-                self.registry.cancel(d.name)
+                self._cancel_row(d.name)
             job_id = ADVANCE_ONLY if plan.why else self._job_id(d.name, plan.label, t)
             rows.append((d.name, d.slot, plan.next, job_id, plan.label, plan.schedule.template))
             plans.append(plan)
@@ -413,10 +425,12 @@ class Simulation(HoldsStore):
             if self._crash_due(p, n):
                 crash = True
                 break
-        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
+        # one row: the only job the call can make is its own, so its worker is known beforehand
+        joined = len(rows) == 1 and not plans[0].why and self._joins(plans[0], t)
+        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot", taken=joined)
         for row, plan, res in zip(rows, plans, results):
             if res.result == "fired":
-                made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
+                made.append(self._produce(self.trace.count + 1, plan, t, row[3], joined))
             elif res.result == "skipped":
                 self._skip(row[0], plan.label, t, plan.why, read=row[1])
             if res.result in ("fired", "duplicate", "skipped"):
@@ -424,6 +438,26 @@ class Simulation(HoldsStore):
         if crash and self._crash_now(p, t, self.trace.count):
             return None
         return size, head
+
+    def _cancel_row(self, name: str) -> None:
+        """The cancel fault: another client's cancel of the row, as the run itself makes it."""
+        self.registry.cancel(name)
+        self._rows.discard(name)
+
+    def _peek(self) -> tuple[int, int | float]:
+        """The registry's (size, head), checked against what the run wrote."""
+        seen = self.registry.peek()
+        self._check(*seen)
+        return seen
+
+    def _check(self, size: int, head) -> None:
+        """A registry that is not what this run wrote (another client deleted it, or removed or
+        rewrote a row) ends the run with RegistryChanged, before anything more is written: the
+        size must be the run's rows (and any it found there), the head their earliest score."""
+        mine = min((self._held[n] for n in self._rows), default=INF)
+        expected = (len(self._rows) + self._foreign, mine)
+        if size != expected[0] or (not self._foreign and head != mine):
+            raise RegistryChanged(self.store.keys.repeat, expected, (size, head))
 
     def _crash_due(self, p: _PumpState, n: int) -> bool:
         return not self._crashed and p.idx == 0 and self.faults.crash_after_enqueue == n
@@ -436,7 +470,16 @@ class Simulation(HoldsStore):
         self._push(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
-    def _produce(self, n: int, plan: _Plan, t: int, job_id: str) -> Fire:
+    def _joins(self, plan: _Plan, t: int) -> bool:
+        """May the release's script hand its job to a parked worker at once (the take joined to
+        the release)? Where a worker is parked and idle now, no older parked one waits before
+        it, the marker holds no "0" nobody popped, and no policy moves a start: then the take
+        the event path makes next would find exactly this job, and the scripts are the shipped ones."""
+        return (self.join_take and not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
+                and plan.admit.not_before is None and self.crew.free[0][0] <= t and self._as_shipped())
+
+    def _produce(self, n: int, plan: _Plan, t: int, job_id: str, joined: bool = False) -> Fire:
+        """`joined`: the release's script already handed the job to its parked worker (`_joins`)."""
         for earlier in plan.admit.cancel:
             self._cancel(earlier, t)
         d = plan.due
@@ -445,7 +488,10 @@ class Simulation(HoldsStore):
         running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
         self.trace.produced(fire, read=d.slot)
         self._streak = 0
-        if run.parked:    # its worker is parked on the marker: the script just wrote it
+        if joined:        # taken by the release's script: what `_wake` does after a take
+            self._stale |= self.registry.again
+            self._push(run.finished, FINISH, running)
+        elif run.parked:  # its worker is parked on the marker: the script just wrote it
             self._parked.append(run)
             self._wake(t)
         else:             # the release's "0" stays on the marker: nobody parked pops it

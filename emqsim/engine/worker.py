@@ -133,6 +133,12 @@ class Crew:
         the workers and the jobs waiting, not by the fires made."""
         return sum(len(g.ends) for g in self.runs.values())
 
+    def start(self, ready: int) -> int:
+        """When the next job ready at `ready` would start, as `assign` gives it (no `not_before`,
+        `ready` not before the first free worker), without assigning it."""
+        poll = self.worker.poll
+        return ready if not poll else self.origin - (-(ready - self.origin) // poll) * poll
+
     def assign(self, n: int, released: int, *, name: str | None = None, not_before: int | None = None,
                tag=None) -> Run:
         """Job n released at `released`; with `not_before` (buffer-one) it starts no earlier,
@@ -147,7 +153,7 @@ class Crew:
             heapq.heapify(self.free)
             ready = max(not_before, free)
         poll = self.worker.poll
-        started = ready if not poll else self.origin - (-(ready - self.origin) // poll) * poll
+        started = self.start(ready)
         run = Run(started, started + self.worker.duration(n), w, free, tag, parked=not poll and ready == released)
         heapq.heappush(self.free, (run.finished, w))
         if name is not None:

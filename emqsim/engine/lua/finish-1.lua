@@ -36,10 +36,11 @@ for i = 1, m do
   if state ~= 'done' and state ~= 'cancelled' then return -5 end
   if not isMs(ARGV[4 * i - 1]) or not isMs(ARGV[4 * i]) then return -1 end
 end
+-- a job a worker took is off the list already; LREM of an absent id reads the whole
+-- list, which a backlog of waiting jobs makes long; with no job waiting, none is looked up
+local waiting = m > 0 and redis.call('LLEN', KEYS[1]) > 0
 for i = 1, m do
-  -- a job a worker took is off the list already; LREM of an absent id reads the whole
-  -- list, which a backlog of waiting jobs makes long
-  if redis.call('HGET', KEYS[i + 1], 'state') == 'pending' then
+  if waiting and redis.call('HGET', KEYS[i + 1], 'state') == 'pending' then
     redis.call('LREM', KEYS[1], 1, ARGV[4 * i - 2])
   end
   finishJob(KEYS[i + 1], ARGV[4 * i + 1], ARGV[4 * i - 1], ARGV[4 * i])
