@@ -288,6 +288,8 @@ class Panel:
                     positions = list(figure.model.positions(c.name, figure.values))
                     if list(widget.options) != positions:
                         widget.options = positions
+                        if c.name in self.players:   # Play walks only the positions offered
+                            self.players[c.name].play.max = len(positions) - 1
                 if widget.value != figure.values[c.name]:
                     widget.value = figure.values[c.name]
         finally:
