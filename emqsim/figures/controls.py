@@ -94,7 +94,7 @@ def drag_path(values, count: int = 20) -> list:
 
 #: the readout's CSS class; its font is the code font everywhere, so its column tables stay aligned
 READOUT_CLASS = "emqsim-readout"
-#: monospace at the code font's size (presenter mode scales that size, see PRESENTER_CSS)
+#: monospace at the code font's size (presenter mode scales that size, see present.css)
 READOUT_STYLE = ("margin:0;font-family:var(--jp-code-font-family, ui-monospace, monospace);"
                  "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre")
 
@@ -120,15 +120,12 @@ def alt_text(model, frame) -> str:
     return lines[0] if lines else ""
 
 
-#: presenter mode (`emqsim.present()`, `make present`): prose, controls and readouts grow with
-#: the figures. JupyterLab's and Voila's own size variables, set once more after the theme's.
-PRESENTER_CSS = """:root, body {
-  --jp-content-font-size1: 20px; --jp-content-line-height: 1.5;
-  --jp-widgets-font-size: 18px; --jp-widgets-inline-height: 38px;
-  --jp-widgets-inline-label-width: 120px; --jp-code-font-size: 17px;
-  --jp-widgets-slider-handle-size: 22px; --jp-widgets-slider-track-thickness: 6px;
-}
-.jp-RenderedHTMLCommon, .jp-RenderedMarkdown { font-size: 20px; }"""
+def presenter_css() -> str:
+    """Presenter mode's page style (present.css): prose, controls and readouts grow with the
+    figures; the panel and the course's presenter Voila template both use this one file."""
+    from importlib.resources import files
+
+    return files("emqsim.figures").joinpath("present.css").read_text()
 
 
 def presenter_style():
@@ -137,7 +134,7 @@ def presenter_style():
 
     from .style import presenting
 
-    return w.HTML(f"<style>{PRESENTER_CSS}</style>") if presenting() else None
+    return w.HTML(f"<style>{presenter_css()}</style>") if presenting() else None
 
 
 #: a choice with at most this many short options is a row of buttons, else a drop-down
