@@ -225,9 +225,10 @@ def readout_text(down: int, up: int, runs: list[OutageRuns] | tuple[OutageRuns, 
     return "\n".join([head] + [runs_line(r) for r in runs])
 
 
-def restarts(down: int) -> tuple[int, ...]:
+def restarts(down: int, **others) -> tuple[int, ...]:
     """The restarts `pump up` offers after `pump down`: every position at or after it (an outage
-    of no length misses nothing), so the two sliders never cross and Play starts on an outage."""
+    of no length misses nothing), so the two sliders never cross and Play starts on an outage.
+    The other controls' values, if given, change nothing."""
     return tuple(t for t in TIMES if t >= down)
 
 
