@@ -39,11 +39,16 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_SETTINGS) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # The course as apps for a class: Voila on 127.0.0.1 runs each notebook and shows its
-# prose, outputs and live figures without the code, in presenter mode (large fonts).
+# prose, outputs and live figures without the code, in presenter mode (large fonts). The page
+# is the course's Voila template (share/voila/templates/emqsim: nothing asked from outside
+# the machine, the widgets' parts named for a screen reader; emqsim-present adds presenter
+# mode's page style, emqsim/figures/present.css).
 present: $(STAMP)
 	@echo "Voila: open http://127.0.0.1:$(PRESENT_PORT)/ and pick a notebook (Ctrl-C stops it)"
-	EMQSIM_PRESENT=$(PRESENT) $(VENV)/bin/voila --no-browser --port $(PRESENT_PORT) \
-		--Voila.ip=127.0.0.1 $(PRESENT_ARGS) notebooks/
+	EMQSIM_PRESENT=$(PRESENT) JUPYTER_PATH=$(CURDIR)/share$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
+		$(VENV)/bin/voila --no-browser --port $(PRESENT_PORT) --Voila.ip=127.0.0.1 \
+		--template=$(if $(filter-out 0,$(PRESENT)),emqsim-present,emqsim) \
+		$(PRESENT_ARGS) notebooks/
 
 # The course as a static site in site/: every notebook with its saved outputs, readable
 # offline with no kernel, each live figure's sliders stepping through frames drawn now

@@ -153,7 +153,7 @@ def test_panel_plays_its_now_slider(fig):
     assert p.widgets["expr"].value == "0 9 * * *"
     assert 'id="cron-interval-readout"' in p.readout.value
     assert "now 08:48 | cron 0 9 * * * -&gt; next run 09:00:00" in p.readout.value
-    assert p.box.children[-2:] == (fig.live.image, p.ask.line)  # the challenge under the figure
+    assert p.box.children[-3:] == (fig.live.image, p.ask.line, p.readout)  # the challenge under the figure
 
 
 def test_panel_widgets_drive_the_figure(fig):

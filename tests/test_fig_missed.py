@@ -89,21 +89,12 @@ def test_moving_the_restart_and_the_deadline(fig):
     assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 1000}
 
 
-def test_crossed_sliders_empty_the_lanes(fig):
-    message = ("pump up 10:00 is before pump down 10:30: the outage must end after it starts; "
-               "move pump up to 10:30 or later")
-    assert fig.update(down=t("10:30"), up=t("10:00")) == message
-    view = fig.view
-    for artist in (view.released, view.slots, view.skipped, view.collapsed):
-        assert artist.get_offsets().shape == (0, 2)
-    assert view.links.get_segments() == [] and view.skip_links.get_segments() == []
-    assert view.band.get_width() == 0
-    assert [c.get_text() for c in view.counts] == [""] * 7
-    assert view.title.get_text() == "pump down 10:30, up 10:00: no outage to draw"
-    # moving the restart past the start draws again
+def test_pump_down_past_pump_up_takes_it_along(fig):
+    fig.update(up=t("10:10"))
+    assert fig.update(down=t("10:30")).splitlines()[0] == "pump down 10:30 \u2192 10:30 (0 s): no slot missed"
+    assert fig.view.band.get_width() == 0
     assert fig.update(up=t("10:40")).splitlines()[0] == "pump down 10:30 \u2192 10:40 (10 min): slot 10:37 missed"
-    assert (view.band.get_x(), view.band.get_width()) == (t("10:30"), 10 * MIN)
-    assert len(view.released.get_offsets()) > 0
+    assert (fig.view.band.get_x(), fig.view.band.get_width()) == (t("10:30"), 10 * MIN)
 
 
 def test_a_refused_value_leaves_the_picture_as_it_was(fig):
@@ -135,7 +126,7 @@ def test_the_static_output_is_the_live_picture(fig):
 
 
 def test_a_drag_of_the_restart_refreshes(fig):
-    for up in mx.TIMES[::7]:
+    for up in mx.restarts(mx.DOWN)[::7]:   # the restarts pump up offers
         assert fig.update(up=up).startswith("pump ")
         assert fig.png()[:8] == b"\x89PNG\r\n\x1a\n"
     assert fig.update(down=t("09:30"), up=t("10:10"), deadline=5 * MIN) == mx.MissedModel().frame().readout
@@ -169,10 +160,10 @@ def test_panel_moves_the_figure(fig):
     pytest.importorskip("ipywidgets")
     panel = fig.panel()
     assert 'id="missed-readout"' in panel.readout.value
-    assert panel.players["up"].play.max == len(mx.TIMES) - 1
+    assert panel.players["up"].play.max == len(mx.TIMES) - 21   # the restarts from pump down, 09:30
     assert panel.players["up"].speed.max == 15
-    assert [o[1] for o in panel.widgets["up"].options] == list(mx.TIMES)
-    assert panel.widgets["up"].options[0] == ("09:10", t("09:10"))
+    assert [o[1] for o in panel.widgets["up"].options] == list(mx.TIMES[20:])
+    assert panel.widgets["up"].options[0] == ("09:30", t("09:30"))
     assert panel.widgets["deadline"].options[5] == ("5 min", 5 * MIN)
     first = fig.live.image.value
     panel.widgets["up"].value = t("10:07")
@@ -181,8 +172,10 @@ def test_panel_moves_the_figure(fig):
     assert fig.live.image.value[:4] == b"\x89PNG" and fig.live.image.value != first
     panel.widgets["deadline"].value = 1000
     assert fig.frame.readout.splitlines()[7].startswith("deadline: 10:07 (slot 10:07, 0 s late \u2264 1 s)")
-    panel.widgets["down"].value = t("10:30")
-    assert "is before pump down" in panel.readout.value
+    panel.widgets["down"].value = t("10:30")   # pump up follows: it offers only 10:30 on, Play too
+    assert (fig.values["up"], panel.widgets["up"].value, panel.players["up"].play.max) == (t("10:30"), t("10:30"), 30)
+    assert "10:30 (0 s): no slot missed" in panel.readout.value
     panel.widgets["down"].value = t("09:30")
+    panel.widgets["up"].value = t("10:07")
     assert fig.frame.readout.splitlines()[0] == \
         "pump down 09:30 \u2192 10:07 (37 min): slots 09:37, 09:52, 10:07 missed"

@@ -93,4 +93,4 @@ def test_panel(fig):
     slider.value = 0
     assert "after 0 fires · ZCARD 1 · jobs 0 · row reports -&gt; 09:00 on 2026-11-30 · no job yet</pre>" \
         in p.readout.value
-    assert p.box.children[-2:] == (fig.live.image, p.ask.line)  # the challenge under the figure
+    assert p.box.children[-3:] == (fig.live.image, p.ask.line, p.readout)  # the challenge under the figure

@@ -31,10 +31,6 @@ EXAMPLE = [
     "once:     10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
     "deadline: 10:10 (slot 10:07, 3 min late \u2264 5 min), then 10:22, 10:37 \u00b7 phase :07 kept",
 ]
-REFUSED = ("pump up 10:00 is before pump down 10:30: the outage must end after it starts; "
-           "move pump up to 10:30 or later")
-
-
 def runs_of(runs, policy):
     return next(r for r in runs if r.policy == policy)
 
@@ -316,18 +312,24 @@ def test_moving_the_restart_and_the_deadline():
         f"{p + ':':10}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept" for p in mx.POLICIES]
 
 
-def test_crossed_sliders_are_a_readout_not_an_exception():
+def test_pump_up_offers_only_restarts_at_or_after_pump_down():
+    """The two sliders cannot cross: pump up's positions start at pump down (an outage of no
+    length is one, the engine accepts it and nothing is missed), so no position draws a refusal."""
     m = mx.MissedModel()
-    f = m.frame(down=t("10:30"), up=t("10:00"))
-    assert f.readout == REFUSED
-    assert f.runs == () and f.released == () and f.links == () and f.collapsed == ()
-    assert f.band == (t("10:30"), 0)
-    assert f.title == "pump down 10:30, up 10:00: no outage to draw"
-    assert [label for label, _ in f.counts] == [""] * 7
-    # moving the restart past the start draws again
+    assert mx.restarts(t("10:30")) == tuple(range(t("10:30"), t("11:00") + 1, MIN))
+    ups = m.positions("up", {"down": t("10:30")})
+    assert (len(ups), ups[0], ups[-1]) == (31, ("10:30", t("10:30")), ("11:00", t("11:00")))
+    assert len(m.positions("up", m.defaults())) == 91          # 09:30 to 11:00, not the 111 of TIMES
+    assert m.positions("up", {"down": t("11:00")}) == (("11:00", t("11:00")),)
+    with pytest.raises(InputError, match=r"^pump up 1796032800000 is refused; give one of the 31 "
+                                         r"positions from 1796034600000 \(10:30\) to 1796036400000 \(11:00\)$"):
+        m.frame(down=t("10:30"), up=t("10:00"))
+    # moving pump down past pump up takes pump up with it, to the first restart offered
+    assert m.values(None, down=t("10:30"))["up"] == t("10:30")
+    assert m.values({"down": t("09:30"), "up": t("10:40"), "deadline": mx.DEADLINE}, down=t("10:30"))["up"] == \
+        t("10:40")
     assert m.frame(down=t("10:30"), up=t("10:40")).readout.splitlines()[0] == \
         "pump down 10:30 \u2192 10:40 (10 min): slot 10:37 missed"
-    # an outage of no length is one: the engine accepts it, nothing is missed
     assert m.frame(down=t("10:30"), up=t("10:30")).readout.splitlines()[0] == \
         "pump down 10:30 \u2192 10:30 (0 s): no slot missed"
 
@@ -369,7 +371,8 @@ def test_laziness_and_shared_runs(monkeypatch):
     m.frame(deadline=5 * MIN, up=t("10:07"))
     m.frame(up=t("10:10"))
     assert len(calls) == 15                               # back to the default: nothing reruns
-    m.frame(down=t("10:30"), up=t("10:00"))
+    with pytest.raises(InputError):
+        m.frame(down=t("10:30"), up=t("10:00"))
     assert len(calls) == 15                               # a refused outage runs nothing
 
 
@@ -377,12 +380,11 @@ def test_reachable_walks_the_restart():
     m = mx.MissedModel()
     combos, held = m.reachable()
     assert held == ["down", "deadline"]
-    assert [c["up"] for c in combos] == list(mx.TIMES)
+    assert [c["up"] for c in combos] == list(mx.TIMES[20:])   # 09:30 (pump down) to 11:00
     assert {(c["down"], c["deadline"]) for c in combos} == {(mx.DOWN, mx.DEADLINE)}
     assert m.main().name == "up" and m.main().play.max_step == 15
     assert m.positions("deadline", m.defaults())[5] == ("5 min", 5 * MIN)
     assert m.positions("down", m.defaults())[0] == ("09:10", t("09:10"))
     frames = [m.frame_at(c) for c in combos]
-    # restarts before 09:30 cross the sliders: the readout says so, no exception
-    assert sum(f.readout.startswith("pump up ") for f in frames) == 20
-    assert all(len(f.readout.splitlines()) == 8 for f in frames if not f.readout.startswith("pump up "))
+    # every position the site renders is an outage: a head line and seven lanes, none refused
+    assert len(frames) == 91 and all(len(f.readout.splitlines()) == 8 and f.runs for f in frames)

@@ -11,6 +11,7 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
@@ -21,7 +22,8 @@ from matplotlib.text import Text
 
 import emqsim
 from emqsim.figures import catalogue, style
-from emqsim.figures.controls import PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS, Player, play
+from emqsim.figures.controls import (PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS, Player, alt_text, play, presenter_css,
+                                     readout_html)
 
 RC_KEYS = ["font.size", "lines.linewidth", "lines.markersize", "axes.linewidth", "xtick.major.width",
            "ytick.major.width", "xtick.major.size", "grid.linewidth", "patch.linewidth"]
@@ -212,3 +214,81 @@ def test_a_declared_play_gets_a_button_and_speed_beside_its_slider():
     assert (player.play.max, player.speed.description) == (120, "min per step")
     row = next(c for c in p.box.children if now in getattr(c, "children", ()))
     assert player.play in row.children and player.speed in row.children
+
+
+# -- the page around the figures: readouts, alt text, presenter style, the Voila templates ---------
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATES = ROOT / "share" / "voila" / "templates"
+
+
+def test_a_readout_is_monospace_live_and_carries_the_alt_text():
+    html = readout_html("a < b\n  col", "r1", alt='one "two"')
+    assert html == ('<pre id="r1" class="emqsim-readout" role="status" aria-live="polite" '
+                    'data-alt="one &quot;two&quot;" style="margin:0;font-family:var(--jp-code-font-family, '
+                    'ui-monospace, monospace);font-size:var(--jp-code-font-size, 13px);line-height:1.35;'
+                    'white-space:pre">a &lt; b\n  col</pre>')
+
+
+def test_alt_text_is_the_models_description_else_the_readouts_first_line():
+    model = catalogue.model("04 missed slots")
+    frame = model.frame()
+    if not callable(getattr(model, "describe", None)):
+        assert alt_text(model, frame) == "pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed"
+
+    class Described:
+        def describe(self, frame):
+            return f"described {frame.readout}"
+
+    assert alt_text(Described(), frame).startswith("described pump down 09:30")
+
+
+def test_a_panel_puts_its_alt_text_in_its_readout_on_every_move():
+    figure = catalogue.figure("04 missed slots")
+    p = figure.panel()
+    assert 'data-alt="pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed"' in p.readout.value
+    p.widgets["up"].value = p.widgets["up"].options[41][1]   # 10:11
+    assert 'data-alt="pump down 09:30 \u2192 10:11 (41 min): slots 09:37, 09:52, 10:07 missed"' in p.readout.value
+
+
+def test_the_panel_puts_the_figure_right_under_its_controls_and_keeps_it_within_the_window():
+    figure = catalogue.figure("05 an overlapping run")
+    p = figure.panel()
+    kids = list(p.box.children)
+    image = kids.index(figure.live.image)
+    assert kids[image + 1:] == [*p.ask.below, p.readout]     # the challenge, then the readout
+    assert all(not isinstance(k, w.HTML) or "<style>" not in k.value for k in kids)   # not presenting
+    layout = figure.live.image.layout
+    assert (layout.max_height, layout.max_width, layout.width, layout.align_self) == ("72vh", "100%", "auto",
+                                                                                       "flex-start")
+
+
+def test_presenter_mode_puts_its_page_style_first_in_the_panel():
+    style.present(True)
+    p = catalogue.figure("05 an overlapping run").panel()
+    first = p.box.children[0]
+    assert isinstance(first, w.HTML) and first.value == f"<style>{presenter_css()}</style>"
+    assert "--jp-content-font-size1: 20px" in presenter_css() and "--jp-widgets-font-size: 18px" in presenter_css()
+
+
+def test_the_voila_templates_ask_nothing_from_outside_and_share_the_presenter_style():
+    lab = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
+    cdn = [line.strip() for line in lab.read_text().splitlines() if "cdn.jsdelivr.net" in line]
+    assert len(cdn) == 2   # the two Font Awesome links of Voila's lab template, which ours drops
+    ours = (TEMPLATES / "emqsim" / "index.html.j2").read_text()
+    assert all(f"replace('{link}', '')" in ours for link in cdn)
+    for folder in ("emqsim", "emqsim-present"):   # no other address anywhere in them
+        for f in (TEMPLATES / folder).iterdir():
+            urls = [line for line in f.read_text().splitlines() if "://" in line]
+            assert all(line.strip().startswith("| replace('<link") for line in urls), (f, urls)
+    assert (TEMPLATES / "emqsim-present" / "present.css").resolve() == \
+        ROOT / "emqsim" / "figures" / "present.css"
+
+
+def test_make_present_serves_the_course_template():
+    def dry(*args):
+        return subprocess.run(["make", "-n", "present", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=60, check=True).stdout
+
+    assert "--template=emqsim-present" in dry() and f"JUPYTER_PATH={ROOT}/share" in dry()
+    assert "--template=emqsim " in dry("PRESENT=0").replace("\\\n", " ")

@@ -32,7 +32,7 @@ def test_the_panel_asks_above_the_figure_and_sets_its_goal_under_it(title):
     a = panel.ask
     children = list(panel.box.children)
     assert children[:len(model.questions)] == [q.box for q in a.questions]
-    assert children[-2:] == [fig.live.image, a.line]
+    assert children[-3:] == [fig.live.image, a.line, panel.readout]   # the readout under the goal
     # nothing picked, nothing said: the state a notebook stores is the same on every run
     for box in a.questions:
         assert box.choices.value is None and box.choices.index is None

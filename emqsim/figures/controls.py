@@ -92,11 +92,49 @@ def drag_path(values, count: int = 20) -> list:
     return [lap[i % len(lap)] for i in range(count)]
 
 
-def readout_html(text: str, ident: str) -> str:
-    """A readout as preformatted text with an id a browser test can find."""
+#: the readout's CSS class; its font is the code font everywhere, so its column tables stay aligned
+READOUT_CLASS = "emqsim-readout"
+#: monospace at the code font's size (presenter mode scales that size, see present.css)
+READOUT_STYLE = ("margin:0;font-family:var(--jp-code-font-family, ui-monospace, monospace);"
+                 "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre")
+
+
+def readout_html(text: str, ident: str, alt: str = "") -> str:
+    """A readout as preformatted text in the code font, with an id a browser test can find; a
+    polite live region, so a screen reader says the new readout after a move. `alt` (what the
+    figure shows) rides along as `data-alt`: the widget library's image has no alt text of its
+    own, and the course's Voila page copies it onto the image (emqsim-a11y.js)."""
     import html
 
-    return f'<pre id="{ident}" style="margin:0">{html.escape(text)}</pre>'
+    return (f'<pre id="{ident}" class="{READOUT_CLASS}" role="status" aria-live="polite" '
+            f'data-alt="{html.escape(alt)}" style="{READOUT_STYLE}">{html.escape(text)}</pre>')
+
+
+def alt_text(model, frame) -> str:
+    """What the figure shows, for a reader who cannot see it: the model's `describe(frame)` where
+    it has one, else the readout's first line (the outcome the readout leads with)."""
+    describe = getattr(model, "describe", None)
+    if callable(describe):
+        return describe(frame)
+    lines = frame.readout.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def presenter_css() -> str:
+    """Presenter mode's page style (present.css): prose, controls and readouts grow with the
+    figures; the panel and the course's presenter Voila template both use this one file."""
+    from importlib.resources import files
+
+    return files("emqsim.figures").joinpath("present.css").read_text()
+
+
+def presenter_style():
+    """The style element presenter mode puts on the page, as a widget, or None out of it."""
+    import ipywidgets as w
+
+    from .style import presenting
+
+    return w.HTML(f"<style>{presenter_css()}</style>") if presenting() else None
 
 
 #: a choice with at most this many short options is a row of buttons, else a drop-down
@@ -246,7 +284,11 @@ class Panel:
         from .ask import ask  # the model's questions above the figure, its challenge under it
 
         self.ask = ask(figure)
-        self.box = w.VBox([*self.ask.above, *rows, self.readout, figure.live.image, *self.ask.below])
+        # the controls, then the figure with its axis right under them (a projector's 720 px hold
+        # both), its challenge, and the readout last
+        style = presenter_style()
+        self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, figure.live.image,
+                           *self.ask.below, self.readout])
 
     @staticmethod
     def _widget(w, c, positions, value):
@@ -288,6 +330,8 @@ class Panel:
                     positions = list(figure.model.positions(c.name, figure.values))
                     if list(widget.options) != positions:
                         widget.options = positions
+                        if c.name in self.players:   # Play walks only the positions offered
+                            self.players[c.name].play.max = len(positions) - 1
                 if widget.value != figure.values[c.name]:
                     widget.value = figure.values[c.name]
         finally:
@@ -295,13 +339,15 @@ class Panel:
         return self._show(figure.frame.readout)
 
     def _show(self, text: str) -> str:
-        self.readout.value = readout_html(text, self.figure.model.readout_id)
+        self.readout.value = readout_html(text, self.figure.model.readout_id,
+                                          alt_text(self.figure.model, self.figure.frame))
         self.figure.live.refresh()
         return text
 
     def _say(self, text: str) -> None:
         """A word from the mover (progress, or an error), in the readout; the figure waits."""
-        self.readout.value = readout_html(text, self.figure.model.readout_id)
+        self.readout.value = readout_html(text, self.figure.model.readout_id,
+                                          alt_text(self.figure.model, self.figure.frame))
 
     def _repr_mimebundle_(self, **kw):
         """The widget box, and the figure as it stands as PNG beside it: a kernel shows the

@@ -37,6 +37,11 @@ def _encode(canvas: FigureCanvasAgg, level: int = 1) -> bytes:
     return buf.getvalue()
 
 
+#: the image's largest height on the page: with a panel's controls above it, a 1280x720 projector
+#: shows both and the figure's x-axis
+MAX_HEIGHT = "72vh"
+
+
 class Live:
     """Pairs a matplotlib figure with an `ipywidgets.Image` that shows its latest state."""
 
@@ -58,7 +63,11 @@ class Live:
             import ipywidgets as w
 
             first = self.refresh()  # also caches the static layer, so the first move only blits
-            self._image = w.Image(value=first, format="png")
+            # never taller than most of the window, so the controls above it stay in view; not
+            # stretched across its box (a flex column), so a smaller height keeps its proportions
+            self._image = w.Image(value=first, format="png",
+                                  layout=w.Layout(width="auto", height="auto", max_width="100%", max_height=MAX_HEIGHT,
+                                                  align_self="flex-start"))
         return self._image
 
     def invalidate(self) -> None:

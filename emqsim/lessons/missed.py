@@ -225,10 +225,11 @@ def readout_text(down: int, up: int, runs: list[OutageRuns] | tuple[OutageRuns, 
     return "\n".join([head] + [runs_line(r) for r in runs])
 
 
-def refused_text(down: int, up: int) -> str:
-    """The readout while the sliders cross: an outage the engine refuses, and how to mend it."""
-    return (f"pump up {hm(up)} is before pump down {hm(down)}: the outage must end after it starts; "
-            f"move pump up to {hm(down)} or later")
+def restarts(down: int, **others) -> tuple[int, ...]:
+    """The restarts `pump up` offers after `pump down`: every position at or after it (an outage
+    of no length misses nothing), so the two sliders never cross and Play starts on an outage.
+    The other controls' values, if given, change nothing."""
+    return tuple(t for t in TIMES if t >= down)
 
 
 # -- the engine's own runs, as text ----------------------------------------------------------------
@@ -330,7 +331,7 @@ Point = tuple[int, int]
 
 @dataclass(frozen=True)
 class MissedFrame:
-    """One outage and deadline: the seven policies' runs (none while the sliders cross) and
+    """One outage and deadline: the seven policies' runs and
     what the view draws, as (instant, lane row) points. `rings` are the slots late jobs stand
     for, joined to their releases by `links`; `skips` are skipped slots, joined by `skip_links`
     to the release that skipped them; `collapsed` are missed slots that got neither; `counts`
@@ -353,7 +354,7 @@ class MissedFrame:
 
 
 def _lane(frame: MissedFrame, policy: str) -> OutageRuns:
-    """The frame's runs for `policy` (a frame whose sliders cross has none: IndexError)."""
+    """The frame's runs for `policy`."""
     return frame.runs[POLICIES.index(policy)]
 
 
@@ -371,7 +372,7 @@ class MissedModel(Model):
     controls = (
         slider("down", TIMES, DOWN, label="pump down", fmt=hm),
         slider("up", TIMES, UP, label="pump up", fmt=hm, main=True,
-               play=Play(step=1, max_step=15, interval=400, label="min per step")),
+               play=Play(step=1, max_step=15, interval=400, label="min per step"), depends=restarts),
         slider("deadline", DEADLINES, DEADLINE, label="deadline", fmt=format_duration),
     )
     #: policy runs kept: the reachable frames of the static site need 111 x 7
@@ -443,13 +444,6 @@ class MissedModel(Model):
         return hit
 
     def compute(self, down: int, up: int, deadline: int) -> MissedFrame:
-        try:
-            Faults(outage=(down, up))
-        except InputError:
-            # two sliders can cross: the engine refuses that outage, the readout says how to mend it
-            return MissedFrame(refused_text(down, up), f"pump down {hm(down)}, up {hm(up)}: no outage to draw",
-                               down, up, deadline, (), (down, 0), (), (), (), (), (), (),
-                               tuple(("", VIEW[0]) for _ in POLICIES))
         runs = tuple(self.runs(p, down, up, deadline) for p in POLICIES)
         released, rings, links, skips, skip_links, collapsed, counts = [], [], [], [], [], [], []
         for r in runs:
@@ -475,5 +469,5 @@ __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
     "designs", "engine_check", "instant", "phase_text", "policy_run", "policy_runs", "readout_text",
-    "refused_text", "runs_line", "schedule", "deadline_trace", "snap_arithmetic",
+    "restarts", "runs_line", "schedule", "deadline_trace", "snap_arithmetic",
 ]

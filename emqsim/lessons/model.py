@@ -92,11 +92,17 @@ class Control:
 
 
 def slider(name: str, values: Sequence, default=None, *, label: str = "", fmt: Callable[[object], str] = str,
-           play: Play | None = None, main: bool = False) -> Control:
-    """A slider over `values` in order, each labelled by `fmt(value)`; the first is the default."""
+           play: Play | None = None, main: bool = False, depends: Callable | None = None) -> Control:
+    """A slider over `values` in order, each labelled by `fmt(value)`; the first is the default.
+    `depends(**earlier)` gives the values a reader may reach given the controls declared before
+    (a restart at or after the outage's start), so no position shows a refusal."""
     values = tuple(values)
+    options = None
+    if depends is not None:
+        def options(**earlier):
+            return tuple((fmt(v), v) for v in depends(**earlier))
     return Control(name, "slider", tuple((fmt(v), v) for v in values), values[0] if default is None else default,
-                   label or name, play, main)
+                   label or name, play, main, options)
 
 
 def choice(name: str, options: Sequence, default=None, *, label: str = "",

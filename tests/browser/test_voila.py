@@ -1,6 +1,7 @@
-"""One notebook as a Voila app (what `make present` serves): the code is hidden, the live figure
-renders, its slider moves it, its questions answer and its challenge ticks. Voila's page asks a CDN for Font Awesome, which fails
-offline and is harmless, so console errors alone fail nothing here."""
+"""One notebook as a Voila app, with Voila's own page: the code is hidden, the live figure
+renders, its slider moves it, its questions answer and its challenge ticks. Voila's own page asks
+a CDN for Font Awesome, which fails offline and is harmless here, so console errors alone fail
+nothing; the course's page (`make present`, tests/browser/test_present_voila.py) asks nothing."""
 
 from __future__ import annotations
 
