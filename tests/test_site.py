@@ -465,3 +465,21 @@ def test_no_notebook_is_a_value_error(tmp_path):
         pages.build(tmp_path, tmp_path / "out")
     assert pages.main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     assert pages.main([str(tmp_path), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2
+
+
+@needs_notebooks
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_nothing_in_the_head_holds_up_the_players(built, nb):
+    """On a slow link a script in the head waits for every stylesheet before the browser reads
+    on: the player's script is asked for first and runs async; Sphinx's scripts come after the
+    last player; FontAwesome's 1.5 MB script (the stylesheet draws its icons) is gone."""
+    out, _ = built
+    page = (out / f"{nb.stem}.html").read_text()
+    head = page[:page.index("</head>")]
+    assert head.index("emqsim-player.js") < head.index('rel="stylesheet"')
+    blocking = [a for a in refs(head).scripts
+                if not ({"async", "defer"} & set(a) or "data-cfasync" in a or a.get("type") == "application/json")]
+    assert blocking == []
+    body = page[page.index("</head>"):]
+    assert body.index("documentation_options.js") > body.rfind('class="emqsim-about"')
+    assert "fontawesome.js" not in page and not (out / "_static" / "scripts" / "fontawesome.js").exists()

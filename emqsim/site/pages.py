@@ -65,7 +65,7 @@ CONF = {
     "html_static_path": ["_static"],
     "html_css_files": ["emqsim-player.css"],
     # in the head, async: the controls work before the theme's scripts and the pictures arrive
-    "html_js_files": [["emqsim-player.js", {"async": "async"}]],
+    "html_js_files": [["emqsim-player.js", {"async": "async", "fetchpriority": "high"}]],
     # the notebooks are not copied into the site a second time
     "html_copy_source": False,
     "html_show_sourcelink": False,
@@ -165,7 +165,54 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
 
 #: what Sphinx and the theme copy that no page loads: source maps, the theme's translations
 #: (used when a book is built in another language), the build's stamp and the empty sources
-PRUNE = ("_static/**/*.map", "_static/locales", ".buildinfo", "_sources")
+PRUNE = ("_static/**/*.map", "_static/locales", ".buildinfo", "_sources", "_static/scripts/fontawesome.js*")
+
+_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>.*?</script>\s*", re.S)
+_PLAYER_JS = "emqsim-player.js"
+
+
+def unblock(page: str) -> str:
+    """A page whose head holds up neither its parsing nor its players. Sphinx's scripts sit in
+    the head and each waits for every stylesheet (half a megabyte of theme: seconds on a slow
+    link) before the browser may read on to the content; moved to the end of the body, they
+    run in the same order once the content, players included, has been read. The player's
+    async script moves to the top of the head, so it is asked for first. The theme's first
+    inline script (it sets light or dark before the page paints) stays; FontAwesome's 1.5 MB
+    script goes: the theme's stylesheet draws the same icons from its own web font."""
+    head_end, body_end = page.find("</head>"), page.rfind("</body>")
+    if head_end < 0 or body_end < 0:
+        return page
+    moved, first = [], []
+
+    def take(m):
+        attrs = m["attrs"]
+        if "fontawesome.js" in attrs:
+            return ""
+        if _PLAYER_JS in attrs:
+            first.append(m[0].strip())
+            return ""
+        if "data-cfasync" in attrs or "defer" in attrs:
+            return m[0]
+        moved.append(m[0].strip())
+        return ""
+
+    head = _SCRIPT.sub(take, page[:head_end])
+    charset = head.find(">", head.find("<meta charset")) + 1 if "<meta charset" in head else head.find("<head>") + 6
+    head = head[:charset] + "".join(f"\n{t}" for t in first) + head[charset:]
+    body = page[head_end:body_end]
+    return head + body + "".join(f"{t}\n" for t in moved) + page[body_end:]
+
+
+#: the theme's search button names itself "Search" while it shows "Search Ctrl+K": a speech
+#: user saying what they see would miss it (axe: label-content-name-mismatch, serious)
+_SEARCH_LABEL = ('search-button__button pst-js-only" title="Search" aria-label="Search"',
+                 'search-button__button pst-js-only" title="Search"')
+
+
+def finish(page: str) -> str:
+    """A page as Sphinx wrote it, made fast on a slow link (`unblock`) and its search button
+    named by what it shows."""
+    return unblock(page).replace(*_SEARCH_LABEL)
 
 
 def prune(out: Path) -> None:
@@ -215,6 +262,8 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
         if code != 0:
             raise RuntimeError(f"sphinx-build failed with exit status {code}")
     prune(out)
+    for page in out.glob("*.html"):
+        page.write_text(finish(page.read_text(encoding="utf-8")), encoding="utf-8")
     for player in players.values():
         player.write_images(out / site_player.FRAMES_URL)
     return [*(out / f"{path.stem}.html" for path in paths), out / "index.html"]

@@ -253,18 +253,26 @@
     root.setAttribute("data-ready", "1");
   }
 
-  /* Loaded async in the head: each player is set up once the page's HTML is parsed
-     ("interactive"), not after the theme's own deferred scripts and stylesheets. */
-  function start() {
+  /* Loaded async in the head: each player is set up once its element is parsed, not after
+     the rest of the page, the theme's deferred scripts or its stylesheets. */
+  function start(all) {
     var roots = document.querySelectorAll(".emqsim-player:not([data-ready])");
-    for (var i = 0; i < roots.length; i++) setup(roots[i]);
+    for (var i = 0; i < roots.length; i++) {
+      /* while the page still arrives, a player whose last part (its note) is not yet parsed waits */
+      if (all || roots[i].querySelector("p.emqsim-about")) setup(roots[i]);
+    }
   }
   if (document.readyState === "loading") {
+    /* a player works as soon as it has arrived, before the rest of a long page */
+    var watch = new MutationObserver(function () { start(false); });
+    watch.observe(document.documentElement, {childList: true, subtree: true});
     document.addEventListener("readystatechange", function once() {
       document.removeEventListener("readystatechange", once);
-      start();
+      watch.disconnect();
+      start(true);
     });
+    start(false);
   } else {
-    start();
+    start(true);
   }
 })();

@@ -198,9 +198,10 @@ class Player:
         return self.alts[f[3]] if len(f) > 3 else self.readouts[f[1]]
 
     def html(self, frames_url: str = FRAMES_URL) -> str:
-        """The player's element: the stage (the first frame, fetched from `frames_url`, and its
+        """The player's element: the JSON table first (so the script may start the player as
+        soon as its last part, the note, has arrived), the stage (the first frame, fetched from `frames_url`, and its
         readout, seen even without scripts), a place for the controls, the held note, the
-        challenge, the questions and the JSON table. The controls are the first thing a Tab
+        challenge, the questions and the note. The controls are the first thing a Tab
         reaches; the readout is a polite live region, so a screen reader hears each change."""
         first = self.frames[self.start]
         png = self.images[first[0]]
@@ -212,6 +213,7 @@ class Player:
         return (
             f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}" '
             f'data-frames="{html.escape(frames_url)}">'
+            f'<script type="application/json" class="emqsim-data">{data}</script>'
             f'<div class="emqsim-stage">'
             f'<img class="emqsim-frame" alt="{html.escape(self.alt(self.start))}" '
             f'src="{html.escape(frames_url + image_name(png))}" width="{width}" height="{height}">'
@@ -221,7 +223,6 @@ class Player:
             f'{self.challenge_html()}'
             f'{self.questions_html()}'
             f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
-            f'<script type="application/json" class="emqsim-data">{data}</script>'
             f"</div>")
 
     def questions_html(self) -> str:
