@@ -472,7 +472,8 @@ def test_no_notebook_is_a_value_error(tmp_path):
 def test_nothing_in_the_head_holds_up_the_players(built, nb):
     """On a slow link a script in the head waits for every stylesheet before the browser reads
     on: the player's script is asked for first and runs async; Sphinx's scripts come after the
-    last player; FontAwesome's 1.5 MB script (the stylesheet draws its icons) is gone."""
+    last player; FontAwesome's 1.5 MB script (the stylesheet draws its icons) is gone, and so
+    are the theme's early preloads of its own deferred scripts."""
     out, _ = built
     page = (out / f"{nb.stem}.html").read_text()
     head = page[:page.index("</head>")]
@@ -483,3 +484,21 @@ def test_nothing_in_the_head_holds_up_the_players(built, nb):
     body = page[page.index("</head>"):]
     assert body.index("documentation_options.js") > body.rfind('class="emqsim-about"')
     assert "fontawesome.js" not in page and not (out / "_static" / "scripts" / "fontawesome.js").exists()
+    assert 'rel="preload"' not in head
+
+
+def test_a_frame_s_alt_text_is_the_model_s_description_else_its_readout():
+    class Says:
+        def describe(self, f):
+            return "09:37 and 09:52 missed; runs once at 10:10"
+
+    class Silent:
+        def describe(self, f):
+            raise NotImplementedError
+
+    class Frame:
+        readout = "now 08:48 | next 09:00"
+
+    assert player.alt_text(Says(), Frame()) == "09:37 and 09:52 missed; runs once at 10:10"
+    assert player.alt_text(Silent(), Frame()) == "now 08:48 | next 09:00"
+    assert player.alt_text(object(), Frame()) == "now 08:48 | next 09:00"

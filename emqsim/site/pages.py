@@ -209,10 +209,15 @@ _SEARCH_LABEL = ('search-button__button pst-js-only" title="Search" aria-label="
                  'search-button__button pst-js-only" title="Search"')
 
 
+#: the theme asks for its two deferred scripts (100 kB) at the top of the head, where on a
+#: slow link they share the line with the page itself; the script tags at the end still load them
+_PRELOAD = re.compile(r'<link rel="preload" as="script" href="[^"]*"\s*/?>\s*')
+
+
 def finish(page: str) -> str:
-    """A page as Sphinx wrote it, made fast on a slow link (`unblock`) and its search button
-    named by what it shows."""
-    return unblock(page).replace(*_SEARCH_LABEL)
+    """A page as Sphinx wrote it, made fast on a slow link (`unblock`, no early preloads) and
+    its search button named by what it shows."""
+    return _PRELOAD.sub("", unblock(page)).replace(*_SEARCH_LABEL)
 
 
 def prune(out: Path) -> None:

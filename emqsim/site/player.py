@@ -70,7 +70,10 @@ def alt_text(model, frame) -> str:
     the frame where it has one (`describe(frame)`), else the readout, which names every value
     the picture draws."""
     describe = getattr(model, "describe", None)
-    text = describe(frame) if callable(describe) else None
+    try:
+        text = describe(frame) if callable(describe) else None
+    except NotImplementedError:   # a model that does not describe its frames
+        text = None
     return text if isinstance(text, str) and text.strip() else frame.readout
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -43,6 +42,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def served(static_site):
     """The built site on a local HTTP server (127.0.0.1, a free port); its base URL."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(static_site)))
+    server.handle_error = lambda request, address: None   # a browser closing a connection early
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -173,6 +173,13 @@ _FIRST_TAB_JS = """root => {
   return e ? (e.closest('.emqsim-controls') ? 'control' : e.tagName + '.' + e.className) : null;
 }"""
 
+# the alt text the build wrote for the frame shown: the model's description, else the readout
+_ALT_JS = """root => {
+  const t = JSON.parse(root.querySelector('script.emqsim-data').textContent);
+  const f = t.frames[Number(root.getAttribute('data-frame'))];
+  return f.length > 3 ? t.alts[f[3]] : t.readouts[f[1]];
+}"""
+
 # every control labelled: a <label for> with text, or an aria-label
 _UNLABELLED_JS = """root => [...root.querySelectorAll('.emqsim-controls input, .emqsim-controls select')]
   .filter(e => !(e.labels && [...e.labels].some(l => l.textContent.trim())) && !e.getAttribute('aria-label'))
@@ -194,15 +201,14 @@ def test_every_page_is_accessible(static_site, book_page, artifacts, path, size)
         readout = player.locator("pre.emqsim-readout")
         assert readout.get_attribute("aria-live") == "polite"
         alt = player.locator("img.emqsim-frame").get_attribute("alt")
-        assert alt and alt != title and alt.split()[0] in readout.text_content(), (title, alt)
+        assert alt and title not in alt and alt == player.evaluate(_ALT_JS), (title, alt)
         assert player.evaluate(_FIRST_TAB_JS) == "control", title
         assert player.evaluate(_UNLABELLED_JS) == [], title
         # after a move the alt text is the new frame's
         before = player.get_attribute("data-frame")
         step(first_slider(player))
         moved(page, player, before)
-        assert player.locator("img.emqsim-frame").get_attribute("alt") != alt or \
-            readout.text_content() == alt
+        assert player.locator("img.emqsim-frame").get_attribute("alt") == player.evaluate(_ALT_JS)
     assert page.errors == [] and page.outside == []
     page.add_script_tag(path=str(AXE))   # from disk, axe cannot read the stylesheets: it logs that
     violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
@@ -225,13 +231,14 @@ def test_a_control_moves_the_figure_within_2_s_on_fast_3g(served, browser_contex
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Network.emulateNetworkConditions", FAST_3G)
-        start = time.monotonic()
         page.goto(f"{served}/{stem}.html", wait_until="commit")
         player = ready(page)
         before = player.get_attribute("data-frame")
         step(first_slider(player))
         moved(page, player, before)
-        took = time.monotonic() - start
+        # on the page's own clock, from the start of the navigation (the request)
+        took = page.evaluate("performance.now()") / 1000
+        print(f"{stem}: on Fast 3G the first control moved the figure {took:.2f} s after the request")
         assert took <= FAST_3G_BUDGET_S, f"{stem}: the first control moved the figure {took:.2f} s after the request"
     finally:
         page.close()
