@@ -22,6 +22,7 @@ import argparse
 import copy
 import html
 import re
+import shutil
 import sys
 import tempfile
 from importlib import resources
@@ -222,8 +223,6 @@ def finish(page: str) -> str:
 
 def prune(out: Path) -> None:
     """Delete from the built site what no page loads (`PRUNE`), to keep the site small."""
-    import shutil
-
     for pattern in PRUNE:
         for path in sorted(out.glob(pattern), reverse=True):
             shutil.rmtree(path) if path.is_dir() else path.unlink()
@@ -267,6 +266,7 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
         if code != 0:
             raise RuntimeError(f"sphinx-build failed with exit status {code}")
     prune(out)
+    shutil.rmtree(out / site_player.FRAMES_URL, ignore_errors=True)   # no picture of an earlier build stays
     for page in out.glob("*.html"):
         page.write_text(finish(page.read_text(encoding="utf-8")), encoding="utf-8")
     for player in players.values():
