@@ -502,3 +502,13 @@ def test_a_frame_s_alt_text_is_the_model_s_description_else_its_readout():
     assert player.alt_text(Says(), Frame()) == "09:37 and 09:52 missed; runs once at 10:10"
     assert player.alt_text(Silent(), Frame()) == "now 08:48 | next 09:00"
     assert player.alt_text(object(), Frame()) == "now 08:48 | next 09:00"
+
+
+def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):
+    toy_notebook(tmp_path / "nb")
+    pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    frames = tmp_path / "out" / "_static" / "frames"
+    drawn = sorted(p.name for p in frames.iterdir())
+    (frames / "0123456789abcdef.png").write_bytes(b"a picture no page names")
+    pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    assert sorted(p.name for p in frames.iterdir()) == drawn
