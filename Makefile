@@ -50,9 +50,11 @@ present: $(STAMP)
 		--template=$(if $(filter-out 0,$(PRESENT)),emqsim-present,emqsim) \
 		$(PRESENT_ARGS) notebooks/
 
-# The course as a static site in site/: every notebook with its saved outputs, readable
-# offline with no kernel, each live figure's sliders stepping through frames drawn now
-# (one process per CPU; HTML_JOBS=1 draws in one); open site/index.html.
+# The course as a static site in site/, a book (Sphinx with sphinx-book-theme and myst-nb):
+# contents, previous/next, search, phone layout, light and dark; every notebook with its
+# saved outputs (nothing is executed), readable offline with no kernel, each live figure's
+# sliders stepping through frames drawn now (one process per CPU; HTML_JOBS=1 draws in one);
+# open site/index.html from disk or serve the folder.
 HTML_JOBS ?=
 html: $(STAMP)
 	$(PY) -m emqsim.site --out site $(if $(HTML_JOBS),--jobs $(HTML_JOBS)) notebooks

@@ -1,15 +1,19 @@
-"""The course as a static site: one HTML page per notebook, with its figures, and an index.
+"""The course as a static site in the course-book format: a Sphinx book (sphinx-book-theme,
+myst-nb: Jupyter Book 1.x's own stack) with a contents sidebar, previous/next, search, a
+phone layout, light and dark themes.
 
 For readers who will never install anything: `make html` (``python -m emqsim.site``)
-converts each notebook with the outputs it was saved with (no notebook is executed) and
-writes `site/index.html` linking the pages. The pages work offline, with no kernel:
-figures are PNGs embedded in the page, and the template leaves out every script that
-would come from a CDN (require.js, MathJax, Mermaid, the widget renderer).
+renders each notebook with the outputs it was saved with (myst-nb executes nothing) and
+writes `site/index.html` and a page per notebook. The pages work offline, from disk or a
+local server: the theme's fonts, icons and scripts are its own files, and no page names a
+remote URL (no MathJax, require.js or widget renderer from a CDN).
 
 A live figure's panel cell (cell metadata ``{"emqsim": {"figure": TITLE}}``) gets a player
 instead of the widget, which cannot run without a kernel: the figure's frames drawn in
 advance by its own model and view, with sliders that swap them (`emqsim.site.player`).
-A widget output in a cell without that metadata keeps a short note saying where it runs.
+The player goes into the notebook copy Sphinx reads as an HTML output, so the book needs no
+extension of ours; its pictures are written next to the pages afterwards. A widget output in
+a cell without that metadata keeps a short note saying where it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ import argparse
 import copy
 import html
 import re
+import shutil
 import sys
+import tempfile
+from importlib import resources
 from pathlib import Path
 
 from . import player as site_player
@@ -27,76 +34,49 @@ from . import player as site_player
 LIVE_NOTE = ("Live figure: its sliders need a running kernel. Open this notebook in JupyterLab "
              "(make lab) or Voila (make present) to move it; the picture above is its first rendering.")
 
-# The `lab` template, minus what an offline page cannot load. Its CSS is inlined by nbconvert.
-_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block html_head_css -%}
-<style type="text/css">
-  nav.emqsim-nav { max-width: 1000px; margin: 1em auto 0; padding: 0 1em; font-family: sans-serif; }
-  p.emqsim-live { border-left: 4px solid #0072B2; padding: 0.3em 0.8em; color: #333; font-style: italic; }
-  div.emqsim-player { border-left: 4px solid #0072B2; padding: 0.3em 0.8em; font-family: sans-serif; }
-  div.emqsim-control { display: flex; align-items: center; gap: 0.6em; margin: 0.3em 0; flex-wrap: wrap; }
-  div.emqsim-control .emqsim-label { min-width: 7em; }
-  div.emqsim-control input.emqsim-slider { width: 420px; max-width: 60vw; }
-  div.emqsim-control input.emqsim-speed { width: 100px; }
-  div.emqsim-control output { font-family: monospace; min-width: 5em; }
-  div.emqsim-control .emqsim-held-note, p.emqsim-held, p.emqsim-about { color: #555; font-style: italic; font-size: 0.9em; }
-  div.emqsim-player pre.emqsim-readout { margin: 0.4em 0; white-space: pre-wrap; word-break: normal;
-                                        overflow-wrap: break-word; font-family: monospace; }
-  div.emqsim-player img.emqsim-frame { max-width: 100%; height: auto; display: block; }
-  fieldset.emqsim-question { border: 1px solid #bbb; border-radius: 4px; margin: 0.5em 0; padding: 0.4em 0.8em; }
-  fieldset.emqsim-question legend { padding: 0 0.3em; }
-  fieldset.emqsim-question label.emqsim-option { display: block; margin: 0.2em 0; cursor: pointer; }
-  div.emqsim-buttons { display: flex; gap: 0.6em; margin: 0.4em 0; }
-  div.emqsim-buttons button { font: inherit; padding: 0.2em 0.8em; }
-  div.emqsim-feedback[data-right="1"], p.emqsim-challenge[data-met="1"] { color: #1a7f37; }
-  div.emqsim-feedback[data-right="0"] { color: #b35900; }
-  p.emqsim-challenge { border: 1px dashed #888; border-radius: 4px; padding: 0.3em 0.8em; }
-</style>
-{%- endblock html_head_css -%}
-{%- block body_header -%}
-{{ super() }}
-<nav class="emqsim-nav"><a href="index.html">&larr; all notebooks</a></nav>
-{%- endblock body_header -%}
-{%- block body_footer -%}
-</main>
-{%- if resources.emqsim_player_js %}
-<script>
-{{ resources.emqsim_player_js }}
-</script>
-{%- endif %}
-</body>
-{%- endblock body_footer -%}
-"""
-_TEMPLATE_NAME = "emqsim_site.html.j2"
+#: the book's title, on every page's header and the index
+TITLE = "emqsim: the course"
 
-_INDEX = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>{title}</title>
-<style type="text/css">
-  body {{ max-width: 50em; margin: 2em auto; padding: 0 1em; font-family: sans-serif; line-height: 1.5; }}
-  li {{ margin: 0.6em 0; }}
-  .file {{ color: #666; font-family: monospace; font-size: 0.9em; }}
-</style>
-</head>
-<body>
-<h1>{title}</h1>
-<p>The notebooks of the course as they were last run, figures included. The pages need no
+_INDEX = """# {title}
+
+The notebooks of the course as they were last run, figures included. The pages need no
 kernel and no network: each live figure's sliders step through frames drawn in advance.
 To change what a page holds fixed, or to run the code, open the notebooks in JupyterLab
-(<code>make lab</code>) or as apps in Voila (<code>make present</code>).</p>
-<ol>
+(`make lab`) or as apps in Voila (`make present`).
+
+```{{toctree}}
+:maxdepth: 1
+:caption: Notebooks
+
 {items}
-</ol>
-</body>
-</html>
+```
 """
+
+#: the Sphinx settings of the book (written as the conf.py of the folder Sphinx reads)
+CONF = {
+    "project": TITLE,
+    "html_title": TITLE,
+    "extensions": ["myst_nb", "sphinx_design", "sphinx_togglebutton"],
+    "html_theme": "sphinx_book_theme",
+    # the saved outputs are what the site shows: nothing is run
+    "nb_execution_mode": "off",
+    # no widget renderer from a CDN: the players replace the widgets
+    "nb_ipywidgets_js": {},
+    "myst_enable_extensions": ["colon_fence"],
+    "html_static_path": ["_static"],
+    "html_css_files": ["emqsim-player.css"],
+    # in the head, async: the controls work before the theme's scripts and the pictures arrive
+    "html_js_files": [["emqsim-player.js", {"async": "async", "fetchpriority": "high"}]],
+    # the notebooks are not copied into the site a second time
+    "html_copy_source": False,
+    "html_show_sourcelink": False,
+    "html_theme_options": {"home_page_in_toc": True, "use_download_button": False,
+                           "show_toc_level": 2, "navigation_with_keys": False},
+    # light or dark as the reader's system says, until the reader picks one
+    "html_context": {"default_mode": "auto"},
+    "exclude_patterns": ["_build", "**.ipynb_checkpoints"],
+    "suppress_warnings": ["myst.header", "misc.highlighting_failure"],
+}
 
 
 def title_of(nb) -> str:
@@ -166,23 +146,86 @@ def _html_output(markup: str):
     return nbformat.v4.new_output("display_data", data={"text/html": markup})
 
 
-def _link_pages(body: str, pages: set[str]) -> str:
-    """A Markdown link to another notebook of the course points at its page instead."""
-    def swap(m):
-        stem = m[2]
-        return f'{m[1]}{stem}.html{m[3]}' if stem in pages else m[0]
+def book_source(books: dict, players: dict, folder: Path) -> None:
+    """Write what Sphinx reads into `folder`: each notebook's offline copy, the index with
+    the contents, conf.py and the player's script and stylesheet."""
+    import nbformat
 
-    return re.sub(r'(href=")([^"/#?]+)\.ipynb((?:#[^"]*)?")', swap, body)
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, nb in books.items():
+        nbformat.write(_offline_copy(nb, players), folder / path.name)
+    items = "\n".join(path.stem for path in books)
+    (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items), encoding="utf-8")
+    (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")
+    static = folder / "_static"
+    static.mkdir(exist_ok=True)
+    here = resources.files("emqsim.site")
+    for name, target in (("player.js", "emqsim-player.js"), ("player.css", "emqsim-player.css")):
+        (static / target).write_text(here.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
-def exporter():
-    """nbconvert's HTML exporter with the offline `lab` template (imports nbconvert: slow)."""
-    from jinja2 import DictLoader
-    from nbconvert import HTMLExporter
+#: what Sphinx and the theme copy that no page loads: source maps, the theme's translations
+#: (used when a book is built in another language), the build's stamp and the empty sources
+PRUNE = ("_static/**/*.map", "_static/locales", ".buildinfo", "_sources", "_static/scripts/fontawesome.js*")
 
-    return HTMLExporter(template_name="lab", template_file=_TEMPLATE_NAME,
-                        extra_loaders=[DictLoader({_TEMPLATE_NAME: _TEMPLATE})],
-                        embed_images=True)
+_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>.*?</script>\s*", re.S)
+_PLAYER_JS = "emqsim-player.js"
+
+
+def unblock(page: str) -> str:
+    """A page whose head holds up neither its parsing nor its players. Sphinx's scripts sit in
+    the head and each waits for every stylesheet (half a megabyte of theme: seconds on a slow
+    link) before the browser may read on to the content; moved to the end of the body, they
+    run in the same order once the content, players included, has been read. The player's
+    async script moves to the top of the head, so it is asked for first. The theme's first
+    inline script (it sets light or dark before the page paints) stays; FontAwesome's 1.5 MB
+    script goes: the theme's stylesheet draws the same icons from its own web font."""
+    head_end, body_end = page.find("</head>"), page.rfind("</body>")
+    if head_end < 0 or body_end < 0:
+        return page
+    moved, first = [], []
+
+    def take(m):
+        attrs = m["attrs"]
+        if "fontawesome.js" in attrs:
+            return ""
+        if _PLAYER_JS in attrs:
+            first.append(m[0].strip())
+            return ""
+        if "data-cfasync" in attrs or "defer" in attrs:
+            return m[0]
+        moved.append(m[0].strip())
+        return ""
+
+    head = _SCRIPT.sub(take, page[:head_end])
+    charset = head.find(">", head.find("<meta charset")) + 1 if "<meta charset" in head else head.find("<head>") + 6
+    head = head[:charset] + "".join(f"\n{t}" for t in first) + head[charset:]
+    body = page[head_end:body_end]
+    return head + body + "".join(f"{t}\n" for t in moved) + page[body_end:]
+
+
+#: the theme's search button names itself "Search" while it shows "Search Ctrl+K": a speech
+#: user saying what they see would miss it (axe: label-content-name-mismatch, serious)
+_SEARCH_LABEL = ('search-button__button pst-js-only" title="Search" aria-label="Search"',
+                 'search-button__button pst-js-only" title="Search"')
+
+
+#: the theme asks for its two deferred scripts (100 kB) at the top of the head, where on a
+#: slow link they share the line with the page itself; the script tags at the end still load them
+_PRELOAD = re.compile(r'<link rel="preload" as="script" href="[^"]*"\s*/?>\s*')
+
+
+def finish(page: str) -> str:
+    """A page as Sphinx wrote it, made fast on a slow link (`unblock`, no early preloads) and
+    its search button named by what it shows."""
+    return _PRELOAD.sub("", unblock(page)).replace(*_SEARCH_LABEL)
+
+
+def prune(out: Path) -> None:
+    """Delete from the built site what no page loads (`PRUNE`), to keep the site small."""
+    for pattern in PRUNE:
+        for path in sorted(out.glob(pattern), reverse=True):
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
 def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs: int | None = None,
@@ -190,8 +233,10 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
     """Write one page per notebook in `notebooks` and `index.html` into `out`; returns the
     pages, index last. The live figures are rendered first, in `jobs` processes (one per
     CPU if None); `log(text)` hears how long that took. Raises ValueError when there is no
-    notebook to convert, or a panel cell names a figure the catalogue does not have."""
+    notebook to convert, or a panel cell names a figure the catalogue does not have, and
+    RuntimeError when Sphinx fails."""
     import nbformat
+    from sphinx.cmd.build import build_main
 
     from ..figures.catalogue import SOURCES
 
@@ -214,24 +259,19 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
         for player in players.values():
             log(f"  {player.summary()}")
     out.mkdir(parents=True, exist_ok=True)
-    exp = exporter()
-    script = site_player.script()
-    stems = {p.stem for p in paths}
-    written, items = [], []
-    for path, nb in books.items():
-        resources = {"metadata": {"name": path.stem}}
-        if panel_titles(nb):
-            resources["emqsim_player_js"] = script
-        body, _ = exp.from_notebook_node(_offline_copy(nb, players), resources=resources)
-        page = out / f"{path.stem}.html"
-        page.write_text(_link_pages(body, stems), encoding="utf-8")
-        written.append(page)
-        title = title_of(nb) or path.stem
-        items.append(f'<li><a href="{html.escape(page.name)}">{html.escape(title)}</a> '
-                     f'<span class="file">{html.escape(path.name)}</span></li>')
-    index = out / "index.html"
-    index.write_text(_INDEX.format(title="emqsim: the course", items="\n".join(items)), encoding="utf-8")
-    return [*written, index]
+    with tempfile.TemporaryDirectory(prefix="emqsim-book-") as tmp:
+        book = Path(tmp) / "book"
+        book_source(books, players, book)
+        code = build_main(["-b", "html", "-q", "-E", "-d", str(Path(tmp) / "doctrees"), str(book), str(out)])
+        if code != 0:
+            raise RuntimeError(f"sphinx-build failed with exit status {code}")
+    prune(out)
+    shutil.rmtree(out / site_player.FRAMES_URL, ignore_errors=True)   # no picture of an earlier build stays
+    for page in out.glob("*.html"):
+        page.write_text(finish(page.read_text(encoding="utf-8")), encoding="utf-8")
+    for player in players.values():
+        player.write_images(out / site_player.FRAMES_URL)
+    return [*(out / f"{path.stem}.html" for path in paths), out / "index.html"]
 
 
 def main(argv: list[str] | None = None) -> int:

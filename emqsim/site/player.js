@@ -7,7 +7,11 @@
  * text, a Play button and speed for a slider that has one, and swaps picture and readout
  * as they move. Controls are resolved in order, as the model does: a control whose value
  * is not among the positions the earlier ones allow falls back to its default, else to
- * its first position. Nothing is fetched: no network, no kernel.
+ * its first position. The pictures are files of the site (the table names them; the root's
+ * data-frames says where): the browser fetches one when it is shown and the next and the
+ * previous ones ahead, so the controls work at once on a slow link. Each picture's alt text
+ * says what it shows (the table's alts, else the readout). No kernel, nothing from outside
+ * the site.
  *
  * The figure's questions (fieldset.emqsim-question, written by the build with their
  * answers and feedback in the table) get their Check and Show me buttons here: Check shows
@@ -32,6 +36,7 @@
     var readout = root.querySelector("pre.emqsim-readout");
     var line = root.querySelector("p.emqsim-challenge");
     var box = root.querySelector(".emqsim-controls");
+    var base = root.getAttribute("data-frames") || "";
     var byKey = {};
     frames.forEach(function (f, n) { byKey[f[2].join(",")] = n; });
     var cur = frames[data.start][2].slice();
@@ -74,14 +79,35 @@
       if (n === shown) return;
       shown = n;
       var f = frames[n];
-      img.src = "data:image/png;base64," + data.images[f[0]];
+      img.src = base + data.images[f[0]];
+      img.alt = f.length > 3 ? data.alts[f[3]] : data.readouts[f[1]];
       readout.textContent = data.readouts[f[1]];
+      ahead(n);
       root.setAttribute("data-frame", String(n));
       if (line && data.challenge) {
         var met = data.challenge.bits.charAt(n) === "1";
         if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
           line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
           line.setAttribute("data-met", met ? "1" : "0");
+        }
+      }
+    }
+
+    /* The pictures of the frames one step either way on each control, asked for now so the
+       next move shows at once; each asked for once. */
+    var asked = {};
+    function ahead(n) {
+      var here = frames[n][2];
+      for (var k = 0; k < controls.length; k++) {
+        for (var d = -1; d <= 1; d += 2) {
+          var p = here.slice();
+          p[k] += d;
+          var m = byKey[p.join(",")];
+          if (m === undefined) continue;
+          var name = data.images[frames[m][0]];
+          if (asked[name]) continue;
+          asked[name] = true;
+          new Image().src = base + name;
         }
       }
     }
@@ -209,11 +235,44 @@
       return wrap;
     }
 
+    /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings
+       into view must land below it, not under it. */
+    var stage = root.querySelector(".emqsim-stage");
+    function margins() {
+      var sticky = stage && getComputedStyle(stage).position === "sticky";
+      var top = sticky ? (stage.offsetHeight + (parseFloat(getComputedStyle(stage).top) || 0) + 8) + "px" : "";
+      var rows = root.querySelectorAll(".emqsim-control, fieldset.emqsim-question, p.emqsim-challenge");
+      for (var i = 0; i < rows.length; i++) rows[i].style.scrollMarginTop = top;
+    }
+    window.addEventListener("resize", margins);
+    img.addEventListener("load", margins);
+
     if (data.questions) setupQuestions();
     show();
+    margins();
     root.setAttribute("data-ready", "1");
   }
 
-  var roots = document.querySelectorAll(".emqsim-player");
-  for (var i = 0; i < roots.length; i++) setup(roots[i]);
+  /* Loaded async in the head: each player is set up once its element is parsed, not after
+     the rest of the page, the theme's deferred scripts or its stylesheets. */
+  function start(all) {
+    var roots = document.querySelectorAll(".emqsim-player:not([data-ready])");
+    for (var i = 0; i < roots.length; i++) {
+      /* while the page still arrives, a player whose last part (its note) is not yet parsed waits */
+      if (all || roots[i].querySelector("p.emqsim-about")) setup(roots[i]);
+    }
+  }
+  if (document.readyState === "loading") {
+    /* a player works as soon as it has arrived, before the rest of a long page */
+    var watch = new MutationObserver(function () { start(false); });
+    watch.observe(document.documentElement, {childList: true, subtree: true});
+    document.addEventListener("readystatechange", function once() {
+      document.removeEventListener("readystatechange", once);
+      watch.disconnect();
+      start(true);
+    });
+    start(false);
+  } else {
+    start(true);
+  }
 })();

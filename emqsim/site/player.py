@@ -4,11 +4,13 @@ A reader of the static site has no kernel, so the sliders of a figure cannot ask
 for a frame. Instead `make html` asks for every frame a reader can reach (the model's
 `reachable()` value sets: every position of the main slider, the other controls too while
 the count stays small), draws each with the figure's own view, and writes into the page:
-the pictures (a 64-colour palette PNG each, identical ones stored once), a JSON table of
-the controls and, for each frame, its picture, its readout and the position of every
-control. The script `static/player.js`, inlined once in the page, builds a range input per
-slider and a drop-down per choice from that table and swaps picture and readout as they
-move: the same readout text the notebook panel shows, with no network and no kernel.
+the pictures (a 64-colour palette PNG each, one file per distinct picture, named by its
+content, fetched by the browser only when a reader reaches it), a JSON table of the controls
+and, for each frame, its picture, its readout and the position of every control. The script
+`player.js`, loaded deferred in the page's head (so the controls work before the pictures
+arrive on a slow link), builds a range input per slider and a drop-down per choice from that
+table and swaps picture and readout as they move: the same readout text the notebook panel
+shows, with no network beyond the site's own files and no kernel.
 
 The figure's questions and challenge (declared on its model, `emqsim.lessons.questions`)
 are written into the page too: each question a `<fieldset>` of radio inputs with its right
@@ -22,7 +24,6 @@ shown disabled, with a note on the page saying so.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import io
@@ -44,9 +45,36 @@ COLORS = 64
 MIN_CHUNK = 200
 
 
+#: where a page finds the frames, relative to the page (the site's pages sit side by side)
+FRAMES_URL = "_static/frames/"
+
+
 def script() -> str:
-    """The player script, inlined once in every page that holds a player."""
+    """The player script, a static file every page loads deferred."""
     return resources.files("emqsim.site").joinpath("player.js").read_text(encoding="utf-8")
+
+
+def image_name(png: bytes) -> str:
+    """A picture's file name: its content's hash, so a picture two figures share is one file
+    and a browser may cache it for good."""
+    return hashlib.sha1(png).hexdigest()[:16] + ".png"
+
+
+def image_size(png: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its header."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def alt_text(model, frame) -> str:
+    """What the picture shows, for a reader who cannot see it: the model's own description of
+    the frame where it has one (`describe(frame)`), else the readout, which names every value
+    the picture draws."""
+    describe = getattr(model, "describe", None)
+    try:
+        text = describe(frame) if callable(describe) else None
+    except NotImplementedError:   # a model that does not describe its frames
+        text = None
+    return text if isinstance(text, str) and text.strip() else frame.readout
 
 
 def compress(png: bytes) -> bytes:
@@ -65,10 +93,10 @@ def compress(png: bytes) -> bytes:
     return buf.getvalue()
 
 
-def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, bool | None]]:
+def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, bool | None, str]]:
     """Draw `title` at each value set with the notebook's model and view: (compressed PNG,
-    readout, whether the frame meets the model's challenge, None without one) per set. Runs
-    in a worker process; a frame drawn twice is compressed once."""
+    readout, whether the frame meets the model's challenge, None without one, alt text) per
+    set. Runs in a worker process; a frame drawn twice is compressed once."""
     from ..figures import catalogue
 
     fig = catalogue.figure(title)
@@ -81,7 +109,8 @@ def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, 
         key = hashlib.sha1(png).digest()
         if key not in done:
             done[key] = compress(png)
-        out.append((done[key], fig.frame.readout, None if challenge is None else challenge.check(fig.frame)))
+        out.append((done[key], fig.frame.readout, None if challenge is None else challenge.check(fig.frame),
+                    alt_text(fig.model, fig.frame)))
     return out
 
 
@@ -103,7 +132,8 @@ class Player:
     #: span [position, count] of a held slider's default among all its positions (where the
     #: disabled slider sits)
     controls: list[dict]
-    #: per frame: [image index, readout index, [position index per control]]
+    #: per frame: [image index, readout index, [position index per control]], and a fourth,
+    #: the index of its alt text in `alts`, where that is not the readout
     frames: list[list]
     images: list[bytes]
     readouts: list[str]
@@ -114,12 +144,31 @@ class Player:
     questions: list[dict] = field(default_factory=list)
     #: the challenge: goal, met (the line once met, HTML), bits ("1" per frame that meets it)
     challenge: dict | None = None
+    #: the frames' alt texts that differ from their readouts
+    alts: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        """Each picture's file name (`image_name`)."""
+        return [image_name(b) for b in self.images]
+
+    def write_images(self, folder) -> int:
+        """Write each picture into `folder` as its own file; returns the bytes written."""
+        from pathlib import Path
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, png in zip(self.names, self.images, strict=True):
+            (folder / name).write_bytes(png)
+        return sum(len(b) for b in self.images)
 
     def table(self) -> dict:
-        """The JSON table the script reads (images as base64 PNG)."""
+        """The JSON table the script reads (pictures by file name)."""
         table = {"title": self.title, "readout_id": self.readout_id, "controls": self.controls,
                  "frames": self.frames, "readouts": self.readouts, "start": self.start,
-                 "images": [base64.b64encode(b).decode("ascii") for b in self.images]}
+                 "images": self.names}
+        if self.alts:
+            table["alts"] = self.alts
         if self.questions:
             table["questions"] = [{k: q[k] for k in ("id", "right", "feedback", "show")} for q in self.questions]
             table["pick_first"] = PICK_FIRST
@@ -146,24 +195,37 @@ class Player:
         return (f"Held at its default on this page: {names}. The notebook, with a kernel, moves "
                 f"{'it' if len(shown) == 1 else 'them'} too (make lab).")
 
-    def html(self) -> str:
-        """The player's element: the first frame and its readout (seen even without scripts),
-        a place for the controls, and the JSON table."""
+    def alt(self, n: int) -> str:
+        """The alt text of frame `n`."""
+        f = self.frames[n]
+        return self.alts[f[3]] if len(f) > 3 else self.readouts[f[1]]
+
+    def html(self, frames_url: str = FRAMES_URL) -> str:
+        """The player's element: the JSON table first (so the script may start the player as
+        soon as its last part, the note, has arrived), the stage (the first frame, fetched from `frames_url`, and its
+        readout, seen even without scripts), a place for the controls, the held note, the
+        challenge, the questions and the note. The controls are the first thing a Tab
+        reaches; the readout is a polite live region, so a screen reader hears each change."""
         first = self.frames[self.start]
-        src = "data:image/png;base64," + base64.b64encode(self.images[first[0]]).decode("ascii")
+        png = self.images[first[0]]
+        width, height = image_size(png)
         data = json.dumps(self.table(), separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
         note = self.held_note()
         held = f'<p class="emqsim-held">{html.escape(note)}</p>' if note else ""
+        label = html.escape(f"Controls of the figure {self.title}")
         return (
-            f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}">'
-            f'{self.questions_html()}'
-            f'<div class="emqsim-controls"></div>{held}'
-            f'<pre class="emqsim-readout" id="{html.escape(self.readout_id)}">'
-            f'{html.escape(self.readouts[first[1]])}</pre>'
-            f'<img class="emqsim-frame" alt="{html.escape(self.title)}" src="{src}">'
-            f'{self.challenge_html()}'
-            f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
+            f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}" '
+            f'data-frames="{html.escape(frames_url)}">'
             f'<script type="application/json" class="emqsim-data">{data}</script>'
+            f'<div class="emqsim-stage">'
+            f'<img class="emqsim-frame" alt="{html.escape(self.alt(self.start))}" '
+            f'src="{html.escape(frames_url + image_name(png))}" width="{width}" height="{height}">'
+            f'<pre class="emqsim-readout" id="{html.escape(self.readout_id)}" aria-live="polite">'
+            f'{html.escape(self.readouts[first[1]])}</pre></div>'
+            f'<div class="emqsim-controls" role="group" aria-label="{label}"></div>{held}'
+            f'{self.challenge_html()}'
+            f'{self.questions_html()}'
+            f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
             f"</div>")
 
     def questions_html(self) -> str:
@@ -204,9 +266,9 @@ def _play(control, count: int) -> dict | None:
 
 
 def assemble(title: str, model, value_sets: list[dict], held: list[str],
-             rendered: list[tuple[bytes, str, bool | None]]) -> Player:
+             rendered: list[tuple]) -> Player:
     """The player of `title` from its value sets and their rendered (PNG, readout, challenge
-    met) frames; the questions' answers and feedback from the model."""
+    met, alt text) frames; the questions' answers and feedback from the model."""
     controls = list(model.controls)
     positions: list[list] = [[] for _ in controls]
     seen: list[dict] = [{} for _ in controls]
@@ -224,7 +286,10 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
     readout_at: dict[str, int] = {}
     frames = []
     bits = []
-    for values, (png, readout, met) in zip(value_sets, rendered, strict=True):
+    alts: list[str] = []
+    alt_at: dict[str, int] = {}
+    for values, (png, readout, met, *rest) in zip(value_sets, rendered, strict=True):
+        alt = rest[0] if rest else readout
         bits.append("1" if met else "0")
         where = [index(k, model.label(c.name, values), values[c.name]) for k, c in enumerate(controls)]
         if png not in image_at:
@@ -234,6 +299,11 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
             readout_at[readout] = len(readouts)
             readouts.append(readout)
         frames.append([image_at[png], readout_at[readout], where])
+        if alt != readout:
+            if alt not in alt_at:
+                alt_at[alt] = len(alts)
+                alts.append(alt)
+            frames[-1].append(alt_at[alt])
     defaults = model.defaults()
     start_key = [index(k, model.label(c.name, defaults), defaults[c.name]) for k, c in enumerate(controls)]
     start = next((n for n, f in enumerate(frames) if f[2] == start_key), 0)
@@ -263,7 +333,8 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
         c = model.challenge
         challenge = {"id": c.id, "goal": as_html(challenge_line(c, False)), "met": as_html(challenge_line(c, True)),
                      "bits": "".join(bits)}
-    return Player(title, model.readout_id, table, frames, images, readouts, start, list(held), questions, challenge)
+    return Player(title, model.readout_id, table, frames, images, readouts, start, list(held), questions, challenge,
+                  alts)
 
 
 def asked(q, model, show: int | None) -> dict:
@@ -322,4 +393,5 @@ def players(titles, jobs: int | None = None) -> dict[str, Player]:
     return out
 
 
-__all__ = ["COLORS", "PLAYER_CLASS", "Player", "assemble", "compress", "players", "render_frames", "script"]
+__all__ = ["COLORS", "FRAMES_URL", "PLAYER_CLASS", "Player", "alt_text", "assemble", "compress", "image_name",
+           "image_size", "players", "render_frames", "script"]

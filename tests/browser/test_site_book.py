@@ -1,0 +1,244 @@
+"""The course book (`make html`) in a real browser, as readers meet it: a contents sidebar,
+previous/next, search and a dark theme; on a 390x844 phone the figure and its readout stay in
+view above the control being dragged and every control is a 24x24 px touch target (WCAG 2.2,
+2.5.8); readouts are polite live regions, each picture's alt text says what it shows, the
+controls come first in each player's tab order, and axe finds no serious or critical
+violation at 1366x900 or 390x844; nothing is asked from outside the machine; and on Chromium's
+Fast-3G throttling from a local server a control moves the figure within 2 s of the request.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
+
+from conftest import NOTEBOOKS  # noqa: E402
+
+PAGES = sorted(NOTEBOOKS.glob("*.ipynb"))
+WITH_PLAYERS = [p for p in PAGES if p.stem != "00_start_here"]
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+LOAD_MS = 30_000
+#: npm's axe-core (tests/browser/package.json: `cd tests/browser && npm ci --ignore-scripts`)
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+#: Chromium's "Fast 3G" preset, as DevTools defines it
+FAST_3G = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8}
+FAST_3G_BUDGET_S = 2.0
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(static_site):
+    """The built site on a local HTTP server (127.0.0.1, a free port); its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(static_site)))
+    server.handle_error = lambda request, address: None   # a browser closing a connection early
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def book_page(browser_context):
+    """A page that fails any request leaving the machine, and records errors it logs."""
+    p = browser_context.new_page()
+    p.errors, p.outside = [], []
+    p.on("console", lambda m: p.errors.append(m.text) if m.type == "error" else None)
+    p.on("pageerror", lambda e: p.errors.append(str(e)))
+
+    def route(r):
+        url = urlparse(r.request.url)
+        if url.scheme in ("file", "data") or url.hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            p.outside.append(r.request.url)
+            r.abort()
+
+    p.route("**/*", route)
+    yield p
+    p.close()
+
+
+def ready(page, n: int = 0):
+    player = page.locator(".emqsim-player").nth(n)
+    page.wait_for_function("root => root.getAttribute('data-ready') === '1'", arg=player.element_handle(),
+                           timeout=LOAD_MS, polling=50)
+    return player
+
+
+def first_slider(player):
+    """The player's first control that moves (a slider, else a drop-down)."""
+    return player.locator("input.emqsim-slider:not([disabled]), select.emqsim-choice:not([disabled])").first
+
+
+def step(control) -> None:
+    """Move a slider one position with the keyboard, or pick a drop-down's next option."""
+    if control.evaluate("e => e.tagName") == "SELECT":
+        n = control.evaluate("s => s.selectedIndex")
+        control.select_option(index=n + 1 if n + 1 < control.locator("option").count() else n - 1)
+    else:
+        control.focus()
+        control.press("ArrowLeft" if control.evaluate("r => Number(r.value) >= Number(r.max)") else "ArrowRight")
+
+
+def moved(page, player, before: str):
+    page.wait_for_function("([r, f]) => r.getAttribute('data-frame') !== f", arg=[player.element_handle(), before],
+                           timeout=LOAD_MS, polling=50)
+
+
+def test_the_book_has_contents_previous_next_search_and_a_dark_theme(static_site, served, book_page):
+    page = book_page
+    page.set_viewport_size(DESKTOP)
+    page.goto((static_site / "02_one_row_rewritten.html").as_uri())
+    nav = page.locator("nav.bd-docs-nav a.reference.internal")
+    hrefs = nav.evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    # the contents list every page; the page shown links to itself as "#"
+    assert hrefs == ["index.html", *(f"{p.stem}.html" if p.stem != "02_one_row_rewritten" else "#" for p in PAGES)]
+    assert page.locator("a.left-prev").get_attribute("href") == "01_cron_vs_interval.html"
+    assert page.locator("a.right-next").get_attribute("href") == "03_start_to_start.html"
+    # <details> blocks stay folded until opened
+    assert page.locator("details").count() >= 1
+    assert page.locator("details[open]").count() == 0
+    assert page.errors == []
+    # search finds the pages from disk (there Chromium will not let it fetch the pages'
+    # summaries: it logs that) and, with summaries, from a server
+    for base in (static_site.as_uri(), served):
+        page.goto(f"{base}/search.html?q=overlap")
+        page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0",
+                               timeout=LOAD_MS)
+        assert "05_overlap.html" in page.locator("#search-results").inner_html()
+    page.errors.clear()
+    # dark: the theme follows the reader's system, and the player's colours follow the theme
+    page.emulate_media(color_scheme="dark")
+    page.goto((static_site / "01_cron_vs_interval.html").as_uri())
+    player = ready(page)
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    bg = player.locator(".emqsim-stage").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert bg not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), bg
+    page.emulate_media(color_scheme="light")
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_on_a_phone_figure_and_readout_stay_above_the_control_and_targets_are_24px(static_site, book_page, path):
+    page = book_page
+    page.set_viewport_size(PHONE)
+    page.goto((static_site / f"{path.stem}.html").as_uri())
+    players = page.locator(".emqsim-player")
+    for n in range(players.count()):
+        player = ready(page, n)
+        slider = first_slider(player)
+        row = slider.locator("xpath=ancestor::div[@data-kind][1]")
+        row.evaluate("r => r.scrollIntoView({block: 'end'})")
+        page.wait_for_timeout(100)
+        stage = player.locator(".emqsim-stage").bounding_box()
+        img = player.locator("img.emqsim-frame").bounding_box()
+        out = player.locator("pre.emqsim-readout").bounding_box()
+        box = slider.bounding_box()
+        name = f"{path.stem} player {n}"
+        assert img["y"] >= 0 and out["y"] >= img["y"] + img["height"] - 1, name      # readout under the figure
+        assert stage["y"] + stage["height"] <= box["y"] + 1, (name, stage, box)      # ...both above the slider
+        assert box["y"] + box["height"] <= PHONE["height"] + 1, (name, box)
+        before = player.get_attribute("data-frame")
+        step(slider)
+        moved(page, player, before)
+        small = player.evaluate("""root => [...root.querySelectorAll('input, select, button')]
+            .filter(e => !e.disabled && e.offsetParent !== null)
+            .map(e => [e.className || e.type, e.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 24 || r.height < 24)
+            .map(([c, r]) => `${c} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
+        assert small == [], (name, small)
+    assert page.errors == [] and page.outside == []
+
+
+# the first element a Tab reaches inside an element, in document order
+_FIRST_TAB_JS = """root => {
+  const all = [...root.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+    .filter(e => !e.disabled && e.tabIndex >= 0 && e.offsetParent !== null);
+  const e = all[0];
+  return e ? (e.closest('.emqsim-controls') ? 'control' : e.tagName + '.' + e.className) : null;
+}"""
+
+# the alt text the build wrote for the frame shown: the model's description, else the readout
+_ALT_JS = """root => {
+  const t = JSON.parse(root.querySelector('script.emqsim-data').textContent);
+  const f = t.frames[Number(root.getAttribute('data-frame'))];
+  return f.length > 3 ? t.alts[f[3]] : t.readouts[f[1]];
+}"""
+
+# every control labelled: a <label for> with text, or an aria-label
+_UNLABELLED_JS = """root => [...root.querySelectorAll('.emqsim-controls input, .emqsim-controls select')]
+  .filter(e => !(e.labels && [...e.labels].some(l => l.textContent.trim())) && !e.getAttribute('aria-label'))
+  .map(e => e.className)"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_every_page_is_accessible(static_site, book_page, artifacts, path, size):
+    if not AXE.is_file():
+        pytest.skip(f"no {AXE} (cd tests/browser && npm ci --ignore-scripts)")
+    page = book_page
+    page.set_viewport_size(SIZES[size])
+    page.goto((static_site / f"{path.stem}.html").as_uri())
+    players = page.locator(".emqsim-player")
+    for n in range(players.count()):
+        player = ready(page, n)
+        title = player.get_attribute("data-figure")
+        readout = player.locator("pre.emqsim-readout")
+        assert readout.get_attribute("aria-live") == "polite"
+        alt = player.locator("img.emqsim-frame").get_attribute("alt")
+        assert alt and title not in alt and alt == player.evaluate(_ALT_JS), (title, alt)
+        assert player.evaluate(_FIRST_TAB_JS) == "control", title
+        assert player.evaluate(_UNLABELLED_JS) == [], title
+        # after a move the alt text is the new frame's
+        before = player.get_attribute("data-frame")
+        step(first_slider(player))
+        moved(page, player, before)
+        assert player.locator("img.emqsim-frame").get_attribute("alt") == player.evaluate(_ALT_JS)
+    assert page.errors == [] and page.outside == []
+    page.add_script_tag(path=str(AXE))   # from disk, axe cannot read the stylesheets: it logs that
+    violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+        .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+        .map(v => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)""")
+    assert violations == [], violations
+    assert page.outside == []
+    if path.stem == "01_cron_vs_interval":   # the README's pictures of the site (docs/site-*.png)
+        page.evaluate("window.scrollTo(0, 0)")
+        players.first.locator(".emqsim-controls").evaluate("r => r.scrollIntoView({block: 'end'})")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(artifacts / f"site-book-{size}.png"))
+
+
+@pytest.mark.parametrize("stem", ["02_one_row_rewritten", "04_missed_slots"])
+def test_a_control_moves_the_figure_within_2_s_on_fast_3g(served, browser_context, stem):
+    page = browser_context.new_page()
+    try:
+        cdp = browser_context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        cdp.send("Network.emulateNetworkConditions", FAST_3G)
+        page.goto(f"{served}/{stem}.html", wait_until="commit")
+        player = ready(page)
+        before = player.get_attribute("data-frame")
+        step(first_slider(player))
+        moved(page, player, before)
+        # on the page's own clock, from the start of the navigation (the request)
+        took = page.evaluate("performance.now()") / 1000
+        print(f"{stem}: on Fast 3G the first control moved the figure {took:.2f} s after the request")
+        assert took <= FAST_3G_BUDGET_S, f"{stem}: the first control moved the figure {took:.2f} s after the request"
+    finally:
+        page.close()
