@@ -84,10 +84,15 @@ test-notebooks: $(STAMP)
 		echo "no notebooks/*.ipynb: notebook tests skipped"; \
 	fi
 
-# Every notebook in JupyterLab and one in Voila, in a real (headless) Chromium.
+# Every notebook in JupyterLab and Voila and every site page, in a real (headless) Chromium;
+# axe-core (the accessibility checks) is installed from npm when npm is there.
 # Skipped, in one line, where Debian's chromium is not installed.
 test-browser: $(STAMP)
 	@if [ -x $(CHROMIUM) ]; then \
+		if [ ! -d tests/browser/node_modules/axe-core ] && command -v npm >/dev/null 2>&1; then \
+			(cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) \
+				|| echo "npm ci in tests/browser failed: the accessibility checks will skip"; \
+		fi; \
 		set -x; \
 		$(PY) -m pytest -q tests/browser -p no:nbval; \
 	else \
