@@ -12,7 +12,8 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from emqsim import InputError  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
-from emqsim.figures.style import GREY, ROLE  # noqa: E402
+from emqsim.figures.cadence_drift import DIM_TEXT  # noqa: E402
+from emqsim.figures.style import GREY, ROLE, ink  # noqa: E402
 from emqsim.lessons import cadence_drift as lesson  # noqa: E402
 from emqsim.engine.timefmt import at  # noqa: E402
 
@@ -68,7 +69,10 @@ def test_measure_selector_lights_one_lane(cadence):
         "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
     assert view.bars["schedule"][0].get_facecolor() == to_rgba(ROLE["schedule"])
     assert view.bars["finish"][0].get_facecolor() == to_rgba(GREY, 0.35)
-    assert view.gap_text["finish"].get_alpha() == 0.35
+    # a greyed lane's text is whole, in a grey that reads at 4.5:1 (faded text did not)
+    assert view.gap_text["finish"].get_alpha() is None
+    assert view.gap_text["finish"].get_color() == DIM_TEXT == "#747474"
+    assert view.gap_text["schedule"].get_color() == ink(ROLE["schedule"])
     assert cadence.update(measure="start-to-finish") == \
         "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle"
     assert view.bars["finish"][2].get_facecolor() == to_rgba(ROLE["finish"])

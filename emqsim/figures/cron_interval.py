@@ -11,7 +11,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.course import MINUTE
 from ..lessons.cron_interval import AXIS_END, AXIS_START, ROW
-from .style import BLACK, GREY, ROLE, scale, time_axis
+from .style import BLACK, GREY, ROLE, ink, scale, time_axis
 from .view import View
 
 
@@ -47,7 +47,7 @@ class CronIntervalView(View):
         self._next_text = ax.text(0, 0, "", ha="center", va="bottom", fontsize=fs * 0.9, zorder=6,
                                   bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.9))
         self._note = ax.text(start + (end - start) / 2, ROW["cron"], "", ha="center", va="center",
-                             fontsize=fs * 0.9, color=ROLE["finish"], zorder=6,
+                             fontsize=fs * 0.9, color=ink(ROLE["finish"]), zorder=6,
                              bbox=dict(boxstyle="round", fc="white", ec=ROLE["finish"]))
         self._title = ax.set_title("", fontsize=fs, loc="left")
         self._labels: tuple[str, str] | None = None
