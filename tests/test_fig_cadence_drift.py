@@ -122,7 +122,10 @@ def test_slip_lines_follow_the_frame(slip):
     assert list(slip.view.lines["release"].get_ydata()) == release
     assert list(slip.view.lines["release"].get_xdata()) == list(range(1, 97))
     assert slip.view.ends["finish"].get_text() == "finish: finish + every\n+6 h 20 min 1.92 s"
-    assert slip.view.ends["release"].get_position() == (97.5, 1920)
+    # labelled at its end, lifted clear of the schedule line's label that ends just below it
+    assert slip.view.ends["schedule"].get_position() == (97.5, 920)
+    x, y = slip.view.ends["release"].get_position()
+    assert x == 97.5 and 1920 < y < 10_000
     assert slip.view._title.get_text().startswith("EchoMQ's pump (re-armed a tick after each sweep), tick 1 s,")
 
 
@@ -147,7 +150,8 @@ def test_slip_move_changes_the_picture(slip):
 def test_a_short_day_lays_out_its_own_axis():
     fig = catalogue.figure("03 slip over cycles", lesson.SlipModel(cycles=8))
     assert fig.view.ax.get_xlim() == (0, 9)
-    assert fig.view.ends["release"].get_position() == (9.5, 160)
+    x, y = fig.view.ends["release"].get_position()
+    assert x == 9.5 and y >= 160
 
 
 def test_slip_panel_moves_the_figure():

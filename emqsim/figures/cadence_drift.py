@@ -11,7 +11,7 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection
 
 from ..lessons.cadence_drift import FIRES, LANES, SLIP_RULES
-from .style import GREY, ROLE, freeze_labels, ink, scale, time_axis
+from .style import GREY, ROLE, fit_width, freeze_labels, ink, scale, spread, time_axis
 from .view import View
 
 #: lane heights, top lane first
@@ -91,6 +91,7 @@ class CadenceView(View):
             self.gap_text[rule].set_text(lane.gap_text)
             self.gap_text[rule].set_color(text_colour)
         self._title.set_text(frame.title)
+        fit_width(self._title)
 
 
 class SlipView(View):
@@ -143,4 +144,6 @@ class SlipView(View):
             self.lines[line.rule].set_data(frame.runs, line.drawn)
             self.ends[line.rule].set_y(line.drawn[-1])
             self.ends[line.rule].set_text(line.label)
+        spread(self.ends.values())
         self._title.set_text(frame.title)
+        fit_width(self._title)

@@ -79,4 +79,28 @@ class CronIntervalView(View):
         self._next_text.set_position((frame.next_x, row + 0.3))
         self._next_text.set_horizontalalignment(frame.next_align)
         self._next_text.set_text(frame.next_label)
+        self._clear_of_now(now)
         self._title.set_text(frame.title)
+
+    def _clear_of_now(self, now: int) -> None:
+        """Keep the next run's box inside the figure and off the now line: where it would cross
+        the line (a run due now, or soon, or the edge label when now is near the edge), set it
+        beside the line, on its right if the box fits there, else on its left."""
+        text, ax = self._next_text, self.ax
+        if not text.get_text():
+            return
+        renderer = ax.figure.canvas.get_renderer()
+        box = text.get_window_extent(renderer)
+        at = ax.transData.transform((now, 0))[0]
+        pad = 4.0
+        edge = ax.figure.bbox.x1 - pad
+        if box.x1 > edge:           # past the figure's right edge: pulled back inside it
+            text.set_x(ax.transData.inverted().transform((edge, 0))[0])
+            text.set_horizontalalignment("right")
+            box = text.get_window_extent(renderer)
+        if box.x1 + pad < at or box.x0 - pad > at:
+            return
+        right = at + pad + box.width <= ax.figure.bbox.x1 - pad
+        x = ax.transData.inverted().transform((at + (pad if right else -pad), 0))[0]
+        text.set_x(x)
+        text.set_horizontalalignment("left" if right else "right")

@@ -8,7 +8,7 @@ mean wait as lines labelled at the right edge.
 from __future__ import annotations
 
 from ..lessons.marker import JOBS
-from .style import ROLE, freeze_labels, ink, scale
+from .style import ROLE, fit_width, freeze_labels, ink, scale, spread
 from .view import View
 
 
@@ -66,4 +66,6 @@ class WakeView(View):
         self._mean_text.set_text(frame.mean_label)
         self._marker_text.set_y(frame.marker_top)
         self._marker_text.set_text(frame.marker_label)
+        spread([self._limit_text, self._mean_text, self._marker_text])
         self._title.set_text(frame.title)
+        fit_width(self._title)

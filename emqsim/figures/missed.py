@@ -59,7 +59,7 @@ class MissedView(View):
                    "missed slot, no job: never written", "pump down", "the :07 slots"],
                   loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75, frameon=False)
         self.title = ax.set_title("", fontsize=fs, loc="left")
-        ax.figure.subplots_adjust(left=0.2, right=0.98, top=0.92, bottom=0.22)
+        ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)

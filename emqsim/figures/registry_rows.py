@@ -45,7 +45,8 @@ class RegistryRowsView(View):
                                         clip_on=False)
         self.row_box = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", ha="left", fontsize=small,
                                zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
-        ax.figure.subplots_adjust(left=0.09, right=0.91, bottom=0.16, top=0.9)
+        ax.figure.subplots_adjust(left=0.09 if s["font"] < 12 else 0.12, right=0.91 if s["font"] < 12 else 0.89,
+                                  bottom=0.16, top=0.9)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box)
         self.track(*self.moving)

@@ -171,3 +171,57 @@ def freeze_labels(ax) -> None:
     ax.xaxis.set_label_coords(0.5, to_axes.transform((0, x_pix))[1])
     if ax.yaxis.label.get_text():
         ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)
+
+
+def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8) -> None:
+    """Keep a title inside the figure: break it at its last separator that lets the first line
+    fit the width, then, if the lines still leave the figure, set it smaller (down to
+    `smallest` of its size). Measured, so it holds at presenter and narrow sizes alike."""
+    fig = text.figure
+    renderer = fig.canvas.get_renderer()
+    size = getattr(text, "_emqsim_size", None)
+    if size is None:
+        size = text._emqsim_size = text.get_fontsize()
+    text.set_fontsize(size)
+
+    def inside() -> bool:
+        box = text.get_window_extent(renderer)
+        return box.x1 <= fig.bbox.x1 - 2 and box.y1 <= fig.bbox.y1 - 1 and box.x0 >= 1
+
+    whole = text.get_text()
+    if inside():
+        return
+    if "\n" not in whole:
+        for sep in seps:
+            cuts = [i for i in range(len(whole)) if whole.startswith(sep, i)]
+            for i in reversed(cuts):
+                text.set_text(whole[:i] + sep.rstrip() + "\n" + whole[i + len(sep):])
+                if text.get_window_extent(renderer).x1 <= fig.bbox.x1 - 2:
+                    break
+            else:
+                text.set_text(whole)
+                continue
+            break
+    step = size
+    while not inside() and step > size * smallest:
+        step *= 0.95
+        text.set_fontsize(step)
+
+
+def spread(texts, *, pad: float = 2.0) -> None:
+    """Move labels that share a column apart vertically, in the order they stand, so no two
+    overlap (lines labelled at their ends that end close together)."""
+    shown = [t for t in texts if t.get_visible() and t.get_text()]
+    if len(shown) < 2:
+        return
+    renderer = shown[0].figure.canvas.get_renderer()
+    boxes = sorted(((t.get_window_extent(renderer), t) for t in shown), key=lambda bt: bt[0].y0)
+    floor = None
+    for box, t in boxes:
+        if floor is not None and box.y0 < floor + pad:
+            lift = floor + pad - box.y0
+            to_data = t.get_transform().inverted()
+            x_pix, y_pix = t.get_transform().transform(t.get_position())
+            t.set_y(to_data.transform((x_pix, y_pix + lift))[1])
+            box = t.get_window_extent(renderer)
+        floor = box.y1
