@@ -156,3 +156,17 @@ def test_no_two_series_differ_by_colour_alone(title):
         fig, _ = render(title, values)
         found.update(_confusable(fig.view.ax.figure))
     assert sorted(found) == []
+
+
+def test_the_panel_carries_the_dark_rule_and_the_figure_its_class():
+    fig = catalogue.figure("03 wake latency")
+    panel = fig.panel()
+    kids = list(panel.box.children)
+    at = kids.index(fig.live.image)
+    assert style.FIGURE_CLASS in fig.live.image._dom_classes
+    assert kids[at - 1].value == f"<style>{style.DARK_CSS}</style>"
+    assert style.DARK_CSS == ("body[data-jp-theme-light='false'] .emqsim-figure img, "
+                              "body[data-jp-theme-light='false'] img.emqsim-figure "
+                              "{ filter: invert(1) hue-rotate(180deg); }")
+    # transparent: Lab's own background shows through, light or dark
+    assert fig.view.ax.figure.patch.get_alpha() == 0.0

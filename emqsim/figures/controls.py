@@ -247,6 +247,8 @@ class Panel:
 
         self.ask = ask(figure)
         self.box = w.VBox([*self.ask.above, *rows, self.readout, figure.live.image, *self.ask.below])
+        kids = list(self.box.children)  # the dark theme's rule, just before the figure
+        self.box.children = (*kids[:kids.index(figure.live.image)], figure.live.theme(), *kids[kids.index(figure.live.image):])
 
     @staticmethod
     def _widget(w, c, positions, value):
