@@ -59,7 +59,10 @@ def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
     page.goto(dark_lab.url("/lab/tree/dark.ipynb?reset"), timeout=OPEN_MS)
     page.wait_for_selector(".jp-Notebook", timeout=OPEN_MS)
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=OPEN_MS)
-    page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=OPEN_MS)
+    # the kernel answers (the toolbar says idle before it has started; the status bar only after)
+    page.wait_for_function(
+        r"""() => [...document.querySelectorAll('.jp-StatusBar-Item')]
+                 .some(e => /\|\s*Idle$/.test(e.textContent.trim()))""", timeout=OPEN_MS)
     page.locator(".jp-Notebook .jp-CodeCell").first.click()
     page.keyboard.press("Shift+Enter")
     try:
