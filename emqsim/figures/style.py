@@ -12,6 +12,7 @@ line widths up for a projector, and so does the environment variable EMQSIM_PRES
 from __future__ import annotations
 
 import os
+import weakref
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -173,15 +174,17 @@ def freeze_labels(ax) -> None:
         ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)
 
 
+#: a fitted text's own size, before `fit_width` set it smaller
+_FULL_SIZE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8) -> None:
     """Keep a title inside the figure: break it at its last separator that lets the first line
     fit the width, then, if the lines still leave the figure, set it smaller (down to
     `smallest` of its size). Measured, so it holds at presenter and narrow sizes alike."""
     fig = text.figure
     renderer = fig.canvas.get_renderer()
-    size = getattr(text, "_emqsim_size", None)
-    if size is None:
-        size = text._emqsim_size = text.get_fontsize()
+    size = _FULL_SIZE.setdefault(text, text.get_fontsize())   # each frame starts from the full size
     text.set_fontsize(size)
 
     def inside() -> bool:
