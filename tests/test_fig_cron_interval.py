@@ -171,3 +171,23 @@ def test_panel_widgets_drive_the_figure(fig):
     assert "cron */20 8-9 * * * -&gt; next run 09:20:00</pre>" in p.readout.value
     p.widgets["expr"].value = BAD
     assert BAD_MSG.replace("'", "&#x27;") in p.readout.value
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+def test_the_next_run_box_never_crosses_the_now_line(presenter):
+    # a run due now (08:00 on the interval row) was labelled across the now line, and the
+    # box of a run due at the right edge stood past the figure
+    from figure_walk import render
+    from emqsim.lessons.course import MINUTE
+    from emqsim.lessons.cron_interval import AXIS_END, AXIS_START
+
+    crossed = []
+    for mode in ("cron", "interval"):
+        for now in range(AXIS_START, AXIS_END + 1, 5 * MINUTE):
+            fig, renderer = render("01 cron vs interval", {"now": now, "mode": mode}, presenter=presenter)
+            view = fig.view
+            box = view._next_text.get_window_extent(renderer)
+            at = view.ax.transData.transform((now, 0))[0]
+            if box.x0 <= at <= box.x1 or box.x1 > view.ax.figure.bbox.x1:
+                crossed.append((mode, now, view._next_text.get_text()))
+    assert crossed == []

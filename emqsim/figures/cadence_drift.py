@@ -11,13 +11,14 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection
 
 from ..lessons.cadence_drift import FIRES, LANES, SLIP_RULES
-from .style import GREY, ROLE, freeze_labels, scale, time_axis
+from .style import GREY, ROLE, fit_width, freeze_labels, ink, scale, spread, time_axis
 from .view import View
 
 #: lane heights, top lane first
 LANE_Y = {"schedule": 1, "finish": 0}
-#: a greyed lane's alpha
+#: a greyed lane's alpha (its marks; its text is drawn whole in DIM_TEXT, to stay legible)
 DIM = 0.35
+DIM_TEXT = ink(GREY)
 
 
 class CadenceView(View):
@@ -41,11 +42,11 @@ class CadenceView(View):
             self.starts[rule], = ax.plot([0] * fires, [y] * fires, ls="none", marker="|",
                                          ms=ms * 2.6, mew=lw, color=c, zorder=4)
             self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * 0.85, ha="left", va="bottom",
-                                         color=c, zorder=5) for _ in range(fires)]
+                                         color=ink(c), zorder=5) for _ in range(fires)]
             self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
                                                                linestyles=":", zorder=2))
             self.gap_text[rule] = ax.text(0, y - 0.36, "", fontsize=fs * 0.75, ha="center", va="top",
-                                          color=c, zorder=5)
+                                          color=ink(c), zorder=5)
         # direct labels and fixed title/label positions: a legend or an auto-placed label
         # is laid out again on every redraw, which costs more than the marks themselves
         self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
@@ -70,6 +71,7 @@ class CadenceView(View):
         for lane in frame.lanes:
             rule, y = lane.rule, LANE_Y[lane.rule]
             colour, alpha = (ROLE[rule], 1.0) if lane.lit else (GREY, DIM)
+            text_colour = ink(ROLE[rule]) if lane.lit else DIM_TEXT
             for bar, st, fi in zip(self.bars[rule], lane.starts, lane.finishes):
                 bar.set_x(st)
                 bar.set_width(fi - st)
@@ -81,16 +83,15 @@ class CadenceView(View):
             for text, st, label in zip(self.labels[rule], lane.starts, lane.labels):
                 text.set_x(st)
                 text.set_text(label)
-                text.set_color(colour)
-                text.set_alpha(alpha)
+                text.set_color(text_colour)
             self.gaps[rule].set_segments([[(a, y - 0.3), (b, y - 0.3)] for a, b in lane.gaps])
             self.gaps[rule].set_color(colour)
             self.gaps[rule].set_alpha(alpha)
             self.gap_text[rule].set_x(lane.gap_at)
             self.gap_text[rule].set_text(lane.gap_text)
-            self.gap_text[rule].set_color(colour)
-            self.gap_text[rule].set_alpha(alpha)
+            self.gap_text[rule].set_color(text_colour)
         self._title.set_text(frame.title)
+        fit_width(self._title)
 
 
 class SlipView(View):
@@ -110,7 +111,7 @@ class SlipView(View):
         for rule in SLIP_RULES:
             self.lines[rule], = ax.plot([], [], color=ROLE[rule], lw=lw, marker="o", ms=ms * 0.45)
             # each line is labelled at its end: the rule, its formula, its slip by the last run
-            self.ends[rule] = ax.text(0, 1, "", color=ROLE[rule], fontsize=fs * 0.8, ha="left",
+            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * 0.8, ha="left",
                                       va="center", clip_on=False, linespacing=1.1)
         ax.set_yscale("log")
         ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
@@ -143,4 +144,6 @@ class SlipView(View):
             self.lines[line.rule].set_data(frame.runs, line.drawn)
             self.ends[line.rule].set_y(line.drawn[-1])
             self.ends[line.rule].set_text(line.label)
+        spread(self.ends.values())
         self._title.set_text(frame.title)
+        fit_width(self._title)

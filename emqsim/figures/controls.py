@@ -285,9 +285,11 @@ class Panel:
 
         self.ask = ask(figure)
         # the controls, then the figure with its axis right under them (a projector's 720 px hold
-        # both), its challenge, and the readout last
+        # both; the dark theme's rule, which shows nothing, just before it), its challenge, and
+        # the readout last
         style = presenter_style()
-        self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, figure.live.image,
+        self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, figure.live.theme(),
+                           figure.live.image,
                            *self.ask.below, self.readout])
 
     @staticmethod

@@ -11,7 +11,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.course import MINUTE
 from ..lessons.cron_interval import AXIS_END, AXIS_START, ROW
-from .style import BLACK, GREY, ROLE, scale, time_axis
+from .style import BLACK, GREY, ROLE, ink, scale, time_axis
 from .view import View
 
 
@@ -47,7 +47,7 @@ class CronIntervalView(View):
         self._next_text = ax.text(0, 0, "", ha="center", va="bottom", fontsize=fs * 0.9, zorder=6,
                                   bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.9))
         self._note = ax.text(start + (end - start) / 2, ROW["cron"], "", ha="center", va="center",
-                             fontsize=fs * 0.9, color=ROLE["finish"], zorder=6,
+                             fontsize=fs * 0.9, color=ink(ROLE["finish"]), zorder=6,
                              bbox=dict(boxstyle="round", fc="white", ec=ROLE["finish"]))
         self._title = ax.set_title("", fontsize=fs, loc="left")
         self._labels: tuple[str, str] | None = None
@@ -79,4 +79,28 @@ class CronIntervalView(View):
         self._next_text.set_position((frame.next_x, row + 0.3))
         self._next_text.set_horizontalalignment(frame.next_align)
         self._next_text.set_text(frame.next_label)
+        self._clear_of_now(now)
         self._title.set_text(frame.title)
+
+    def _clear_of_now(self, now: int) -> None:
+        """Keep the next run's box inside the figure and off the now line: where it would cross
+        the line (a run due now, or soon, or the edge label when now is near the edge), set it
+        beside the line, on its right if the box fits there, else on its left."""
+        text, ax = self._next_text, self.ax
+        if not text.get_text():
+            return
+        renderer = ax.figure.canvas.get_renderer()
+        box = text.get_window_extent(renderer)
+        at = ax.transData.transform((now, 0))[0]
+        pad = 4.0
+        edge = ax.figure.bbox.x1 - pad
+        if box.x1 > edge:           # past the figure's right edge: pulled back inside it
+            text.set_x(ax.transData.inverted().transform((edge, 0))[0])
+            text.set_horizontalalignment("right")
+            box = text.get_window_extent(renderer)
+        if box.x1 + pad < at or box.x0 - pad > at:
+            return
+        right = at + pad + box.width <= ax.figure.bbox.x1 - pad
+        x = ax.transData.inverted().transform((at + (pad if right else -pad), 0))[0]
+        text.set_x(x)
+        text.set_horizontalalignment("left" if right else "right")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, freeze_labels, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, freeze_labels, ink, scale, time_axis
 from .view import View
 
 def _points(pairs) -> np.ndarray:
@@ -41,10 +41,10 @@ class FaultsView(View):
         self.twins = ax.scatter([], [], s=(ms * 1.2) ** 2, color=VERMILLION, marker="D", zorder=5)
         self.refused = ax.scatter([], [], s=(ms * 1.3) ** 2, color=ORANGE, marker="X", zorder=5)
         self.unserved = ax.scatter([], [], s=(ms * 1.3) ** 2, color=BLACK, marker="x", zorder=5, clip_on=False)
-        self.ids = [ax.text(0, 0, "", fontsize=fs * 0.75, color=VERMILLION, va="center", zorder=6)
+        self.ids = [ax.text(0, 0, "", fontsize=fs * 0.75, color=ink(VERMILLION), va="center", zorder=6)
                     for _ in range(2)]
         self.crash_text = ax.text(0, 0, "crash ", fontsize=fs * 0.75, color=BLACK, ha="right", va="top")
-        self.restart_text = ax.text(0, 0, "", fontsize=fs * 0.75, color=GREEN, ha="left", va="top")
+        self.restart_text = ax.text(0, 0, "", fontsize=fs * 0.75, color=ink(GREEN), ha="left", va="top")
         ax.set_ylabel("job, in the order produced")
         ax.spines[["top", "right"]].set_visible(False)
         # a short legend: every glyph is drawn again on each move, and text is most of a move's cost

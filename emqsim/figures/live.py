@@ -18,6 +18,8 @@ import io
 import matplotlib.pyplot as plt
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .style import DARK_CSS, FIGURE_CLASS
+
 
 def png(fig) -> bytes:
     """The whole figure as PNG bytes (no tight bbox: it doubles the cost of a redraw)."""
@@ -68,7 +70,16 @@ class Live:
             self._image = w.Image(value=first, format="png",
                                   layout=w.Layout(width="auto", height="auto", max_width="100%", max_height=MAX_HEIGHT,
                                                   align_self="flex-start"))
+            self._image.add_class(FIGURE_CLASS)  # what the dark theme's rule turns (style.DARK_CSS)
         return self._image
+
+    @staticmethod
+    def theme():
+        """A widget holding the rule that turns every figure for JupyterLab's dark theme (it
+        shows nothing): a PNG cannot change its own colours, the page's style can."""
+        import ipywidgets as w
+
+        return w.HTML(f"<style>{DARK_CSS}</style>", layout=w.Layout(height="0px", margin="0px"))
 
     def invalidate(self) -> None:
         """Something that does not move changed: the next refresh redraws everything."""

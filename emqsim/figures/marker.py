@@ -8,7 +8,7 @@ mean wait as lines labelled at the right edge.
 from __future__ import annotations
 
 from ..lessons.marker import JOBS
-from .style import ROLE, freeze_labels, scale
+from .style import ROLE, fit_width, freeze_labels, ink, scale, spread
 from .view import View
 
 
@@ -33,9 +33,9 @@ class WakeView(View):
         ax.spines[["top", "right"]].set_visible(False)
         # direct labels at the right edge instead of a legend (a legend is laid out on every redraw)
         right = jobs + 1.0
-        self._limit_text = ax.text(right, 0, "", color=ROLE["now"], fontsize=fs * 0.8, va="center", clip_on=False)
-        self._mean_text = ax.text(right, 0, "", color=ROLE["poll"], fontsize=fs * 0.8, va="center", clip_on=False)
-        self._marker_text = ax.text(right, 0, "", color=ROLE["marker"], fontsize=fs * 0.8, va="center",
+        self._limit_text = ax.text(right, 0, "", color=ink(ROLE["now"]), fontsize=fs * 0.8, va="center", clip_on=False)
+        self._mean_text = ax.text(right, 0, "", color=ink(ROLE["poll"]), fontsize=fs * 0.8, va="center", clip_on=False)
+        self._marker_text = ax.text(right, 0, "", color=ink(ROLE["marker"]), fontsize=fs * 0.8, va="center",
                                     clip_on=False)
         self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
         ax.figure.subplots_adjust(left=0.09, right=0.74, top=0.88, bottom=0.16)
@@ -66,4 +66,6 @@ class WakeView(View):
         self._mean_text.set_text(frame.mean_label)
         self._marker_text.set_y(frame.marker_top)
         self._marker_text.set_text(frame.marker_label)
+        spread([self._limit_text, self._mean_text, self._marker_text])
         self._title.set_text(frame.title)
+        fit_width(self._title)

@@ -12,7 +12,7 @@ from matplotlib.lines import Line2D
 
 from ..lessons.course import EVERY
 from ..lessons.missed import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
-from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, scale, time_axis
+from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, ink, scale, time_axis
 from .view import View
 
 
@@ -46,7 +46,7 @@ class MissedView(View):
                                 linewidths=lw * 0.6, zorder=3)
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
-        self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=BLUE, va="bottom",
+        self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
                                ha="center", zorder=6) for p in POLICIES]
         time_axis(ax, *VIEW, step=EVERY, label="time")
         ax.tick_params(axis="x", labelsize=fs * 0.8)
@@ -59,7 +59,7 @@ class MissedView(View):
                    "missed slot, no job: never written", "pump down", "the :07 slots"],
                   loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75, frameon=False)
         self.title = ax.set_title("", fontsize=fs, loc="left")
-        ax.figure.subplots_adjust(left=0.2, right=0.98, top=0.92, bottom=0.22)
+        ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)

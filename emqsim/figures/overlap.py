@@ -13,11 +13,13 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, new_figure, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, ink, new_figure, scale, time_axis
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
 COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE, "forbid": BLACK}
+#: and its dash there: under deuteranopia skip's green and replace's pink look one grey
+DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid": (0, (5, 1, 1, 1, 1, 1))}
 #: the runs-at-once lines are nudged apart so equal counts do not hide each other
 NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
@@ -74,16 +76,16 @@ class OverlapView(View):
         self.skips = ax.scatter([], [], s=(ms * 1.1) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
         self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(), fontsize=self.fs * 0.72,
-                                  color=COLOUR[p], va="center", ha="left") for p in COLOUR}
+                                  color=ink(COLOUR[p]), va="center", ha="left") for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
             for p in COLOUR:
-                self.lines[p], = going_ax.plot([], [], drawstyle="steps-post", color=COLOUR[p], lw=lw * 0.8,
+                self.lines[p], = going_ax.plot([], [], drawstyle="steps-post", color=COLOUR[p], ls=DASH[p], lw=lw * 0.8,
                                                label=p)
             going_ax.set_ylabel("running\nat once", fontsize=self.fs * 0.8)
             going_ax.spines[["top", "right"]].set_visible(False)
             going_ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.1), fontsize=self.fs * 0.7, frameon=False,
-                            handlelength=1.2)
+                            handlelength=2.4)
         fig = ax.figure
         # the title is static but for the run length, drawn just after it: less text to draw per move
         self._head = fig.text(0.01, 0.985, "", fontsize=self.fs, va="top", ha="left")
@@ -121,7 +123,7 @@ class OverlapView(View):
         ax.set_ylim(y - GAP + 0.3, -0.5)         # lanes read top down
         ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=fs * 0.75)
         for label, p in zip(ax.get_yticklabels(), layout.policies):
-            label.set_color(COLOUR[p])
+            label.set_color(ink(COLOUR[p]))
         for p in layout.policies:
             self.labels[p].set_y(self.mid(p))
         bottom = going_ax if going_ax is not None else ax

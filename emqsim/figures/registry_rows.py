@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.transforms import blended_transform_factory
 
-from .style import GREY, ROLE, scale
+from .style import GREY, ROLE, ink, scale
 from .view import View
 
 
@@ -24,10 +24,10 @@ class RegistryRowsView(View):
         ax, s = self.ax, scale()
         self.ax_rows = rows_ax = ax.twinx()
         ax.set_xlabel("fires elapsed")
-        ax.set_ylabel("jobs produced", color=ROLE["run"])
+        ax.set_ylabel("jobs produced", color=ink(ROLE["run"]))
         rows_ax.set_ylim(0, 2)
         rows_ax.set_yticks([0, 1, 2])
-        rows_ax.set_ylabel("registry rows (ZCARD)", color=ROLE["schedule"])
+        rows_ax.set_ylabel("registry rows (ZCARD)", color=ink(ROLE["schedule"]))
         ax.grid(color=GREY, alpha=0.25)
         self._title = ax.set_title("", fontsize=s["font"])
         lw, small = s["line"], s["font"] * 0.85
@@ -35,17 +35,18 @@ class RegistryRowsView(View):
         (self.rows_line,) = rows_ax.plot([], [], color=ROLE["schedule"], lw=lw * 1.5, ls="--",
                                          label="registry rows (ZCARD)")
         # each line named near where a whole run ends: jobs high on the right, rows just above 1
-        ax.text(0.98, 0.8 / 1.05, "jobs produced", transform=ax.transAxes, color=ROLE["run"], ha="right",
+        ax.text(0.98, 0.8 / 1.05, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), ha="right",
                 va="top", fontsize=small)
         rows_ax.text(0.98, 1.08, "registry rows (ZCARD)", transform=blended_transform_factory(
-            rows_ax.transAxes, rows_ax.transData), color=ROLE["schedule"], ha="right", va="bottom", fontsize=small)
+            rows_ax.transAxes, rows_ax.transData), color=ink(ROLE["schedule"]), ha="right", va="bottom", fontsize=small)
         self.cursor = ax.axvline(0, color=ROLE["now"], lw=lw * 0.6, label="fires elapsed")
         (self.jobs_dot,) = ax.plot([0], [0], "o", color=ROLE["run"], ms=s["marker"], mec=ROLE["now"], clip_on=False)
         (self.rows_dot,) = rows_ax.plot([0], [1], "s", color=ROLE["schedule"], ms=s["marker"], mec=ROLE["now"],
                                         clip_on=False)
         self.row_box = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", ha="left", fontsize=small,
                                zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
-        ax.figure.subplots_adjust(left=0.09, right=0.91, bottom=0.16, top=0.9)
+        ax.figure.subplots_adjust(left=0.09 if s["font"] < 12 else 0.12, right=0.91 if s["font"] < 12 else 0.89,
+                                  bottom=0.16, top=0.9)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box)
         self.track(*self.moving)

@@ -1,28 +1,78 @@
 """One look for every figure: colour-blind-safe colours, labelled marks, readable when projected.
 
-Colours are Okabe and Ito's palette, which stays distinct under the common forms of
-colour blindness. `present()` scales fonts and line widths up for a projector, and so does
-the environment variable EMQSIM_PRESENT=1 (what `make present` sets for Voila's kernels).
+Colours are Okabe and Ito's palette (matplotlib's 'okabe_ito' sequence), which stays
+distinct under the common forms of colour blindness. Marks may use its light tones; text
+uses `ink(colour)`, the same hue darkened until it reads at WCAG's 4.5:1 on white, and
+also on JupyterLab's dark background once `DARK_CSS` has turned the picture (figures are
+transparent, so the page's own background shows through). `present()` scales fonts and
+line widths up for a projector, and so does the environment variable EMQSIM_PRESENT=1
+(what `make present` sets for Voila's kernels).
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import to_hex, to_rgb
 
 from ..engine.errors import InputError
 
-# Okabe-Ito
-BLACK = "#000000"
-ORANGE = "#E69F00"
-SKY = "#56B4E9"
-GREEN = "#009E73"
-YELLOW = "#F0E442"
-BLUE = "#0072B2"
-VERMILLION = "#D55E00"
-PURPLE = "#CC79A7"
+# Okabe-Ito, in matplotlib's order, and a neutral grey for what is background
+BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILLION, PURPLE = (
+    to_hex(c).upper() for c in mpl.color_sequences["okabe_ito"])
 GREY = "#999999"
+
+#: WCAG 2 minimum contrast for text (1.4.3), and the backgrounds a figure is read on:
+#: JupyterLab's light and dark layout colours (--jp-layout-color0)
+MIN_CONTRAST = 4.5
+LIGHT_BG = "#FFFFFF"
+DARK_BG = "#111111"
+#: the class every figure image carries, and the rule that turns it for a dark page: the
+#: inversion makes the dark text light, the half turn of hue gives each colour back its hue
+FIGURE_CLASS = "emqsim-figure"
+DARK_FILTER = "invert(1) hue-rotate(180deg)"
+DARK_CSS = (f"body[data-jp-theme-light='false'] .{FIGURE_CLASS} img, "
+            f"body[data-jp-theme-light='false'] img.{FIGURE_CLASS} {{ filter: {DARK_FILTER}; }}")
+
+
+def luminance(colour) -> float:
+    """WCAG's relative luminance of a colour."""
+    rgb = np.array(to_rgb(colour))
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(lin @ [0.2126, 0.7152, 0.0722])
+
+
+def contrast(a, b) -> float:
+    """WCAG's contrast ratio of two colours, 1 to 21."""
+    la, lb = sorted((luminance(a), luminance(b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
+def dark(colour) -> str:
+    """What `DARK_FILTER` makes of a colour: CSS's invert(1), then hue-rotate(180deg), both on
+    sRGB values as the Filter Effects spec defines them."""
+    rgb = 1.0 - np.array(to_rgb(colour))
+    c, s = np.cos(np.pi), np.sin(np.pi)
+    m = (np.array([[0.213, 0.715, 0.072]] * 3)
+         + c * np.array([[0.787, -0.715, -0.072], [-0.213, 0.285, -0.072], [-0.213, -0.715, 0.928]])
+         + s * np.array([[-0.213, -0.715, 0.928], [0.143, 0.140, -0.283], [-0.787, 0.715, 0.072]]))
+    return to_hex(np.clip(m @ rgb, 0.0, 1.0))
+
+
+def ink(colour) -> str:
+    """`colour` darkened (mixed with black, its hue kept) just enough for text: at least
+    MIN_CONTRAST on the light background and, turned by the dark filter, on the dark one."""
+    rgb = np.array(to_rgb(colour))
+    for k in range(101):
+        c = to_hex(rgb * (1 - k / 100))
+        if contrast(c, LIGHT_BG) >= MIN_CONTRAST + 0.05 and contrast(dark(c), DARK_BG) >= MIN_CONTRAST + 0.05:
+            return c.upper()
+    raise InputError(f"ink({colour!r}): no shade of it reads on both backgrounds", "colour")  # pragma: no cover
+
 
 #: what each idea is drawn in, everywhere in the course
 ROLE = {
@@ -87,9 +137,12 @@ def present(on: bool = True) -> None:
 
 
 def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
-    """A figure sized for a notebook column (and for a projector in presenter mode)."""
+    """A figure sized for a notebook column (and for a projector in presenter mode), its
+    background transparent: the page's own (light, or dark under `DARK_CSS`) shows through."""
     factor = PRESENTER_FIGSIZE if presenting() else 1.0
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor), dpi=90, **kw)
+    for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
+        patch.set_alpha(0.0)
     return fig, axes
 
 
@@ -119,3 +172,59 @@ def freeze_labels(ax) -> None:
     ax.xaxis.set_label_coords(0.5, to_axes.transform((0, x_pix))[1])
     if ax.yaxis.label.get_text():
         ax.yaxis.set_label_coords(to_axes.transform((y_pix, 0))[0], 0.5)
+
+
+#: a fitted text's own size, before `fit_width` set it smaller
+_FULL_SIZE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8) -> None:
+    """Keep a title inside the figure: break it at its last separator that lets the first line
+    fit the width, then, if the lines still leave the figure, set it smaller (down to
+    `smallest` of its size). Measured, so it holds at presenter and narrow sizes alike."""
+    fig = text.figure
+    renderer = fig.canvas.get_renderer()
+    size = _FULL_SIZE.setdefault(text, text.get_fontsize())   # each frame starts from the full size
+    text.set_fontsize(size)
+
+    def inside() -> bool:
+        box = text.get_window_extent(renderer)
+        return box.x1 <= fig.bbox.x1 - 2 and box.y1 <= fig.bbox.y1 - 1 and box.x0 >= 1
+
+    whole = text.get_text()
+    if inside():
+        return
+    if "\n" not in whole:
+        for sep in seps:
+            cuts = [i for i in range(len(whole)) if whole.startswith(sep, i)]
+            for i in reversed(cuts):
+                text.set_text(whole[:i] + sep.rstrip() + "\n" + whole[i + len(sep):])
+                if text.get_window_extent(renderer).x1 <= fig.bbox.x1 - 2:
+                    break
+            else:
+                text.set_text(whole)
+                continue
+            break
+    step = size
+    while not inside() and step > size * smallest:
+        step *= 0.95
+        text.set_fontsize(step)
+
+
+def spread(texts, *, pad: float = 2.0) -> None:
+    """Move labels that share a column apart vertically, in the order they stand, so no two
+    overlap (lines labelled at their ends that end close together)."""
+    shown = [t for t in texts if t.get_visible() and t.get_text()]
+    if len(shown) < 2:
+        return
+    renderer = shown[0].figure.canvas.get_renderer()
+    boxes = sorted(((t.get_window_extent(renderer), t) for t in shown), key=lambda bt: bt[0].y0)
+    floor = None
+    for box, t in boxes:
+        if floor is not None and box.y0 < floor + pad:
+            lift = floor + pad - box.y0
+            to_data = t.get_transform().inverted()
+            x_pix, y_pix = t.get_transform().transform(t.get_position())
+            t.set_y(to_data.transform((x_pix, y_pix + lift))[1])
+            box = t.get_window_extent(renderer)
+        floor = box.y1

@@ -58,6 +58,10 @@ class Figure:
             callback(self)
         return frame.readout
 
+    def describe(self) -> str:
+        """The current picture in words (its alt text), from the model's frame."""
+        return self.model.describe(self.frame)
+
     @property
     def live(self) -> Live:
         return self.view.live

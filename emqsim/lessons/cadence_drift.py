@@ -33,7 +33,7 @@ from ..engine.sim import simulate
 from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
-from .model import Model, choice, slider
+from .model import Model, choice, slider, spoken
 from .questions import Challenge, question
 
 #: the run-length slider, whole minutes
@@ -195,6 +195,14 @@ class CadenceModel(Model):
         gap = format_duration(self.every)
         return tuple(f"{LABEL[r]}\nnext = {'start' if r == 'schedule' else 'finish'} + {gap}" for r in LANES)
 
+    def describe(self, frame: CadenceFrame) -> str:
+        said = []
+        for lane, name in zip(frame.lanes, frame.lane_names):
+            runs = [t for t in lane.labels if t]
+            told = f"runs at {spoken(runs)}" if runs else "no runs yet"
+            said.append(f"{name.splitlines()[0]} {told}" + ("" if lane.lit else " (greyed)"))
+        return f"Every 15 min from 09:00: {'; '.join(said)}."
+
     def compute(self, run: int, measure: str) -> CadenceFrame:
         lit = SHOWS[measure]
         lanes = []
@@ -329,6 +337,11 @@ class SlipModel(Model):
             s.flags.writeable = False
             self._slips[key] = s
         return self._slips[key]
+
+    def describe(self, frame: SlipFrame) -> str:
+        slips = [f"{line.label.split(':')[0]} {line.label.splitlines()[-1]}" for line in frame.lines]
+        return (f"Slip of each release from its slot by run {frame.runs[-1]}, pump tick "
+                f"{format_duration(frame.tick) if frame.tick else '0'}: {spoken(slips)}.")
 
     def compute(self, tick: int) -> SlipFrame:
         lines, parts = [], []

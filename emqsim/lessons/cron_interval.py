@@ -208,6 +208,14 @@ class CronIntervalModel(Model):
             hit = self._slots[expr] = cron_slots(expr)
         return hit
 
+    def describe(self, frame: CronIntervalFrame) -> str:
+        rule = frame.cron_label if frame.mode == "cron" else frame.interval_label.replace("\n", " ")
+        rule = rule[:1].upper() + rule[1:]
+        if frame.next is None:
+            return f"{rule}, now {hm(frame.now)}: {frame.note or 'no next run on this axis'}."
+        when = frame.next_label.split("\n")[-1]
+        return f"{rule}, now {hm(frame.now)}: next run {hms(frame.next)}, {when}."
+
     def compute(self, now: int, mode: str, expr: str) -> CronIntervalFrame:
         cron = self.slots(expr)
         rule = dict(expr=expr, anchor=self.anchor, every=self.every.ms, offset=self.every.offset)

@@ -27,7 +27,7 @@ from ..engine.pump import Pump
 from ..engine.schedule import Schedule
 from ..engine.sim import Simulation
 from ..engine.timefmt import hm, hms
-from .model import Model, choice, slider
+from .model import Model, choice, slider, spoken
 from .questions import Challenge, question
 
 #: design -> (pump mode, job ids)
@@ -245,6 +245,16 @@ class FaultsModel(Model):
         # one crash repeats at most one slot: every slot shown, plus that one
         self.layout = FaultsLayout((start - 5 * MINUTE, end + 10 * MINUTE), 2 * EVERY,
                                    tuple(_grid(Every(EVERY), start, end)), slots + 1)
+
+    def describe(self, frame: FaultsFrame) -> str:
+        r = frame.run
+        twins = r.twins()
+        head = (f"{frame.title[:1].upper()}{frame.title[1:]}, restart at {hm(frame.restarted)}; "
+                f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots")
+        said = [f"slot {hm(s)} produced twice (released {spoken(hms(t) for _, t, _ in js)})" for s, js in twins.items()]
+        said += [f"the re-fire of slot {hm(s)} refused, its job id taken" for s, _ in r.refused]
+        said += [f"no job for slot {hm(s)}" for s in r.unserved]
+        return f"{head}; {spoken(said) if said else 'every slot produced once'}; {r.lost} lost."
 
     def compute(self, *, design: str, crash: int, delay: int) -> FaultsFrame:
         r = crash_run(crash, design, delay, start=self.start, slots=self.slots)

@@ -189,6 +189,12 @@ class WakeModel(Model):
             self._latency[poll] = lat
         return self._latency[poll]
 
+    def describe(self, frame: WakeFrame) -> str:
+        low, high = min(frame.waits), max(frame.waits)
+        return (f"Polling every {format_duration(frame.poll)}, the {len(frame.waits)} jobs wait "
+                f"{format_duration(low)} to {format_duration(high)} (mean {format_duration(round(frame.mean * 1000))}); "
+                f"parked on the marker, each waits {format_duration(round(max(frame.marker) * 1000))}.")
+
     def compute(self, poll: int) -> WakeFrame:
         lat, marker = self.latency(poll), self.latency(0)
         mean = int(round(float(lat.mean())))

@@ -41,7 +41,7 @@ from ..engine.schedule import Schedule
 from ..engine.sim import Simulation, simulate
 from ..engine.timefmt import hm, hms
 from ..peers import apscheduler, hangfire, kubernetes
-from .model import Model, Play, slider
+from .model import Model, Play, slider, spoken
 from .questions import Challenge, question
 
 #: the schedule's cadence, and its first run: its phase (:07) is the grid every lane is read against
@@ -442,6 +442,19 @@ class MissedModel(Model):
             if len(self._runs) > self.runs_kept:
                 self._runs.popitem(last=False)
         return hit
+
+    def describe(self, frame: MissedFrame) -> str:
+        if not frame.runs:
+            return f"Pump up {hm(frame.up)} is before pump down {hm(frame.down)}: no runs drawn."
+        snap = frame.runs[0]
+        missed = f"{spoken(hm(s) for s in snap.missed)} missed" if snap.missed else "no slot missed"
+        late = snap.catch_up
+        times = {1: "once", 2: "twice"}.get(len(late), f"{len(late)} times")
+        caught = f"snap runs {times} at {spoken(_t(r) for _, r in late)}" if late else "snap runs on time"
+        then = f", then {_t(snap.then[0])}" if snap.then else ""
+        moved = [r.policy for r in frame.runs if r.then and phase_text(r.then[0]) != phase_text(FIRST)]
+        off = f"; {spoken(moved)} leave the {phase_text(FIRST)} slots" if moved else ""
+        return f"Pump down {hm(frame.down)} to {hm(frame.up)}: {missed}; {caught}{then}{off}."
 
     def compute(self, down: int, up: int, deadline: int) -> MissedFrame:
         runs = tuple(self.runs(p, down, up, deadline) for p in POLICIES)

@@ -211,6 +211,11 @@ class Model:
     def compute(self, **values):  # pragma: no cover - every lesson defines it
         raise NotImplementedError
 
+    def describe(self, frame) -> str:  # pragma: no cover - every lesson of the catalogue defines it
+        """What a sighted reader reads off the figure at `frame`, in a sentence or two: the
+        image's alt text on the static site and in the panel (no internal ids)."""
+        raise NotImplementedError
+
     # -- what a reader can reach -------------------------------------------------------------
 
     def main(self) -> Control | None:
@@ -260,4 +265,10 @@ class Model:
         return [self.values(None, **combo) for combo in out]
 
 
-__all__ = ["Control", "Model", "Play", "choice", "slider", "text"]
+def spoken(items) -> str:
+    """'a', 'a and b', 'a, b and c': a list as a sentence says it."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+__all__ = ["Control", "Model", "Play", "choice", "slider", "spoken", "text"]

@@ -42,7 +42,7 @@ from ..engine.sim import Simulation
 from ..engine.timefmt import hm
 from ..engine.worker import Worker
 from ..peers import apscheduler, kubernetes, temporal
-from .model import Model, Play, slider
+from .model import Model, Play, slider, spoken
 from .questions import Challenge, question
 
 POLICIES = OVERLAPS                       # allow, skip, buffer-one, replace, forbid
@@ -436,6 +436,14 @@ class OverlapModel(Model):
                 title=f"every {format_duration(every)} from {hm(START)}, {WORKERS} workers a lane, each run takes",
                 after=f"releases from {hm(end)} on not drawn (shaded)")
         return self._layout
+
+    def describe(self, frame: OverlapFrame) -> str:
+        told = []
+        for r in frame.runs:
+            cut = len(r.jobs) - r.completed
+            extra = [f"{cut} cancelled"] * bool(cut) + [f"{len(r.skipped)} skipped"] * bool(r.skipped)
+            told.append(f"{r.policy} {r.completed} of {len(r.jobs)}" + (f" ({', '.join(extra)})" if extra else ""))
+        return f"Runs of {format_duration(frame.run * MINUTE)}, a slot every 15 min; runs completed: {spoken(told)}."
 
     def compute(self, run: int) -> OverlapFrame:
         layout = self.layout()

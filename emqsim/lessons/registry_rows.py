@@ -237,6 +237,11 @@ class RegistryRowsModel(Model):
         return RowState(k, int(self._sizes[k]), self.name, INF if score == INF else int(score), int(self._jobs[k]),
                      job_id, None if job_id is None else minted_at(job_id))
 
+    def describe(self, frame: RegistryRowsFrame) -> str:
+        s = frame.state
+        rows = "1 registry row" if s.size == 1 else f"{s.size} registry rows"
+        return f"After {s.fires:,} fires: {s.jobs:,} jobs produced (solid line), still {rows} (dashed line)."
+
     def compute(self, fires: int) -> RegistryRowsFrame:
         st = self.state(fires)
         k = st.fires

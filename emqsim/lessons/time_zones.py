@@ -491,6 +491,16 @@ class TimeZonesModel(Model):
         explain="On the day the clocks go forward one local hour never happens, so an hourly cron has 23 "
                 "slots; a zone that never changes (UTC) has no short day.")
 
+    def describe(self, frame: TimeZonesFrame) -> str:
+        rows = []
+        for row, expr in enumerate(frame.expressions):
+            n = len(frame.runs[row])
+            times = {1: "once", 2: "twice"}.get(n, f"{n} times")
+            tags = f" ({_and([t.text for t in frame.tags[row]])})" if frame.tags[row] else ""
+            others = [lane.text for lane in frame.lanes if lane.row == row and lane.text]
+            rows.append(f"{expr} runs {times} by croniter{tags}" + "".join(f", {t}" for t in others))
+        return f"{frame.title}. {'; '.join(rows)}."
+
     def compute(self, *, zone: str, day: str) -> TimeZonesFrame:
         day = day_of_kind(zone, day)
         start, end = day_bounds(zone, day)
