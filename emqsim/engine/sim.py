@@ -110,6 +110,7 @@ class Simulation(HoldsStore):
         self.clock = VirtualClock(start)
         self._own_store = store is None
         self.store = store or Store()
+        self.store.claim("a pump-design run")  # one run per store (Store.claim says why)
         self.registry = Registry(self.store)
         self.trace = Trace(retain)
         self.crew = Crew(self.worker, start)

@@ -7,6 +7,13 @@ rows, whatever process or container they run in. The name never reaches a trace,
 traces stay the same on every backend. Without the variable every `Store` gets a fresh
 fakeredis server, isolated by construction.
 
+A store is one run's: `Simulation` and `Chain` call `claim()` when they start, and a second
+run on a store already used is refused with `InputError`. Two runs on one queue would
+share its job ids (a slot-derived id made twice is one job, so slots go missing) and its
+registry row (a re-run would carry on from where the first left off, not start again), and
+two threads on one store would see each other's fires. The direct verbs (`Registry`,
+`BullMQ`) claim nothing: a notebook may upsert a row and then run a simulation over it.
+
 A real server that cannot be used (down, mute, wrong database, TLS mismatch, gone
 mid-run, out of memory) raises one `ServerError`, naming the URL without its password
 and what went wrong; its `status` is the command line's exit status for that case.
@@ -28,6 +35,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
+from .errors import InputError
 from .keys import Keys
 from .scripts import Scripts
 
@@ -240,6 +248,8 @@ class Store:
             if self.real else "fakeredis"
         #: after a clean-up that could not finish: one line saying what may remain and how to remove it
         self.remains: str | None = None
+        self._claim = threading.Lock()
+        self.claimed_by: str | None = None   # the run that uses this store (see `claim`)
         if self.real:  # a user who may write but not SCAN or DEL would leave every key: ask first
             try:
                 self.client.scan(0, match=self.keys.pattern, count=1)
@@ -247,6 +257,16 @@ class Store:
             except BaseException:
                 self.client.close()
                 raise
+
+    def claim(self, run: str) -> None:
+        """Take this store for one run (`run` says which, e.g. "a pump-design run"); a store a
+        run has already taken is refused, in any thread, before the second run writes."""
+        with self._claim:
+            if self.claimed_by is not None:
+                raise InputError(f"store of queue {self.keys.queue!r} already holds {self.claimed_by}; a second "
+                                 "run on it would share its job ids and registry rows: pass a fresh Store(), "
+                                 "or no store", "store")
+            self.claimed_by = run
 
     def cleanup_command(self) -> str:
         """The one shell line that removes this queue's keys (the URL without its password)."""
