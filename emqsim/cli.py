@@ -353,7 +353,8 @@ def trace(args: argparse.Namespace) -> str:
     # on a terminal, a progress bar on stderr (the simulation reads no clock; tqdm does, for its rate)
     with _flag("--fires" if fires is not None else "--until"), \
             progress_bar(start=start, fires=fires, until=until, tz=args.tz) as report:
-        result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults,
+        result = simulate(sched, start=start, fires=fires, until=until, worker=worker, faults=faults,
+                          pump=pump if args.design == "pump" else None,   # BullMQ's design has none
                           design=args.design, progress=report)
     return result.to_json() if args.format == "json" else result.table(args.tz)
 
