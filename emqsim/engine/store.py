@@ -44,6 +44,7 @@ CLUSTER = "+cluster"     # redis+cluster://HOST:PORT, rediss+cluster://HOST:PORT
 SCHEMES = ("redis", "rediss", "unix", "redis" + CLUSTER, "rediss" + CLUSTER)
 CONNECT_TIMEOUT = 5.0    # seconds; a URL's ?socket_connect_timeout=... overrides
 TIMEOUT = 10.0           # seconds for any reply; a URL's ?socket_timeout=... overrides
+FAKE_VERSION = (7,)      # the Redis version the embedded fakeredis answers as (its client's default)
 
 # What went wrong -> (exit status of `emqsim`, what the one line says). 2 is bad input.
 FAULTS = {
@@ -115,7 +116,9 @@ def connect(url: str | None = None) -> redis.Redis:
 
         from .fakelua import speed  # fakeredis's own per-script costs off (same answers)
 
-        return speed(fakeredis.FakeRedis())
+        # a server of its own, handed in: `FakeRedis()` alone files each new server in a
+        # process-wide map (keyed by a random host) that keeps it, and all it held, for good
+        return speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=FAKE_VERSION), version=FAKE_VERSION))
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
         raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
