@@ -66,3 +66,20 @@ def test_a_new_panel_of_a_lesson_closes_the_one_before():
     del fig
     gc.collect()
     assert (len(widget._instances), sum(isinstance(o, Figure) for o in gc.get_objects())) == before
+
+
+def test_a_dropped_lesson_model_that_holds_a_run_is_freed():
+    """Notebook 02's model keeps its run open (the slider walks it on); a first EVALSHA answered
+    NOSCRIPT left that error inside the embedded server, its traceback holding the model's own
+    frames, so every re-run of the cell kept a model, its figure and its server (1.43x over ten)."""
+    import gc
+    import weakref
+
+    from emqsim.figures import catalogue
+
+    model = catalogue.model("02 one row rewritten")
+    model.frame(fires=4)
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None

@@ -37,7 +37,7 @@ from redis.retry import Retry
 
 from .errors import InputError
 from .keys import Keys
-from .scripts import Scripts
+from .scripts import Scripts, script_files
 
 ENV = "EMQSIM_REDIS_URL"
 CLUSTER = "+cluster"     # redis+cluster://HOST:PORT, rediss+cluster://HOST:PORT
@@ -249,6 +249,12 @@ class Store:
             queue = f"{queue}-{secrets.token_hex(8)}"
         self.keys = Keys(queue)
         self.scripts = Scripts(self.client)
+        if self._embedded():
+            # loaded up front: a first EVALSHA answered NOSCRIPT leaves that error, and through its
+            # traceback every frame of the run that made it (a lesson model's too), held inside
+            # the embedded server's socket for as long as the store lives
+            for source in script_files().values():
+                self.client.script_load(source)
         self.backend = ("cluster" if isinstance(self.client, redis.RedisCluster) else "redis") \
             if self.real else "fakeredis"
         #: after a clean-up that could not finish: one line saying what may remain and how to remove it
@@ -262,6 +268,10 @@ class Store:
             except BaseException:
                 self.client.close()
                 raise
+
+    def _embedded(self) -> bool:
+        """Whether the client is an embedded fakeredis (made here, or handed in)."""
+        return type(self.client).__module__.split(".")[0] == "fakeredis"
 
     def claim(self, run: str) -> None:
         """Take this store for one run (`run` says which, e.g. "a pump-design run"); a store a
