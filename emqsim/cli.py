@@ -171,13 +171,49 @@ class _Stop:
             raise KeyboardInterrupt(signum)
 
 
+#: the handler `main` put in, while it runs (None otherwise, or off the main thread)
+_active: _Stop | None = None
+
+
+def _unraisable(hook):
+    """sys.unraisablehook, but silent on our stop swallowed in a finalizer (redis-py's
+    `Pipeline.__del__`, say): `_watched` raises it again, and its line is the one printed."""
+
+    def quiet(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            hook(unraisable)
+
+    return quiet
+
+
+def _watched(report):
+    """The progress callback (None or the bar's), and a check on each fire that a stop was not
+    lost: a signal landing in a finalizer (a `__del__`, a generator the collector closes) has
+    its KeyboardInterrupt swallowed there ("Exception ignored in ..."), and the run would go
+    on to its end; the next fire raises it again, from the run itself."""
+    stop = _active
+    if stop is None:
+        return report
+
+    def progress(made: int, now: int) -> None:
+        if stop.first is not None:
+            raise KeyboardInterrupt(stop.first)
+        if report is not None:
+            report(made, now)
+
+    return progress
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script `emqsim`; returns the exit status (2 for bad input, 3-12 for a Redis
     server that cannot be used (store.FAULTS), 128 + the signal when stopped by SIGINT, SIGTERM,
     SIGHUP or SIGQUIT)."""
     if threading.current_thread() is not threading.main_thread():
         return _main(argv)
+    global _active
     handler, before = _Stop(), {}
+    _active = handler
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
     for sig in STOPS:  # a signal the caller ignores stays ignored (`nohup`, a background job)
         if signal.getsignal(sig) is not signal.SIG_IGN:
             before[sig] = signal.signal(sig, handler)
@@ -186,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as stop:  # a second signal while the first one's line was printed
         return 128 + (handler.first or (stop.args[0] if stop.args else signal.SIGINT))
     finally:  # called in-process with arguments (tests, a notebook): the caller's handlers back;
+        _active, sys.unraisablehook = None, hook
         for sig, old in before.items():  # as the process's command once stopped: ignore the rest,
             keep = argv is None and handler.first is not None   # so a late second signal cannot
             signal.signal(sig, signal.SIG_IGN if keep else old)  # end it by a signal after its line
@@ -355,7 +392,7 @@ def trace(args: argparse.Namespace) -> str:
             progress_bar(start=start, fires=fires, until=until, tz=args.tz) as report:
         result = simulate(sched, start=start, fires=fires, until=until, worker=worker, faults=faults,
                           pump=pump if args.design == "pump" else None,   # BullMQ's design has none
-                          design=args.design, progress=report)
+                          design=args.design, progress=_watched(report))
     return result.to_json() if args.format == "json" else result.table(args.tz)
 
 
