@@ -101,6 +101,7 @@ test-browser: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m emqsim.bench
+	$(PY) -m emqsim.bench_memory
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts site

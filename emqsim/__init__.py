@@ -4,25 +4,31 @@ The pieces, in the order a run uses them:
 cadence (Every, Cron) -> Schedule (rule, limits) -> Registry (Lua scripts on a Store)
 -> Pump and Worker on a VirtualClock -> Simulation -> Trace; BullMQ's own design, where
 the next job is made when a worker takes the previous one, is `simulate(..., design="bullmq")`.
+
+Importing the package loads none of it: each public name is looked up in `PUBLIC` on first
+use (a module `__getattr__`), so `python -m emqsim` can set up its Ctrl-C handling before
+the engine (redis, croniter, numpy) loads, and a Ctrl-C then is one line, not a traceback.
 """
 
-from .engine.cadence import Cron, Every, cadence
-from .engine.clock import VirtualClock
-from .engine.durations import format_duration, parse_duration
-from .engine.errors import InputError
-from .engine.faults import Faults
-from .engine.ids import Minter, minted_at
-from .engine.pump import Pump
-from .engine.registry import Registry
-from .engine.schedule import INF, Schedule
-from .engine.sim import Simulation, simulate
-from .engine.store import ServerError, Store
-from .engine.timefmt import at, hm, hms, iso
-from .engine.trace import Fire, Trace
-from .engine.worker import Worker
+from __future__ import annotations
+
+import importlib as _importlib
+
 from . import _moved
 
 _moved.install()
+
+#: every public name -> the module that defines it (the one place they are re-exported from)
+PUBLIC = {
+    "InputError": "engine.errors", "Cron": "engine.cadence", "Every": "engine.cadence",
+    "cadence": "engine.cadence", "VirtualClock": "engine.clock", "format_duration": "engine.durations",
+    "parse_duration": "engine.durations", "Faults": "engine.faults", "Minter": "engine.ids",
+    "minted_at": "engine.ids", "Pump": "engine.pump", "Registry": "engine.registry", "INF": "engine.schedule",
+    "Schedule": "engine.schedule", "Simulation": "engine.sim", "simulate": "engine.sim",
+    "ServerError": "engine.store", "Store": "engine.store", "at": "engine.timefmt", "hm": "engine.timefmt",
+    "hms": "engine.timefmt", "iso": "engine.timefmt", "Fire": "engine.trace", "Trace": "engine.trace",
+    "Worker": "engine.worker",
+}
 
 
 def present(on: bool = True) -> None:
@@ -30,6 +36,19 @@ def present(on: bool = True) -> None:
     from .figures.style import present as _present
 
     _present(on)
+
+
+def __getattr__(name: str):
+    where = PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module 'emqsim' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(PUBLIC))
 
 
 __all__ = [

@@ -1,5 +1,15 @@
-"""`python -m emqsim trace ...`: the same command as the `emqsim` console script."""
+"""`python -m emqsim trace ...`: the same command as the `emqsim` console script.
 
-from .cli import main
+A Ctrl-C before `main` has put its handlers in (while `cli` itself loads) is the same one
+line and status 130 as one during a run."""
 
-raise SystemExit(main())
+import sys
+
+try:
+    from .cli import main
+
+    status = main()
+except KeyboardInterrupt:
+    print("emqsim: stopped by SIGINT", file=sys.stderr)
+    status = 130
+raise SystemExit(status)

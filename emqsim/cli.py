@@ -4,7 +4,9 @@ The command only translates options into the package's objects (Every/Cron, Sche
 Pump, Worker, Faults) and calls `simulate`; every check lives in those objects, so the
 command line and the notebooks refuse the same inputs with the same messages. Bad input
 is one `emqsim: error: ...` line on stderr and exit status 2, never a traceback.
-Importing this module stays cheap: no plotting or widget libraries.
+Importing this module stays cheap: the standard library only. `main` puts its signal
+handlers in first and only then loads the engine (each command imports what it uses), so a
+Ctrl-C at any moment is one line and status 130.
 """
 
 from __future__ import annotations
@@ -16,25 +18,13 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from .engine.cadence import Every, cadence
-from .engine.chain import DESIGNS
-from .engine.durations import parse_duration
-from .engine.errors import InputError
-from .engine.ids import instant, span, span_dates
-from .engine.parts import MAX_FIRES as PARTS_MAX_FIRES
-from .engine.faults import Faults
-from .progress import bar as progress_bar
-from .engine.pump import BEATS, MODES, Pump
-from .engine.registry import RegistryChanged
-from .engine.schedule import MISSED, OVERLAPS, RULES, Schedule
-from .engine.sim import simulate
-from .engine.store import ServerError, statuses
-from .engine.timefmt import parse_instant, parse_interval, zone
-from .engine.worker import Worker
+if TYPE_CHECKING:
+    from .engine.pump import Pump
+    from .engine.schedule import Schedule
 
 START = "2026-11-30T09:00:00Z"   # a fixed instant: the command never reads the wall clock
-MAX_FIRES = PARTS_MAX_FIRES     # the API's cap too (emqsim.engine.parts)
 SAMPLE = 100                     # cron slots read to estimate how many fit before --until
 
 # Options whose value may be written with a leading minus (a negative duration or count):
@@ -63,6 +53,14 @@ def fail(message: str):
 
 
 def parser() -> argparse.ArgumentParser:
+    from .engine.chain import DESIGNS
+    from .engine.ids import span_dates
+    from .engine.parts import MAX_FIRES  # the API's cap too
+    from .engine.pump import BEATS, MODES
+    from .engine.registry import RegistryChanged
+    from .engine.schedule import MISSED, OVERLAPS, RULES
+    from .engine.store import statuses
+
     top = _Parser(prog="emqsim", description="A teaching simulator of a Redis-backed job scheduler.")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     p = sub.add_parser(
@@ -175,13 +173,49 @@ class _Stop:
             raise KeyboardInterrupt(signum)
 
 
+#: the handler `main` put in, while it runs (None otherwise, or off the main thread)
+_active: _Stop | None = None
+
+
+def _unraisable(hook):
+    """sys.unraisablehook, but silent on our stop swallowed in a finalizer (redis-py's
+    `Pipeline.__del__`, say): `_watched` raises it again, and its line is the one printed."""
+
+    def quiet(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            hook(unraisable)
+
+    return quiet
+
+
+def _watched(report):
+    """The progress callback (None or the bar's), and a check on each fire that a stop was not
+    lost: a signal landing in a finalizer (a `__del__`, a generator the collector closes) has
+    its KeyboardInterrupt swallowed there ("Exception ignored in ..."), and the run would go
+    on to its end; the next fire raises it again, from the run itself."""
+    stop = _active
+    if stop is None:
+        return report
+
+    def progress(made: int, now: int) -> None:
+        if stop.first is not None:
+            raise KeyboardInterrupt(stop.first)
+        if report is not None:
+            report(made, now)
+
+    return progress
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script `emqsim`; returns the exit status (2 for bad input, 3-12 for a Redis
     server that cannot be used (store.FAULTS), 128 + the signal when stopped by SIGINT, SIGTERM,
     SIGHUP or SIGQUIT)."""
     if threading.current_thread() is not threading.main_thread():
         return _main(argv)
+    global _active
     handler, before = _Stop(), {}
+    _active = handler
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
     for sig in STOPS:  # a signal the caller ignores stays ignored (`nohup`, a background job)
         if signal.getsignal(sig) is not signal.SIG_IGN:
             before[sig] = signal.signal(sig, handler)
@@ -190,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as stop:  # a second signal while the first one's line was printed
         return 128 + (handler.first or (stop.args[0] if stop.args else signal.SIGINT))
     finally:  # called in-process with arguments (tests, a notebook): the caller's handlers back;
+        _active, sys.unraisablehook = None, hook
         for sig, old in before.items():  # as the process's command once stopped: ignore the rest,
             keep = argv is None and handler.first is not None   # so a late second signal cannot
             signal.signal(sig, signal.SIG_IGN if keep else old)  # end it by a signal after its line
@@ -199,6 +234,18 @@ def _main(argv: list[str] | None) -> int:
     if sys.stdout is None:  # started with stdout closed (`>&-`): say so before any work
         print("emqsim: error: cannot write the output: stdout is closed", file=sys.stderr)
         return 1
+    try:
+        return _run(argv)
+    except KeyboardInterrupt as stop:  # a signal of STOPS: the store has closed on the way out
+        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
+        print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
+
+
+def _run(argv: list[str] | None) -> int:
+    from .engine.registry import RegistryChanged
+    from .engine.store import ServerError  # the engine loads here, once main's handlers are in
+
     try:
         args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))
         try:
@@ -212,10 +259,6 @@ def _main(argv: list[str] | None) -> int:
         if exc.remains:  # the clean-up could not finish either: what is left and how to remove it
             print(f"emqsim: {exc.remains}", file=sys.stderr)
         return exc.status
-    except KeyboardInterrupt as stop:  # a signal of STOPS: the store has closed on the way out
-        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
-        print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
-        return 128 + signum
     stopped = None
     if isinstance(out, tuple):  # `cron`: the listing, and cron-parser's message if it gave up
         out, stopped = out
@@ -251,6 +294,8 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
 
     from .cron import rules as dst
     from .engine import timefmt
+    from .engine.errors import InputError
+    from .engine.timefmt import parse_instant, zone
 
     def flag(name: str, read):
         try:
@@ -283,6 +328,19 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
 def trace(args: argparse.Namespace) -> str:
     """Run the `trace` command; bad input raises InputError with a one-line message that
     starts with the flag it is about."""
+    from .engine.cadence import cadence
+    from .engine.errors import InputError
+    from .engine.durations import parse_duration
+    from .engine.faults import Faults
+    from .engine.ids import instant
+    from .engine.parts import MAX_FIRES
+    from .engine.pump import Pump
+    from .engine.schedule import Schedule
+    from .engine.sim import simulate
+    from .engine.timefmt import parse_interval, zone
+    from .engine.worker import Worker
+    from .progress import bar as progress_bar
+
     with _flag("--tz"):
         zone(args.tz)
     with _flag("--start"):
@@ -335,8 +393,9 @@ def trace(args: argparse.Namespace) -> str:
     # on a terminal, a progress bar on stderr (the simulation reads no clock; tqdm does, for its rate)
     with _flag("--fires" if fires is not None else "--until"), \
             progress_bar(start=start, fires=fires, until=until, tz=args.tz) as report:
-        result = simulate(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, faults=faults,
-                          design=args.design, progress=report)
+        result = simulate(sched, start=start, fires=fires, until=until, worker=worker, faults=faults,
+                          pump=pump if args.design == "pump" else None,   # BullMQ's design has none
+                          design=args.design, progress=_watched(report))
     return result.to_json() if args.format == "json" else result.table(args.tz)
 
 
@@ -357,6 +416,8 @@ def _flag(default: str):
     try:
         yield
     except ValueError as exc:
+        from .engine.errors import InputError
+
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if text.startswith("--"):
             raise
@@ -376,6 +437,10 @@ def _named(flag: str, text: str) -> str:
 
 def _instant(text: str, tz: str, flag: str) -> int:
     """A time flag: ISO 8601 in --tz, not a skipped or repeated local time, inside the ids' span."""
+    from .engine.errors import InputError
+    from .engine.ids import instant, span
+    from .engine.timefmt import parse_instant
+
     ms = parse_instant(text, tz, repeated="refuse")
     try:
         return instant(ms, flag)
@@ -385,6 +450,8 @@ def _instant(text: str, tz: str, flag: str) -> int:
 
 def _count(text: str, name: str) -> int:
     """A whole number, 1 or more, in ASCII digits, from the command line."""
+    from .engine.errors import InputError
+
     if len(text) > 20 or not re.fullmatch(r"\s*[0-9]+\s*", text, re.ASCII) or int(text) < 1:
         shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text):,} characters)"
         raise InputError(f"{name} {shown!r} must be a whole number, 1 or more, in ASCII digits", name)
@@ -399,6 +466,9 @@ def _check_horizon(sched: Schedule, start: int, until: int, text: str, pump: Pum
     at most once a beat, and beats come a tick apart (on the grid, or re-armed a tick after
     a sweep), so a pump with a tick releases at most one fire per tick, plus one for each
     restart (a new grid). `pump` None: no pump paces the run (BullMQ's chain)."""
+    from .engine.cadence import Every
+    from .engine.parts import MAX_FIRES
+
     c = sched.cadence
     first = sched.first_run(start)
     if first > until:

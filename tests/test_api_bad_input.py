@@ -193,3 +193,151 @@ def test_numpy_integers_are_whole_numbers():
 def test_a_never_matching_cron_is_input_error_naming_it():
     with pytest.raises(InputError, match=r"^cron '0 0 30 2 \*' has no slot at or after 1796029200000 ms"):
         simulate([S, Schedule("b", Cron("0 0 30 2 *"))], start=T9, fires=1)
+
+
+# -- issue 15: the calls that accepted garbage, and a sweep of every public entry point ------------
+
+C = Cron("0 9 * * *")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: C.after(1.5), "time 1.5 must be Unix ms, a whole number"),
+    (lambda: C.after(True), "time True must be Unix ms, a whole number"),
+    (lambda: C.at_or_after(1.5), "time 1.5 must be Unix ms, a whole number"),
+    (lambda: C.between(T9, T9 + 10**9, cap=-1), "cap -1 must be a whole number, 0 or more"),
+    (lambda: Every("15m").between(T9, T9 + 10**9, 0, cap=-1), "cap -1 must be a whole number, 0 or more"),
+    (lambda: Every("1ms").between(0, 11_000_000, 0), "end 11000000 ms is 11,000,001 slots of every 1 ms after "
+                                                     "start 0 ms, more than 10,000; give a nearer end or a cap"),
+    (lambda: Cron("* * * * * *").between(T9, T9 + 86_400_000), f"end {T9 + 86_400_000} ms is more than 10,000 "
+     f"slots of cron '* * * * * *' after start {T9} ms; give a nearer end or a cap"),
+    (lambda: Every("15m").after(T9, T9, phase=-1), "phase -1 must be a phase in ms, 0 or more"),
+    (lambda: Every("15m").after(T9, 1.5, 0), "now 1.5 must be a whole number"),
+    (lambda: simulate(S, start=T9, fires=3, design="bullmq", pump="x"),
+     "pump 'x' does not apply to design 'bullmq', which has no pump; leave pump out, or use design 'pump'"),
+])
+def test_the_calls_that_accepted_garbage_are_refused(call, message):
+    with pytest.raises(InputError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_a_capped_between_still_lists_up_to_its_cap():
+    assert Every("1ms").between(0, 11_000_000, 0, cap=3) == [0, 1, 2]
+    assert len(Every("1s").between(0, 9_999_000, 0)) == 10_000   # at the cap, not past it
+    assert Cron("* * * * * *").between(T9, T9 + 86_400_000, cap=2) == [T9, T9 + 1000]
+
+
+#: bad values of every kind: wrong types, bools for ints, NaN, infinities, negatives, huge,
+#: empty and unknown text
+BAD = [None, True, False, -1, 1.5, NAN, INF, -INF, 10**30, -10**30, "", "nope", "15m", [], {}, b"x", object()]
+
+
+def _entry_points():
+    """(label, call with the bad value in one argument, the Store it may write to or None)."""
+    from emqsim import Minter, Registry, Store, Trace, VirtualClock, format_duration, hm, hms, minted_at
+    from emqsim.figures import catalogue
+
+    def fresh(call):
+        def make(v):
+            store = Store()
+            return call(v, store), store
+        return make
+
+    E, D = Every("15m"), Cron("0 9 * * *")
+    out = {
+        "Every(ms)": lambda v: Every(v), "Every(offset)": lambda v: Every("1d", v),
+        "Every.first": lambda v: E.first(v), "Every.phase": lambda v: E.phase(v),
+        "Every.after(prev)": lambda v: E.after(v, T9, 0), "Every.after(now)": lambda v: E.after(T9, v, 0),
+        "Every.after(phase)": lambda v: E.after(T9, T9, v), "Every.after(snap)": lambda v: E.after(T9, T9, 0, v),
+        "Every.between(start)": lambda v: E.between(v, T9, 0), "Every.between(end)": lambda v: E.between(T9, v, 0),
+        "Every.between(phase)": lambda v: E.between(T9, T9, v),
+        "Every.between(cap)": lambda v: E.between(T9, T9 + 10**12, 0, cap=v),
+        "Every.missed(down)": lambda v: E.missed(v, T9, 0), "Every.missed(up)": lambda v: E.missed(T9, v, 0),
+        "Cron(expr)": lambda v: Cron(v), "Cron(tz)": lambda v: Cron("0 9 * * *", v),
+        "Cron(reader)": lambda v: Cron("0 9 * * *", "UTC", v),
+        "Cron.after": lambda v: D.after(v), "Cron.before": lambda v: D.before(v),
+        "Cron.at_or_after": lambda v: D.at_or_after(v), "Cron.first": lambda v: D.first(v),
+        "Cron.between(start)": lambda v: D.between(v, T9), "Cron.between(end)": lambda v: D.between(T9, v),
+        "Cron.between(cap)": lambda v: D.between(T9, T9 + 10**12, cap=v),
+        "cadence(every)": lambda v: cadence(every=v), "cadence(cron)": lambda v: cadence(cron=v),
+        "VirtualClock": lambda v: VirtualClock(v), "format_duration": lambda v: format_duration(v),
+        "parse_duration": lambda v: parse_duration(v), "Faults(outage)": lambda v: Faults(outage=v),
+        "Faults(pumps)": lambda v: Faults(pumps=v), "Minter(worker)": lambda v: Minter(worker=v),
+        "Minter(namespace)": lambda v: Minter(namespace=v), "Minter.mint": lambda v: Minter().mint(v),
+        "minted_at": lambda v: minted_at(v), "Pump(tick)": lambda v: Pump(tick=v), "Pump(mode)": lambda v: Pump(mode=v),
+        "Schedule(name)": lambda v: Schedule(v, E), "Schedule(cadence)": lambda v: Schedule("r", v),
+        "Schedule(limit)": lambda v: Schedule("r", E, limit=v), "Schedule(start)": lambda v: Schedule("r", E, start=v),
+        "Store(queue)": lambda v: Store(v), "Trace(retain)": lambda v: Trace(v),
+        "at": lambda v: at(v), "at(tz)": lambda v: at("2026-11-30 09:00", v), "hm": lambda v: hm(v),
+        "hms": lambda v: hms(v), "iso": lambda v: iso(v), "hm(tz)": lambda v: hm(T9, v),
+        "Worker(run)": lambda v: Worker(run=v), "Worker(concurrency)": lambda v: Worker(concurrency=v),
+        "catalogue.figure": lambda v: catalogue.figure(v), "catalogue.model": lambda v: catalogue.model(v),
+    }
+    stored = {
+        "simulate(start)": fresh(lambda v, st: simulate(S, start=v, fires=1, store=st)),
+        "simulate(fires)": fresh(lambda v, st: simulate(S, start=T9, fires=v, store=st)),
+        "simulate(until)": fresh(lambda v, st: simulate(S, start=T9, until=v, store=st)),
+        "simulate(design)": fresh(lambda v, st: simulate(S, start=T9, fires=1, design=v, store=st)),
+        "simulate(bullmq, pump)": fresh(lambda v, st: simulate(S, start=T9, fires=1, design="bullmq", pump=v,
+                                                                store=st)),
+        "simulate(schedules)": fresh(lambda v, st: simulate(v, start=T9, fires=1, store=st)),
+        "simulate(retain)": fresh(lambda v, st: simulate(S, start=T9, fires=1, retain=v, store=st)),
+        "Simulation.run(fires)": fresh(lambda v, st: Simulation(S, start=T9, store=st).run(fires=v)),
+        "Simulation.run(until)": fresh(lambda v, st: Simulation(S, start=T9, store=st).run(until=v)),
+        "Registry.register(start)": fresh(lambda v, st: Registry(st).register(S, v)),
+        "Registry.register(schedule)": fresh(lambda v, st: Registry(st).register(v, T9)),
+        "Registry.upsert(start)": fresh(lambda v, st: Registry(st).upsert(S, v)),
+        "Registry.cancel": fresh(lambda v, st: Registry(st).cancel(v)),
+    }
+    for title in catalogue.SOURCES:
+        model = catalogue.model(title)
+        for c in model.controls:
+            out[f"{title}.frame({c.name})"] = lambda v, m=model, n=c.name: m.frame(**{n: v})
+        out[f"{title}.frame(unknown)"] = lambda v, m=model: m.frame(nope=v)
+    return out, stored
+
+
+#: (entry, value) pairs a call may take: the value is a good one there
+GOOD = {(label, repr(v)) for label, v in [
+    ("Every(ms)", "15m"), ("Every(offset)", "15m"), ("Every(offset)", None), ("parse_duration", "15m"),
+    ("Worker(run)", "15m"), ("Pump(tick)", "15m"), ("Faults(outage)", None), ("Schedule(start)", None),
+    ("Cron.between(cap)", None), ("Every.between(cap)", None), ("Every.after(snap)", None),
+    ("Registry.cancel", "nope"), ("Registry.cancel", "15m"), ("simulate(until)", None),
+    ("simulate(bullmq, pump)", None), ("Simulation.run(until)", None), ("Cron(tz)", None),
+    ("Store(queue)", "nope"), ("Store(queue)", "15m"), ("cadence(every)", "15m"), ("Schedule(name)", "nope"),
+    ("Schedule(name)", "15m"), *((f"01 cron vs interval.frame(expr)", v) for v in ("", "nope", "15m")),
+    # plain arithmetic on Unix ms takes any whole number (a run checks the span ids can carry)
+    *((label, v) for v in (-1, 10**30, -10**30) for label in (
+        "Every.first", "Every.phase", "Every.after(prev)", "Every.after(phase)", "Every.after(now)", "Every.between(start)",
+        "Every.between(end)", "Every.between(cap)", "Cron.after", "Cron.before", "Cron.at_or_after",
+        "Cron.first", "Cron.between(start)", "Cron.between(end)", "Cron.between(cap)", "VirtualClock",
+        "format_duration", "hm", "hms", "iso"))]}
+
+
+def test_every_public_entry_point_refuses_every_bad_value_with_input_error():
+    """Each public call with each bad value in each argument: InputError or a good value's answer,
+    never TypeError, KeyError, AttributeError or a plain ValueError; a refused call leaves its store
+    empty."""
+    plain, stored = _entry_points()
+    wrong, accepted = [], []
+    for label, call in [*plain.items(), *stored.items()]:
+        for v in BAD:
+            store = None
+            try:
+                if label in stored:
+                    got, store = call(v)
+                else:
+                    got = call(v)
+            except InputError:
+                if store is not None and store.client.keys("*"):
+                    wrong.append(f"{label}({v!r:.20}): refused after writing {len(store.client.keys('*'))} keys")
+            except Exception as exc:
+                wrong.append(f"{label}({v!r:.20}): {type(exc).__name__}: {str(exc)[:80]}")
+            else:
+                if (label, repr(v)) not in GOOD:
+                    accepted.append(f"{label}({v!r:.20})")
+            finally:
+                if store is not None:
+                    store.close()
+    assert wrong == []
+    assert accepted == []

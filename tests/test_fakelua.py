@@ -36,7 +36,8 @@ def keyspace(client) -> dict:
 
 def workloads(store: Store) -> None:
     """Seeded runs of both designs, with overlaps and every fault, plus the registry verbs
-    a run does not reach (upsert, cancel): what the recorder below sees being called."""
+    a run does not reach (upsert, cancel): what the recorder below sees being called. A store is
+    one run's, so each run gets its own, on the one client."""
     rnd = random.Random(18)
     for i in range(4):
         worker = Worker(run=rnd.choice(["0", "4m", "20m", "40m"]), concurrency=rnd.choice([1, 2]),
@@ -46,18 +47,18 @@ def workloads(store: Store) -> None:
         scheds = [Schedule(f"s{i}{j}", Every(rnd.choice(["1m", "15m", "7m"]))) for j in range(1 + i % 2)]
         for mode in ("two-step", "atomic"):
             with Simulation(scheds, start=T9, pump=Pump(mode=mode), worker=worker, faults=faults,
-                            store=store) as sim:
+                            store=Store(client=store.client)) as sim:
                 sim.run(fires=25)
             store.client.flushall()
-    with Simulation(Schedule("c", Every("15m")), start=T9, faults=Faults(cancel_at=2), store=store) as sim:
+    with Simulation(Schedule("c", Every("15m")), start=T9, faults=Faults(cancel_at=2), store=Store(client=store.client)) as sim:
         sim.run(fires=4)
     store.client.flushall()
-    with Simulation(Schedule("q", Every("15m")), start=T9, store=store) as sim:   # quiet: fast-forwarded
+    with Simulation(Schedule("q", Every("15m")), start=T9, store=Store(client=store.client)) as sim:   # quiet: fast-forwarded
         sim.run(fires=300)
     store.client.flushall()
     for outage in (None, (T9 + 40 * 60_000, T9 + 95 * 60_000)):
         with Chain([Schedule("b", Every("15m")), Schedule("c", Every("10m"))], start=T9,
-                   worker=Worker(run="20m"), faults=Faults(outage=outage) if outage else None, store=store) as ch:
+                   worker=Worker(run="20m"), faults=Faults(outage=outage) if outage else None, store=Store(client=store.client)) as ch:
             ch.run(fires=25)
         store.client.flushall()
     with Chain(Schedule("q", Every("15m")), start=T9, store=store) as ch:   # quiet: fast-forwarded

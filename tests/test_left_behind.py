@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -36,7 +37,9 @@ def test_a_second_signal_during_clean_up_does_not_cut_it_short(tmp_path, first, 
     """An impatient Ctrl-C Ctrl-C used to leave every key of the run (12,825-20,238)."""
     with redis_server(tmp_path) as server:
         status, out, err = signalled(server, LONG, first, second, keys=8000)
-        assert (status, out, err) == (128 + first, "", f"emqsim: stopped by {first.name}\n")
+        # two signals pending at once are handled in signal-number order (CPython), so on a busy
+        # machine SIGINT can be the one a SIGTERM-then-SIGINT run reports: either is true
+        assert (status, out, err) in {(128 + s, "", f"emqsim: stopped by {s.name}\n") for s in (first, second)}
         assert server.keys() == []
 
 
@@ -286,3 +289,33 @@ def test_the_readme_fault_table_lists_every_status():
                                                                         "129, 130, 131, 143"]
     for (status, what), line in zip(FAULTS.values(), table.strip().splitlines()[1:]):
         assert what.split(" (")[0] in line, (status, line)
+
+
+def test_a_stop_that_lands_in_a_finalizer_is_not_lost():
+    """Under load a first signal landed in redis-py's `Pipeline.__del__`: Python swallowed its
+    KeyboardInterrupt there ("Exception ignored in ..."), the run went on to its end and exited
+    0, and the second signal was ignored as if the clean-up were running. Here a finalizer that
+    signals the process stands in for that moment, at fire 50 of a 3,000-fire run."""
+    code = textwrap.dedent("""
+        import os, signal, sys
+        from emqsim import cli
+        from emqsim.engine import sim
+
+        class Late:
+            def __del__(self):
+                os.kill(os.getpid(), signal.SIGTERM)
+                sum(range(1000))   # the handler runs here, inside the finalizer
+
+        sim.Simulation.fast_forward = False   # every fire on the event path
+        release, once = sim.Simulation._release, []
+        def _release(self, *a):
+            if self.trace.count >= 50 and not once:
+                once.append(1)
+                Late()
+            return release(self, *a)
+        sim.Simulation._release = _release
+        sys.exit(cli.main())
+    """)
+    done = subprocess.run([sys.executable, "-c", code, "trace", "--every", "1m", "--fires", "3000"], cwd=ROOT,
+                          env=_env(), capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (143, "", "emqsim: stopped by SIGTERM\n")

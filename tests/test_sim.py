@@ -6,6 +6,7 @@ import pytest
 
 from backends import make_store
 from emqsim.engine.cadence import Cron, Every
+from emqsim.engine.errors import InputError
 from emqsim.engine.faults import Faults
 from emqsim.engine.ids import minted_at
 from emqsim.engine.pump import Pump
@@ -278,8 +279,10 @@ def test_the_bullmq_design_takes_no_pump():
 
     s = Schedule("r", Every("15m"))
     bare = simulate(s, start=T9, fires=3, design="bullmq")
-    given = simulate(s, start=T9, fires=3, design="bullmq", pump=Pump(tick=0, latency="1m"))
-    assert given.to_json() == bare.to_json()     # what the command line passes is not used
+    assert [f.slot for f in bare] == [T9, T9 + 900_000, T9 + 1_800_000]
+    for pump in (Pump(tick=0, latency="1m"), "x"):  # an argument the design would ignore is refused
+        with pytest.raises(InputError, match="does not apply to design 'bullmq', which has no pump"):
+            simulate(s, start=T9, fires=3, design="bullmq", pump=pump)
     with pytest.raises(TypeError, match="pump"):
         Chain(s, start=T9, pump=Pump())
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from emqsim import Cron, Every, Schedule
+from emqsim import Cron, Every, InputError, Schedule
 from emqsim.engine.sim import Simulation, simulate
 from emqsim.engine.store import ENV, ServerError, Store, connect, redact
 from servers import emqsim, needs_redis_server, redis_server, signalled
@@ -168,3 +168,54 @@ def test_a_signal_mid_run_removes_the_runs_keys(tmp_path, sig):
         assert err == f"emqsim: stopped by {sig.name}\n"
         assert out == ""
         assert server.keys() == []
+
+
+# -- a store is one run's ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("second", ["pump", "bullmq"])
+def test_a_second_run_on_a_used_store_is_refused_before_it_writes(store, second):
+    """Two `simulate` calls on one Store used to lose 3 of the second's 6 slots to job-id
+    collisions and report "lost 3" without a word."""
+    first = simulate(Schedule("a", Every("15m")), start=T9, fires=6, store=store, design="bullmq")
+    keys = sorted(store.client.keys(f"emq:{{{store.keys.queue}}}:*"))
+    with pytest.raises(InputError) as err:
+        simulate(Schedule("b", Every("15m")), start=T9, fires=6, store=store, design=second)
+    assert str(err.value) == (f"store of queue {store.keys.queue!r} already holds a bullmq-design run; a second "
+                              "run on it would share its job ids and registry rows: pass a fresh Store(), or no store")
+    assert err.value.arg == "store"
+    assert sorted(store.client.keys(f"emq:{{{store.keys.queue}}}:*")) == keys   # nothing written
+    assert (first.lost, len(first)) == (0, 6)
+
+
+def test_re_running_the_same_schedule_on_a_used_store_is_refused_not_carried_on(store):
+    sched = Schedule("a", Every("15m"))
+    first = simulate(sched, start=T9, fires=3, store=store)
+    with pytest.raises(InputError, match="already holds a pump-design run"):
+        simulate(sched, start=T9, fires=3, store=store)
+    assert [f.slot for f in first] == [T9, T9 + 900_000, T9 + 1_800_000]
+
+
+def test_two_threads_on_one_store_one_runs_the_other_is_refused():
+    """Two threads on one Store used to see each other's fires."""
+    import threading
+
+    with Store() as store:
+        results, errors, go = {}, {}, threading.Barrier(2)
+
+        def run(name):
+            go.wait()
+            try:
+                results[name] = simulate(Schedule(name, Every("15m")), start=T9, fires=200, store=store)
+            except InputError as exc:
+                errors[name] = str(exc)
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in ("a", "b")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(results) == 1 and len(errors) == 1, (results, errors)
+        (name, trace), = results.items()
+        alone = simulate(Schedule(name, Every("15m")), start=T9, fires=200)
+        assert [(f.slot, f.job_id) for f in trace] == [(f.slot, f.job_id) for f in alone]
+        assert (trace.lost, trace.duplicates) == (0, 0)

@@ -19,6 +19,8 @@ from .errors import InputError, one_of, whole
 from .timefmt import zone
 
 MAX_EXPR = 200  # characters of a cron expression
+#: slots a `between` lists without a `cap`: more is refused (the cron listing's cap, 10,000)
+MAX_SLOTS = 10_000
 
 #: the catch-up formulas of `Every.after`, for Schedule's missed "snap", "snap-v5" and "epoch"
 SNAPS = ("offset", "offset-v5", "epoch")
@@ -60,6 +62,7 @@ class Every:
         after `now` (a start exactly on its slot waits a whole gap); else `now` itself.
         (getJobSchedulerEveryNextMillis, bullmq 6.7.0 and 5.80.1 alike; 5.58.8 ignored a given
         offset and started at `now`. An offset of 0 counts as none.)"""
+        now = whole(now, "now")
         if not self.offset:
             return now
         s = now // self.ms * self.ms + self.offset
@@ -71,7 +74,7 @@ class Every:
         An offset of 0 is no offset: BullMQ's client passes `offset: 0` on as none, and its
         store step keeps `first mod every` (checked against bullmq 6.7.0 in
         tests/test_oracle_bullmq.py), so every 15 min from 09:07 with offset 0 stays on :07."""
-        return self.offset if self.offset else first % self.ms
+        return self.offset if self.offset else whole(first, "first") % self.ms
 
     def after(self, prev: int, now: int, phase: int, snap: str = "offset") -> int:
         """Start-to-start: `prev + every`; if that is already behind `now`, snap forward.
@@ -93,8 +96,9 @@ class Every:
           steps over it. On a row on that grid (every legacy row is) that is `prev + every`
           while it is ahead, as here.
         """
-        if snap not in SNAPS:
-            raise InputError(f"snap {snap!r} is not one of {', '.join(SNAPS)}")
+        one_of(snap, SNAPS, "snap")
+        prev, now = whole(prev, "prev"), whole(now, "now")
+        phase = whole(phase, "phase", low=0, what="a phase in ms")  # an upsert to a shorter gap keeps the old one
         nxt = prev + self.ms
         if nxt > now or (nxt == now and snap != "epoch"):
             return nxt
@@ -110,7 +114,8 @@ class Every:
                 cap: int | None = None) -> list[int]:
         """The slots on the grid of `phase` (the instants equal to it mod the gap) from `start`
         to `end` (both counted, or `end` left out with `inclusive=False`), in order, at most
-        `cap` of them: where a schedule that keeps that phase comes due in the span."""
+        `cap` of them: where a schedule that keeps that phase comes due in the span. Without a
+        cap, a span of more than MAX_SLOTS slots is refused rather than listed."""
         start, end = whole(start, "start"), whole(end, "end")
         phase = whole(phase, "phase", low=0, high=self.ms - 1, what="a phase inside the gap, in ms")
         if cap is not None:
@@ -118,6 +123,9 @@ class Every:
         first = start + (phase - start) % self.ms
         stop = end + 1 if inclusive else end
         count = max(0, -(-(stop - first) // self.ms))
+        if cap is None and count > MAX_SLOTS:
+            raise InputError(f"end {end} ms is {count:,} slots of every {self.ms} ms after start {start} ms, "
+                             f"more than {MAX_SLOTS:,}; give a nearer end or a cap", "end")
         if cap is not None:
             count = min(count, cap)
         return [first + i * self.ms for i in range(count)]
@@ -198,6 +206,7 @@ class Cron:
         return len(self.expr.split()) == 6
 
     def _at(self, t: int) -> datetime:
+        whole(t, "time", what="Unix ms, a whole number")
         try:
             return datetime.fromtimestamp(t / 1000, zone(self.tz))
         except (OverflowError, OSError, ValueError, TypeError):
@@ -235,6 +244,7 @@ class Cron:
 
     def at_or_after(self, t: int) -> int:
         """The course's first-run rule: a slot equal to `t` counts."""
+        whole(t, "time", what="Unix ms, a whole number")
         try:
             return self.after(t - 1)
         except cron_parser.GaveUp:
@@ -247,13 +257,20 @@ class Cron:
 
     def between(self, start: int, end: int, *, inclusive: bool = True, cap: int | None = None) -> list[int]:
         """The slots from `start` to `end` (both counted, or `end` left out with
-        `inclusive=False`), in order, at most `cap` of them; none if the cron never matches."""
+        `inclusive=False`), in order, at most `cap` of them; none if the cron never matches.
+        Without a cap, more than MAX_SLOTS slots before `end` is refused rather than listed."""
+        start, end = whole(start, "start"), whole(end, "end")
+        if cap is not None:
+            cap = whole(cap, "cap", low=0)
         slots: list[int] = []
         try:
             t = self.at_or_after(start)
         except ValueError:
             return slots
         while (t <= end if inclusive else t < end) and (cap is None or len(slots) < cap):
+            if cap is None and len(slots) == MAX_SLOTS:
+                raise InputError(f"end {end} ms is more than {MAX_SLOTS:,} slots of cron {self.expr!r} after "
+                                 f"start {start} ms; give a nearer end or a cap", "end")
             slots.append(t)
             try:
                 t = self.after(t)

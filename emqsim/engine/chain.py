@@ -306,6 +306,7 @@ class Chain(HoldsStore):
         self.worker = worker or Worker()
         self._own_store = store is None
         self.store = store or Store()
+        self.store.claim("a bullmq-design run")  # one run per store (Store.claim says why)
         self.bullmq = BullMQ(self.store)
         self.trace = Trace(retain)
         self.crew = Crew(self.worker, start)

@@ -61,7 +61,7 @@ def slot_job_id(name: str, slot: int) -> str:
 
 def _int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} {value!r} is not an integer; give a whole number")
+        raise InputError(f"{what} {value!r} is not an integer; give a whole number", what)
     return value
 
 
@@ -69,7 +69,7 @@ def base62(n: int) -> str:
     """Encode an id (0 to 2**63 - 1) as 11 base62 digits, zero-padded so text order is numeric order."""
     n = _int(n, "id")
     if not 0 <= n <= MAX_ID:
-        raise ValueError(f"id {n} is out of range; use 0..{MAX_ID}")
+        raise InputError(f"id {n} is out of range; use 0..{MAX_ID}", "id")
     digits = []
     while n:
         n, r = divmod(n, 62)
@@ -80,12 +80,12 @@ def base62(n: int) -> str:
 def unbase62(s: str) -> int:
     """Decode what base62 produced."""
     if not isinstance(s, str) or len(s) != WIDTH or any(c not in _DIGIT for c in s):
-        raise ValueError(f"{s!r} is not base62 id text; expected {WIDTH} characters from 0-9A-Za-z")
+        raise InputError(f"{s!r} is not base62 id text; expected {WIDTH} characters from 0-9A-Za-z", "id")
     n = 0
     for c in s:
         n = n * 62 + _DIGIT[c]
     if n > MAX_ID:
-        raise ValueError(f"{s!r} decodes beyond 2**63 - 1; largest id is {base62(MAX_ID)}")
+        raise InputError(f"{s!r} decodes beyond 2**63 - 1; largest id is {base62(MAX_ID)}", "id")
     return n
 
 
@@ -93,11 +93,11 @@ def snowflake(ms: int, worker: int = 0, seq: int = 0) -> int:
     """Pack time, worker and sequence so ids from one worker grow with time."""
     ms, worker, seq = _int(ms, "ms"), _int(worker, "worker"), _int(seq, "seq")
     if not EPOCH_MS <= ms <= EPOCH_MS + MAX_OFFSET_MS:
-        raise ValueError(f"ms {ms} is out of range; use {EPOCH_MS}..{EPOCH_MS + MAX_OFFSET_MS} (from 2024-01-01T00:00:00Z)")
+        raise InputError(f"ms {ms} is out of range; use {EPOCH_MS}..{EPOCH_MS + MAX_OFFSET_MS} (from 2024-01-01T00:00:00Z)", "ms")
     if not 0 <= worker <= MAX_WORKER:
-        raise ValueError(f"worker {worker} is out of range; use 0..{MAX_WORKER}")
+        raise InputError(f"worker {worker} is out of range; use 0..{MAX_WORKER}", "worker")
     if not 0 <= seq <= MAX_SEQ:
-        raise ValueError(f"seq {seq} is out of range; use 0..{MAX_SEQ}")
+        raise InputError(f"seq {seq} is out of range; use 0..{MAX_SEQ}", "seq")
     return (ms - EPOCH_MS) << 22 | worker << 12 | seq
 
 
@@ -105,13 +105,13 @@ def unsnowflake(n: int) -> tuple[int, int, int]:
     """Split a snowflake back into (unix ms, worker, seq)."""
     n = _int(n, "id")
     if not 0 <= n <= MAX_ID:
-        raise ValueError(f"id {n} is out of range; use 0..{MAX_ID}")
+        raise InputError(f"id {n} is out of range; use 0..{MAX_ID}", "id")
     return (n >> 22) + EPOCH_MS, (n >> 12) & MAX_WORKER, n & MAX_SEQ
 
 
 def _check_namespace(namespace: str) -> str:
     if not (isinstance(namespace, str) and len(namespace) == 3 and all("A" <= c <= "Z" for c in namespace)):
-        raise ValueError(f"namespace {namespace!r} is invalid; use exactly 3 upper-case letters A-Z, like 'JOB'")
+        raise InputError(f"namespace {namespace!r} is invalid; use exactly 3 upper-case letters A-Z, like 'JOB'", "namespace")
     return namespace
 
 
@@ -123,7 +123,7 @@ def encode(namespace: str, n: int) -> str:
 def parse(branded: str) -> tuple[str, int]:
     """Split a branded id into (namespace, number), rejecting anything malformed."""
     if not isinstance(branded, str) or len(branded) != 3 + WIDTH:
-        raise ValueError(f"{branded!r} is not a branded id; expected 14 characters like 'JOB0KHTOWnGLuC'")
+        raise InputError(f"{branded!r} is not a branded id; expected 14 characters like 'JOB0KHTOWnGLuC'", "branded")
     namespace, digits = branded[:3], branded[3:]
     _check_namespace(namespace)
     return namespace, unbase62(digits)
@@ -146,7 +146,7 @@ class Minter:
     def __init__(self, worker: int = 0, namespace: str = "JOB") -> None:
         worker = _int(worker, "worker")
         if not 0 <= worker <= MAX_WORKER:
-            raise ValueError(f"worker {worker} is out of range; use 0..{MAX_WORKER}")
+            raise InputError(f"worker {worker} is out of range; use 0..{MAX_WORKER}", "worker")
         self.worker = worker
         self.namespace = _check_namespace(namespace)
         self._asked: int | None = None    # the latest ms a caller gave
@@ -156,7 +156,7 @@ class Minter:
     def mint(self, ms: int) -> str:
         ms = _int(ms, "ms")
         if self._asked is not None and ms < self._asked:
-            raise ValueError(f"cannot mint at {ms} after minting at {self._asked}; virtual time only moves forward")
+            raise InputError(f"cannot mint at {ms} after minting at {self._asked}; virtual time only moves forward", "ms")
         at, seq = ms, 0
         if self._last_ms is not None and ms <= self._last_ms:  # same ms, or one borrowed ahead of it
             at, seq = self._last_ms, self._seq + 1

@@ -35,7 +35,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
-from .errors import one_of
+from .errors import InputError, one_of
 from .faults import Faults
 from .ids import Minter, slot_job_id
 from .parts import check_parts, check_reach, check_run
@@ -113,6 +113,7 @@ class Simulation(HoldsStore):
         self.clock = VirtualClock(start)
         self._own_store = store is None
         self.store = store or Store()
+        self.store.claim("a pump-design run")  # one run per store (Store.claim says why)
         self.registry = Registry(self.store)
         self.trace = Trace(retain)
         self.crew = Crew(self.worker, start)
@@ -587,9 +588,11 @@ def simulate(schedules, *, start: int, fires: int | None = None, until: int | No
     and advances the row; this module) or "bullmq" (bullmq 6.x job schedulers: no pump,
     each job is made when a worker takes the previous one; `chain.Chain`). `progress` is
     called with (fires so far, virtual time) as the run goes (`emqsim.progress` draws a bar).
-    Under "bullmq" a `pump` given is not used: that design has none (the command line passes
-    its pump options whatever the design)."""
+    Under "bullmq" a `pump` is refused: that design has none."""
     one_of(design, ("pump", "bullmq"), "design")
+    if design == "bullmq" and options.get("pump") is not None:  # refused, not silently dropped
+        raise InputError(f"pump {options['pump']!r} does not apply to design 'bullmq', which has no pump; "
+                         "leave pump out, or use design 'pump'", "pump")
     check_run(start=start, fires=fires, until=until)
     check_reach(schedules, start=start, fires=fires, design=design, **options)
     if design == "bullmq":

@@ -7,6 +7,13 @@ rows, whatever process or container they run in. The name never reaches a trace,
 traces stay the same on every backend. Without the variable every `Store` gets a fresh
 fakeredis server, isolated by construction.
 
+A store is one run's: `Simulation` and `Chain` call `claim()` when they start, and a second
+run on a store already used is refused with `InputError`. Two runs on one queue would
+share its job ids (a slot-derived id made twice is one job, so slots go missing) and its
+registry row (a re-run would carry on from where the first left off, not start again), and
+two threads on one store would see each other's fires. The direct verbs (`Registry`,
+`BullMQ`) claim nothing: a notebook may upsert a row and then run a simulation over it.
+
 A real server that cannot be used (down, mute, wrong database, TLS mismatch, gone
 mid-run, out of memory) raises one `ServerError`, naming the URL without its password
 and what went wrong; its `status` is the command line's exit status for that case.
@@ -28,14 +35,16 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
+from .errors import InputError
 from .keys import Keys
-from .scripts import Scripts
+from .scripts import Scripts, script_files
 
 ENV = "EMQSIM_REDIS_URL"
 CLUSTER = "+cluster"     # redis+cluster://HOST:PORT, rediss+cluster://HOST:PORT
 SCHEMES = ("redis", "rediss", "unix", "redis" + CLUSTER, "rediss" + CLUSTER)
 CONNECT_TIMEOUT = 5.0    # seconds; a URL's ?socket_connect_timeout=... overrides
 TIMEOUT = 10.0           # seconds for any reply; a URL's ?socket_timeout=... overrides
+FAKE_VERSION = (7,)      # the Redis version the embedded fakeredis answers as (its client's default)
 
 # What went wrong -> (exit status of `emqsim`, what the one line says). 2 is bad input.
 FAULTS = {
@@ -107,7 +116,9 @@ def connect(url: str | None = None) -> redis.Redis:
 
         from .fakelua import speed  # fakeredis's own per-script costs off (same answers)
 
-        return speed(fakeredis.FakeRedis())
+        # a server of its own, handed in: `FakeRedis()` alone files each new server in a
+        # process-wide map (keyed by a random host) that keeps it, and all it held, for good
+        return speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=FAKE_VERSION), version=FAKE_VERSION))
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
         raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
@@ -229,6 +240,8 @@ class Store:
     """A client, the queue's keys and the scripts loaded on that client."""
 
     def __init__(self, queue: str = "demo", url: str | None = None, client: redis.Redis | None = None):
+        if not isinstance(queue, str) or not queue or any(c in queue for c in "{}"):
+            raise InputError(f"queue {queue!r} must be non-empty text without braces, like 'demo'", "queue")
         self.url = env_url() if url is None and client is None else url
         self.client = client or connect(self.url)
         self.real = self.url is not None and client is None
@@ -236,10 +249,18 @@ class Store:
             queue = f"{queue}-{secrets.token_hex(8)}"
         self.keys = Keys(queue)
         self.scripts = Scripts(self.client)
+        if self._embedded():
+            # loaded up front: a first EVALSHA answered NOSCRIPT leaves that error, and through its
+            # traceback every frame of the run that made it (a lesson model's too), held inside
+            # the embedded server's socket for as long as the store lives
+            for source in script_files().values():
+                self.client.script_load(source)
         self.backend = ("cluster" if isinstance(self.client, redis.RedisCluster) else "redis") \
             if self.real else "fakeredis"
         #: after a clean-up that could not finish: one line saying what may remain and how to remove it
         self.remains: str | None = None
+        self._claim = threading.Lock()
+        self.claimed_by: str | None = None   # the run that uses this store (see `claim`)
         if self.real:  # a user who may write but not SCAN or DEL would leave every key: ask first
             try:
                 self.client.scan(0, match=self.keys.pattern, count=1)
@@ -247,6 +268,20 @@ class Store:
             except BaseException:
                 self.client.close()
                 raise
+
+    def _embedded(self) -> bool:
+        """Whether the client is an embedded fakeredis (made here, or handed in)."""
+        return type(self.client).__module__.split(".")[0] == "fakeredis"
+
+    def claim(self, run: str) -> None:
+        """Take this store for one run (`run` says which, e.g. "a pump-design run"); a store a
+        run has already taken is refused, in any thread, before the second run writes."""
+        with self._claim:
+            if self.claimed_by is not None:
+                raise InputError(f"store of queue {self.keys.queue!r} already holds {self.claimed_by}; a second "
+                                 "run on it would share its job ids and registry rows: pass a fresh Store(), "
+                                 "or no store", "store")
+            self.claimed_by = run
 
     def cleanup_command(self) -> str:
         """The one shell line that removes this queue's keys (the URL without its password)."""

@@ -29,6 +29,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import whole
+from .parts import MAX_RETAIN
 from .schedule import INF
 from .timefmt import hms, iso
 
@@ -119,8 +121,7 @@ class Trace:
     FIELDS = FireRecord._fields
 
     def __init__(self, retain: int = 10_000):
-        if retain < 1:
-            raise ValueError(f"retain {retain!r} must keep at least one record")
+        retain = whole(retain, "retain", low=1, high=MAX_RETAIN, what="a number of records to keep")
         self.fires: deque[Fire] = deque(maxlen=retain)
         self.skips: deque[Skip] = deque(maxlen=retain)
         self.count = 0

@@ -291,6 +291,28 @@ class Panel:
         self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, figure.live.theme(),
                            figure.live.image,
                            *self.ask.below, self.readout])
+        replaced = _OPEN.get(type(model))   # a cell run again: the panel it showed before goes
+        _OPEN[type(model)] = self
+        if replaced is not None:
+            replaced.close(keep_image=replaced.figure is figure)
+
+    def close(self, keep_image: bool = False) -> None:
+        """Close every widget of this panel and let go of its figure, so neither outlives the
+        output that showed them (the kernel keeps each widget until it is closed, and IPython's
+        `Out` keeps a panel a cell ended with). `keep_image`: the figure's image stays open for
+        a newer panel of the same figure."""
+        if self.figure is None:
+            return
+        image = self.figure.live.image if self.figure.live._image is not None else None
+        self.figure.unwatch(self.sync)
+        for player in self.players.values():
+            _close(player.link, player.box)
+        _close(*(c for c in self.box.children if c is not image or not keep_image))
+        _close(self.box.layout)
+        self.box.close()
+        if image is not None and not keep_image:
+            self.figure.live._image = None
+        self.figure, self.widgets, self.players = None, {}, {}
 
     @staticmethod
     def _widget(w, c, positions, value):
@@ -362,6 +384,19 @@ class Panel:
         data = dict(data)
         data["image/png"] = base64.b64encode(self.figure.live.refresh(level=6)).decode("ascii")
         return (data, meta) if isinstance(bundle, tuple) else data
+
+
+#: the panel last shown for each lesson model (by class), closed when a newer one is made
+_OPEN: dict[type, Panel] = {}
+
+
+def _close(*widgets) -> None:
+    """Close widgets and all they hold: children, and the layout and style widgets each has."""
+    for widget in widgets:
+        for part in (*getattr(widget, "children", ()), getattr(widget, "layout", None), getattr(widget, "style", None)):
+            if part is not None and hasattr(part, "close"):
+                _close(part)
+        widget.close()
 
 
 def panel(figure) -> Panel:

@@ -47,6 +47,11 @@ class Figure:
         """Call `callback(figure)` after every update: a panel keeps its widgets in step."""
         self._watchers.append(callback)
 
+    def unwatch(self, callback) -> None:
+        """Stop calling `callback` (a panel that was closed)."""
+        if callback in self._watchers:
+            self._watchers.remove(callback)
+
     def update(self, **changes) -> str:
         """Set some controls (the others keep their values), redraw; returns the readout.
         Every value is checked before any is kept."""

@@ -1,0 +1,58 @@
+"""A Ctrl-C while `python -m emqsim` is still importing gets the same one line and status 130
+as a Ctrl-C mid-run: the package imports almost nothing until the command's handlers are in.
+
+To land the signal inside an import every time, the child gets a `sitecustomize` (on its
+PYTHONPATH, written here) whose import hook, on the named module, touches a file and waits:
+the test sends SIGINT once the file is there."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from servers import ROOT, _default_sigint, wait_for
+
+HOOK = textwrap.dedent("""
+    import os, sys, time
+    class _Slow:
+        def find_spec(self, name, path=None, target=None):
+            if name == os.environ["SLOW_MODULE"]:
+                open(os.environ["SLOW_MARK"], "w").close()
+                time.sleep(20)
+            return None
+    sys.meta_path.insert(0, _Slow())
+""")
+
+
+@pytest.mark.parametrize("module", ["emqsim.cli", "argparse", "emqsim.engine.cadence", "redis",
+                                    "emqsim.engine.sim"])
+def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, module):
+    (tmp_path / "sitecustomize.py").write_text(HOOK)
+    mark = tmp_path / "mark"
+    env = {k: v for k, v in os.environ.items() if k != "EMQSIM_REDIS_URL"}
+    env.update(PYTHONPATH=str(tmp_path), SLOW_MODULE=module, SLOW_MARK=str(mark))
+    proc = subprocess.Popen([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--fires", "1000000"],
+                            cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_sigint)
+    try:
+        wait_for(lambda: mark.exists() or proc.poll() is not None, 60, f"the child importing {module}")
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert (proc.returncode, err, out) == (130, "emqsim: stopped by SIGINT\n", "")
+
+
+def test_importing_the_package_loads_no_engine_until_a_name_is_used():
+    code = ("import sys, emqsim; before = 'emqsim.engine.sim' in sys.modules; emqsim.Every; "
+            "print(before, 'emqsim.engine.cadence' in sys.modules, emqsim.Every.__module__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["False", "True", "emqsim.engine.cadence"]

@@ -1,0 +1,85 @@
+"""Memory that does not grow with use: the same cells run again and again in one namespace
+(the loop `python -m emqsim.bench_memory` runs in a real kernel for every notebook) hold
+the process to the course's bound. A run used to keep its embedded fakeredis server
+(fakeredis files each `FakeRedis()` server in a process-wide map): +0.5 MB a run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from emqsim import bench_memory
+
+CELLS = ["from emqsim import Every, Schedule, at, simulate",
+         "for _ in range(20):\n    simulate(Schedule('r', Every('15m')), start=at('2026-11-30 09:00'), fires=50)",
+         "from emqsim.engine.sim import Simulation\n"
+         "with Simulation(Schedule('b', Every('1m')), start=at('2026-11-30 09:00')) as sim:\n"
+         "    sim.run(fires=50)"]
+
+
+def test_re_running_cells_stays_within_the_bound():
+    code = (f"import json; from emqsim.bench_memory import in_process; "
+            f"print(json.dumps(in_process({CELLS!r}, 8)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    sizes = json.loads(done.stdout)
+    first, last = sizes[0], sizes[-1]
+    assert last <= first * 1.05 and last - first < 8, [f"{s:.1f}" for s in sizes]  # MB
+    assert bench_memory.BOUND == 1.2
+
+
+def test_a_store_frees_its_embedded_server():
+    import gc
+    import weakref
+
+    from emqsim import Store
+
+    store = Store()
+    server = weakref.ref(store.client.connection_pool.connection_kwargs["server"])
+    store.client.set("k", "v")
+    store.close()
+    del store
+    gc.collect()
+    assert server() is None
+
+
+def test_the_bench_line():
+    assert bench_memory.line("03", 123.4, 130.1) == "03  first 123.4 MB  after 10  130.1 MB  1.05x"
+
+
+def test_a_new_panel_of_a_lesson_closes_the_one_before():
+    """A cell run again made a new panel and kept the old one's widgets (33 more a run of 03)."""
+    import gc
+
+    from ipywidgets.widgets import widget
+
+    from emqsim.figures import catalogue
+    from emqsim.figures.view import Figure
+
+    catalogue.figure("03 slip over cycles").panel()
+    gc.collect()
+    before = len(widget._instances), sum(isinstance(o, Figure) for o in gc.get_objects())
+    for _ in range(3):
+        fig = catalogue.figure("03 slip over cycles")
+        fig.panel()
+        fig.panel()   # the panel cell alone run again: the figure's image stays for the new one
+    del fig
+    gc.collect()
+    assert (len(widget._instances), sum(isinstance(o, Figure) for o in gc.get_objects())) == before
+
+
+def test_a_dropped_lesson_model_that_holds_a_run_is_freed():
+    """Notebook 02's model keeps its run open (the slider walks it on); a first EVALSHA answered
+    NOSCRIPT left that error inside the embedded server, its traceback holding the model's own
+    frames, so every re-run of the cell kept a model, its figure and its server (1.43x over ten)."""
+    import gc
+    import weakref
+
+    from emqsim.figures import catalogue
+
+    model = catalogue.model("02 one row rewritten")
+    model.frame(fires=4)
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None
