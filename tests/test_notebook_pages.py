@@ -125,7 +125,7 @@ def test_after_run_all_every_panel_was_saved_at_its_defaults(path):
     """The executed notebook's saved widget state: every panel's controls and readout are at the
     model's defaults, the state the prose around the figure describes."""
     from emqsim.figures import catalogue
-    from emqsim.figures.controls import alt_text, readout_html
+    from emqsim.figures.controls import readout_html
 
     nb = json.loads(path.read_text())
     for cell in nb["cells"]:
@@ -136,7 +136,7 @@ def test_after_run_all_every_panel_was_saved_at_its_defaults(path):
         values = model.defaults()
         expected = {(c.label or c.name): (values[c.name] if c.kind == "text" else model.label(c.name, values))
                     for c in model.controls}
-        expected["readout"] = readout_html(model.frame().readout, model.readout_id, alt_text(model, model.frame()))
+        expected["readout"] = readout_html(model.frame().readout, model.readout_id, model.describe(model.frame()))
         shown = _saved_controls(nb, cell)
         assert {k: shown.get(k) for k in expected} == expected, f"{path.name}: {title!r} was saved off its defaults"
         close = getattr(model, "close", None)

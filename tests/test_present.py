@@ -22,7 +22,8 @@ from matplotlib.text import Text
 
 import emqsim
 from emqsim.figures import catalogue, style
-from emqsim.figures.controls import (PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS, Player, alt_text, play, presenter_css,
+from emqsim.figures.style import DARK_CSS
+from emqsim.figures.controls import (PLAY_CLASS, PLAYED_CLASS, SPEED_CLASS, Player, play, presenter_css,
                                      readout_html)
 
 RC_KEYS = ["font.size", "lines.linewidth", "lines.markersize", "axes.linewidth", "xtick.major.width",
@@ -230,25 +231,12 @@ def test_a_readout_is_monospace_live_and_carries_the_alt_text():
                     'white-space:pre">a &lt; b\n  col</pre>')
 
 
-def test_alt_text_is_the_models_description_else_the_readouts_first_line():
-    model = catalogue.model("04 missed slots")
-    frame = model.frame()
-    if not callable(getattr(model, "describe", None)):
-        assert alt_text(model, frame) == "pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed"
-
-    class Described:
-        def describe(self, frame):
-            return f"described {frame.readout}"
-
-    assert alt_text(Described(), frame).startswith("described pump down 09:30")
-
-
 def test_a_panel_puts_its_alt_text_in_its_readout_on_every_move():
     figure = catalogue.figure("04 missed slots")
     p = figure.panel()
-    assert 'data-alt="pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed"' in p.readout.value
+    assert 'data-alt="Pump down 09:30 to 10:10: 09:37, 09:52 and 10:07 missed; snap runs once at 10:10,' in p.readout.value
     p.widgets["up"].value = p.widgets["up"].options[41][1]   # 10:11
-    assert 'data-alt="pump down 09:30 \u2192 10:11 (41 min): slots 09:37, 09:52, 10:07 missed"' in p.readout.value
+    assert 'data-alt="Pump down 09:30 to 10:11: 09:37, 09:52 and 10:07 missed; snap runs once at 10:11,' in p.readout.value
 
 
 def test_the_panel_puts_the_figure_right_under_its_controls_and_keeps_it_within_the_window():
@@ -257,7 +245,8 @@ def test_the_panel_puts_the_figure_right_under_its_controls_and_keeps_it_within_
     kids = list(p.box.children)
     image = kids.index(figure.live.image)
     assert kids[image + 1:] == [*p.ask.below, p.readout]     # the challenge, then the readout
-    assert all(not isinstance(k, w.HTML) or "<style>" not in k.value for k in kids)   # not presenting
+    assert all(not isinstance(k, w.HTML) or presenter_css() not in k.value for k in kids)   # not presenting
+    assert kids[image - 1] is not None and DARK_CSS in kids[image - 1].value   # the dark theme's rule just before
     layout = figure.live.image.layout
     assert (layout.max_height, layout.max_width, layout.width, layout.align_self) == ("72vh", "100%", "auto",
                                                                                        "flex-start")

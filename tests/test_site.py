@@ -487,21 +487,18 @@ def test_nothing_in_the_head_holds_up_the_players(built, nb):
     assert 'rel="preload"' not in head
 
 
-def test_a_frame_s_alt_text_is_the_model_s_description_else_its_readout():
-    class Says:
-        def describe(self, f):
-            return "09:37 and 09:52 missed; runs once at 10:10"
-
-    class Silent:
-        def describe(self, f):
-            raise NotImplementedError
+def test_a_frame_s_alt_text_is_the_model_s_description_else_its_readout_s_first_line():
+    """One rule (`Model.describe`): a lesson's own words, else the outcome its readout leads with."""
+    from emqsim.lessons.model import Model
 
     class Frame:
-        readout = "now 08:48 | next 09:00"
+        readout = "now 08:48 | next 09:00\nnext cron run 09:00"
 
-    assert player.alt_text(Says(), Frame()) == "09:37 and 09:52 missed; runs once at 10:10"
-    assert player.alt_text(Silent(), Frame()) == "now 08:48 | next 09:00"
-    assert player.alt_text(object(), Frame()) == "now 08:48 | next 09:00"
+    assert Model.describe(object(), Frame()) == "now 08:48 | next 09:00"
+    model = catalogue.model("04 missed slots")
+    assert model.describe(model.frame()) == (
+        "Pump down 09:30 to 10:10: 09:37, 09:52 and 10:07 missed; snap runs once at 10:10, "
+        "then 10:22; epoch and release leave the :07 slots.")
 
 
 def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):

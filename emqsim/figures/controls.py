@@ -110,16 +110,6 @@ def readout_html(text: str, ident: str, alt: str = "") -> str:
             f'data-alt="{html.escape(alt)}" style="{READOUT_STYLE}">{html.escape(text)}</pre>')
 
 
-def alt_text(model, frame) -> str:
-    """What the figure shows, for a reader who cannot see it: the model's `describe(frame)` where
-    it has one, else the readout's first line (the outcome the readout leads with)."""
-    describe = getattr(model, "describe", None)
-    if callable(describe):
-        return describe(frame)
-    lines = frame.readout.strip().splitlines()
-    return lines[0] if lines else ""
-
-
 def presenter_css() -> str:
     """Presenter mode's page style (present.css): prose, controls and readouts grow with the
     figures; the panel and the course's presenter Voila template both use this one file."""
@@ -364,14 +354,14 @@ class Panel:
 
     def _show(self, text: str) -> str:
         self.readout.value = readout_html(text, self.figure.model.readout_id,
-                                          alt_text(self.figure.model, self.figure.frame))
+                                          self.figure.model.describe(self.figure.frame))
         self.figure.live.refresh()
         return text
 
     def _say(self, text: str) -> None:
         """A word from the mover (progress, or an error), in the readout; the figure waits."""
         self.readout.value = readout_html(text, self.figure.model.readout_id,
-                                          alt_text(self.figure.model, self.figure.frame))
+                                          self.figure.model.describe(self.figure.frame))
 
     def _repr_mimebundle_(self, **kw):
         """The widget box, and the figure as it stands as PNG beside it: a kernel shows the

@@ -211,10 +211,13 @@ class Model:
     def compute(self, **values):  # pragma: no cover - every lesson defines it
         raise NotImplementedError
 
-    def describe(self, frame) -> str:  # pragma: no cover - every lesson of the catalogue defines it
+    def describe(self, frame) -> str:
         """What a sighted reader reads off the figure at `frame`, in a sentence or two: the
-        image's alt text on the static site and in the panel (no internal ids)."""
-        raise NotImplementedError
+        image's alt text on the static site and in the panel (no internal ids). Every lesson of
+        the catalogue says it in its own words; a model that does not gives its readout's first
+        line, the outcome the readout leads with."""
+        lines = frame.readout.strip().splitlines()
+        return lines[0] if lines else ""
 
     # -- what a reader can reach -------------------------------------------------------------
 

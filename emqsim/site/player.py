@@ -65,18 +65,6 @@ def image_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def alt_text(model, frame) -> str:
-    """What the picture shows, for a reader who cannot see it: the model's own description of
-    the frame where it has one (`describe(frame)`), else the readout, which names every value
-    the picture draws."""
-    describe = getattr(model, "describe", None)
-    try:
-        text = describe(frame) if callable(describe) else None
-    except NotImplementedError:   # a model that does not describe its frames
-        text = None
-    return text if isinstance(text, str) and text.strip() else frame.readout
-
-
 def compress(png: bytes) -> bytes:
     """A frame as a palette PNG of at most `COLORS` colours, without dithering (flat areas stay
     flat, so the file stays small): about a quarter of the size matplotlib's PNG has."""
@@ -110,7 +98,7 @@ def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, 
         if key not in done:
             done[key] = compress(png)
         out.append((done[key], fig.frame.readout, None if challenge is None else challenge.check(fig.frame),
-                    alt_text(fig.model, fig.frame)))
+                    fig.model.describe(fig.frame)))
     return out
 
 
@@ -393,5 +381,5 @@ def players(titles, jobs: int | None = None) -> dict[str, Player]:
     return out
 
 
-__all__ = ["COLORS", "FRAMES_URL", "PLAYER_CLASS", "Player", "alt_text", "assemble", "compress", "image_name",
+__all__ = ["COLORS", "FRAMES_URL", "PLAYER_CLASS", "Player", "assemble", "compress", "image_name",
            "image_size", "players", "render_frames", "script"]
