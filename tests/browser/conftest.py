@@ -10,6 +10,8 @@ reason in one line.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import json
 import os
 import secrets
@@ -128,19 +130,18 @@ def _copy_notebooks(dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory):
-    """JupyterLab on 127.0.0.1 with a token, serving a copy of notebooks/."""
-    tmp = tmp_path_factory.mktemp("lab")
-    root = _copy_notebooks(tmp / "notebooks")
-    settings = tmp / "settings"
-    for name, values in LAB_SETTINGS.items():
-        (settings / name).parent.mkdir(parents=True, exist_ok=True)
-        (settings / name).write_text(json.dumps(values))
+@contextmanager
+def running_lab(tmp: Path, root: Path, settings: dict):
+    """JupyterLab on 127.0.0.1 with a token, serving `root`, with `settings` (file -> values) as
+    the user's settings; stopped on the way out."""
+    folder = tmp / "settings"
+    for name, values in settings.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+           f"--LabApp.user_settings_dir={folder}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
            f"--LabApp.app_settings_dir={PROJECT_LAB_SETTINGS}",
            "--ServerApp.port_retries=0"]
     if os.geteuid() == 0:
@@ -153,6 +154,14 @@ def lab(tmp_path_factory):
         yield Server(f"http://127.0.0.1:{port}", token, root, log)
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """JupyterLab on 127.0.0.1 with a token, serving a copy of notebooks/."""
+    tmp = tmp_path_factory.mktemp("lab")
+    with running_lab(tmp, _copy_notebooks(tmp / "notebooks"), LAB_SETTINGS) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -6,15 +6,11 @@ Lab set to "JupyterLab Dark" (a temporary settings folder), with a screenshot to
 from __future__ import annotations
 
 import io
-import json
-import os
-import secrets
-import subprocess
 
 import nbformat
 import pytest
 from matplotlib.colors import to_hex
-from conftest import BIN, PROJECT_LAB_SETTINGS, LAB_SETTINGS, Server, free_port, stop, wait_http
+from conftest import LAB_SETTINGS, running_lab
 
 from emqsim.figures import style
 
@@ -32,25 +28,8 @@ def dark_lab(tmp_path_factory):
     nb.cells = [nbformat.v4.new_code_cell(CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "dark.ipynb")
-    settings = tmp / "settings"
-    for name, values in {**LAB_SETTINGS, **THEME}.items():
-        (settings / name).parent.mkdir(parents=True, exist_ok=True)
-        (settings / name).write_text(json.dumps(values))
-    port, token = free_port(), secrets.token_hex(16)
-    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-           f"--LabApp.app_settings_dir={PROJECT_LAB_SETTINGS}", "--ServerApp.port_retries=0"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = tmp / "lab.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=root, stdin=subprocess.DEVNULL)
-    try:
-        wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", proc, log)
-        yield Server(f"http://127.0.0.1:{port}", token, root, log)
-    finally:
-        stop(proc)
+    with running_lab(tmp, root, {**LAB_SETTINGS, **THEME}) as server:
+        yield server
 
 
 def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
