@@ -157,4 +157,9 @@ def test_the_alt_text_follows_a_move(present, projector):
     m = move(page, panel, up)
     assert (m.before, m.after) == ("10:10", "10:11")
     alt = panel.locator("img.widget-image").get_attribute("alt")
-    assert alt == "pump down 09:30 \u2192 10:11 (41 min): slots 09:37, 09:52, 10:07 missed"
+    from emqsim.figures import catalogue
+    from emqsim.lessons.course import on_day
+
+    model = catalogue.model("04 missed slots")
+    assert alt == model.describe(model.frame(up=on_day("10:11")))   # the lesson's words for 10:11
+    assert alt.startswith("Pump down 09:30 to 10:11: 09:37, 09:52 and 10:07 missed")
