@@ -56,7 +56,7 @@ To change what a page holds fixed, or to run the code, open the notebooks in Jup
 CONF = {
     "project": TITLE,
     "html_title": TITLE,
-    "extensions": ["myst_nb", "sphinx_design", "sphinx_togglebutton"],
+    "extensions": ["myst_nb", "sphinx_togglebutton"],
     "html_theme": "sphinx_book_theme",
     # the saved outputs are what the site shows: nothing is run
     "nb_execution_mode": "off",
