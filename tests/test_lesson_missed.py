@@ -321,7 +321,7 @@ def test_pump_up_offers_only_restarts_at_or_after_pump_down():
     assert (len(ups), ups[0], ups[-1]) == (31, ("10:30", t("10:30")), ("11:00", t("11:00")))
     assert len(m.positions("up", m.defaults())) == 91          # 09:30 to 11:00, not the 111 of TIMES
     assert m.positions("up", {"down": t("11:00")}) == (("11:00", t("11:00")),)
-    with pytest.raises(InputError, match=r"^pump up 1796032800000 is refused; give one of the 31 "
+    with pytest.raises(InputError, match=r"^pump up 1796032800000 \(10:00\) is refused; give one of the 31 "
                                          r"positions from 1796034600000 \(10:30\) to 1796036400000 \(11:00\)$"):
         m.frame(down=t("10:30"), up=t("10:00"))
     # moving pump down past pump up takes pump up with it, to the first restart offered

@@ -88,6 +88,10 @@ class Control:
         else:
             accepted = "one of " + ", ".join(show(*p) for p in positions)
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        # a value the control shows elsewhere (a restart before the outage) is named as it is shown
+        label = next((lab for lab, v in self.positions if type(v) is type(value) and v == value), None)
+        if label is not None and label != str(value):
+            shown = f"{shown} ({label})"
         raise InputError(f"{self.label or self.name} {shown} is refused; give {accepted}", self.name)
 
 
