@@ -10,9 +10,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from matplotlib.text import Text  # noqa: E402
-
 from emqsim.figures import catalogue, style  # noqa: E402
+from emqsim.figures.view import drawn_texts  # noqa: E402,F401  (the walks' texts: the build's own rule)
 
 #: frames per figure at most: every position when fewer, else evenly spaced ones, the first
 #: and last included (the site's own list, `model.reachable()`, is the source)
@@ -29,41 +28,6 @@ def positions(title: str, sample: int = SAMPLE) -> list[dict]:
         every = [every[round(i * step)] for i in range(sample)]
     defaults = model.defaults()
     return every if defaults in every else [defaults, *every]
-
-
-def drawn_texts(fig) -> list[Text]:
-    """Every text a rendering of `fig` shows: visible, not blank, tick labels only for the
-    ticks the axis draws. Call after `fig.canvas.draw()`."""
-    ticks: set[int] = set()
-    skip: set[int] = set()
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                skip.update((id(tick.label1), id(tick.label2)))
-            if not axis.get_visible():      # a twin's shared axis draws nothing
-                continue
-            for tick in axis._update_ticks():
-                for label in (tick.label1, tick.label2):
-                    if tick.get_visible() and label.get_visible():
-                        ticks.add(id(label))
-    out = []
-    for t in fig.findobj(Text):
-        if not t.get_visible() or not t.get_text().strip():
-            continue
-        if id(t) in skip and id(t) not in ticks:
-            continue
-        if _hidden(t):
-            continue
-        out.append(t)
-    return out
-
-
-def _hidden(artist) -> bool:
-    """True when an artist's parents (a legend, an axis) are hidden."""
-    parent = getattr(artist, "axes", None)
-    if parent is not None and not parent.get_visible():
-        return True
-    return False
 
 
 def render(title: str, values: dict, *, presenter: bool = False, layout: str = "normal"):

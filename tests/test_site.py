@@ -18,7 +18,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from emqsim.site import pages, player  # noqa: E402
-from emqsim.figures import catalogue  # noqa: E402
+from emqsim.figures import catalogue, style  # noqa: E402
 from emqsim.figures.view import Figure, View  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 from emqsim.lessons.questions import Challenge, question  # noqa: E402
@@ -156,8 +156,15 @@ def toy(monkeypatch):
     monkeypatch.setitem(catalogue.SOURCES, TOY, ("toy", "ToyModel", "ToyView"))
     real_model, real_figure = catalogue.model, catalogue.figure
     monkeypatch.setattr(catalogue, "model", lambda t: ToyModel() if t == TOY else real_model(t))
-    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or ToyModel(), ToyView())
-                        if t == TOY else real_figure(t, model_))
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None, layout="normal": toy_figure(model_ or ToyModel(), layout)
+                        if t == TOY else real_figure(t, model_, layout))
+
+
+def toy_figure(model, layout: str = "normal") -> Figure:
+    """The toy model drawn by the toy view, in `layout`."""
+    with style.laid_out(layout):
+        view = ToyView()
+    return Figure(model, view)
 
 
 def toy_notebook(folder: Path, title: str = TOY) -> Path:
@@ -213,7 +220,8 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     # every picture is a file of the site, named by its content; the page shows the first by URL
     # with the readout as its alt text (the toy has no describe()), never the figure's id
     out = tmp_path / "out"
-    assert sorted(p.name for p in (out / "_static" / "frames").iterdir()) == sorted(table["images"])
+    assert sorted(p.name for p in (out / "_static" / "frames").glob("*.png")) == sorted(set(table["images"]))
+    assert sorted(p.name for p in (out / "_static" / "frames" / "narrow").iterdir()) == sorted(set(table["narrow"]))
     first = table["images"][start[0]]
     assert (f'<img class="emqsim-frame" alt="x=5 a d0 &lt;0 9 * * *&gt; 7" src="_static/frames/{first}"'
             in page)
@@ -240,7 +248,7 @@ class AskingToy(ToyModel):
 
 def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkeypatch, tmp_path):
     monkeypatch.setattr(catalogue, "model", lambda t: AskingToy())
-    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or AskingToy(), ToyView()))
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None, layout="normal": toy_figure(model_ or AskingToy(), layout))
     toy_notebook(tmp_path / "nb")
     page = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)[0].read_text()
     [table] = tables(page)
@@ -505,7 +513,7 @@ def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):
     toy_notebook(tmp_path / "nb")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
     frames = tmp_path / "out" / "_static" / "frames"
-    drawn = sorted(p.name for p in frames.iterdir())
+    drawn = sorted(str(p.relative_to(frames)) for p in frames.rglob("*"))
     (frames / "0123456789abcdef.png").write_bytes(b"a picture no page names")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
-    assert sorted(p.name for p in frames.iterdir()) == drawn
+    assert sorted(str(p.relative_to(frames)) for p in frames.rglob("*")) == drawn

@@ -42,7 +42,7 @@ class OverlapView(View):
 
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
-            _, (ax, going_ax) = new_figure(self.width, self.height, nrows=2, sharex=True,
+            _, (ax, going_ax) = new_figure(*self.size(), nrows=2, sharex=True,
                                            gridspec_kw={"height_ratios": [4, 1.3]})
         super().__init__(ax)
         self.going_ax = going_ax

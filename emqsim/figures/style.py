@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from contextlib import contextmanager
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -136,11 +137,47 @@ def present(on: bool = True) -> None:
     plt.rcParams.update(_RC_PRESENTER if on else _RC_NORMAL)
 
 
+#: the layouts a figure is drawn in: "normal" for a notebook column and a desktop page, "narrow"
+#: for a phone. A phone shows a figure about 350 CSS px wide, so the narrow layout draws the same
+#: view `NARROW_WIDTH` inches wide at the normal font sizes: its smallest text (0.7 of the font)
+#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`), so the text
+#: stays sharp on a phone's 2-3 device pixels per CSS px.
+LAYOUTS = ("normal", "narrow")
+DPI = 90
+NARROW_WIDTH = 4.0
+NARROW_DPI = 150
+_LAYOUT = ["normal"]
+
+
+def layout() -> str:
+    """The layout figures are built in now ("normal" unless inside `laid_out`)."""
+    return _LAYOUT[-1]
+
+
+def narrow() -> bool:
+    """True while figures are built for a phone (`laid_out("narrow")`)."""
+    return _LAYOUT[-1] == "narrow"
+
+
+@contextmanager
+def laid_out(name: str):
+    """Build the figures made inside the block in layout `name` (one of `LAYOUTS`)."""
+    if name not in LAYOUTS:
+        raise InputError(f"layout {name!r}: give one of {', '.join(map(repr, LAYOUTS))}", "layout")
+    _LAYOUT.append(name)
+    try:
+        yield
+    finally:
+        _LAYOUT.pop()
+
+
 def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     """A figure sized for a notebook column (and for a projector in presenter mode), its
-    background transparent: the page's own (light, or dark under `DARK_CSS`) shows through."""
-    factor = PRESENTER_FIGSIZE if presenting() else 1.0
-    fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor), dpi=90, **kw)
+    background transparent: the page's own (light, or dark under `DARK_CSS`) shows through.
+    In the narrow layout the caller gives the phone's size (`View.size`), drawn denser."""
+    factor = PRESENTER_FIGSIZE if presenting() and not narrow() else 1.0
+    fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
+                             dpi=NARROW_DPI if narrow() else DPI, **kw)
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
         patch.set_alpha(0.0)
     return fig, axes
