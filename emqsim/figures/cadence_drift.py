@@ -11,7 +11,7 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection
 
 from ..lessons.cadence_drift import FIRES, LANES, SLIP_RULES
-from .style import GREY, ROLE, fit_width, freeze_labels, ink, scale, spread, time_axis
+from .style import GREY, ROLE, figure_title, fit_width, freeze_labels, ink, narrow, scale, spread, time_axis
 from .view import View
 
 #: lane heights, top lane first
@@ -25,6 +25,7 @@ class CadenceView(View):
     """Two lanes of run bars: start-to-start on top, start-to-finish below; one lane lit."""
 
     width, height = 9.0, 3.4
+    narrow_height = 3.2
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -41,7 +42,9 @@ class CadenceView(View):
                                            color=c, edgecolor="white", zorder=3).patches)
             self.starts[rule], = ax.plot([0] * fires, [y] * fires, ls="none", marker="|",
                                          ms=ms * 2.6, mew=lw, color=c, zorder=4)
-            self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * 0.85, ha="left", va="bottom",
+            # a run's start time: on a phone smaller, so four fit a lane
+            self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * (0.7 if narrow() else 0.85), ha="left",
+                                         va="bottom",
                                          color=ink(c), zorder=5) for _ in range(fires)]
             self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
                                                                linestyles=":", zorder=2))
@@ -49,8 +52,13 @@ class CadenceView(View):
                                           color=ink(c), zorder=5)
         # direct labels and fixed title/label positions: a legend or an auto-placed label
         # is laid out again on every redraw, which costs more than the marks themselves
-        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-        ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
+        if narrow():
+            self._title = figure_title(ax, fs)
+            ax.tick_params(labelsize=fs * 0.7)
+            ax.figure.subplots_adjust(left=0.32, right=0.95, top=0.74, bottom=0.17)
+        else:
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+            ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
         self.track(self._title, *(a for rule in LANES for a in (*self.bars[rule], self.starts[rule],
                                                                 *self.labels[rule], self.gaps[rule],
                                                                 self.gap_text[rule])))
@@ -60,7 +68,7 @@ class CadenceView(View):
         layout = (frame.span, frame.lane_names)
         if layout == self._layout:
             return
-        time_axis(self.ax, *frame.span, step=900_000, label="time")
+        time_axis(self.ax, *frame.span, step=1_800_000 if self.narrow_layout else 900_000, label="time")
         self.ax.set_yticks([LANE_Y[r] for r in LANES], list(frame.lane_names))
         freeze_labels(self.ax)
         self._layout = layout

@@ -186,6 +186,14 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
 present(os.environ.get(ENV, "").strip().lower() not in ("", "0", "no", "false", "off"))
 
 
+def figure_title(ax, fontsize: float, y: float = 0.98):
+    """A title at the figure's left edge, for the narrow layout: an Axes' left-aligned title
+    starts past the tick labels, which on a phone leaves it little room. An Axes' child placed
+    in figure coordinates, so it may move (a figure's own animated artists are not saved)."""
+    return ax.text(0.02, y, "", transform=ax.figure.transFigure, fontsize=fontsize, va="top", ha="left",
+                   clip_on=False)
+
+
 def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
     """An x axis in Unix ms labelled HH:MM in `tz`, a tick every `step` ms."""
     from ..engine.timefmt import hm

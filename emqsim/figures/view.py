@@ -64,6 +64,8 @@ class View:
     def __init__(self, ax=None):
         if ax is None:
             _, ax = new_figure(*self.size())
+        #: drawn for a phone: kept, since `draw` runs after the layout's block has ended
+        self.narrow_layout = narrow()
         self.ax = ax
         self.live: Live | None = None
 
