@@ -106,6 +106,7 @@ class SlipView(View):
     """Slip of each release from its on-the-clock slot, against the run number, per rule."""
 
     width, height = 9.0, 3.6
+    narrow_height = 3.6
     YTICKS = [(1, "\u2264 1 ms"), (10, "10 ms"), (100, "100 ms"), (1000, "1 s"), (10_000, "10 s"),
               (60_000, "1 min"), (600_000, "10 min"), (3_600_000, "1 h"), (36_000_000, "10 h")]
 
@@ -119,7 +120,7 @@ class SlipView(View):
         for rule in SLIP_RULES:
             self.lines[rule], = ax.plot([], [], color=ROLE[rule], lw=lw, marker="o", ms=ms * 0.45)
             # each line is labelled at its end: the rule, its formula, its slip by the last run
-            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * 0.8, ha="left",
+            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * (0.7 if narrow() else 0.8), ha="left",
                                       va="center", clip_on=False, linespacing=1.1)
         ax.set_yscale("log")
         ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
@@ -127,8 +128,15 @@ class SlipView(View):
         ax.set_ylabel("released \u2212 slot on the clock")
         ax.grid(axis="y", color=GREY, alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-        ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
+        if narrow():
+            self._title = figure_title(ax, fs * 0.9)
+            ax.tick_params(labelsize=fs * 0.7)
+            ax.yaxis.label.set_fontsize(fs * 0.8)
+            ax.xaxis.label.set_fontsize(fs * 0.8)
+            ax.figure.subplots_adjust(left=0.22, right=0.64, top=0.76, bottom=0.14)
+        else:
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+            ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
         self.track(self._title, *self.lines.values(), *self.ends.values())
 
     def _lay_out(self, frame) -> None:
@@ -154,4 +162,4 @@ class SlipView(View):
             self.ends[line.rule].set_text(line.label)
         spread(self.ends.values())
         self._title.set_text(frame.title)
-        fit_width(self._title)
+        fit_width(self._title, lines=3 if self.narrow_layout else 2)

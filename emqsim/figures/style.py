@@ -223,10 +223,12 @@ def freeze_labels(ax) -> None:
 _FULL_SIZE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8) -> None:
-    """Keep a title inside the figure: break it at its last separator that lets the first line
-    fit the width, then, if the lines still leave the figure, set it smaller (down to
-    `smallest` of its size). Measured, so it holds at presenter and narrow sizes alike."""
+def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8, lines: int = 2) -> None:
+    """Keep a title inside the figure: break it (into at most `lines` lines) at the last
+    separator that lets the line before it fit the width (and, at the last break, the rest
+    too), then, if the lines still leave the figure, set it smaller (down to `smallest` of
+    its size). Measured, so it holds at presenter and
+    narrow sizes alike."""
     fig = text.figure
     renderer = fig.canvas.get_renderer()
     size = _FULL_SIZE.setdefault(text, text.get_fontsize())   # each frame starts from the full size
@@ -236,20 +238,33 @@ def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: flo
         box = text.get_window_extent(renderer)
         return box.x1 <= fig.bbox.x1 - 2 and box.y1 <= fig.bbox.y1 - 1 and box.x0 >= 1
 
+    def wide(candidate: str) -> bool:
+        text.set_text(candidate)
+        return text.get_window_extent(renderer).x1 > fig.bbox.x1 - 2
+
     whole = text.get_text()
     if inside():
         return
     if "\n" not in whole:
-        for sep in seps:
-            cuts = [i for i in range(len(whole)) if whole.startswith(sep, i)]
-            for i in reversed(cuts):
-                text.set_text(whole[:i] + sep.rstrip() + "\n" + whole[i + len(sep):])
-                if text.get_window_extent(renderer).x1 <= fig.bbox.x1 - 2:
+        done: list[str] = []
+        rest = whole
+        while len(done) < lines - 1 and wide("\n".join([*done, rest])):
+            for sep in seps:
+                cuts = [i for i in range(len(rest)) if rest.startswith(sep, i)]
+                last = len(done) == lines - 2     # the last break: the rest must fit too
+
+                def fits(i: int) -> bool:
+                    head = [*done, rest[:i] + sep.rstrip()]
+                    return not wide("\n".join([*head, rest[i + len(sep):]] if last else head))
+
+                fit = next((i for i in reversed(cuts) if fits(i)), None)
+                if fit is not None:
+                    done.append(rest[:fit] + sep.rstrip())
+                    rest = rest[fit + len(sep):]
                     break
             else:
-                text.set_text(whole)
-                continue
-            break
+                break
+        text.set_text("\n".join([*done, rest]))
     step = size
     while not inside() and step > size * smallest:
         step *= 0.95
