@@ -91,6 +91,8 @@ ROLE = {
 #: sizes read by every figure when it draws (`scale()`), normal and for a projector
 NORMAL = {"font": 11.0, "line": 2.0, "marker": 7.0}
 PRESENTER = {"font": 18.0, "line": 4.0, "marker": 12.0}
+#: and on a phone (the narrow layout): the normal font, finer marks for the smaller figure
+NARROW = {"font": 11.0, "line": 1.5, "marker": 5.0}
 #: figures grow by this much in presenter mode, so the larger text keeps its room
 PRESENTER_FIGSIZE = 1.35
 #: `EMQSIM_PRESENT=1` starts every kernel in presenter mode (`make present` sets it)
@@ -165,17 +167,22 @@ def laid_out(name: str):
     if name not in LAYOUTS:
         raise InputError(f"layout {name!r}: give one of {', '.join(map(repr, LAYOUTS))}", "layout")
     _LAYOUT.append(name)
+    before = dict(_SCALE)
+    if name == "narrow":
+        _SCALE.update(NARROW)
     try:
         yield
     finally:
         _LAYOUT.pop()
+        _SCALE.clear()
+        _SCALE.update(before)
 
 
 def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     """A figure sized for a notebook column (and for a projector in presenter mode), its
     background transparent: the page's own (light, or dark under `DARK_CSS`) shows through.
     In the narrow layout the caller gives the phone's size (`View.size`), drawn denser."""
-    factor = PRESENTER_FIGSIZE if presenting() and not narrow() else 1.0
+    factor = PRESENTER_FIGSIZE if presenting() else 1.0
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
                              dpi=NARROW_DPI if narrow() else DPI, **kw)
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
