@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 
 from emqsim.site import pages, player  # noqa: E402
 from emqsim.figures import catalogue, style  # noqa: E402
-from emqsim.figures.view import Figure, View  # noqa: E402
+from emqsim.figures.view import Figure, View, drawn_texts  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 from emqsim.lessons.questions import Challenge, question  # noqa: E402
 
@@ -225,6 +225,11 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     first = table["images"][start[0]]
     assert (f'<img class="emqsim-frame" alt="x=5 a d0 &lt;0 9 * * *&gt; 7" src="_static/frames/{first}"'
             in page)
+    # ...inside a <picture> whose <source> gives a phone the narrow picture instead (never both)
+    narrow = table["narrow"][start[0]]
+    assert len(table["narrow"]) == len(table["images"]) and narrow != first
+    assert (f'<picture class="emqsim-picture"><source media="(max-width: 600px)" '
+            f'srcset="_static/frames/narrow/{narrow}"') in page
     # the player script is a file loaded async in the head, before the page's own content
     [js] = [a for a in refs(page).scripts if "emqsim-player.js" in (a.get("src") or "")]
     assert "async" in js and page.index("emqsim-player.js") < page.index("<body")
@@ -278,6 +283,37 @@ def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkey
     assert ('<p class="emqsim-challenge" role="status" aria-live="polite" data-met="0">'
             'Challenge: Move x to 30 or more, in mode b.</p>') in markup
     assert table["challenge"]["met"] == "\u2713 Challenge met: Move x to 30 or more, in mode b. It got far."
+
+
+def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():
+    """What the phone test reads off a player's picture (its figure's width in inches and
+    smallest font in points, so the text's height on screen follows from the picture's width
+    there) is the figure's own, measured again here on every frame in both layouts."""
+    title = "03 wake latency"
+    made = player.players([title], jobs=1)[title]
+    markup = made.html()
+    value_sets, _ = catalogue.model(title).reachable()
+    seen = {}
+    for layout in style.LAYOUTS:
+        fig = catalogue.figure(title, layout=layout)
+        sizes = set()
+        for values in value_sets:
+            fig.update(**values)
+            fig.png()
+            sizes |= {t.get_fontsize() for t in drawn_texts(fig.view.ax.figure)}
+        seen[layout] = (fig.view.ax.figure.get_figwidth(), min(sizes))
+    assert {k: (w, round(pt, 6)) for k, (w, pt) in seen.items()} == {"normal": (9.0, 8.8), "narrow": (4.0, 7.7)}
+    assert made.facts == {k: {"width_in": w, "min_font_pt": pt} for k, (w, pt) in seen.items()}
+    img, source = re.search(r"<img [^>]*>", markup)[0], re.search(r"<source [^>]*>", markup)[0]
+    assert 'data-fig-width-in="9" data-min-font-pt="8.8"' in img
+    assert 'data-fig-width-in="4" data-min-font-pt="7.7"' in source
+    # the narrow pictures are drawn denser: a phone shows 2-3 device pixels per CSS px
+    assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 600
+
+
+def test_a_layout_is_one_of_the_two():
+    with pytest.raises(ValueError, match=r"^layout 'tiny': give one of 'normal', 'narrow'$"):
+        catalogue.figure("03 wake latency", layout="tiny")
 
 
 def test_a_page_without_a_live_figure_has_no_player(toy, tmp_path):

@@ -5,6 +5,8 @@ view above the control being dragged and every control is a 24x24 px touch targe
 controls come first in each player's tab order, and axe finds no serious or critical
 violation at 1366x900 or 390x844; nothing is asked from outside the machine; and on Chromium's
 Fast-3G throttling from a local server a control moves the figure within 2 s of the request.
+A phone gets the frames drawn for it (the narrow layout), whose smallest text stands at least
+9 CSS px tall; a desktop the normal ones; neither fetches the other's.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.j
 #: Chromium's "Fast 3G" preset, as DevTools defines it
 FAST_3G = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8}
 FAST_3G_BUDGET_S = 2.0
+#: the smallest figure text a reader meets, in CSS px, on a phone (390 px wide)
+MIN_TEXT_PX = 9.0
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -221,6 +225,56 @@ def test_every_page_is_accessible(static_site, book_page, artifacts, path, size)
         players.first.locator(".emqsim-controls").evaluate("r => r.scrollIntoView({block: 'end'})")
         page.wait_for_timeout(300)
         page.screenshot(path=str(artifacts / f"site-book-{size}.png"))
+
+
+# the set of pictures a player shows and the height of its smallest text in CSS px, from the
+# facts the build wrote on that set's element (the figure's width in inches, its smallest font in
+# points) and the width the picture is shown at: pt / 72 x (CSS px shown per inch of figure);
+# also what the normal set would give at that width
+_TEXT_PX_JS = """root => {
+  const img = root.querySelector('img.emqsim-frame');
+  const source = root.querySelector('picture source');
+  const narrow = !!source && img.currentSrc.includes('/_static/frames/narrow/');
+  const width = img.getBoundingClientRect().width;
+  const px = e => Number(e.dataset.minFontPt) / 72 * width / Number(e.dataset.figWidthIn);
+  return {narrow: narrow, width: width, px: px(narrow ? source : img), normal: px(img)};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_figure_text_is_9_css_px_on_a_phone_and_each_screen_fetches_one_frame_set(static_site, book_page, size):
+    page = book_page
+    page.set_viewport_size(SIZES[size])
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/_static/frames/" in r.url else None)
+    shown = {}
+    for path in WITH_PLAYERS:
+        page.goto((static_site / f"{path.stem}.html").as_uri())
+        players = page.locator(".emqsim-player")
+        for n in range(players.count()):
+            player = ready(page, n)
+            img = player.locator("img.emqsim-frame").element_handle()
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img, timeout=LOAD_MS)
+            got = player.evaluate(_TEXT_PX_JS)
+            before = player.get_attribute("data-frame")
+            step(first_slider(player))              # a move, and the pictures asked for ahead of it
+            moved(page, player, before)
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img, timeout=LOAD_MS)
+            after = player.evaluate(_TEXT_PX_JS)
+            shown[player.get_attribute("data-figure")] = (got["narrow"], after["narrow"], round(got["px"], 2),
+                                                          round(got["normal"], 2), round(got["width"]))
+    print(f"{size}: figure -> (narrow set shown, after a move, smallest text CSS px, with the normal set, "
+          f"picture CSS px wide): {shown}")
+    narrow = [u for u in asked if "/_static/frames/narrow/" in u]
+    assert len(shown) == 9
+    if size == "phone":
+        assert all(a and b for a, b, *_ in shown.values()), shown
+        assert {t: px for t, (_, _, px, *_) in shown.items() if not px >= MIN_TEXT_PX} == {}
+        assert len(narrow) == len(asked) > 0
+    else:
+        assert not any(a or b for a, b, *_ in shown.values()), shown
+        assert narrow == [] and asked
+    assert page.errors == [] and page.outside == []
 
 
 def _first_move_on_fast_3g(served, browser_context, stem) -> float:
