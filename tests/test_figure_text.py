@@ -10,7 +10,7 @@ import itertools
 import pytest
 from figure_walk import Drawn, drawn_texts, render, walk
 
-from emqsim.figures import catalogue
+from emqsim.figures import catalogue, style
 
 #: pixels two boxes may share (antialiasing), and a box may stand past the edge
 SLACK = 1.0
@@ -60,3 +60,22 @@ def test_the_check_sees_an_overlap_and_a_clipped_text():
     for t in added:
         t.remove()
     assert ("clipped", "past the edge") in found and ("overlap", "one", "two") in found
+
+
+def test_a_title_may_take_three_lines_where_the_layout_asks():
+    """fit_width breaks a long title at its separators so each line fits: into two lines at
+    most by default (as before the narrow layout; a title two lines cannot hold is set smaller
+    instead), into three where a phone's view asks for them (03's slip title there)."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(4, 3), dpi=150)
+    words = ("EchoMQ's pump (re-armed a tick after each sweep), tick 0 (woken at the score), "
+             "enqueue latency 20 ms, each run 4 min")
+    two, three = fig.text(0.02, 0.98, words, fontsize=9.9), fig.text(0.02, 0.5, words, fontsize=9.9)
+    style.fit_width(two)
+    style.fit_width(three, lines=3)
+    plt.close(fig)
+    assert (two.get_text(), round(two.get_fontsize(), 2)) == (words, 7.66)
+    assert three.get_text() == ("EchoMQ's pump (re-armed a tick after each sweep),\ntick 0 (woken at the score), "
+                                "enqueue latency 20 ms,\neach run 4 min")
+    assert three.get_fontsize() == 9.9

@@ -151,11 +151,6 @@ NARROW_DPI = 150
 _LAYOUT = ["normal"]
 
 
-def layout() -> str:
-    """The layout figures are built in now ("normal" unless inside `laid_out`)."""
-    return _LAYOUT[-1]
-
-
 def narrow() -> bool:
     """True while figures are built for a phone (`laid_out("narrow")`)."""
     return _LAYOUT[-1] == "narrow"
