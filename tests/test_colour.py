@@ -3,9 +3,9 @@ light background and, turned by the dark theme's filter, on its dark one; and no
 in one axes are told apart by colour alone where a colour-blind reader sees them alike.
 
 Both walk the frames the text check walks (`figure_walk.walk`, normal size: colours do not
-change with size), rendered once for both. Colour blindness is simulated with Machado, Oliveira and Fernandes (2009), severity 1.0,
-applied to linear RGB; "alike" is a CIELAB distance under CLOSE (the palette's closest pair
-for normal vision is about 30 apart)."""
+change with size), rendered once for both. Colour blindness is simulated with Machado,
+Oliveira and Fernandes (2009), severity 1.0, applied to linear RGB; "alike" is a CIELAB
+distance under CLOSE (the palette's closest pair for normal vision is about 30 apart)."""
 
 from __future__ import annotations
 
