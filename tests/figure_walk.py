@@ -1,8 +1,10 @@
 """What the figure tests walk: each figure of the catalogue at the positions the static site
-renders (a deterministic sample when there are many), and the text each frame draws.
+renders (a deterministic sample when there are many), and the text and series each frame draws.
 
-Used by test_figure_text.py (overlap, clipping, size), test_colour.py (contrast, colour
-blindness) and test_describe.py."""
+`walk` renders a figure's sample once per process, in a size and layout, and keeps what the
+checks read (texts with their boxes and colours, series with their marks): the overlap and
+clipping check (test_figure_text.py) and the colour checks (test_colour.py) share it, and
+test_describe.py uses `render`."""
 
 from __future__ import annotations
 
@@ -10,13 +12,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from matplotlib.text import Text  # noqa: E402
+import functools  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import numpy as np  # noqa: E402
+from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
+from matplotlib.colors import to_hex, to_rgb, to_rgba  # noqa: E402
 
 from emqsim.figures import catalogue, style  # noqa: E402
+from emqsim.figures.view import drawn_texts  # noqa: E402,F401  (the walks' texts: the build's own rule)
 
 #: frames per figure at most: every position when fewer, else evenly spaced ones, the first
 #: and last included (the site's own list, `model.reachable()`, is the source)
 SAMPLE = 24
+#: frames per figure for the text and colour walks
+WALK = 12
 
 
 def positions(title: str, sample: int = SAMPLE) -> list[dict]:
@@ -31,52 +41,94 @@ def positions(title: str, sample: int = SAMPLE) -> list[dict]:
     return every if defaults in every else [defaults, *every]
 
 
-def drawn_texts(fig) -> list[Text]:
-    """Every text a rendering of `fig` shows: visible, not blank, tick labels only for the
-    ticks the axis draws. Call after `fig.canvas.draw()`."""
-    ticks: set[int] = set()
-    skip: set[int] = set()
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                skip.update((id(tick.label1), id(tick.label2)))
-            if not axis.get_visible():      # a twin's shared axis draws nothing
-                continue
-            for tick in axis._update_ticks():
-                for label in (tick.label1, tick.label2):
-                    if tick.get_visible() and label.get_visible():
-                        ticks.add(id(label))
+@dataclass(frozen=True)
+class Drawn:
+    """A text as a frame shows it: its string, its box in pixels, its colour (with alpha, as
+    hex), the colour of the box drawn behind it (None without one) and its size in points."""
+
+    text: str
+    box: tuple[float, float, float, float]
+    colour: str
+    background: str | None
+    size: float
+
+    @classmethod
+    def of(cls, t, renderer) -> "Drawn":
+        b = t.get_window_extent(renderer)
+        patch = t.get_bbox_patch()
+        bg = to_rgb(patch.get_facecolor()) if patch is not None and patch.get_facecolor()[3] > 0.5 else None
+        return cls(t.get_text(), (b.x0, b.y0, b.x1, b.y1), to_hex(to_rgba(t.get_color(), t.get_alpha()), keep_alpha=True),
+                   None if bg is None else to_hex(bg), t.get_fontsize())
+
+
+def series(fig) -> tuple:
+    """Per Axes, (name, colour, marker, line style) of every series drawn in it with data:
+    what tells two series apart besides their colour."""
+    return tuple(tuple(_series(ax)) for ax in fig.axes)
+
+
+def _series(ax) -> list[tuple]:
     out = []
-    for t in fig.findobj(Text):
-        if not t.get_visible() or not t.get_text().strip():
+    for line in ax.get_lines():
+        if not line.get_visible() or len(np.atleast_1d(line.get_xdata())) == 0:
             continue
-        if id(t) in skip and id(t) not in ticks:
+        marker = str(line.get_marker())
+        marker = "none" if marker in ("None", "none", "", " ") else (marker, line.get_fillstyle()
+                                                                      if to_rgba(line.get_markerfacecolor())[3] else "hollow")
+        ls = str(line.get_linestyle())
+        ls = "none" if ls in ("None", "none", "", " ") else ls
+        out.append((line.get_label(), to_hex(line.get_color()), marker, ls))
+    for c in ax.collections:
+        if not c.get_visible():
             continue
-        if _hidden(t):
-            continue
-        out.append(t)
+        if isinstance(c, PathCollection) and len(c.get_offsets()):
+            face = c.get_facecolor()
+            filled = len(face) and face[0][3] > 0
+            colour = face[0] if filled else c.get_edgecolor()[0]
+            path = c.get_paths()[0]
+            out.append((c.get_label(), to_hex(colour), (np.round(path.vertices, 2).tobytes(), bool(filled)), "none"))
+        elif isinstance(c, LineCollection) and len(c.get_segments()):
+            offset, dashes = c.get_linestyle()[0]
+            out.append((c.get_label(), to_hex(c.get_color()[0]), "none", repr(dashes)))
     return out
 
 
-def _hidden(artist) -> bool:
-    """True when an artist's parents (a legend, an axis) are hidden."""
-    parent = getattr(artist, "axes", None)
-    if parent is not None and not parent.get_visible():
-        return True
-    return False
+@functools.lru_cache(maxsize=None)
+def _figure(title: str, presenter: bool, layout: str):
+    """One figure per title, size and layout, moved from frame to frame as the site moves its
+    own (so a walk computes each model once and builds each view once)."""
+    style.present(presenter)
+    try:
+        fig = catalogue.figure(title, layout=layout)
+    finally:
+        style.present(False)
+    for artist in fig.live.moving:    # animated artists are left out of canvas.draw
+        artist.set_animated(False)
+    return fig
 
 
 def render(title: str, values: dict, *, presenter: bool = False, layout: str = "normal"):
-    """The figure `title` at `values`, drawn: (Figure, renderer)."""
+    """The figure `title` at `values`, drawn: (Figure, renderer). The same Figure object comes
+    back for every call with the same title, size and layout: use it before the next call."""
+    fig = _figure(title, presenter, layout)
     style.present(presenter)
     try:
-        fig = catalogue.figure(title, layout=layout) if layout != "normal" else catalogue.figure(title)
         fig.update(**values)
         canvas = fig.view.ax.figure.canvas
-        canvas.draw()
-        for artist in fig.live.moving:    # animated artists are left out of canvas.draw
-            artist.set_animated(False)
         canvas.draw()
         return fig, canvas.get_renderer()
     finally:
         style.present(False)
+
+
+@functools.lru_cache(maxsize=None)
+def walk(title: str, presenter: bool = False, layout: str = "normal", sample: int = WALK) -> tuple:
+    """What each test reads off the frames at `positions(title, sample)`, rendered once per
+    process for every test that asks: per frame (values, texts), each text a `Drawn`."""
+    out = []
+    for values in positions(title, sample):
+        fig, renderer = render(title, values, presenter=presenter, layout=layout)
+        f = fig.view.ax.figure
+        out.append((values, tuple(Drawn.of(t, renderer) for t in drawn_texts(f)), (f.bbox.width, f.bbox.height),
+                    series(f)))
+    return tuple(out)

@@ -2,9 +2,10 @@
 light background and, turned by the dark theme's filter, on its dark one; and no two series
 in one axes are told apart by colour alone where a colour-blind reader sees them alike.
 
-Colour blindness is simulated with Machado, Oliveira and Fernandes (2009), severity 1.0,
-applied to linear RGB; "alike" is a CIELAB distance under CLOSE (the palette's closest pair
-for normal vision is about 30 apart)."""
+Both walk the frames the text check walks (`figure_walk.walk`, normal size: colours do not
+change with size), rendered once for both. Colour blindness is simulated with Machado,
+Oliveira and Fernandes (2009), severity 1.0, applied to linear RGB; "alike" is a CIELAB
+distance under CLOSE (the palette's closest pair for normal vision is about 30 apart)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,8 @@ import itertools
 
 import numpy as np
 import pytest
-from figure_walk import drawn_texts, positions, render
-from matplotlib.collections import LineCollection, PathCollection
-from matplotlib.colors import to_hex, to_rgb, to_rgba
-from matplotlib.lines import Line2D
+from figure_walk import walk
+from matplotlib.colors import to_rgb, to_rgba
 
 from emqsim.figures import catalogue, style
 
@@ -28,8 +27,6 @@ MACHADO = {
                               [-0.011820, 0.042940, 0.968881]]),
 }
 CLOSE = 20.0
-#: frames per figure for the colour walks (colours do not change with size)
-SAMPLE = 10
 
 
 def _linear(rgb):
@@ -68,17 +65,6 @@ def test_contrast_rule_itself():
     assert b > r and b > g
 
 
-def _text_colours(fig) -> set[tuple]:
-    """(colour as seen, background it sits on) for every text the figure draws."""
-    out = set()
-    for t in drawn_texts(fig):
-        rgba = to_rgba(t.get_color(), t.get_alpha())
-        patch = t.get_bbox_patch()
-        bg = to_rgb(patch.get_facecolor()) if patch is not None and patch.get_facecolor()[3] > 0.5 else None
-        out.add((to_hex(rgba, keep_alpha=True), None if bg is None else to_hex(bg), t.get_text()[:40]))
-    return out
-
-
 def _on(colour: str, bg) -> float:
     """Contrast of a possibly translucent colour drawn over `bg`."""
     r, g, b, a = to_rgba(colour)
@@ -89,9 +75,8 @@ def _on(colour: str, bg) -> float:
 @pytest.mark.parametrize("title", TITLES)
 def test_every_text_reads_on_light_and_dark(title):
     bad = []
-    for values in positions(title, SAMPLE):
-        fig, _ = render(title, values)
-        for colour, box, text in _text_colours(fig.view.ax.figure):
+    for _, texts, _, _ in walk(title):
+        for colour, box, text in {(t.colour, t.background, t.text[:40]) for t in texts}:
             light = box or style.LIGHT_BG
             darkbg = style.dark(box) if box else style.DARK_BG
             for name, bg, c in (("light", light, colour), ("dark", darkbg, style.dark(colour[:7]) + colour[7:])):
@@ -104,37 +89,10 @@ def test_every_text_reads_on_light_and_dark(title):
 # -- colour blindness ----------------------------------------------------------------------
 
 
-def _series(ax) -> list[tuple]:
-    """(name, colour, marker, line style) for every series drawn in `ax` with data."""
-    out = []
-    for line in ax.get_lines():
-        if not line.get_visible() or len(np.atleast_1d(line.get_xdata())) == 0:
-            continue
-        marker = str(line.get_marker())
-        marker = "none" if marker in ("None", "none", "", " ") else (marker, line.get_fillstyle()
-                                                                      if to_rgba(line.get_markerfacecolor())[3] else "hollow")
-        ls = str(line.get_linestyle())
-        ls = "none" if ls in ("None", "none", "", " ") else ls
-        out.append((line.get_label(), to_hex(line.get_color()), marker, ls))
-    for c in ax.collections:
-        if not c.get_visible():
-            continue
-        if isinstance(c, PathCollection) and len(c.get_offsets()):
-            face = c.get_facecolor()
-            filled = len(face) and face[0][3] > 0
-            colour = face[0] if filled else c.get_edgecolor()[0]
-            path = c.get_paths()[0]
-            out.append((c.get_label(), to_hex(colour), (np.round(path.vertices, 2).tobytes(), bool(filled)), "none"))
-        elif isinstance(c, LineCollection) and len(c.get_segments()):
-            offset, dashes = c.get_linestyle()[0]
-            out.append((c.get_label(), to_hex(c.get_color()[0]), "none", repr(dashes)))
-    return out
-
-
-def _confusable(fig) -> list[tuple]:
+def _confusable(per_axes) -> list[tuple]:
     found = []
-    for ax in fig.axes:
-        for a, b in itertools.combinations(_series(ax), 2):
+    for drawn in per_axes:
+        for a, b in itertools.combinations(drawn, 2):
             if a[2:] != b[2:] or a[1] == b[1]:   # told apart by marker or dash, or one series
                 continue
             for kind in MACHADO:
@@ -152,9 +110,8 @@ def test_simulation_sees_the_old_overlap_lines_alike():
 @pytest.mark.parametrize("title", TITLES)
 def test_no_two_series_differ_by_colour_alone(title):
     found = set()
-    for values in positions(title, SAMPLE):
-        fig, _ = render(title, values)
-        found.update(_confusable(fig.view.ax.figure))
+    for _, _, _, per_axes in walk(title):
+        found.update(_confusable(per_axes))
     assert sorted(found) == []
 
 

@@ -1,43 +1,48 @@
 """No overlapping or clipped text: every figure, at the positions the static site renders
-(`model.reachable()`, evenly sampled to `SAMPLE` frames a figure: the walks are 6 to 242
-positions long), in normal and presenter sizes; no two texts' boxes overlap and none leaves
-the figure."""
+(`model.reachable()`, evenly sampled to `figure_walk.WALK` frames a figure: the walks are
+6 to 242 positions long), in normal and presenter sizes and in the narrow layout (a phone's);
+no two texts' boxes overlap and none leaves the figure."""
 
 from __future__ import annotations
 
 import itertools
 
 import pytest
-from figure_walk import drawn_texts, positions, render
+from figure_walk import Drawn, drawn_texts, render, walk
 
-from emqsim.figures import catalogue
+from emqsim.figures import catalogue, style
 
-SAMPLE = 12
 #: pixels two boxes may share (antialiasing), and a box may stand past the edge
 SLACK = 1.0
 
 
-def problems(fig, renderer) -> list[tuple]:
-    """('clipped', text) for a text leaving the figure, ('overlap', a, b) for two that overlap."""
-    bbox = fig.bbox
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in drawn_texts(fig)]
+def problems(texts, size) -> list[tuple]:
+    """('clipped', text) for a text leaving a figure of `size` (width, height in pixels),
+    ('overlap', a, b) for two that overlap; `texts` are `Drawn`."""
+    width, height = size
     out = []
-    for text, b in boxes:
-        if b.x0 < -SLACK or b.y0 < -SLACK or b.x1 > bbox.width + SLACK or b.y1 > bbox.height + SLACK:
-            out.append(("clipped", text))
-    for (ta, a), (tb, b) in itertools.combinations(boxes, 2):
-        if a.x0 < b.x1 - SLACK and b.x0 < a.x1 - SLACK and a.y0 < b.y1 - SLACK and b.y0 < a.y1 - SLACK:
-            out.append(("overlap", ta, tb))
+    for t in texts:
+        x0, y0, x1, y1 = t.box
+        if x0 < -SLACK or y0 < -SLACK or x1 > width + SLACK or y1 > height + SLACK:
+            out.append(("clipped", t.text))
+    for a, b in itertools.combinations(texts, 2):
+        if (a.box[0] < b.box[2] - SLACK and b.box[0] < a.box[2] - SLACK
+                and a.box[1] < b.box[3] - SLACK and b.box[1] < a.box[3] - SLACK):
+            out.append(("overlap", a.text, b.text))
     return out
 
 
-@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+#: (presenter, layout): the sizes a figure is seen at
+SIZES = {"normal": (False, "normal"), "presenter": (True, "normal"), "narrow": (False, "narrow")}
+
+
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("title", list(catalogue.SOURCES))
-def test_no_text_overlaps_or_leaves_the_figure(title, presenter):
+def test_no_text_overlaps_or_leaves_the_figure(title, size):
+    presenter, layout = SIZES[size]
     found = {}
-    for values in positions(title, SAMPLE):
-        fig, renderer = render(title, values, presenter=presenter)
-        for p in problems(fig.view.ax.figure, renderer):
+    for values, texts, pixels, _ in walk(title, presenter, layout):
+        for p in problems(texts, pixels):
             found.setdefault(p, values)
     assert found == {}
 
@@ -45,9 +50,32 @@ def test_no_text_overlaps_or_leaves_the_figure(title, presenter):
 def test_the_check_sees_an_overlap_and_a_clipped_text():
     fig, renderer = render("03 start-to-start", {})
     f = fig.view.ax.figure
-    assert problems(f, renderer) == []
-    f.text(0.5, 0.97, "one")
-    f.text(0.5, 0.97, "two")
-    f.text(0.995, 0.97, "past the edge")
-    found = problems(f, renderer)
+
+    def drawn():
+        return [Drawn.of(t, renderer) for t in drawn_texts(f)], (f.bbox.width, f.bbox.height)
+
+    assert problems(*drawn()) == []
+    added = [f.text(0.5, 0.97, "one"), f.text(0.5, 0.97, "two"), f.text(0.995, 0.97, "past the edge")]
+    found = problems(*drawn())
+    for t in added:
+        t.remove()
     assert ("clipped", "past the edge") in found and ("overlap", "one", "two") in found
+
+
+def test_a_title_may_take_three_lines_where_the_layout_asks():
+    """fit_width breaks a long title at its separators so each line fits: into two lines at
+    most by default (as before the narrow layout; a title two lines cannot hold is set smaller
+    instead), into three where a phone's view asks for them (03's slip title there)."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(4, 3), dpi=150)
+    words = ("EchoMQ's pump (re-armed a tick after each sweep), tick 0 (woken at the score), "
+             "enqueue latency 20 ms, each run 4 min")
+    two, three = fig.text(0.02, 0.98, words, fontsize=9.9), fig.text(0.02, 0.5, words, fontsize=9.9)
+    style.fit_width(two)
+    style.fit_width(three, lines=3)
+    plt.close(fig)
+    assert (two.get_text(), round(two.get_fontsize(), 2)) == (words, 7.66)
+    assert three.get_text() == ("EchoMQ's pump (re-armed a tick after each sweep),\ntick 0 (woken at the score), "
+                                "enqueue latency 20 ms,\neach run 4 min")
+    assert three.get_fontsize() == 9.9

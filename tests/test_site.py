@@ -18,8 +18,8 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from emqsim.site import pages, player  # noqa: E402
-from emqsim.figures import catalogue  # noqa: E402
-from emqsim.figures.view import Figure, View  # noqa: E402
+from emqsim.figures import catalogue, style  # noqa: E402
+from emqsim.figures.view import Figure, View, drawn_texts  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 from emqsim.lessons.questions import Challenge, question  # noqa: E402
 
@@ -32,8 +32,11 @@ DATA = re.compile(r'<script (?=[^>]*class="emqsim-data")[^>]*>(.*?)</script>', r
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MB = 1_000_000
 #: the site's total and any page's HTML: the hand-made site of 2026-12-01 was 13.4 MB with
-#: pages up to 2.8 MB (its frames inline); the book fetches each frame as a file when reached
-SITE_BUDGET, PAGE_BUDGET = 13.4 * MB, 0.5 * MB
+#: pages up to 2.8 MB (its frames inline); the book fetches each frame as a file when reached.
+#: Since 2026-12-02 it holds two sets of frames, a desktop's (7.6 MB) and a phone's (10.7 MB,
+#: drawn denser for 2-3 device pixels per CSS px), of which a reader's browser fetches one:
+#: 20.2 MB in all
+SITE_BUDGET, PAGE_BUDGET = 22 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 
@@ -156,8 +159,15 @@ def toy(monkeypatch):
     monkeypatch.setitem(catalogue.SOURCES, TOY, ("toy", "ToyModel", "ToyView"))
     real_model, real_figure = catalogue.model, catalogue.figure
     monkeypatch.setattr(catalogue, "model", lambda t: ToyModel() if t == TOY else real_model(t))
-    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or ToyModel(), ToyView())
-                        if t == TOY else real_figure(t, model_))
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None, layout="normal": toy_figure(model_ or ToyModel(), layout)
+                        if t == TOY else real_figure(t, model_, layout))
+
+
+def toy_figure(model, layout: str = "normal") -> Figure:
+    """The toy model drawn by the toy view, in `layout`."""
+    with style.laid_out(layout):
+        view = ToyView()
+    return Figure(model, view)
 
 
 def toy_notebook(folder: Path, title: str = TOY) -> Path:
@@ -213,10 +223,16 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     # every picture is a file of the site, named by its content; the page shows the first by URL
     # with the readout as its alt text (the toy has no describe()), never the figure's id
     out = tmp_path / "out"
-    assert sorted(p.name for p in (out / "_static" / "frames").iterdir()) == sorted(table["images"])
+    assert sorted(p.name for p in (out / "_static" / "frames").glob("*.png")) == sorted(set(table["images"]))
+    assert sorted(p.name for p in (out / "_static" / "frames" / "narrow").iterdir()) == sorted(set(table["narrow"]))
     first = table["images"][start[0]]
     assert (f'<img class="emqsim-frame" alt="x=5 a d0 &lt;0 9 * * *&gt; 7" src="_static/frames/{first}"'
             in page)
+    # ...inside a <picture> whose <source> gives a phone the narrow picture instead (never both)
+    narrow = table["narrow"][start[0]]
+    assert len(table["narrow"]) == len(table["images"]) and narrow != first
+    assert (f'<picture class="emqsim-picture"><source media="(max-width: 600px)" '
+            f'srcset="_static/frames/narrow/{narrow}"') in page
     # the player script is a file loaded async in the head, before the page's own content
     [js] = [a for a in refs(page).scripts if "emqsim-player.js" in (a.get("src") or "")]
     assert "async" in js and page.index("emqsim-player.js") < page.index("<body")
@@ -240,7 +256,7 @@ class AskingToy(ToyModel):
 
 def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkeypatch, tmp_path):
     monkeypatch.setattr(catalogue, "model", lambda t: AskingToy())
-    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None: Figure(model_ or AskingToy(), ToyView()))
+    monkeypatch.setattr(catalogue, "figure", lambda t, model_=None, layout="normal": toy_figure(model_ or AskingToy(), layout))
     toy_notebook(tmp_path / "nb")
     page = pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)[0].read_text()
     [table] = tables(page)
@@ -270,6 +286,37 @@ def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkey
     assert ('<p class="emqsim-challenge" role="status" aria-live="polite" data-met="0">'
             'Challenge: Move x to 30 or more, in mode b.</p>') in markup
     assert table["challenge"]["met"] == "\u2713 Challenge met: Move x to 30 or more, in mode b. It got far."
+
+
+def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():
+    """What the phone test reads off a player's picture (its figure's width in inches and
+    smallest font in points, so the text's height on screen follows from the picture's width
+    there) is the figure's own, measured again here on every frame in both layouts."""
+    title = "03 wake latency"
+    made = player.players([title], jobs=1)[title]
+    markup = made.html()
+    value_sets, _ = catalogue.model(title).reachable()
+    seen = {}
+    for layout in style.LAYOUTS:
+        fig = catalogue.figure(title, layout=layout)
+        sizes = set()
+        for values in value_sets:
+            fig.update(**values)
+            fig.png()
+            sizes |= {t.get_fontsize() for t in drawn_texts(fig.view.ax.figure)}
+        seen[layout] = (fig.view.ax.figure.get_figwidth(), min(sizes))
+    assert {k: (w, round(pt, 6)) for k, (w, pt) in seen.items()} == {"normal": (9.0, 8.8), "narrow": (4.0, 7.7)}
+    assert made.facts == {k: {"width_in": w, "min_font_pt": pt} for k, (w, pt) in seen.items()}
+    img, source = re.search(r"<img [^>]*>", markup)[0], re.search(r"<source [^>]*>", markup)[0]
+    assert 'data-fig-width-in="9" data-min-font-pt="8.8"' in img
+    assert 'data-fig-width-in="4" data-min-font-pt="7.7"' in source
+    # the narrow pictures are drawn denser: a phone shows 2-3 device pixels per CSS px
+    assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 600
+
+
+def test_a_layout_is_one_of_the_two():
+    with pytest.raises(ValueError, match=r"^layout 'tiny': give one of 'normal', 'narrow'$"):
+        catalogue.figure("03 wake latency", layout="tiny")
 
 
 def test_a_page_without_a_live_figure_has_no_player(toy, tmp_path):
@@ -505,7 +552,7 @@ def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):
     toy_notebook(tmp_path / "nb")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
     frames = tmp_path / "out" / "_static" / "frames"
-    drawn = sorted(p.name for p in frames.iterdir())
+    drawn = sorted(str(p.relative_to(frames)) for p in frames.rglob("*"))
     (frames / "0123456789abcdef.png").write_bytes(b"a picture no page names")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
-    assert sorted(p.name for p in frames.iterdir()) == drawn
+    assert sorted(str(p.relative_to(frames)) for p in frames.rglob("*")) == drawn

@@ -11,7 +11,7 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection
 
 from ..lessons.cadence_drift import FIRES, LANES, SLIP_RULES
-from .style import GREY, ROLE, fit_width, freeze_labels, ink, scale, spread, time_axis
+from .style import GREY, ROLE, figure_title, fit_width, freeze_labels, ink, narrow, scale, spread, time_axis
 from .view import View
 
 #: lane heights, top lane first
@@ -25,6 +25,7 @@ class CadenceView(View):
     """Two lanes of run bars: start-to-start on top, start-to-finish below; one lane lit."""
 
     width, height = 9.0, 3.4
+    narrow_height = 3.2
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -41,7 +42,9 @@ class CadenceView(View):
                                            color=c, edgecolor="white", zorder=3).patches)
             self.starts[rule], = ax.plot([0] * fires, [y] * fires, ls="none", marker="|",
                                          ms=ms * 2.6, mew=lw, color=c, zorder=4)
-            self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * 0.85, ha="left", va="bottom",
+            # a run's start time: on a phone smaller, so four fit a lane
+            self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * (0.7 if narrow() else 0.85), ha="left",
+                                         va="bottom",
                                          color=ink(c), zorder=5) for _ in range(fires)]
             self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
                                                                linestyles=":", zorder=2))
@@ -49,8 +52,13 @@ class CadenceView(View):
                                           color=ink(c), zorder=5)
         # direct labels and fixed title/label positions: a legend or an auto-placed label
         # is laid out again on every redraw, which costs more than the marks themselves
-        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-        ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
+        if narrow():
+            self._title = figure_title(ax, fs)
+            ax.tick_params(labelsize=fs * 0.7)
+            ax.figure.subplots_adjust(left=0.32, right=0.95, top=0.74, bottom=0.17)
+        else:
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+            ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
         self.track(self._title, *(a for rule in LANES for a in (*self.bars[rule], self.starts[rule],
                                                                 *self.labels[rule], self.gaps[rule],
                                                                 self.gap_text[rule])))
@@ -60,7 +68,7 @@ class CadenceView(View):
         layout = (frame.span, frame.lane_names)
         if layout == self._layout:
             return
-        time_axis(self.ax, *frame.span, step=900_000, label="time")
+        time_axis(self.ax, *frame.span, step=1_800_000 if self.narrow_layout else 900_000, label="time")
         self.ax.set_yticks([LANE_Y[r] for r in LANES], list(frame.lane_names))
         freeze_labels(self.ax)
         self._layout = layout
@@ -98,6 +106,7 @@ class SlipView(View):
     """Slip of each release from its on-the-clock slot, against the run number, per rule."""
 
     width, height = 9.0, 3.6
+    narrow_height = 3.6
     YTICKS = [(1, "\u2264 1 ms"), (10, "10 ms"), (100, "100 ms"), (1000, "1 s"), (10_000, "10 s"),
               (60_000, "1 min"), (600_000, "10 min"), (3_600_000, "1 h"), (36_000_000, "10 h")]
 
@@ -111,7 +120,7 @@ class SlipView(View):
         for rule in SLIP_RULES:
             self.lines[rule], = ax.plot([], [], color=ROLE[rule], lw=lw, marker="o", ms=ms * 0.45)
             # each line is labelled at its end: the rule, its formula, its slip by the last run
-            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * 0.8, ha="left",
+            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * (0.7 if narrow() else 0.8), ha="left",
                                       va="center", clip_on=False, linespacing=1.1)
         ax.set_yscale("log")
         ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
@@ -119,8 +128,15 @@ class SlipView(View):
         ax.set_ylabel("released \u2212 slot on the clock")
         ax.grid(axis="y", color=GREY, alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-        ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
+        if narrow():
+            self._title = figure_title(ax, fs * 0.9)
+            ax.tick_params(labelsize=fs * 0.7)
+            ax.yaxis.label.set_fontsize(fs * 0.8)
+            ax.xaxis.label.set_fontsize(fs * 0.8)
+            ax.figure.subplots_adjust(left=0.22, right=0.64, top=0.76, bottom=0.14)
+        else:
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+            ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
         self.track(self._title, *self.lines.values(), *self.ends.values())
 
     def _lay_out(self, frame) -> None:
@@ -146,4 +162,4 @@ class SlipView(View):
             self.ends[line.rule].set_text(line.label)
         spread(self.ends.values())
         self._title.set_text(frame.title)
-        fit_width(self._title)
+        fit_width(self._title, lines=3 if self.narrow_layout else 2)

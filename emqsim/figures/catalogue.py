@@ -44,10 +44,13 @@ def model(title: str):
     return getattr(import_module(f"emqsim.lessons.{module}"), model_class)()
 
 
-def figure(title: str, model_=None):
-    """The figure `title`: its model (a fresh one unless given) drawn by its view at the defaults."""
+def figure(title: str, model_=None, layout: str = "normal"):
+    """The figure `title`: its model (a fresh one unless given) drawn by its view at the
+    defaults, in `layout` ("normal", or "narrow" for a phone: `style.LAYOUTS`)."""
+    from .style import laid_out
     from .view import Figure
 
     module, _, view_class = _source(title)
-    view = getattr(import_module(f"{__package__}.{module}"), view_class)()
+    with laid_out(layout):
+        view = getattr(import_module(f"{__package__}.{module}"), view_class)()
     return Figure(model(title) if model_ is None else model_, view)

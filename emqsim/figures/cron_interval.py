@@ -11,7 +11,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.course import MINUTE
 from ..lessons.cron_interval import AXIS_END, AXIS_START, ROW
-from .style import BLACK, GREY, ROLE, ink, scale, time_axis
+from .style import BLACK, GREY, ROLE, fit_width, ink, narrow, scale, time_axis
 from .view import View
 
 
@@ -20,6 +20,7 @@ class CronIntervalView(View):
     rule switched on at full strength, a ring on its next run and a dotted wait to it."""
 
     width, height = 9.0, 3.4
+    narrow_height = 3.0
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -51,7 +52,12 @@ class CronIntervalView(View):
                              bbox=dict(boxstyle="round", fc="white", ec=ROLE["finish"]))
         self._title = ax.set_title("", fontsize=fs, loc="left")
         self._labels: tuple[str, str] | None = None
-        ax.figure.subplots_adjust(left=0.17, right=0.97, top=0.82, bottom=0.2)
+        if narrow():   # the row labels keep their room; the title starts at the figure's edge
+            ax.figure.subplots_adjust(left=0.27, right=0.93, top=0.76, bottom=0.18)
+            ax.tick_params(axis="both", labelsize=fs * 0.8)
+            self._title.set_x(-0.25 / 0.66)
+        else:
+            ax.figure.subplots_adjust(left=0.17, right=0.97, top=0.82, bottom=0.2)
         self.track(self._cron, self._interval, self._wait, self._ring, self._now, self._now_text,
                    self._next_text, self._note, self._title)
 
@@ -81,6 +87,7 @@ class CronIntervalView(View):
         self._next_text.set_text(frame.next_label)
         self._clear_of_now(now)
         self._title.set_text(frame.title)
+        fit_width(self._title, seps=(" | ", " -> "))
 
     def _clear_of_now(self, now: int) -> None:
         """Keep the next run's box inside the figure and off the now line: where it would cross

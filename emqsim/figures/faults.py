@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, freeze_labels, ink, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, scale, time_axis
 from .view import View
 
 def _points(pairs) -> np.ndarray:
@@ -22,6 +22,7 @@ class FaultsView(View):
     """Rings, dots, diamonds and crosses for one run; crash, restart and down time as lines."""
 
     width, height = 9.5, 3.6
+    narrow_height = 3.9
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -48,12 +49,20 @@ class FaultsView(View):
         ax.set_ylabel("job, in the order produced")
         ax.spines[["top", "right"]].set_visible(False)
         # a short legend: every glyph is drawn again on each move, and text is most of a move's cost
-        ax.legend([(self.slots, self.released), self.twins, self.refused, self.unserved, self.down],
-                  ["slot (ring), release (dot)", "same slot, new id", "refused: id taken", "slot with no job",
-                   "pump down"],
-                  loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=fs * 0.75, frameon=False)
-        self._title = ax.set_title("", fontsize=fs, loc="left")
-        ax.figure.subplots_adjust(left=0.07, right=0.76, top=0.9, bottom=0.15)
+        handles = [(self.slots, self.released), self.twins, self.refused, self.unserved, self.down]
+        names = ["slot (ring), release (dot)", "same slot, new id", "refused: id taken", "slot with no job", "pump down"]
+        if narrow():   # the key under the axes, across the figure
+            ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
+                      ncol=2, fontsize=fs * 0.7, frameon=False, handlelength=1.5, columnspacing=0.8)
+            ax.tick_params(labelsize=fs * 0.8)
+            ax.yaxis.label.set_fontsize(fs * 0.8)
+            ax.xaxis.label.set_fontsize(fs * 0.8)
+            self._title = ax.set_title("", fontsize=fs * 0.9, loc="left")
+            ax.figure.subplots_adjust(left=0.14, right=0.96, top=0.9, bottom=0.34)
+        else:
+            ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=fs * 0.75, frameon=False)
+            self._title = ax.set_title("", fontsize=fs, loc="left")
+            ax.figure.subplots_adjust(left=0.07, right=0.76, top=0.9, bottom=0.15)
         self._layout = None
         self.track(self.down, self.crash_line, self.restart_line, self.lag, self.twin_links, self.slots,
                    self.released, self.twins, self.refused, self.unserved, *self.ids, self.crash_text,
@@ -99,3 +108,20 @@ class FaultsView(View):
         self.restart_text.set_x(frame.restarted)
         self.restart_text.set_text(frame.restart_text)
         self._title.set_text(frame.title)
+        if self.narrow_layout:
+            fit_width(self._title, seps=(": ", ", "))
+            self._keep_restart_inside()
+
+    def _keep_restart_inside(self) -> None:
+        """On a phone a late restart's label would leave the figure: it goes to the left of its
+        line, a line lower than the crash's label, so the two never meet."""
+        text, ax = self.restart_text, self.ax
+        text.set_horizontalalignment("left")
+        text.set_y(self._layout.rows + 0.9)
+        renderer = ax.figure.canvas.get_renderer()
+        if text.get_window_extent(renderer).x1 <= ax.figure.bbox.x1 - 2:
+            return
+        x, y = ax.transData.transform((text.get_position()[0], self._layout.rows + 0.9))
+        lower = ax.transData.inverted().transform((x, y - 1.3 * text.get_fontsize() * ax.figure.dpi / 72))[1]
+        text.set_horizontalalignment("right")
+        text.set_y(lower)

@@ -8,7 +8,7 @@ mean wait as lines labelled at the right edge.
 from __future__ import annotations
 
 from ..lessons.marker import JOBS
-from .style import ROLE, fit_width, freeze_labels, ink, scale, spread
+from .style import ROLE, figure_title, fit_width, freeze_labels, ink, narrow, scale, spread
 from .view import View
 
 
@@ -16,6 +16,7 @@ class WakeView(View):
     """Per job: the wait before it starts, woken by the marker (0) or by a poll (up to N)."""
 
     width, height = 9.0, 3.4
+    narrow_height = 3.6
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -33,12 +34,20 @@ class WakeView(View):
         ax.spines[["top", "right"]].set_visible(False)
         # direct labels at the right edge instead of a legend (a legend is laid out on every redraw)
         right = jobs + 1.0
-        self._limit_text = ax.text(right, 0, "", color=ink(ROLE["now"]), fontsize=fs * 0.8, va="center", clip_on=False)
-        self._mean_text = ax.text(right, 0, "", color=ink(ROLE["poll"]), fontsize=fs * 0.8, va="center", clip_on=False)
-        self._marker_text = ax.text(right, 0, "", color=ink(ROLE["marker"]), fontsize=fs * 0.8, va="center",
+        small = fs * (0.7 if narrow() else 0.8)
+        self._limit_text = ax.text(right, 0, "", color=ink(ROLE["now"]), fontsize=small, va="center", clip_on=False)
+        self._mean_text = ax.text(right, 0, "", color=ink(ROLE["poll"]), fontsize=small, va="center", clip_on=False)
+        self._marker_text = ax.text(right, 0, "", color=ink(ROLE["marker"]), fontsize=small, va="center",
                                     clip_on=False)
-        self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-        ax.figure.subplots_adjust(left=0.09, right=0.74, top=0.88, bottom=0.16)
+        if narrow():
+            self._title = figure_title(ax, fs * 0.9)
+            ax.tick_params(labelsize=fs * 0.7)
+            ax.yaxis.label.set_fontsize(fs * 0.8)
+            ax.xaxis.label.set_fontsize(fs * 0.7)
+            ax.figure.subplots_adjust(left=0.15, right=0.64, top=0.78, bottom=0.2)
+        else:
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
+            ax.figure.subplots_adjust(left=0.09, right=0.74, top=0.88, bottom=0.16)
         self.track(*self.bars, self.dots, self.limit, self.mean, self._limit_text, self._mean_text,
                    self._marker_text, self._title)
 
@@ -48,7 +57,8 @@ class WakeView(View):
         if layout == self._layout:
             return
         self.ax.set_ylim(frame.bottom, frame.top)
-        self.ax.set_xlabel(frame.xlabel)
+        # on a phone the label's remark in brackets goes under it
+        self.ax.set_xlabel(frame.xlabel.replace(" (", "\n(", 1) if self.narrow_layout else frame.xlabel)
         freeze_labels(self.ax)
         self._layout = layout
         self.live.invalidate()
@@ -66,6 +76,10 @@ class WakeView(View):
         self._mean_text.set_text(frame.mean_label)
         self._marker_text.set_y(frame.marker_top)
         self._marker_text.set_text(frame.marker_label)
-        spread([self._limit_text, self._mean_text, self._marker_text])
+        ends = [self._limit_text, self._mean_text, self._marker_text]
+        if self.narrow_layout:    # on a phone a long label takes two lines
+            for text in ends:
+                fit_width(text, seps=(": ", ", "), smallest=1.0)
+        spread(ends)
         self._title.set_text(frame.title)
-        fit_width(self._title)
+        fit_width(self._title, lines=3 if self.narrow_layout else 2)

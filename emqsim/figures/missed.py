@@ -12,7 +12,7 @@ from matplotlib.lines import Line2D
 
 from ..lessons.course import EVERY
 from ..lessons.missed import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
-from .style import BLUE, GREY, ORANGE, VERMILLION, freeze_labels, ink, scale, time_axis
+from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, narrow, scale, time_axis
 from .view import View
 
 
@@ -27,6 +27,7 @@ class MissedView(View):
     the :07 slots are dotted verticals, so a lane that keeps its phase stays on them."""
 
     width, height = 10.0, 5.4
+    narrow_height = 5.0
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -48,18 +49,27 @@ class MissedView(View):
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
         self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
                                ha="center", zorder=6) for p in POLICIES]
-        time_axis(ax, *VIEW, step=EVERY, label="time")
-        ax.tick_params(axis="x", labelsize=fs * 0.8)
+        time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
+        small = fs * (0.7 if narrow() else 0.75)
+        ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
         ax.set_ylim(-0.6, len(POLICIES) - 0.4)
-        ax.set_yticks([ROW[p] for p in POLICIES], [LABELS[p] for p in POLICIES], fontsize=fs * 0.75)
+        ax.set_yticks([ROW[p] for p in POLICIES], [LABELS[p] for p in POLICIES], fontsize=small)
         ax.spines[["top", "right"]].set_visible(False)
         grid = Line2D([], [], color=ORANGE, ls=":", lw=lw * 0.6)
-        ax.legend([self.released, (self.slots, self.links), self.skipped, self.collapsed, self.band, grid],
-                  ["release: a job", "the slot a late job stands for", "skipped: past the deadline",
-                   "missed slot, no job: never written", "pump down", "the :07 slots"],
-                  loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75, frameon=False)
-        self.title = ax.set_title("", fontsize=fs, loc="left")
-        ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
+        handles = [self.released, (self.slots, self.links), self.skipped, self.collapsed, self.band, grid]
+        names = ["release: a job", "the slot a late job stands for", "skipped: past the deadline",
+                 "missed slot, no job: never written", "pump down", "the :07 slots"]
+        if narrow():   # the key in two columns at the figure's foot, the title at its top edge
+            ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
+                      ncol=2, fontsize=small, frameon=False, handlelength=1.5, columnspacing=0.8)
+            ax.xaxis.label.set_fontsize(fs * 0.8)
+            self.title = figure_title(ax, fs * 0.9)
+            ax.figure.subplots_adjust(left=0.38, right=0.96, top=0.92, bottom=0.27)
+        else:
+            ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75,
+                      frameon=False)
+            self.title = ax.set_title("", fontsize=fs, loc="left")
+            ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)
@@ -77,3 +87,5 @@ class MissedView(View):
         self.band.set_x(frame.band[0])
         self.band.set_width(frame.band[1])
         self.title.set_text(frame.title)
+        if self.narrow_layout:
+            fit_width(self.title)

@@ -13,7 +13,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, ink, new_figure, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, ink, narrow, new_figure, scale, time_axis
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
@@ -39,10 +39,11 @@ class OverlapView(View):
     """
 
     width, height = 10.5, 6.4
+    narrow_height = 5.6
 
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
-            _, (ax, going_ax) = new_figure(self.width, self.height, nrows=2, sharex=True,
+            _, (ax, going_ax) = new_figure(*self.size(), nrows=2, sharex=True,
                                            gridspec_kw={"height_ratios": [4, 1.3]})
         super().__init__(ax)
         self.going_ax = going_ax
@@ -52,16 +53,22 @@ class OverlapView(View):
         sc = scale()
         self.fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         self.lw = lw
+        phone = narrow()
+        #: the smaller texts' size (lane names, counts, keys): on a phone the course's smallest
+        self.small = self.fs * (0.7 if phone else 0.75)
 
         handles = [Patch(facecolor=ROLE["run"], edgecolor=BLACK, lw=lw * 0.3),
                    Patch(facecolor="white", edgecolor=VERMILLION, hatch="///", lw=lw * 0.5),
                    Line2D([], [], ls="none", marker="X", color=VERMILLION, ms=ms),
                    Line2D([], [], ls=":", color=BLACK, lw=lw * 0.8),
                    Line2D([], [], ls="none", marker="x", color=BLACK, ms=ms, mew=lw * 0.8)]
-        ax.legend(handles, ["run, completed", "run, cancelled", "cancelled here", "waiting to start",
-                            "slot skipped"],
-                  loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, fontsize=self.fs * 0.75, frameon=False,
-                  handlelength=1.6, columnspacing=1.2)
+        names = ["run, completed", "run, cancelled", "cancelled here", "waiting to start", "slot skipped"]
+        if phone:   # the key across the figure under the title, in rows of three
+            ax.legend(handles, names, loc="upper left", bbox_to_anchor=(0.0, 0.95), bbox_transform=ax.figure.transFigure,
+                      ncol=3, fontsize=self.small, frameon=False, handlelength=1.4, columnspacing=0.8)
+        else:
+            ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, fontsize=self.fs * 0.75,
+                      frameon=False, handlelength=1.6, columnspacing=1.2)
         ax.tick_params(axis="y", length=0)
         ax.spines[["top", "right"]].set_visible(False)
 
@@ -75,25 +82,32 @@ class OverlapView(View):
         self.cancels = ax.scatter([], [], s=ms ** 2, marker="X", color=VERMILLION, zorder=4)
         self.skips = ax.scatter([], [], s=(ms * 1.1) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
-        self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(), fontsize=self.fs * 0.72,
+        self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(),
+                                  fontsize=self.small if phone else self.fs * 0.72,
                                   color=ink(COLOUR[p]), va="center", ha="left") for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
             for p in COLOUR:
                 self.lines[p], = going_ax.plot([], [], drawstyle="steps-post", color=COLOUR[p], ls=DASH[p], lw=lw * 0.8,
                                                label=p)
-            going_ax.set_ylabel("running\nat once", fontsize=self.fs * 0.8)
+            going_ax.set_ylabel("running\nat once", fontsize=self.fs * (0.7 if phone else 0.8))
             going_ax.spines[["top", "right"]].set_visible(False)
             going_ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.1), fontsize=self.fs * 0.7, frameon=False,
-                            handlelength=2.4)
+                            handlelength=1.6 if phone else 2.4, labelspacing=0.3 if phone else 0.5)
+            if phone:
+                going_ax.tick_params(labelsize=self.small)
         fig = ax.figure
         # the title is static but for the run length, drawn just after it: less text to draw per move
-        self._head = fig.text(0.01, 0.985, "", fontsize=self.fs, va="top", ha="left")
+        head = self.fs * (0.7 if phone else 1.0)
+        self._head = fig.text(0.01, 0.985, "", fontsize=head, va="top", ha="left")
         # an Axes' child, not the figure's: a saved figure (the static output) leaves out the
         # figure's own animated artists, and this one moves
-        self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=self.fs, va="top", ha="left",
+        self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
-        fig.subplots_adjust(left=0.2 if self.fs < 12 else 0.26, right=0.84, top=0.86, bottom=0.1, hspace=0.12)
+        if phone:
+            fig.subplots_adjust(left=0.44, right=0.76, top=0.84, bottom=0.11, hspace=0.12)
+        else:
+            fig.subplots_adjust(left=0.2 if self.fs < 12 else 0.26, right=0.84, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
         #: every artist a move changes; all else is the cached background
         self.track(self.done, self.cut, self.waits, self.cancels, self.skips, *self.labels.values(),
@@ -121,15 +135,19 @@ class OverlapView(View):
             if a is not None:
                 self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
         ax.set_ylim(y - GAP + 0.3, -0.5)         # lanes read top down
-        ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=fs * 0.75)
+        ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
         for label, p in zip(ax.get_yticklabels(), layout.policies):
             label.set_color(ink(COLOUR[p]))
         for p in layout.policies:
             self.labels[p].set_y(self.mid(p))
         bottom = going_ax if going_ax is not None else ax
-        time_axis(bottom, layout.lo, layout.hi, step=layout.tick, label="time")
+        # on a phone a tick every other step, so the labels keep apart
+        time_axis(bottom, layout.lo, layout.hi, step=layout.tick * (2 if self.narrow_layout else 1), label="time")
         # under the axis, not in a lane: any lane may have a run in the shaded part
-        bottom.set_xlabel(f"{bottom.get_xlabel()} \u00b7 {layout.after}")
+        bottom.set_xlabel(f"{bottom.get_xlabel()}{chr(10) if self.narrow_layout else ' · '}{layout.after}")
+        if self.narrow_layout:
+            bottom.xaxis.label.set_fontsize(self.small)
+            bottom.tick_params(axis="x", labelsize=self.small)
         ax.set_xlim(layout.lo, layout.hi)
         for a in (ax, going_ax):
             if a is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.transforms import blended_transform_factory
 
-from .style import GREY, ROLE, ink, scale
+from .style import GREY, ROLE, fit_width, ink, narrow, scale
 from .view import View
 
 
@@ -18,6 +18,7 @@ class RegistryRowsView(View):
     fires elapsed, each up to the cursor, with a dot at the cursor on each line."""
 
     width, height = 9.0, 3.6
+    narrow_height = 3.8
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -43,10 +44,22 @@ class RegistryRowsView(View):
         (self.jobs_dot,) = ax.plot([0], [0], "o", color=ROLE["run"], ms=s["marker"], mec=ROLE["now"], clip_on=False)
         (self.rows_dot,) = rows_ax.plot([0], [1], "s", color=ROLE["schedule"], ms=s["marker"], mec=ROLE["now"],
                                         clip_on=False)
-        self.row_box = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", ha="left", fontsize=small,
-                               zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
-        ax.figure.subplots_adjust(left=0.09 if s["font"] < 12 else 0.12, right=0.91 if s["font"] < 12 else 0.89,
-                                  bottom=0.16, top=0.9)
+        if narrow():   # title and the row's box above the axes, across the figure: inside them the box
+            # would cover the lines
+            self._title.set_visible(False)
+            self._title = ax.figure.text(0.02, 0.98, "", fontsize=s["font"], va="top", ha="left")
+            self.row_box = ax.text(0.02, 0.83, "", transform=ax.figure.transFigure, va="top", ha="left",
+                                   fontsize=s["font"] * 0.7, zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
+            for a in (ax, rows_ax):
+                a.tick_params(labelsize=s["font"] * 0.8)
+                a.yaxis.label.set_fontsize(s["font"] * 0.8)
+            ax.xaxis.label.set_fontsize(s["font"] * 0.8)
+            ax.figure.subplots_adjust(left=0.2, right=0.84, bottom=0.13, top=0.7)
+        else:
+            self.row_box = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", ha="left", fontsize=small,
+                                   zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
+            ax.figure.subplots_adjust(left=0.09 if s["font"] < 12 else 0.12, right=0.91 if s["font"] < 12 else 0.89,
+                                      bottom=0.16, top=0.9)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box)
         self.track(*self.moving)
@@ -58,6 +71,7 @@ class RegistryRowsView(View):
             self.ax.set_xlim(0, frame.top)
             self.ax.set_ylim(0, frame.top * 1.05)
             self._title.set_text(frame.title)
+            fit_width(self._title)
             self.live.invalidate()
         k = frame.fires
         self.jobs_line.set_data(frame.x, frame.jobs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from contextlib import contextmanager
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -90,6 +91,8 @@ ROLE = {
 #: sizes read by every figure when it draws (`scale()`), normal and for a projector
 NORMAL = {"font": 11.0, "line": 2.0, "marker": 7.0}
 PRESENTER = {"font": 18.0, "line": 4.0, "marker": 12.0}
+#: and on a phone (the narrow layout): the normal font, finer marks for the smaller figure
+NARROW = {"font": 11.0, "line": 1.5, "marker": 5.0}
 #: figures grow by this much in presenter mode, so the larger text keeps its room
 PRESENTER_FIGSIZE = 1.35
 #: `EMQSIM_PRESENT=1` starts every kernel in presenter mode (`make present` sets it)
@@ -136,17 +139,61 @@ def present(on: bool = True) -> None:
     plt.rcParams.update(_RC_PRESENTER if on else _RC_NORMAL)
 
 
+#: the layouts a figure is drawn in: "normal" for a notebook column and a desktop page, "narrow"
+#: for a phone. A phone shows a figure about 350 CSS px wide, so the narrow layout draws the same
+#: view `NARROW_WIDTH` inches wide at the normal font sizes: its smallest text (0.7 of the font)
+#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`), so the text
+#: stays sharp on a phone's 2-3 device pixels per CSS px.
+LAYOUTS = ("normal", "narrow")
+DPI = 90
+NARROW_WIDTH = 4.0
+NARROW_DPI = 150
+_LAYOUT = ["normal"]
+
+
+def narrow() -> bool:
+    """True while figures are built for a phone (`laid_out("narrow")`)."""
+    return _LAYOUT[-1] == "narrow"
+
+
+@contextmanager
+def laid_out(name: str):
+    """Build the figures made inside the block in layout `name` (one of `LAYOUTS`)."""
+    if name not in LAYOUTS:
+        raise InputError(f"layout {name!r}: give one of {', '.join(map(repr, LAYOUTS))}", "layout")
+    _LAYOUT.append(name)
+    before = dict(_SCALE)
+    if name == "narrow":
+        _SCALE.update(NARROW)
+    try:
+        yield
+    finally:
+        _LAYOUT.pop()
+        _SCALE.clear()
+        _SCALE.update(before)
+
+
 def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     """A figure sized for a notebook column (and for a projector in presenter mode), its
-    background transparent: the page's own (light, or dark under `DARK_CSS`) shows through."""
+    background transparent: the page's own (light, or dark under `DARK_CSS`) shows through.
+    In the narrow layout the caller gives the phone's size (`View.size`), drawn denser."""
     factor = PRESENTER_FIGSIZE if presenting() else 1.0
-    fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor), dpi=90, **kw)
+    fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
+                             dpi=NARROW_DPI if narrow() else DPI, **kw)
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
         patch.set_alpha(0.0)
     return fig, axes
 
 
 present(os.environ.get(ENV, "").strip().lower() not in ("", "0", "no", "false", "off"))
+
+
+def figure_title(ax, fontsize: float, y: float = 0.98):
+    """A title at the figure's left edge, for the narrow layout: an Axes' left-aligned title
+    starts past the tick labels, which on a phone leaves it little room. An Axes' child placed
+    in figure coordinates, so it may move (a figure's own animated artists are not saved)."""
+    return ax.text(0.02, y, "", transform=ax.figure.transFigure, fontsize=fontsize, va="top", ha="left",
+                   clip_on=False)
 
 
 def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
@@ -178,10 +225,12 @@ def freeze_labels(ax) -> None:
 _FULL_SIZE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8) -> None:
-    """Keep a title inside the figure: break it at its last separator that lets the first line
-    fit the width, then, if the lines still leave the figure, set it smaller (down to
-    `smallest` of its size). Measured, so it holds at presenter and narrow sizes alike."""
+def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: float = 0.8, lines: int = 2) -> None:
+    """Keep a title inside the figure: break it (into at most `lines` lines) at the last
+    separator that lets the line before it fit the width (and, at the last break, the rest
+    too), then, if the lines still leave the figure, set it smaller (down to `smallest` of
+    its size). Measured, so it holds at presenter and
+    narrow sizes alike."""
     fig = text.figure
     renderer = fig.canvas.get_renderer()
     size = _FULL_SIZE.setdefault(text, text.get_fontsize())   # each frame starts from the full size
@@ -191,20 +240,33 @@ def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: flo
         box = text.get_window_extent(renderer)
         return box.x1 <= fig.bbox.x1 - 2 and box.y1 <= fig.bbox.y1 - 1 and box.x0 >= 1
 
+    def wide(candidate: str) -> bool:
+        text.set_text(candidate)
+        return text.get_window_extent(renderer).x1 > fig.bbox.x1 - 2
+
     whole = text.get_text()
     if inside():
         return
     if "\n" not in whole:
-        for sep in seps:
-            cuts = [i for i in range(len(whole)) if whole.startswith(sep, i)]
-            for i in reversed(cuts):
-                text.set_text(whole[:i] + sep.rstrip() + "\n" + whole[i + len(sep):])
-                if text.get_window_extent(renderer).x1 <= fig.bbox.x1 - 2:
+        done: list[str] = []
+        rest = whole
+        while len(done) < lines - 1 and wide("\n".join([*done, rest])):
+            for sep in seps:
+                cuts = [i for i in range(len(rest)) if rest.startswith(sep, i)]
+                last = len(done) == lines - 2     # the last break: the rest must fit too
+
+                def fits(i: int) -> bool:
+                    head = [*done, rest[:i] + sep.rstrip()]
+                    return not wide("\n".join([*head, rest[i + len(sep):]] if last else head))
+
+                fit = next((i for i in reversed(cuts) if fits(i)), None)
+                if fit is not None:
+                    done.append(rest[:fit] + sep.rstrip())
+                    rest = rest[fit + len(sep):]
                     break
             else:
-                text.set_text(whole)
-                continue
-            break
+                break
+        text.set_text("\n".join([*done, rest]))
     step = size
     while not inside() and step > size * smallest:
         step *= 0.95

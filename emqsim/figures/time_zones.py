@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.time_zones import EXPRESSIONS
-from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, scale
+from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, fit_width, narrow, scale
 from .view import View
 
 XMAX = 25.4           # the axis holds the longest day (25 h) and a little more
@@ -56,6 +56,10 @@ class TimeZonesView(View):
     x is real time since local midnight, labelled local over UTC."""
 
     width, height = 9.5, 3.6
+    narrow_height = 4.0
+    #: on a phone: the hour labels' second tier, below the first (axes fraction), for an hour
+    #: labelled too close to the one before it
+    TIER = 0.15
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -63,6 +67,8 @@ class TimeZonesView(View):
         fig = ax.figure
         sc = scale()
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
+        phone = narrow()
+        small = fs * 0.7 if phone else fs * 0.72
         n = len(EXPRESSIONS)
         self.rows = [float(-g) for g in range(n)]
         ax.set_xlim(-0.4, XMAX)
@@ -72,7 +78,8 @@ class TimeZonesView(View):
         ax.set_xticks([])
         ax.set_yticks([])
         left = blended_transform_factory(ax.transAxes, ax.transData)
-        self.names = [ax.text(-0.01, y, e, transform=left, fontsize=fs * 0.85, family="monospace", ha="right",
+        self.names = [ax.text(-0.01, y, e, transform=left, fontsize=fs * (0.7 if phone else 0.85), family="monospace",
+                              ha="right",
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
         for y in self.rows:
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
@@ -90,24 +97,29 @@ class TimeZonesView(View):
                                  zorder=4)[0] for r, (m, c) in LOOK.items()}
         self.skipped, = ax.plot([], [], ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK, zorder=3)
         # croniter's UTC times beside its runs (one or two), or its count; a sentence per differing lane
-        self.labels = [[ax.text(0, y, "", fontsize=fs * 0.72, va="center") for _ in range(2)] for y in self.rows]
-        self.counts = [ax.text(1.005, y, "", transform=left, fontsize=fs * 0.72, va="center") for y in self.rows]
-        self.lanes = {r: [ax.text(0, y + dy, "", fontsize=fs * 0.72, va="center") for y in self.rows]
+        self.labels = [[ax.text(0, y, "", fontsize=small, va="center") for _ in range(2)] for y in self.rows]
+        self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") for y in self.rows]
+        self.lanes = {r: [ax.text(0, y + dy, "", fontsize=small, va="center") for y in self.rows]
                       for r, dy in LANES.items()}
         # every hour marked (one artist), some labelled: the local hour over the UTC hour
         ax.plot(range(0, 26), [0] * 26, ls="none", marker="|", ms=ms * 0.6, color=BLACK, clip_on=False,
                 transform=xt, zorder=2)
-        self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=fs * 0.72, ha="center", va="top")
+        self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=small, ha="center", va="top")
                       for _ in range(26)]
-        self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes, fontsize=fs * 0.8, ha="center", va="top")
+        self._xlabel = ax.text(0.5, -0.21 - (self.TIER if phone else 0.0), "", transform=ax.transAxes,
+                               fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
         ax.spines[["right", "top"]].set_visible(False)
         self._title = fig.text(0.01, 0.97, "", fontsize=fs * 0.85, va="top", ha="left")
         # a key drawn once, without a legend: a legend lays its boxes out again on every redraw
         key = [(dict(ls="none", marker=m, ms=ms, color=c), KEY_NAMES[r]) for r, (m, c) in LOOK.items()]
         key += [(dict(ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK), "skipped"),
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
-        self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
-        fig.subplots_adjust(left=0.13, right=0.93, top=0.88, bottom=0.27)
+        if phone:     # the key in two rows, the axes narrower: a phone's width holds less
+            self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
+            fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.36)
+        else:
+            self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
+            fig.subplots_adjust(left=0.13, right=0.93, top=0.88, bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
                    *(t for texts in self.lanes.values() for t in texts), *self.hours, self._xlabel, self._title)
@@ -164,6 +176,47 @@ class TimeZonesView(View):
                 x, text = frame.ticks[i]
                 t.set_x(x)
                 t.set_text(text)
+        if self.narrow_layout:
+            fit_width(self._title, seps=(": ", ", "))
+            self._tier_hours()
+            self._keep_tags_inside()
+
+    def _keep_tags_inside(self) -> None:
+        """On a phone: a time written left of a run near midnight would run into the
+        expressions, so it goes above its run; a lane's sentence that would leave the figure
+        ends at its right edge instead."""
+        ax = self.ax
+        renderer = ax.figure.canvas.get_renderer()
+        x_left = ax.bbox.x0
+        for y, pair in zip(self.rows, self.labels):
+            for t in pair:
+                t.set_y(y)
+                if t.get_visible() and t.get_ha() == "right" and t.get_window_extent(renderer).x0 < x_left:
+                    t.set_x(t.get_position()[0] + GAP)
+                    t.set_ha("center")
+                    t.set_y(y + 0.24)
+        edge = ax.figure.bbox.x1 - 3
+        for texts in self.lanes.values():
+            for t in texts:
+                t.set_ha("left")
+                if t.get_text() and t.get_window_extent(renderer).x1 > edge:
+                    t.set_x(ax.transData.inverted().transform((edge, 0))[0])
+                    t.set_ha("right")
+
+    def _tier_hours(self) -> None:
+        """On a phone an hour labelled next to the one before it (the hours around a change)
+        would overlap it: every other such label goes a tier lower."""
+        renderer = self.ax.figure.canvas.get_renderer()
+        last = None
+        for t in self.hours:
+            t.set_y(-0.04)
+            if not t.get_visible():
+                continue
+            box = t.get_window_extent(renderer)
+            if last is not None and box.x0 < last.x1 + 2 and last.y0 > box.y0 - 1:
+                t.set_y(-0.04 - self.TIER)
+                box = t.get_window_extent(renderer)
+            last = box
 
     def tick_labels(self) -> list[str]:
         """The labelled hours along the axis, each the local hour over the UTC hour."""

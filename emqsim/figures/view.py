@@ -9,7 +9,43 @@ the static site and a test all go the same way: values -> model.frame -> view.dr
 from __future__ import annotations
 
 from .live import Live
-from .style import new_figure
+from .style import NARROW_WIDTH, narrow, new_figure
+
+
+def drawn_texts(fig) -> list:
+    """Every text a rendering of `fig` shows: visible, not blank, tick labels only for the
+    ticks the axis draws, none inside a hidden Axes. Call after the figure was drawn."""
+    from matplotlib.text import Text
+
+    ticks: set[int] = set()
+    skip: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                skip.update((id(tick.label1), id(tick.label2)))
+            if not axis.get_visible():      # a twin's shared axis draws nothing
+                continue
+            for tick in axis._update_ticks():
+                for label in (tick.label1, tick.label2):
+                    if tick.get_visible() and label.get_visible():
+                        ticks.add(id(label))
+    out = []
+    for t in fig.findobj(Text):
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        if id(t) in skip and id(t) not in ticks:
+            continue
+        parent = getattr(t, "axes", None)
+        if parent is not None and not parent.get_visible():
+            continue
+        out.append(t)
+    return out
+
+
+def smallest_font(fig) -> float:
+    """The smallest font size, in points, of the texts a rendering of `fig` shows: with the
+    figure's width in inches, what says how tall its text stands on a page."""
+    return min(t.get_fontsize() for t in drawn_texts(fig))
 
 
 class View:
@@ -17,10 +53,19 @@ class View:
     `__init__` (calling `self.track(...)` with the ones that move) and updates them in `draw`."""
 
     width, height = 9.0, 3.4
+    #: the figure's height in the narrow layout (a phone), `NARROW_WIDTH` inches wide
+    narrow_height = 3.2
+
+    @classmethod
+    def size(cls) -> tuple[float, float]:
+        """The figure's width and height in inches, in the layout figures are built in now."""
+        return (NARROW_WIDTH, cls.narrow_height) if narrow() else (cls.width, cls.height)
 
     def __init__(self, ax=None):
         if ax is None:
-            _, ax = new_figure(self.width, self.height)
+            _, ax = new_figure(*self.size())
+        #: drawn for a phone: kept, since `draw` runs after the layout's block has ended
+        self.narrow_layout = narrow()
         self.ax = ax
         self.live: Live | None = None
 

@@ -270,7 +270,7 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
     for page in out.glob("*.html"):
         page.write_text(finish(page.read_text(encoding="utf-8")), encoding="utf-8")
     for player in players.values():
-        player.write_images(out / site_player.FRAMES_URL)
+        player.write_images(out / site_player.FRAMES_URL, out / site_player.NARROW_URL)
     return [*(out / f"{path.stem}.html" for path in paths), out / "index.html"]
 
 

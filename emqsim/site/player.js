@@ -37,6 +37,14 @@
     var line = root.querySelector("p.emqsim-challenge");
     var box = root.querySelector(".emqsim-controls");
     var base = root.getAttribute("data-frames") || "";
+    /* a phone's pictures: the <source> the browser picks on a narrow screen, fetched instead of
+       the img's (never both); a move updates both, the browser fetches the one it shows */
+    var source = root.querySelector("picture source");
+    var narrowBase = root.getAttribute("data-frames-narrow") || "";
+    var narrowQuery = source && data.narrow && window.matchMedia ? window.matchMedia(source.media) : null;
+    function picture(i) {
+      return narrowQuery && narrowQuery.matches ? narrowBase + data.narrow[i] : base + data.images[i];
+    }
     var byKey = {};
     frames.forEach(function (f, n) { byKey[f[2].join(",")] = n; });
     var cur = frames[data.start][2].slice();
@@ -79,6 +87,7 @@
       if (n === shown) return;
       shown = n;
       var f = frames[n];
+      if (source && data.narrow) source.srcset = narrowBase + data.narrow[f[0]];
       img.src = base + data.images[f[0]];
       img.alt = f.length > 3 ? data.alts[f[3]] : data.readouts[f[1]];
       readout.textContent = data.readouts[f[1]];
@@ -104,10 +113,10 @@
           p[k] += d;
           var m = byKey[p.join(",")];
           if (m === undefined) continue;
-          var name = data.images[frames[m][0]];
+          var name = picture(frames[m][0]);
           if (asked[name]) continue;
           asked[name] = true;
-          new Image().src = base + name;
+          new Image().src = name;
         }
       }
     }

@@ -5,7 +5,8 @@ for a frame. Instead `make html` asks for every frame a reader can reach (the mo
 `reachable()` value sets: every position of the main slider, the other controls too while
 the count stays small), draws each with the figure's own view, and writes into the page:
 the pictures (a 64-colour palette PNG each, one file per distinct picture, named by its
-content, fetched by the browser only when a reader reaches it), a JSON table of the controls
+content, fetched by the browser only when a reader reaches it; each drawn twice, for a desktop
+and in the narrow layout for a phone, a browser fetching one set), a JSON table of the controls
 and, for each frame, its picture, its readout and the position of every control. The script
 `player.js`, loaded deferred in the page's head (so the controls work before the pictures
 arrive on a slow link), builds a range input per slider and a drop-down per choice from that
@@ -47,6 +48,10 @@ MIN_CHUNK = 200
 
 #: where a page finds the frames, relative to the page (the site's pages sit side by side)
 FRAMES_URL = "_static/frames/"
+#: and the frames drawn in the narrow layout, for a phone
+NARROW_URL = "_static/frames/narrow/"
+#: the screens that get the narrow frames (the browser picks one set and fetches only it)
+NARROW_MEDIA = "(max-width: 600px)"
 
 
 def script() -> str:
@@ -81,25 +86,49 @@ def compress(png: bytes) -> bytes:
     return buf.getvalue()
 
 
-def render_frames(title: str, value_sets: list[dict]) -> list[tuple[bytes, str, bool | None, str]]:
-    """Draw `title` at each value set with the notebook's model and view: (compressed PNG,
-    readout, whether the frame meets the model's challenge, None without one, alt text) per
-    set. Runs in a worker process; a frame drawn twice is compressed once."""
+def render_frames(title: str, value_sets: list[dict]) -> tuple[list[tuple], dict]:
+    """Draw `title` at each value set with the notebook's model and view, in the normal layout
+    and the narrow one: (compressed PNG, readout, whether the frame meets the model's
+    challenge, None without one, alt text, compressed narrow PNG) per set, and the facts of
+    each layout's pictures (see `Player.facts`). Runs in a worker process; a frame drawn twice
+    is compressed once."""
     from ..figures import catalogue
 
-    fig = catalogue.figure(title)
+    figs = {layout: catalogue.figure(title, layout=layout) for layout in ("normal", "narrow")}
+    fig = figs["normal"]
     challenge = fig.model.challenge
     done: dict[bytes, bytes] = {}
+    smallest = {layout: math.inf for layout in figs}
     out = []
     for values in value_sets:
-        fig.update(**values)
-        png = fig.png()
-        key = hashlib.sha1(png).digest()
-        if key not in done:
-            done[key] = compress(png)
-        out.append((done[key], fig.frame.readout, None if challenge is None else challenge.check(fig.frame),
-                    fig.model.describe(fig.frame)))
-    return out
+        pngs = {}
+        for layout, f in figs.items():
+            f.update(**values)
+            png = f.png()
+            key = hashlib.sha1(png).digest()
+            if key not in done:
+                done[key] = compress(png)
+                smallest[layout] = min(smallest[layout], _smallest_font(f))
+            pngs[layout] = done[key]
+        out.append((pngs["normal"], fig.frame.readout, None if challenge is None else challenge.check(fig.frame),
+                    fig.model.describe(fig.frame), pngs["narrow"]))
+    facts = {layout: {"width_in": float(f.view.ax.figure.get_figwidth()), "min_font_pt": smallest[layout]}
+             for layout, f in figs.items()}
+    return out, facts
+
+
+def _smallest_font(fig) -> float:
+    """The smallest font, in points, of the texts the figure's latest picture shows."""
+    from ..figures.view import smallest_font
+
+    return smallest_font(fig.view.ax.figure)
+
+
+def facts_attrs(facts: dict) -> str:
+    """A picture set's facts as the attributes its element carries: the figure's width in
+    inches and its smallest font in points, from which a page's test works out how tall the
+    smallest text stands on screen (points / 72 x CSS px shown per inch)."""
+    return f' data-fig-width-in="{facts["width_in"]:.4g}" data-min-font-pt="{facts["min_font_pt"]:.4g}"'
 
 
 def _json_value(value):
@@ -134,27 +163,45 @@ class Player:
     challenge: dict | None = None
     #: the frames' alt texts that differ from their readouts
     alts: list[str] = field(default_factory=list)
+    #: the narrow layout's picture for each picture in `images` (a phone's set)
+    narrow: list[bytes] = field(default_factory=list)
+    #: per layout ("normal", "narrow"): the pictures' figure width in inches ("width_in") and
+    #: the smallest font size drawn in them, in points ("min_font_pt")
+    facts: dict = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
         """Each picture's file name (`image_name`)."""
         return [image_name(b) for b in self.images]
 
-    def write_images(self, folder) -> int:
-        """Write each picture into `folder` as its own file; returns the bytes written."""
+    @property
+    def narrow_names(self) -> list[str]:
+        """Each narrow picture's file name."""
+        return [image_name(b) for b in self.narrow]
+
+    def write_images(self, folder, narrow_folder=None) -> int:
+        """Write each picture into `folder` as its own file, the narrow ones into
+        `narrow_folder`; returns the bytes written."""
         from pathlib import Path
 
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, png in zip(self.names, self.images, strict=True):
-            (folder / name).write_bytes(png)
-        return sum(len(b) for b in self.images)
+        total = 0
+        for where, names, pngs in ((folder, self.names, self.images), (narrow_folder, self.narrow_names, self.narrow)):
+            if where is None:
+                continue
+            where = Path(where)
+            where.mkdir(parents=True, exist_ok=True)
+            for name, png in zip(names, pngs, strict=True):
+                (where / name).write_bytes(png)
+            total += sum(len(b) for b in set(pngs))
+        return total
 
     def table(self) -> dict:
         """The JSON table the script reads (pictures by file name)."""
         table = {"title": self.title, "readout_id": self.readout_id, "controls": self.controls,
                  "frames": self.frames, "readouts": self.readouts, "start": self.start,
                  "images": self.names}
+        if self.narrow:
+            table["narrow"] = self.narrow_names
         if self.alts:
             table["alts"] = self.alts
         if self.questions:
@@ -166,8 +213,10 @@ class Player:
 
     def summary(self) -> str:
         """One line for the build's log: frames, distinct pictures, bytes."""
-        size = sum(len(b) for b in self.images)
-        return (f"{self.title}: {len(self.frames)} frames, {len(self.images)} pictures, {size / 1e6:.1f} MB"
+        size = sum(len(b) for b in set(self.images))
+        small = sum(len(b) for b in set(self.narrow))
+        return (f"{self.title}: {len(self.frames)} frames, {len(set(self.images))} pictures, {size / 1e6:.1f} MB"
+                + (f" (narrow: {len(set(self.narrow))}, {small / 1e6:.1f} MB)" if self.narrow else "")
                 + (f", held: {', '.join(self.held)}" if self.held else ""))
 
     def held_note(self) -> str:
@@ -188,12 +237,14 @@ class Player:
         f = self.frames[n]
         return self.alts[f[3]] if len(f) > 3 else self.readouts[f[1]]
 
-    def html(self, frames_url: str = FRAMES_URL) -> str:
+    def html(self, frames_url: str = FRAMES_URL, narrow_url: str = NARROW_URL) -> str:
         """The player's element: the JSON table first (so the script may start the player as
         soon as its last part, the note, has arrived), the stage (the first frame, fetched from `frames_url`, and its
         readout, seen even without scripts), a place for the controls, the held note, the
         challenge, the questions and the note. The controls are the first thing a Tab
-        reaches; the readout is a polite live region, so a screen reader hears each change."""
+        reaches; the readout is a polite live region, so a screen reader hears each change.
+        With narrow pictures the frame is a `<picture>`: a phone (`NARROW_MEDIA`) fetches the
+        narrow set only, a wider screen the normal set only; each set's element carries its facts."""
         first = self.frames[self.start]
         png = self.images[first[0]]
         width, height = image_size(png)
@@ -201,13 +252,22 @@ class Player:
         note = self.held_note()
         held = f'<p class="emqsim-held">{html.escape(note)}</p>' if note else ""
         label = html.escape(f"Controls of the figure {self.title}")
+        img = (f'<img class="emqsim-frame" alt="{html.escape(self.alt(self.start))}" '
+               f'src="{html.escape(frames_url + image_name(png))}" width="{width}" height="{height}"'
+               f'{facts_attrs(self.facts["normal"]) if "normal" in self.facts else ""}>')
+        narrow = ""
+        if self.narrow:
+            small = self.narrow[first[0]]
+            w, h = image_size(small)
+            img = (f'<picture class="emqsim-picture"><source media="{NARROW_MEDIA}" '
+                   f'srcset="{html.escape(narrow_url + image_name(small))}" width="{w}" height="{h}"'
+                   f'{facts_attrs(self.facts["narrow"])}>{img}</picture>')
+            narrow = f' data-frames-narrow="{html.escape(narrow_url)}"'
         return (
             f'<div class="{PLAYER_CLASS}" data-figure="{html.escape(self.title)}" '
-            f'data-frames="{html.escape(frames_url)}">'
+            f'data-frames="{html.escape(frames_url)}"{narrow}>'
             f'<script type="application/json" class="emqsim-data">{data}</script>'
-            f'<div class="emqsim-stage">'
-            f'<img class="emqsim-frame" alt="{html.escape(self.alt(self.start))}" '
-            f'src="{html.escape(frames_url + image_name(png))}" width="{width}" height="{height}">'
+            f'<div class="emqsim-stage">{img}'
             f'<pre class="emqsim-readout" id="{html.escape(self.readout_id)}" aria-live="polite">'
             f'{html.escape(self.readouts[first[1]])}</pre></div>'
             f'<div class="emqsim-controls" role="group" aria-label="{label}"></div>{held}'
@@ -254,9 +314,10 @@ def _play(control, count: int) -> dict | None:
 
 
 def assemble(title: str, model, value_sets: list[dict], held: list[str],
-             rendered: list[tuple]) -> Player:
+             rendered: list[tuple], facts: dict | None = None) -> Player:
     """The player of `title` from its value sets and their rendered (PNG, readout, challenge
-    met, alt text) frames; the questions' answers and feedback from the model."""
+    met, alt text, narrow PNG) frames (the last two may be left out); the questions' answers
+    and feedback from the model; `facts` of the picture sets (`render_frames`)."""
     controls = list(model.controls)
     positions: list[list] = [[] for _ in controls]
     seen: list[dict] = [{} for _ in controls]
@@ -269,7 +330,8 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
         return seen[k][key]
 
     images: list[bytes] = []
-    image_at: dict[bytes, int] = {}
+    narrow: list[bytes] = []
+    image_at: dict[tuple, int] = {}
     readouts: list[str] = []
     readout_at: dict[str, int] = {}
     frames = []
@@ -278,15 +340,19 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
     alt_at: dict[str, int] = {}
     for values, (png, readout, met, *rest) in zip(value_sets, rendered, strict=True):
         alt = rest[0] if rest else readout
+        small = rest[1] if len(rest) > 1 else None
         bits.append("1" if met else "0")
         where = [index(k, model.label(c.name, values), values[c.name]) for k, c in enumerate(controls)]
-        if png not in image_at:
-            image_at[png] = len(images)
+        pair = (png, small)
+        if pair not in image_at:
+            image_at[pair] = len(images)
             images.append(png)
+            if small is not None:
+                narrow.append(small)
         if readout not in readout_at:
             readout_at[readout] = len(readouts)
             readouts.append(readout)
-        frames.append([image_at[png], readout_at[readout], where])
+        frames.append([image_at[pair], readout_at[readout], where])
         if alt != readout:
             if alt not in alt_at:
                 alt_at[alt] = len(alts)
@@ -322,7 +388,7 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
         challenge = {"id": c.id, "goal": as_html(challenge_line(c, False)), "met": as_html(challenge_line(c, True)),
                      "bits": "".join(bits)}
     return Player(title, model.readout_id, table, frames, images, readouts, start, list(held), questions, challenge,
-                  alts)
+                  alts, narrow if len(narrow) == len(images) else [], dict(facts or {}))
 
 
 def asked(q, model, show: int | None) -> dict:
@@ -361,7 +427,7 @@ def players(titles, jobs: int | None = None) -> dict[str, Player]:
     size = max(MIN_CHUNK, math.ceil(total / (2 * jobs)))
     work = [(title, n, chunk) for title, (_, v, _) in plans.items() for n, chunk in enumerate(_chunks(v, size))]
     work.sort(key=lambda w: -len(w[2]))  # the longest first, so the pool ends together
-    results: dict[tuple[str, int], list] = {}
+    results: dict[tuple[str, int], tuple] = {}
     if jobs == 1 or len(work) <= 1:
         for title, n, chunk in work:
             results[title, n] = render_frames(title, chunk)
@@ -376,10 +442,13 @@ def players(titles, jobs: int | None = None) -> dict[str, Player]:
     out = {}
     for title, (model, value_sets, held) in plans.items():
         count = len(_chunks(value_sets, size))
-        rendered = [frame for n in range(count) for frame in results[title, n]]
-        out[title] = assemble(title, model, value_sets, held, rendered)
+        rendered = [frame for n in range(count) for frame in results[title, n][0]]
+        facts = {layout: {"width_in": results[title, 0][1][layout]["width_in"],
+                          "min_font_pt": min(results[title, n][1][layout]["min_font_pt"] for n in range(count))}
+                 for layout in results[title, 0][1]}
+        out[title] = assemble(title, model, value_sets, held, rendered, facts)
     return out
 
 
-__all__ = ["COLORS", "FRAMES_URL", "PLAYER_CLASS", "Player", "assemble", "compress", "image_name",
+__all__ = ["COLORS", "FRAMES_URL", "NARROW_MEDIA", "NARROW_URL", "PLAYER_CLASS", "facts_attrs", "Player", "assemble", "compress", "image_name",
            "image_size", "players", "render_frames", "script"]
