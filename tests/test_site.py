@@ -4,6 +4,7 @@ from the network, and within its size budget."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -26,17 +27,16 @@ from emqsim.lessons.questions import Challenge, question  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: a saved figure (myst-nb writes it as a file) or a player's frame, by URL
-PNG_IMG = re.compile(r'<img\s[^>]*src="((?:_images/|_static/frames/)[^"]+\.png)"')
+PNG_IMG = re.compile(r'<img\s[^>]*src="((?:_images/|_static/frames/)[^"]+\.(?:png|webp))"')
 PLAYER = re.compile(r'<div class="emqsim-player" data-figure="([^"]*)"')
 DATA = re.compile(r'<script (?=[^>]*class="emqsim-data")[^>]*>(.*?)</script>', re.S)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MB = 1_000_000
 #: the site's total and any page's HTML: the hand-made site of 2026-12-01 was 13.4 MB with
 #: pages up to 2.8 MB (its frames inline); the book fetches each frame as a file when reached.
-#: Since 2026-12-02 it holds two sets of frames, a desktop's (7.6 MB) and a phone's (10.7 MB,
-#: drawn denser for 2-3 device pixels per CSS px), of which a reader's browser fetches one:
-#: 20.2 MB in all
-SITE_BUDGET, PAGE_BUDGET = 22 * MB, 0.5 * MB
+#: The book holds two sets of frames, a desktop's and a phone's, of which a reader's browser
+#: fetches one; as lossless WebP both together stay within that budget.
+SITE_BUDGET, PAGE_BUDGET = 13.4 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 
@@ -223,7 +223,7 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     # every picture is a file of the site, named by its content; the page shows the first by URL
     # with the readout as its alt text (the toy has no describe()), never the figure's id
     out = tmp_path / "out"
-    assert sorted(p.name for p in (out / "_static" / "frames").glob("*.png")) == sorted(set(table["images"]))
+    assert sorted(p.name for p in (out / "_static" / "frames").glob("*" + player.FRAME_SUFFIX)) == sorted(set(table["images"]))
     assert sorted(p.name for p in (out / "_static" / "frames" / "narrow").iterdir()) == sorted(set(table["narrow"]))
     first = table["images"][start[0]]
     assert (f'<img class="emqsim-frame" alt="x=5 a d0 &lt;0 9 * * *&gt; 7" src="_static/frames/{first}"'
@@ -311,7 +311,7 @@ def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():
     assert 'data-fig-width-in="9" data-min-font-pt="8.8"' in img
     assert 'data-fig-width-in="4" data-min-font-pt="7.7"' in source
     # the narrow pictures are drawn denser: a phone shows 2-3 device pixels per CSS px
-    assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 600
+    assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 540
 
 
 def test_a_layout_is_one_of_the_two():
@@ -556,3 +556,20 @@ def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):
     (frames / "0123456789abcdef.png").write_bytes(b"a picture no page names")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
     assert sorted(str(p.relative_to(frames)) for p in frames.rglob("*")) == drawn
+
+
+def test_a_frame_is_the_picture_in_its_colours_stored_losslessly():
+    """A frame file is WebP, and decodes to exactly the picture reduced to `COLORS` colours: the
+    smaller format changes no pixel."""
+    from PIL import Image
+
+    raw = catalogue.figure("04 missed slots", layout="narrow").png()
+    frame = player.compress(raw)
+    shown = Image.open(io.BytesIO(frame))
+    assert (shown.format, shown.size, player.image_name(frame)[-5:]) == ("WEBP", (540, 675), ".webp")
+    opaque = Image.alpha_composite(Image.new("RGBA", Image.open(io.BytesIO(raw)).size, "white"),
+                                   Image.open(io.BytesIO(raw)).convert("RGBA")).convert("RGB")
+    reduced = opaque.quantize(colors=player.COLORS, method=Image.Quantize.FASTOCTREE,
+                              dither=Image.Dither.NONE).convert("RGB")
+    assert shown.convert("RGB").tobytes() == reduced.tobytes()
+    assert len(set(shown.convert("RGB").getdata())) <= player.COLORS

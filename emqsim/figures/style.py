@@ -142,12 +142,13 @@ def present(on: bool = True) -> None:
 #: the layouts a figure is drawn in: "normal" for a notebook column and a desktop page, "narrow"
 #: for a phone. A phone shows a figure about 350 CSS px wide, so the narrow layout draws the same
 #: view `NARROW_WIDTH` inches wide at the normal font sizes: its smallest text (0.7 of the font)
-#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`), so the text
-#: stays sharp on a phone's 2-3 device pixels per CSS px.
+#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`: about 1.6
+#: device pixels per CSS px there), so the text stays sharp on a phone; denser still would take
+#: the site past its size budget.
 LAYOUTS = ("normal", "narrow")
 DPI = 90
 NARROW_WIDTH = 4.0
-NARROW_DPI = 150
+NARROW_DPI = 135
 _LAYOUT = ["normal"]
 
 
