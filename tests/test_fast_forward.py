@@ -168,7 +168,7 @@ def test_two_schedules_forward_only_between_each_others_fires():
 def forward_call(store):
     k = store.keys
     keys = [k.repeat, k.pending, k.marker, k.record("r"), k.job("J1"), k.job("J2")]
-    args = ["r", T9, T9 + 30 * MIN, "{}", T9, T9, T9 + 4 * MIN, T9 + 15 * MIN, T9 + 15 * MIN, ""]
+    args = ["r", T9, T9 + 30 * MIN, "{}", f"{T9} {T9 + 15 * MIN}", f"{T9} {T9 + 15 * MIN}", f"{T9 + 4 * MIN} -"]
     return keys, args
 
 
@@ -186,10 +186,19 @@ def test_the_forward_script_refuses_each_bad_argument_before_any_write(reg):
     keys, args = forward_call(store)
     before = snapshot(store)
     tries = [(keys, ["", *args[1:]], Err.ERR_NAME)]
-    for i in (1, 4, 5, 6, 7, 8, 9):
-        tries += [(keys, [*args[:i], v, *args[i + 1:]], Err.ERR_SCORE) for v in ("nan", "1.5", "+inf", str(2**53))]
-    tries += [(keys, [*args[:2], v, *args[3:]], Err.ERR_SCORE) for v in ("nan", "-inf", str(2**53))]
-    tries += [(keys[:-1], args, Err.ERR_ARITY), (keys, args[:-1], Err.ERR_ARITY), (keys[:4], args[:4], Err.ERR_ARITY)]
+    bad = ("nan", "1.5", "+inf", str(2**53), "-", "")
+    tries += [(keys, [*args[:1], v, *args[2:]], Err.ERR_SCORE) for v in bad]
+    tries += [(keys, [*args[:2], v, *args[3:]], Err.ERR_SCORE) for v in ("nan", "-inf", str(2**53), "")]
+    for i in (4, 5, 6):   # each word of each list
+        for w in (0, 1):
+            tries += [(keys, [*args[:i], " ".join(v if j == w else x for j, x in enumerate(args[i].split())),
+                              *args[i + 1:]], Err.ERR_SCORE) for v in bad[:4] + (("-",) if i < 6 else ())]
+    tries += [(keys[:-1], args, Err.ERR_ARITY), (keys, args[:-1], Err.ERR_ARITY), (keys[:4], args[:4], Err.ERR_ARITY),
+              (keys, [*args, ""], Err.ERR_ARITY)]
+    for i in (4, 5, 6):   # a list with a word too few or too many, or an empty one
+        for v in (args[i].split()[0], args[i] + " " + args[i].split()[0], "", " " + args[i], args[i] + " ",
+                  args[i].replace(" ", "  ")):
+            tries.append((keys, [*args[:i], v, *args[i + 1:]], Err.ERR_ARITY))
     for ks, a, code in tries:
         with pytest.raises(ScriptError) as err:
             store.scripts.run("forward", ks, a)
