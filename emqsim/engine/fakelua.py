@@ -17,8 +17,9 @@ server a runtime that:
 - looks each `redis.call` command up once per server (`_Calls`) and reads its arguments
   with the signature's own rule restricted to the positions that are not plain bytes
   (`_Planned`): the same conversions, key reads, type errors and short-cuts, in the same
-  order. A command name it does not know, a container command (`CLIENT ...`) or an odd
-  argument goes through fakeredis's own `redis.call`, so every error reads as it did.
+  order. A command name it does not know and a container command (`CLIENT ...`) go
+  through fakeredis's own `redis.call`, an argument Lua cannot pass meets fakeredis's own
+  conversion, and `redis.pcall` is left as it was, so every error reads as it did.
 
 Each call still runs through fakeredis's own command code (`_run_command`: the command, its
 key writes, WATCH and keyspace notifications), so a counter wrapped around that
