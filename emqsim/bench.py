@@ -88,16 +88,17 @@ def _count_inner(store: Store, c: Counter):
             # the server ran what the client sent, our CONFIG RESETSTAT, and the scripts' calls
             c.inner = max(0, total - c.sent - 1)
         return done
-    from fakeredis.commands_mixins import scripting_mixin as sm
+    # every command a script runs, through fakeredis's own path or the adapter's (engine/fakelua.py)
+    from fakeredis._socket._base import BaseFakeSocket
 
-    orig = sm.ScriptingCommandsMixin._lua_redis_call
+    orig = BaseFakeSocket._run_command
 
-    def wrapped(self, *a, **kw):
-        c.inner += 1
-        return orig(self, *a, **kw)
+    def wrapped(self, func, sig, args, from_script):
+        c.inner += from_script
+        return orig(self, func, sig, args, from_script)
 
-    sm.ScriptingCommandsMixin._lua_redis_call = wrapped
-    return lambda: setattr(sm.ScriptingCommandsMixin, "_lua_redis_call", orig)
+    BaseFakeSocket._run_command = wrapped
+    return lambda: setattr(BaseFakeSocket, "_run_command", orig)
 
 
 # -- the full path and the baseline ------------------------------------------------------------

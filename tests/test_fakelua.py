@@ -206,3 +206,130 @@ def test_applying_twice_is_once_and_the_default_store_is_sped_up():
             pytest.skip("EMQSIM_REDIS_URL is set: the default store is a real server")
         pool = store.client.connection_pool
         assert getattr(pool.make_connection()._server, fakelua.MARK, False)
+
+
+# -- redis.call's own path: the command looked up once, its arguments read by _Planned -------------
+
+def _state(db):
+    """A few keys of each common type in `db` (a fakeredis Database)."""
+    from fakeredis._core import Item
+    from fakeredis.model import Hash, ZSet
+
+    h, z = Hash(), ZSet()
+    h[b"f"] = b"1"
+    z[b"m"] = 1.0
+    for key, value in ((b"s", b"1"), (b"h", h), (b"z", z), (b"l", [b"a"])):
+        db[key] = Item(value)
+
+
+def _shown(out):
+    """An `apply` answer as plain values: an error's type and text, a short-cut's value, or the
+    arguments with each key read shown as (key, value, expiry) and the items it will write back."""
+    if isinstance(out, BaseException):
+        return ("error", type(out).__name__, str(out))
+    if len(out) == 1:
+        return ("short", repr(out[0]))
+    args, items = out
+
+    def value(v):   # a fresh model object has no useful repr: its type and its contents
+        if v is None or isinstance(v, (bytes, list)):
+            return v
+        return type(v).__name__, sorted(v.items()) if hasattr(v, "items") else None
+
+    def one(a):
+        if hasattr(a, "writeback"):
+            return "item", a.key, value(a.value), a.expireat
+        if hasattr(a, "__dict__"):   # a decoded argument (a score bound, ...): its fields
+            return type(a).__name__, repr(sorted(vars(a).items()))
+        return repr(a)
+    return ("args", [one(a) for a in args], [one(i) for i in items])
+
+
+def test_planned_signatures_read_every_commands_arguments_as_fakeredis_does():
+    """Every command fakeredis knows, with seeded argument lists (keys of each type and none,
+    numbers good and bad, too few and too many): `_Planned(sig).apply` answers, converts and
+    reads exactly what `sig.apply` does, on the same keyspace."""
+    from fakeredis._commands import SUPPORTED_COMMANDS
+    from fakeredis._core import Database
+
+    rnd = random.Random(18)
+    pool = [b"s", b"h", b"z", b"l", b"none", b"1", b"-1", b"0", b"1.5", b"x", b"+inf", b"(1", b"", b"100"]
+    compared, kinds = 0, set()
+    for name, sig in sorted(SUPPORTED_COMMANDS.items()):
+        planned = fakelua._Planned(sig)
+        lo = max(0, len(sig.fixed) - 1)
+        for _ in range(12):
+            args = [rnd.choice(pool) for _ in range(lo + rnd.randrange(2 * len(sig.repeat) + 3))]
+            got = []
+            for s in (sig, planned):
+                db = Database(None)
+                _state(db)
+                try:
+                    got.append(_shown(s.apply(list(args), db, (7,))))
+                except Exception as exc:
+                    got.append(_shown(exc))
+            assert got[0] == got[1], (name, args)
+            kinds.add(got[0][0])
+            compared += 1
+    assert kinds == {"error", "short", "args"} and compared == 12 * len(SUPPORTED_COMMANDS)
+
+
+CALLS = [  # scripts whose redis.call takes each way: known commands, and what goes to fakeredis's own
+    ("return redis.call('HSET', KEYS[1], 'a', '1', 'b', ARGV[1])", ["h1"], ["2"]),
+    ("return redis.call('hset', KEYS[1], 'a', 2)", ["h1"], []),
+    ("return redis.call('HGETALL', KEYS[1])", ["h1"], []),
+    ("return redis.call('ZADD', KEYS[1], 'x', 'm')", ["z1"], []),              # not a float
+    ("return redis.call('ZADD', KEYS[1], ARGV[1], 'm')", ["z1"], ["1.5"]),
+    ("return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')", ["z1"], []),
+    ("return redis.call('HSET', KEYS[1], 'a', '1')", ["z1"], []),            # WRONGTYPE
+    ("return redis.call('HSET', KEYS[1], 'a')", ["h2"], []),                  # arity
+    ("return redis.call('HSET', KEYS[1], 'a', {})", ["h2"], []),              # a table argument
+    ("return redis.call('HSET', KEYS[1], 'a', nil)", ["h2"], []),
+    ("return redis.call('NOSUCH', KEYS[1])", ["h2"], []),
+    ("return redis.call(7, KEYS[1])", ["h2"], []),
+    ("return redis.call('CLIENT', 'ID')", [], []),                            # a container command
+    ("return redis.call('OBJECT', 'ENCODING', KEYS[1])", ["h1"], []),
+    ("return redis.call('EVAL', 'return 1', 0)", [], []),                     # refused inside a script
+    ("return redis.call('EXISTS', unpack(KEYS))", ["h1", "z1", "none"], []),
+    ("return redis.call('DEL', KEYS[1])", ["h1"], []),
+    ("return redis.call('INCRBY', KEYS[1], ARGV[1])", ["n"], ["1.5"]),       # not an integer
+    ("return redis.pcall('HSET', KEYS[1], 'a', '1')", ["z1"], []),           # pcall: the error as a table
+]
+
+
+def test_every_kind_of_redis_call_answers_the_same():
+    plain, fast = fresh(False), fresh(True)
+    for src, keys, args in CALLS:
+        got = []
+        for client in (plain, fast):
+            try:
+                got.append(("ok", client.eval(src, len(keys), *keys, *args)))
+            except Exception as exc:
+                got.append(("error", type(exc).__name__, str(exc)))
+        assert got[0] == got[1], src
+    assert keyspace(fast) == keyspace(plain) != {}
+
+
+def test_a_scripts_write_breaks_a_watch_and_is_notified_as_before():
+    """The key writes still go through fakeredis's own command code: a WATCH on a key a script
+    writes fails the transaction, and keyspace subscribers get the same messages."""
+    seen = []
+    for fast in (False, True):
+        client = fresh(fast)
+        sub = client.pubsub()
+        sub.psubscribe("__key*__:*")
+        sub.get_message(timeout=0)
+        pipe = client.pipeline()
+        pipe.watch("job")
+        client.eval("redis.call('HSET', KEYS[1], 'state', 'done'); return redis.call('ZADD', KEYS[2], 1, 'm')",
+                    2, "job", "z")
+        pipe.multi()
+        pipe.set("after", "1")
+        with pytest.raises(Exception) as err:
+            pipe.execute()
+        messages = []
+        while (m := sub.get_message(timeout=0)) is not None:
+            messages.append((m["type"], m["channel"], m["data"]))
+        seen.append((type(err.value).__name__, messages, client.exists("after")))
+    assert seen[0] == seen[1]
+    assert seen[0][0] == "WatchError" and len(seen[0][1]) == 4 and seen[0][2] == 0

@@ -168,7 +168,7 @@ def test_two_schedules_forward_only_between_each_others_fires():
 def forward_call(store):
     k = store.keys
     keys = [k.repeat, k.pending, k.marker, k.record("r"), k.job("J1"), k.job("J2")]
-    args = ["r", T9, T9 + 30 * MIN, "{}", T9, T9, T9 + 4 * MIN, T9 + 15 * MIN, T9 + 15 * MIN, ""]
+    args = ["r", T9, T9 + 30 * MIN, "{}", f"{T9} {T9 + 15 * MIN}", f"{T9} {T9 + 15 * MIN}", f"{T9 + 4 * MIN} -"]
     return keys, args
 
 
@@ -186,10 +186,19 @@ def test_the_forward_script_refuses_each_bad_argument_before_any_write(reg):
     keys, args = forward_call(store)
     before = snapshot(store)
     tries = [(keys, ["", *args[1:]], Err.ERR_NAME)]
-    for i in (1, 4, 5, 6, 7, 8, 9):
-        tries += [(keys, [*args[:i], v, *args[i + 1:]], Err.ERR_SCORE) for v in ("nan", "1.5", "+inf", str(2**53))]
-    tries += [(keys, [*args[:2], v, *args[3:]], Err.ERR_SCORE) for v in ("nan", "-inf", str(2**53))]
-    tries += [(keys[:-1], args, Err.ERR_ARITY), (keys, args[:-1], Err.ERR_ARITY), (keys[:4], args[:4], Err.ERR_ARITY)]
+    bad = ("nan", "1.5", "+inf", str(2**53), "-", "")
+    tries += [(keys, [*args[:1], v, *args[2:]], Err.ERR_SCORE) for v in bad]
+    tries += [(keys, [*args[:2], v, *args[3:]], Err.ERR_SCORE) for v in ("nan", "-inf", str(2**53), "")]
+    for i in (4, 5, 6):   # each word of each list
+        for w in (0, 1):
+            tries += [(keys, [*args[:i], " ".join(v if j == w else x for j, x in enumerate(args[i].split())),
+                              *args[i + 1:]], Err.ERR_SCORE) for v in bad[:4] + (("-",) if i < 6 else ())]
+    tries += [(keys[:-1], args, Err.ERR_ARITY), (keys, args[:-1], Err.ERR_ARITY), (keys[:4], args[:4], Err.ERR_ARITY),
+              (keys, [*args, ""], Err.ERR_ARITY)]
+    for i in (4, 5, 6):   # a list with a word too few or too many, or an empty one
+        for v in (args[i].split()[0], args[i] + " " + args[i].split()[0], "", " " + args[i], args[i] + " ",
+                  args[i].replace(" ", "  ")):
+            tries.append((keys, [*args[:i], v, *args[i + 1:]], Err.ERR_ARITY))
     for ks, a, code in tries:
         with pytest.raises(ScriptError) as err:
             store.scripts.run("forward", ks, a)
@@ -348,6 +357,46 @@ def test_bullmq_design_a_quiet_run_is_made_in_calls_of_FORWARD_pickups():
     fast = chain_once("fakeredis", parts, 700, None, True)
     assert fast[2] == [CHAIN_FORWARD, 200]
     assert fast[:2] == chain_once("fakeredis", parts, 700, None, False)[:2]
+
+
+def test_the_pickups_script_refuses_each_bad_argument_before_any_write():
+    """pickups-5.lua: a bad name, id, count or instant, a word too many or too few in a list,
+    an id too many or too few: its code, nothing written; the good call then writes."""
+    from emqsim.engine.chain import job_id
+
+    store = make_store("fakeredis")
+    bull, k = BullMQ(store), store.keys
+    bull.upsert(Schedule("b", Every("15m")), T9)
+    runs = [T9 + 15 * MIN, T9 + 30 * MIN]
+    keys = [k.repeat, k.record("b"), k.delayed, k.pending, k.marker, k.job(job_id("b", T9))] + \
+        [k.job(job_id("b", t)) for t in runs]
+    args = ["b", str(T9), "1", job_id("b", T9), f"{runs[0]} {runs[1]}", f"{T9} {runs[0]}",
+            f"{T9 + 4 * MIN} {runs[0] + 4 * MIN}", job_id("b", runs[0]), job_id("b", runs[1])]
+    before = snapshot(store)
+    tries = [(keys, [*args[:i], "", *args[i + 1:]], Err.ERR_NAME) for i in (0, 3, 7, 8)]
+    bad = ("nan", "1.5", "+inf", str(2**53), "-")
+    tries += [(keys, [*args[:i], v, *args[i + 1:]], Err.ERR_SCORE) for i in (1, 2) for v in bad + ("",)]
+    for i in (4, 5, 6):
+        for w in (0, 1):
+            tries += [(keys, [*args[:i], " ".join(v if j == w else x for j, x in enumerate(args[i].split())),
+                              *args[i + 1:]], Err.ERR_SCORE) for v in bad]
+        for v in (args[i].split()[0], args[i] + " 1", "", " " + args[i], args[i].replace(" ", "  ")):
+            tries.append((keys, [*args[:i], v, *args[i + 1:]], Err.ERR_ARITY))
+    tries += [(keys, args[:-1], Err.ERR_ARITY), (keys, [*args, "x"], Err.ERR_ARITY), (keys[:-1], args, Err.ERR_ARITY),
+              (keys[:6], args[:7], Err.ERR_ARITY)]
+    try:
+        for ks, a, code in tries:
+            with pytest.raises(ScriptError) as err:
+                store.scripts.run("pickups", ks, a)
+            assert err.value.code == code, a
+            assert snapshot(store) == before, a
+        assert store.scripts.run("pickups", keys, args) == [1, str(T9 + 30 * MIN).encode()]
+        assert store.client.hgetall(k.job(job_id("b", runs[0]))) == {
+            b"name": b"b", b"slot": str(runs[0]).encode(), b"created": str(T9).encode(), b"count": b"2",
+            b"data": b"{}", b"state": b"done", b"started": str(runs[0]).encode(),
+            b"finished": str(runs[0] + 4 * MIN).encode()}
+    finally:
+        store.close()
 
 
 # -- the take joined to the release (the pump's event path) --------------------------------------

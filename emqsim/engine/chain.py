@@ -209,14 +209,17 @@ class BullMQ:
         current = slot_job_id(name_arg("name", name), slot)
         keys = [self.k.repeat, self.k.record(name), self.k.delayed, self.k.pending, self.k.marker, self.k.job(current)]
         args: list = [name, ms_arg("slot", slot), ms_arg("count", count), current]
+        runs, starts, ends, ids = [], [], [], []
         for pick in picks:
             if not isinstance(pick, (tuple, list)) or len(pick) != 3:
                 raise InputError(f"pickup {pick!r} is refused: use (next run, pickup, finish)", "picks")
             nxt, started, finished = pick
-            nid = slot_job_id(name, nxt)
-            keys.append(self.k.job(nid))
-            args += [ms_arg("next run", nxt), nid, ms_arg("pickup", started), ms_arg("finished", finished)]
-        out = self._run("pickups", keys, args)
+            runs.append(ms_arg("next run", nxt))
+            starts.append(ms_arg("pickup", started))
+            ends.append(ms_arg("finished", finished))
+            ids.append(slot_job_id(name, nxt))
+            keys.append(self.k.job(ids[-1]))
+        out = self._run("pickups", keys, args + [" ".join(runs), " ".join(starts), " ".join(ends)] + ids)
         if out == 0:
             raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, its job or the pending "
                                   "list is not as the run left it; nothing was written")

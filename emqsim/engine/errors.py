@@ -24,6 +24,8 @@ def whole(value, name: str, *, low: int | None = None, high: int | None = None,
           what: str = "a whole number") -> int:
     """`value` as an int in [low, high]; bools, floats and text are refused, naming `name`.
     numpy integers are welcome (they are whole numbers). `what` says what is accepted."""
+    if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
+        return value   # the common case, as the test below takes it
     ok = not isinstance(value, bool) and isinstance(value, numbers.Integral)
     if ok:
         value = int(value)

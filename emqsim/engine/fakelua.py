@@ -1,9 +1,11 @@
-"""Takes three of fakeredis's own costs off each script call, changing no answer.
+"""Takes four of fakeredis's own costs off each script call, changing no answer.
 
 fakeredis (checked on the versions in `CHECKED`) compiles a script's Lua source again on
 every EVAL/EVALSHA, rebuilds the set of Lua globals before every `redis.call` to catch a
-script that set one, and runs a full `collectgarbage()` after every script. `speed(client)`
-gives that client's embedded server a runtime that:
+script that set one, runs a full `collectgarbage()` after every script, and reads each
+`redis.call`'s arguments against its command's signature position by position, even the
+many that are plain bytes and need nothing. `speed(client)` gives that client's embedded
+server a runtime that:
 
 - compiles each script once and keeps the compiled chunk, keyed by its source (the SHA
   names the same text; a source that does not compile is left to fakeredis, so the error
@@ -11,11 +13,18 @@ gives that client's embedded server a runtime that:
 - checks the globals once before and once after each script (fakeredis's own check at
   the end stays) instead of before every call inside it: a script that sets a global
   still fails with fakeredis's message, later (at its end rather than at its next call);
-- leaves garbage to Lua's incremental collector instead of a full collection per script.
+- leaves garbage to Lua's incremental collector instead of a full collection per script;
+- looks each `redis.call` command up once per server (`_Calls`) and reads its arguments
+  with the signature's own rule restricted to the positions that are not plain bytes
+  (`_Planned`): the same conversions, key reads, type errors and short-cuts, in the same
+  order. A command name it does not know and a container command (`CLIENT ...`) go
+  through fakeredis's own `redis.call`, an argument Lua cannot pass meets fakeredis's own
+  conversion, and `redis.pcall` is left as it was, so every error reads as it did.
 
-`redis.call` still runs through fakeredis's own command code, so a counter wrapped around
-it (`emqsim.bench`) still sees every call. Outside the versions it was checked on, or when
-the private parts it relies on are missing, `speed` does nothing and says so once.
+Each call still runs through fakeredis's own command code (`_run_command`: the command, its
+key writes, WATCH and keyspace notifications), so a counter wrapped around that
+(`emqsim.bench`) sees every call. Outside the versions it was checked on, or when the private
+parts it relies on are missing, `speed` does nothing and says so once.
 """
 
 from __future__ import annotations
@@ -38,9 +47,21 @@ def _parts():
     version = getattr(fakeredis, "__version__", None)
     if version not in CHECKED:
         return None, f"fakeredis {version} is not one of the versions it was checked on ({', '.join(CHECKED)})"
-    needed = ("_get_server_runtime", "_lua_redis_call", "_lua_redis_pcall")
-    if not all(hasattr(sm.ScriptingCommandsMixin, n) for n in needed) \
-            or not hasattr(sm, "_check_for_lua_globals") or not hasattr(sm, "LUA_MODULE"):
+    try:
+        from fakeredis import _commands, _helpers, _msgs
+        from fakeredis._core import CommandItem  # noqa: F401  (read by _Planned)
+        from fakeredis._socket._base import BaseFakeSocket
+    except ImportError:
+        return None, f"fakeredis {version} lacks the parts it wraps"
+    needed = ((sm.ScriptingCommandsMixin, ("_get_server_runtime", "_lua_redis_call", "_lua_redis_pcall",
+                                           "_convert_redis_result")),
+              (sm, ("_check_for_lua_globals", "LUA_MODULE", "_convert_redis_arg")),
+              (BaseFakeSocket, ("_run_command", "_name_to_func")),
+              (_commands, ("Signature", "Key", "SUPPORTED_COMMANDS", "COMMANDS_WITH_SUB")),
+              (_commands.Signature, ("apply", "check_arity")), (_commands.Key, ("UNSPECIFIED",)),
+              (_helpers, ("decode_command_bytes", "SimpleError")),
+              (_msgs, ("WRONGTYPE_MSG", "FLAG_DO_NOT_CREATE")))
+    if not all(hasattr(owner, n) for owner, names in needed for n in names):
         return None, f"fakeredis {version} lacks the parts it wraps"
     return sm, ""
 
@@ -109,6 +130,106 @@ class _CallRuntime:
         return {}
 
 
+class _Planned:
+    """A command's fakeredis Signature whose `apply` visits only the positions that are not plain
+    bytes (keys and typed arguments): `Signature.apply`'s two passes with the no-op steps left
+    out. Every other attribute is the signature's own."""
+
+    LONGEST = 64   # plans kept per argument count up to this many arguments (longer: made each call)
+
+    def __init__(self, sig):
+        from fakeredis import _msgs
+        from fakeredis._commands import Key
+        from fakeredis._core import CommandItem
+        from fakeredis._helpers import SimpleError
+
+        self.__dict__.update(sig.__dict__)
+        self._sig, self._key, self._item, self._msgs, self._error = sig, Key, CommandItem, _msgs, SimpleError
+        self._fixed = tuple((i, t) for i, t in enumerate(sig.fixed) if t is not bytes)
+        self._typed = tuple(j for j, t in enumerate(sig.repeat) if t is not bytes)
+        self._plans: dict[int, tuple] = {}
+
+    def __getattr__(self, name):   # anything fakeredis reads that is not copied
+        return getattr(self._sig, name)
+
+    def _plan(self, n: int) -> tuple:
+        if not self._typed:
+            return self._fixed
+        plan = self._plans.get(n)
+        if plan is None:
+            f, r = len(self.fixed), len(self.repeat)
+            plan = self._fixed + tuple((i, self.repeat[(i - f) % r]) for i in range(f, n)
+                                       if (i - f) % r in self._typed)
+            if n <= self.LONGEST:
+                self._plans[n] = plan
+        return plan
+
+    def apply(self, args, db, version):
+        self._sig.check_arity(args, version)
+        plan = self._plan(len(args))
+        key, args_list = self._key, list(args)
+        for i, type_ in plan:   # first pass: typed arguments converted, a missing key's short-cut
+            if isinstance(type_, key):
+                if type_.missing_return is not key.UNSPECIFIED and args_list[i] not in db:
+                    return (type_.missing_return,)
+            else:
+                args_list[i] = type_.decode(args_list[i])
+        items = []
+        msgs = self._msgs
+        for i, type_ in plan:   # second pass: keys read, their types checked
+            if isinstance(type_, key):
+                arg = args_list[i]
+                item = db.get(arg)
+                default = None
+                if type_.type_ is not None and item is not None and type(item.value) is not type_.type_:
+                    raise self._error(msgs.WRONGTYPE_MSG)
+                if (msgs.FLAG_DO_NOT_CREATE not in self.flags and type_.type_ is not None and item is None
+                        and type_.type_ is not bytes):
+                    default = type_.type_()
+                args_list[i] = self._item(arg, db, item, default=default)
+                items.append(args_list[i])
+        return args_list, items
+
+
+class _Calls:
+    """`redis.call` for one server: the command looked up once per name, its arguments read by
+    `_Planned`, then fakeredis's own `_run_command` and result conversion, as `_lua_redis_call`
+    does them; anything else goes to `_lua_redis_call` itself."""
+
+    def __init__(self, sm, current, call_rt, expected):
+        from fakeredis._commands import COMMANDS_WITH_SUB, SUPPORTED_COMMANDS
+        from fakeredis._helpers import decode_command_bytes
+
+        self._current, self._rt, self._expected = current, call_rt, expected
+        self._convert = sm._convert_redis_arg
+        self._decode, self._sub, self._known = decode_command_bytes, COMMANDS_WITH_SUB, SUPPORTED_COMMANDS
+        self._found: dict[bytes, tuple[str, _Planned]] = {}
+
+    def _lookup(self, sock, op):
+        if type(op) is not bytes:
+            return None
+        cmd = self._decode(op)
+        if cmd in self._sub or cmd not in self._known:
+            return None
+        func, sig = sock._name_to_func(cmd)   # raises for a command this server type lacks
+        if func is None:
+            return None
+        found = self._found[op] = (sig.func_name, _Planned(sig))
+        return found
+
+    def __call__(self, op, *args):
+        sock = self._current[0]
+        found = self._found.get(op)
+        if found is None:
+            found = self._lookup(sock, op)
+            if found is None:
+                return sock._lua_redis_call(self._rt, self._expected, op, *args)
+        name, sig = found
+        convert = self._convert
+        result = sock._run_command(getattr(sock, name), sig, [convert(a) for a in args], True)
+        return sock._convert_redis_result(self._rt, result)
+
+
 def speed(client):
     """`client`, its embedded fakeredis server fitted with the faster runtime (once per
     server); a real server's client, or any client when the adapter cannot apply, as it is."""
@@ -128,8 +249,7 @@ def speed(client):
     current = server._lua_current_socket
     call_rt = _CallRuntime(lua)
 
-    def call(op, *args):
-        return current[0]._lua_redis_call(call_rt, expected, op, *args)
+    call = _Calls(sm, current, call_rt, expected)
 
     def pcall(op, *args):
         return current[0]._lua_redis_pcall(call_rt, expected, op, *args)

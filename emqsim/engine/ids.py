@@ -25,6 +25,7 @@ MAX_SEQ = 4095
 MAX_OFFSET_MS = 2**TS_BITS - 1
 
 _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
+_PAIRS = tuple(a + b for a in ALPHABET for b in ALPHABET)   # two base62 digits at once: 62**2 of them
 
 
 def instant(value, name: str) -> int:
@@ -70,11 +71,18 @@ def base62(n: int) -> str:
     n = _int(n, "id")
     if not 0 <= n <= MAX_ID:
         raise InputError(f"id {n} is out of range; use 0..{MAX_ID}", "id")
-    digits = []
-    while n:
-        n, r = divmod(n, 62)
-        digits.append(ALPHABET[r])
-    return "".join(reversed(digits)).rjust(WIDTH, "0")
+    return _digits(n)
+
+
+def _digits(n: int) -> str:
+    """The 11 digits of an id already checked (0 <= n <= MAX_ID): two at a time, the first
+    alone (62**10 <= n < 62**11 leaves one digit)."""
+    pairs = []
+    for _ in range(WIDTH // 2):
+        n, r = divmod(n, 3844)
+        pairs.append(_PAIRS[r])
+    pairs.append(ALPHABET[n])
+    return "".join(reversed(pairs))
 
 
 def unbase62(s: str) -> int:
@@ -98,6 +106,11 @@ def snowflake(ms: int, worker: int = 0, seq: int = 0) -> int:
         raise InputError(f"worker {worker} is out of range; use 0..{MAX_WORKER}", "worker")
     if not 0 <= seq <= MAX_SEQ:
         raise InputError(f"seq {seq} is out of range; use 0..{MAX_SEQ}", "seq")
+    return _pack(ms, worker, seq)
+
+
+def _pack(ms: int, worker: int, seq: int) -> int:
+    """The snowflake layout, of values already in range."""
     return (ms - EPOCH_MS) << 22 | worker << 12 | seq
 
 
@@ -162,7 +175,10 @@ class Minter:
             at, seq = self._last_ms, self._seq + 1
             if seq > MAX_SEQ:
                 at, seq = at + 1, 0
-        branded = encode(self.namespace, snowflake(at, self.worker, seq))
+        if EPOCH_MS <= at <= EPOCH_MS + MAX_OFFSET_MS:   # what `encode(snowflake(...))` makes, checked once
+            branded = self.namespace + _digits(_pack(at, self.worker, seq))
+        else:
+            branded = encode(self.namespace, snowflake(at, self.worker, seq))   # refuses it, naming the range
         self._asked, self._last_ms, self._seq = ms, at, seq
         return branded
 

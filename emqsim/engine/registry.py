@@ -277,13 +277,16 @@ class Registry:
             raise InputError("jobs [] is refused: use at least one (job id, label, release, finish)", "jobs")
         keys = [self.k.repeat, self.k.pending, self.k.marker, self.k.record(name_arg("name", name))]
         args: list = [name, ms_arg("slot", slot), score_arg(nxt, "next score"), text_arg("template", template)]
+        labels, nows, ends = [], [], []
         for job in jobs:
             if not isinstance(job, (tuple, list)) or len(job) != 4:
                 raise InputError(f"job {job!r} is refused: use (job id, label, release, finish)", "jobs")
             job_id, label, now, finished = job
             keys.append(self.k.job(name_arg("job id", job_id)))
-            args += [ms_arg("label", label), ms_arg("now", now), "" if finished is None else ms_arg("finished", finished)]
-        out = self._run("forward", keys, args)
+            labels.append(ms_arg("label", label))
+            nows.append(ms_arg("now", now))
+            ends.append("-" if finished is None else ms_arg("finished", finished))
+        out = self._run("forward", keys, args + [" ".join(labels), " ".join(nows), " ".join(ends)])
         if out == 0:
             raise RegistryChanged(self.k.repeat, None, None, f"the row {name!r}, its record, the pending list, the "
                                   "marker or a job to make is not as the run left it; nothing was written")

@@ -56,6 +56,8 @@ def ms_arg(what: str, value, *, parked: bool = False) -> str:
     """`value` as the text a script takes for a time or score, or one InputError naming `what`
     and the range: checked in Python before any script runs, so a bad value never reaches Redis.
     With `parked`, infinity (schedule.INF) is allowed too and travels as "+inf"."""
+    if type(value) is int and 0 <= value < MAX_MS:   # the common case, as the test below takes it
+        return str(value)
     if parked and isinstance(value, float) and value == math.inf:
         return "+inf"
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < MAX_MS:

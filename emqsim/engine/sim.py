@@ -295,7 +295,6 @@ class Simulation(HoldsStore):
             running.fire = fire = Fire(n, name, plan.label, now, run.started, run.finished, job_id)
             self.trace.produced(fire, read=slot)
             self._streak = 0
-            answers.update(verbs)
             self._wrote(name, plan.next, now)
             fire.next = plan.next
             made.append(fire)
@@ -316,6 +315,7 @@ class Simulation(HoldsStore):
             # this run ends before the next beat (the event path's FINISH): the script writes it done
             jobs[-1][3] = run.finished
             slot, now, plan = int(plan.next), wake, nxt
+        answers.update(dict.fromkeys(verbs, len(made)))   # what each fire's scripts would have answered
         self._push(run.finished, FINISH, running)
         size, score = self.registry.forward(name, first, plan.next, sched.template, jobs)
         self._check(size, score)

@@ -22,31 +22,36 @@
   ARGV[2]     slot read: the row's score now (the guard)
   ARGV[3]     the row's score after the last fire ("+inf" parks it)
   ARGV[4]     payload template
-  ARGV[2+3i], ARGV[3+3i], ARGV[4+3i]  fire i: slot label, release instant (Unix ms),
-              and the instant its run finished ("" while it still runs)
+  ARGV[5]     the fires' slot labels, one per job key, separated by single spaces
+  ARGV[6]     the fires' release instants (Unix ms), the same way
+  ARGV[7]     the instants their runs finished, the same way ("-" for one still running)
+              (three words lists, not three arguments a fire: a client sends and a server
+              reads each argument on its own, and a call carries hundreds of fires)
 
   Returns
     {size, head}  the registry's size and head score ("" if empty) after the fires
     0             nothing written: the row, the pending list, the marker or a job is
                   not as the simulation left it
    -1  ERR_SCORE  a slot, label or instant is not whole ms in [0, 2^53) (a finish may
-                  be ""), or the next score is neither that nor "+inf"
+                  be "-"), or the next score is neither that nor "+inf"
    -2  ERR_NAME   ARGV[1] is empty
-   -3  ERR_ARITY  no job key, or not three arguments per job key
+   -3  ERR_ARITY  no job key, not seven arguments, or a list without one word per job key
 ]]
 --- @include "args"
 --- @include "job"
 --- @include "row"
 
 local k = #KEYS - 4
-if k < 1 or #ARGV ~= 4 + 3 * k then return -3 end
+if k < 1 or #ARGV ~= 7 then return -3 end
+local labels, nows, ends = words(ARGV[5]), words(ARGV[6]), words(ARGV[7])
+if labels == nil or nows == nil or ends == nil or #labels ~= k or #nows ~= k or #ends ~= k then return -3 end
 if not isName(ARGV[1]) then return -2 end
 if not isMs(ARGV[2]) or not isScore(ARGV[3]) then return -1 end
 for i = 1, k do
-  local a = 2 + 3 * i
-  if not isMs(ARGV[a]) or not isMs(ARGV[a + 1]) or not (ARGV[a + 2] == '' or isMs(ARGV[a + 2])) then
+  if not isMs(labels[i]) or not isMs(nows[i]) or not (ends[i] == '-' or isMs(ends[i])) then
     return -1
   end
+  if ends[i] == '-' then ends[i] = '' end
 end
 if rowState(KEYS[1], ARGV[1], ARGV[2]) ~= 1 or redis.call('EXISTS', KEYS[4]) == 0
     or redis.call('LLEN', KEYS[2]) > 0 or redis.call('ZCARD', KEYS[3]) > 0
@@ -55,8 +60,7 @@ if rowState(KEYS[1], ARGV[1], ARGV[2]) ~= 1 or redis.call('EXISTS', KEYS[4]) == 
 end
 
 for i = 1, k do
-  local a = 2 + 3 * i
-  writeTakenJob(KEYS[4 + i], ARGV[1], ARGV[a], ARGV[a + 1], ARGV[4], ARGV[a + 2])
+  writeTakenJob(KEYS[4 + i], ARGV[1], labels[i], nows[i], ARGV[4], ends[i])
 end
 advanceRow(KEYS[1], KEYS[4], ARGV[1], ARGV[3], k)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -27,8 +27,13 @@
   ARGV[2]     the current job's run time: the row's score now (the guard)
   ARGV[3]     the current job's count (the guard; each next job's is one more)
   ARGV[4]     the current job's id
-  ARGV[1+4i .. 4+4i]  pickup i: the next run it makes (Unix ms), that job's id, the
-              pickup instant, the instant its run finished (Unix ms)
+  ARGV[5]     the next run each pickup makes (Unix ms), one per pickup, separated by
+              single spaces
+  ARGV[6]     each pickup's instant, the same way
+  ARGV[7]     the instant each pickup's run finished, the same way
+              (lists, not three arguments a pickup: a client sends and a server reads
+              each argument on its own, and a call carries hundreds of pickups)
+  ARGV[7+i]   the id of the job pickup i makes
 
   Returns
     {size, head}  the registry's size and head score ("" if empty) after the pickups
@@ -36,21 +41,24 @@
                   list or a job to make is not as the simulation left it
    -1  ERR_SCORE  a run time, count or instant is not whole ms in [0, 2^53)
    -2  ERR_NAME   the name or a job id is empty
-   -3  ERR_ARITY  no pickup, or not one job key per pickup plus one and four
-                  arguments per pickup
+   -3  ERR_ARITY  no pickup, or not one job key and one id per pickup plus one, or a
+                  list without one word per pickup
 ]]
 --- @include "scheduled_job"
 --- @include "args"
 
 local k = #KEYS - 6
-if k < 1 or #ARGV ~= 4 + 4 * k then return -3 end
+if k < 1 or #ARGV ~= 7 + k then return -3 end
+local runs, picks, ends = words(ARGV[5]), words(ARGV[6]), words(ARGV[7])
+if runs == nil or picks == nil or ends == nil or #runs ~= k or #picks ~= k or #ends ~= k then return -3 end
 local name, slot, count, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if not isName(name) or not isName(id) then return -2 end
+for i = 1, k do
+  if not isName(ARGV[7 + i]) then return -2 end
+end
 if not isMs(slot) or not isMs(count) then return -1 end
 for i = 1, k do
-  local a = 1 + 4 * i
-  if not isName(ARGV[a + 1]) then return -2 end
-  if not isMs(ARGV[a]) or not isMs(ARGV[a + 2]) or not isMs(ARGV[a + 3]) then return -1 end
+  if not isMs(runs[i]) or not isMs(picks[i]) or not isMs(ends[i]) then return -1 end
 end
 
 local score = redis.call('ZSCORE', KEYS[1], name)
@@ -72,13 +80,12 @@ end
 local others = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
 local template = redis.call('HGET', KEYS[2], 'template') or '{}'
 
-redis.call('HSET', KEYS[6], 'state', 'done', 'started', ARGV[7], 'finished', ARGV[8])
+redis.call('HSET', KEYS[6], 'state', 'done', 'started', picks[1], 'finished', ends[1])
 local ready, head = false, nil
 for i = 2, k do
-  local a, p = 1 + 4 * i, 1 + 4 * (i - 1)  -- pickup i takes the job pickup i - 1 made
-  local runAt, created = ARGV[p], ARGV[p + 2]
+  local runAt, created = runs[i - 1], picks[i - 1]  -- pickup i takes the job pickup i - 1 made
   writeTakenScheduledJob(KEYS[5 + i], name, runAt, created, tostring(tonumber(count) + i - 1), template,
-                         ARGV[a + 2], ARGV[a + 3])
+                         picks[i], ends[i])
   if tonumber(runAt) <= tonumber(created) then
     ready = true
   else
@@ -89,10 +96,9 @@ end
 if ready then markReady(KEYS[5]) end
 markNextReady(KEYS[5], head)
 
-local last = 1 + 4 * k
-addScheduledJob(KEYS[6 + k], KEYS[3], KEYS[4], KEYS[5], ARGV[last + 1], name, ARGV[last], ARGV[last + 2],
+addScheduledJob(KEYS[6 + k], KEYS[3], KEYS[4], KEYS[5], ARGV[7 + k], name, runs[k], picks[k],
                 tostring(tonumber(count) + k), template)
-redis.call('ZADD', KEYS[1], ARGV[last], name)
+redis.call('ZADD', KEYS[1], runs[k], name)
 redis.call('HINCRBY', KEYS[2], 'ic', k)
 local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {redis.call('ZCARD', KEYS[1]), top[2] or ''}

@@ -27,6 +27,21 @@ local function isFlag(v)
   return v == '0' or v == '1'
 end
 
+-- A list argument: its words, separated by single spaces, or nil if it is empty or any
+-- word is (two spaces in a row, or one at either end).
+local function words(v)
+  if type(v) ~= 'string' or v == '' then return nil end
+  local out, from = {}, 1
+  while true do
+    local at = string.find(v, ' ', from, true)
+    local word = string.sub(v, from, (at or 0) - 1)
+    if word == '' then return nil end
+    out[#out + 1] = word
+    if not at then return out end
+    from = at + 1
+  end
+end
+
 -- The record fields that hold numbers (Schedule.to_record); their values must be whole ms.
 local NUMERIC_FIELDS = {every_ms = true, offset = true, start = true, ['end'] = true,
                         limit = true, deadline = true, ic = true}
