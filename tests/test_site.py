@@ -573,3 +573,16 @@ def test_a_frame_is_the_picture_in_its_colours_stored_losslessly():
                               dither=Image.Dither.NONE).convert("RGB")
     assert shown.convert("RGB").tobytes() == reduced.tobytes()
     assert len(set(shown.convert("RGB").getdata())) <= player.COLORS
+
+
+def test_a_page_shows_no_notebook_test_marks():
+    """`# NBVAL_IGNORE_OUTPUT` is for the notebook test; the page's code cells leave it out and
+    keep every other line."""
+    nb = nbformat.read(ROOT / "notebooks" / "03_start_to_start.ipynb", as_version=4)
+    marked = [c.source for c in nb.cells if c.cell_type == "code" and "# NBVAL_" in c.source]
+    assert len(marked) == 3
+    shown = [c.source for c in pages._offline_copy(nb).cells if c.cell_type == "code"]
+    assert not any("NBVAL" in s for s in shown)
+    assert pages.without_test_marks("# NBVAL_IGNORE_OUTPUT\nfig.panel()") == "fig.panel()"
+    assert pages.without_test_marks("x = 1  # NBVAL_ mention inside a line\ny") == \
+        "x = 1  # NBVAL_ mention inside a line\ny"
