@@ -478,6 +478,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def voila_command(voila: str, port: int, root: str, environ=None) -> tuple[list[str], dict]:
+    """Voila's command line and environment for the page a class gets: the course's presenter
+    template as `make present` serves it (when the repository's templates are there), on the
+    embedded store (the bench's own server setting left out)."""
+    env = {k: v for k, v in (os.environ if environ is None else environ).items() if k != ENV}
+    args = [voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", root]
+    share = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "share")
+    if os.path.isdir(os.path.join(share, "voila", "templates", "emqsim-present")):
+        env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
+        env["EMQSIM_PRESENT"] = "1"
+        args.insert(-1, "--template=emqsim-present")
+    return args, env
+
+
 def voila_times(paths: list[str]) -> dict[str, tuple[float, float | None]]:
     """path -> (s until Voila's page is complete, s until its first figure arrived): what a class
     waits for after opening the notebook with `make present`. Needs voila; {} without it."""
@@ -487,11 +501,9 @@ def voila_times(paths: list[str]) -> dict[str, tuple[float, float | None]]:
     voila = shutil.which("voila", path=os.path.dirname(sys.executable)) or shutil.which("voila")
     if not voila or not paths:
         return {}
-    root = os.path.dirname(os.path.abspath(paths[0]))
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != ENV}
-    proc = subprocess.Popen([voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", root],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    args, env = voila_command(voila, port, os.path.dirname(os.path.abspath(paths[0])))
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     out = {}
     try:
         base = f"http://127.0.0.1:{port}"
