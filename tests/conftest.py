@@ -14,6 +14,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 import oracle  # noqa: E402
 
 
+#: fixtures that stand for the course's whole site (a Sphinx build, site_build.py): tests that
+#: take one are marked `site_build`, which `make test-unit` leaves to `make test-site`
+SITE_FIXTURES = {"built"}
+#: files with the suite's longest tests, run first (in this order, each file's own order kept):
+#: pytest-xdist hands each worker a share from the front and a worker that runs dry takes
+#: from the end of another's, so a long test started last would leave one worker running alone
+LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "test_oracle_cron.py",
+              "test_left_behind.py", "test_present.py", "test_classroom.py", "test_questions_panel.py",
+              "test_fig_bad_input.py", "test_oracle_bullmq.py", "test_cli_cron.py", "test_questions.py",
+              "test_api_bad_input.py", "test_ids.py", "test_lesson_faults.py", "test_memory.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.site_build)
+    rank = {name: n for n, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_report_header(config):
     return oracle.status()
 

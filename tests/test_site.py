@@ -22,6 +22,7 @@ from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.view import Figure, View  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 from emqsim.lessons.questions import Challenge, question  # noqa: E402
+import site_build  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -307,10 +308,10 @@ def test_frames_are_palette_pngs_far_smaller_than_matplotlib_s():
 
 # -- the course's site --------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    return out, pages.build(ROOT / "notebooks", out)
+@pytest.fixture(scope="session")
+def built():
+    """The course's site, built once for the unit and browser tests alike (site_build.py)."""
+    return site_build.site()
 
 
 @needs_notebooks
