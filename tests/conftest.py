@@ -14,9 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 import oracle  # noqa: E402
 
 
-#: fixtures that stand for the course's whole site (a Sphinx build, site_build.py): tests that
-#: take one are marked `site_build`, which `make test-unit` leaves to `make test-site`
-SITE_FIXTURES = {"built"}
+#: the fixture of test_site*.py that stands for the course's whole site (a Sphinx build,
+#: site_build.py): tests there that take it are marked `site_build`, which `make test-unit`
+#: leaves to `make test-site` (test_present.py's own `built` is not it)
+SITE_FIXTURE = "built"
 #: files with the suite's longest tests, run first (in this order, each file's own order kept):
 #: pytest-xdist hands each worker a share from the front and a worker that runs dry takes
 #: from the end of another's, so a long test started last would leave one worker running alone
@@ -28,7 +29,7 @@ LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if item.path.name.startswith("test_site") and SITE_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.site_build)
     rank = {name: n for n, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
