@@ -21,10 +21,11 @@ SITE_FIXTURE = "built"
 #: files with the suite's longest tests, run first (in this order, each file's own order kept):
 #: pytest-xdist hands each worker a share from the front and a worker that runs dry takes
 #: from the end of another's, so a long test started last would leave one worker running alone
-LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "test_oracle_cron.py",
-              "test_left_behind.py", "test_present.py", "test_classroom.py", "test_questions_panel.py",
-              "test_fig_bad_input.py", "test_oracle_bullmq.py", "test_cli_cron.py", "test_questions.py",
-              "test_api_bad_input.py", "test_ids.py", "test_lesson_faults.py", "test_memory.py")
+#: (test_cli_cron.py beside test_oracle_cron.py: one worker then asks croniter and cronsim once)
+LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "test_classroom.py",
+              "test_oracle_cron.py", "test_cli_cron.py", "test_questions_panel.py", "test_api_bad_input.py",
+              "test_left_behind.py", "test_fig_bad_input.py", "test_oracle_bullmq.py", "test_lesson_faults.py",
+              "test_present.py", "test_memory.py", "test_describe.py", "test_questions.py", "test_ids.py")
 
 
 def pytest_collection_modifyitems(config, items):
