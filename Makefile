@@ -61,26 +61,27 @@ html: $(STAMP)
 
 # Unit tests, the site's checks, notebooks and the browser run as four pytest invocations:
 # the notebook plugin (nbval) makes pytest start slowly, so the unit run leaves it out; the
-# checks of the whole built site (marked site_build) wait for its Sphinx build, which the
-# browser tests then reuse; and the browser tests start their own JupyterLab and Voila.
+# tests that run Sphinx (marked sphinx: the checks of the whole built site, whose build the
+# browser tests then reuse, and of a toy book) are slow; the browser tests start their own
+# JupyterLab and Voila.
 test: test-unit test-site test-notebooks test-browser
 
 # On every core with pytest-xdist (UNIT_JOBS=1: in one process); without xdist, in one.
 UNIT_JOBS ?= auto
 test-unit: $(STAMP)
 	@if [ "$(UNIT_JOBS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null; then \
-		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not site_build" \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx" \
 			-n $(UNIT_JOBS) --dist worksteal; \
 	else \
 		echo "pytest-xdist not installed or UNIT_JOBS=1: the unit tests run in one process"; \
-		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not site_build"; \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx"; \
 	fi
 
-# The checks that read the course's whole site (`make html`'s book of the committed
-# notebooks): one build per state of the sources, kept in build/test-site/ (tests/site_build.py)
-# for the browser tests to serve.
+# The site's tests that run Sphinx: a toy book's, and the checks of the course's whole site
+# (`make html`'s book of the committed notebooks), built once per state of the sources and
+# kept in build/test-site/ (tests/site_build.py) for the browser tests to serve.
 test-site: $(STAMP)
-	$(PY) -m pytest -q tests/test_site*.py -p no:nbval -m site_build
+	$(PY) -m pytest -q tests/test_site*.py -p no:nbval -m sphinx
 
 # Skipped when there is no notebook (pytest would exit 5 on an empty folder).
 test-notebooks: $(STAMP)

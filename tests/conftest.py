@@ -14,10 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 import oracle  # noqa: E402
 
 
-#: the fixture of test_site*.py that stands for the course's whole site (a Sphinx build,
-#: site_build.py): tests there that take it are marked `site_build`, which `make test-unit`
-#: leaves to `make test-site` (test_present.py's own `built` is not it)
-SITE_FIXTURE = "built"
+#: the fixtures of test_site*.py whose tests run Sphinx: `built` (the course's whole site,
+#: site_build.py) and `toy` (a one-page book of a toy figure). Their tests are marked `sphinx`,
+#: which `make test-unit` leaves to `make test-site` (test_present.py's own `built` is not it)
+SPHINX_FIXTURES = {"built", "toy"}
 #: files with the suite's longest tests, run first (in this order, each file's own order kept):
 #: pytest-xdist hands each worker a share from the front and a worker that runs dry takes
 #: from the end of another's, so a long test started last would leave one worker running alone
@@ -30,8 +30,8 @@ LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name.startswith("test_site") and SITE_FIXTURE in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.site_build)
+        if item.path.name.startswith("test_site") and SPHINX_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.sphinx)
     rank = {name: n for n, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 

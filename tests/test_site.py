@@ -310,7 +310,7 @@ def test_frames_are_palette_pngs_far_smaller_than_matplotlib_s():
 
 @pytest.fixture(scope="session")
 def built():
-    """The course's site, built once for the unit and browser tests alike (site_build.py)."""
+    """The course's site, built once for these tests and the browser tests (site_build.py)."""
     return site_build.site()
 
 
