@@ -186,7 +186,7 @@ def voila(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def static_site() -> Path:
-    """The static site (`make html`) of the committed notebooks: the build the unit tests
+    """The static site (`make html`) of the committed notebooks: the build `make test-site`
     made of these sources if there is one (site_build.py), else built now."""
     import site_build
 
