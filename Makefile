@@ -20,7 +20,7 @@ PRESENT ?= 1
 CHROMIUM := /usr/bin/chromium
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all bootstrap lab present html test test-unit test-notebooks test-browser bench clean
+.PHONY: all bootstrap lab present html test test-unit test-site test-notebooks test-browser bench clean
 
 all: test
 
@@ -59,20 +59,29 @@ HTML_JOBS ?=
 html: $(STAMP)
 	$(PY) -m emqsim.site --out site $(if $(HTML_JOBS),--jobs $(HTML_JOBS)) notebooks
 
-# Unit tests, notebooks and the browser run as three pytest invocations: the notebook
-# plugin (nbval) makes pytest start slowly, so the unit run leaves it out, and the
-# browser tests start their own JupyterLab and Voila.
-test: test-unit test-notebooks test-browser
+# Unit tests, the site's checks, notebooks and the browser run as four pytest invocations:
+# the notebook plugin (nbval) makes pytest start slowly, so the unit run leaves it out; the
+# tests that run Sphinx (marked sphinx: the checks of the whole built site, whose build the
+# browser tests then reuse, and of a toy book) are slow; the browser tests start their own
+# JupyterLab and Voila.
+test: test-unit test-site test-notebooks test-browser
 
 # On every core with pytest-xdist (UNIT_JOBS=1: in one process); without xdist, in one.
 UNIT_JOBS ?= auto
 test-unit: $(STAMP)
 	@if [ "$(UNIT_JOBS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null; then \
-		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -n $(UNIT_JOBS) --dist worksteal; \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx" \
+			-n $(UNIT_JOBS) --dist worksteal; \
 	else \
 		echo "pytest-xdist not installed or UNIT_JOBS=1: the unit tests run in one process"; \
-		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser; \
+		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx"; \
 	fi
+
+# The site's tests that run Sphinx: a toy book's, and the checks of the course's whole site
+# (`make html`'s book of the committed notebooks), built once per state of the sources and
+# kept in build/test-site/ (tests/site_build.py) for the browser tests to serve.
+test-site: $(STAMP)
+	$(PY) -m pytest -q tests/test_site*.py -p no:nbval -m sphinx
 
 # Skipped when there is no notebook (pytest would exit 5 on an empty folder).
 test-notebooks: $(STAMP)

@@ -14,6 +14,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 import oracle  # noqa: E402
 
 
+#: the fixtures of test_site*.py whose tests run Sphinx: `built` (the course's whole site,
+#: site_build.py) and `toy` (a one-page book of a toy figure). Their tests are marked `sphinx`,
+#: which `make test-unit` leaves to `make test-site` (test_present.py's own `built` is not it)
+SPHINX_FIXTURES = {"built", "toy"}
+#: files with the suite's longest tests, run first (in this order, each file's own order kept):
+#: pytest-xdist hands each worker a share from the front and a worker that runs dry takes
+#: from the end of another's, so a long test started last would leave one worker running alone
+#: (test_cli_cron.py beside test_oracle_cron.py: one worker then asks croniter and cronsim once)
+LONG_FIRST = ("test_figure_text.py", "test_colour.py", "test_fast_forward.py", "test_classroom.py",
+              "test_oracle_cron.py", "test_cli_cron.py", "test_questions_panel.py", "test_api_bad_input.py",
+              "test_left_behind.py", "test_fig_bad_input.py", "test_oracle_bullmq.py", "test_lesson_faults.py",
+              "test_present.py", "test_memory.py", "test_describe.py", "test_questions.py", "test_ids.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name.startswith("test_site") and SPHINX_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.sphinx)
+    rank = {name: n for n, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_report_header(config):
     return oracle.status()
 

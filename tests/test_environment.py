@@ -178,6 +178,16 @@ def test_make_test_runs_pytest():
     assert (ROOT / "notebooks" / "sanitize.cfg").is_file()
 
 
+def test_make_test_runs_the_tests_the_unit_run_leaves_out():
+    """`make test-unit` leaves out the tests that run Sphinx (marked sphinx); `make test`
+    still runs them, in `make test-site`."""
+    rules = _make_rules()
+    unit = _recipe_closure(rules, "test-unit")
+    assert all('-m "not sphinx"' in line for line in unit if "-m pytest" in line), unit
+    recipe = " \n".join(_recipe_closure(rules, "test"))
+    assert re.search(r"-m pytest\b.*\btests/test_site\*\.py\b.*-m sphinx\b", recipe), "the tests that run Sphinx"
+
+
 def test_ci_run_calls_make_test():
     script = ROOT / ".ci" / "run"
     code = [l.split("#", 1)[0] for l in script.read_text().splitlines()]

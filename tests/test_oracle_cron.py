@@ -88,12 +88,19 @@ def cronsim_runs(expr: str, tz: str, after: int, until: int) -> list[int]:
 QS = REC["questions"]
 
 
+_ASKED: dict = {}
+
+
 def _asked(library, *args):
-    """The library's runs, or the exception it raised (it refused the expression)."""
-    try:
-        return library(*args)
-    except Exception as exc:       # noqa: BLE001  (whatever the library raises is its refusal)
-        return exc
+    """The library's runs, or the exception it raised (it refused the expression); asked once
+    per process, as test_cli_cron.py puts the same questions to the same libraries."""
+    key = (library.__name__, *args)
+    if key not in _ASKED:
+        try:
+            _ASKED[key] = library(*args)
+        except Exception as exc:       # noqa: BLE001  (whatever the library raises is its refusal)
+            _ASKED[key] = exc
+    return _ASKED[key]
 
 
 @pytest.mark.parametrize("q", QS, ids=[_id(q) for q in QS])

@@ -23,6 +23,7 @@ from emqsim.figures import catalogue, style  # noqa: E402
 from emqsim.figures.view import Figure, View, drawn_texts  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
 from emqsim.lessons.questions import Challenge, question  # noqa: E402
+import site_build  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -354,10 +355,10 @@ def test_frames_are_far_smaller_than_matplotlib_s_pngs():
 
 # -- the course's site --------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    return out, pages.build(ROOT / "notebooks", out)
+@pytest.fixture(scope="session")
+def built():
+    """The course's site, built once for these tests and the browser tests (site_build.py)."""
+    return site_build.site()
 
 
 @needs_notebooks

@@ -185,15 +185,14 @@ def voila(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def static_site(tmp_path_factory) -> Path:
-    """The static site (`make html`) of the committed notebooks, built into a temporary folder."""
-    from emqsim.site import pages
+def static_site() -> Path:
+    """The static site (`make html`) of the committed notebooks: the build `make test-site`
+    made of these sources if there is one (site_build.py), else built now."""
+    import site_build
 
     if not any(NOTEBOOKS.glob("*.ipynb")):
         pytest.skip("no notebooks/*.ipynb to build a site from")
-    out = tmp_path_factory.mktemp("site")
-    pages.build(NOTEBOOKS, out)
-    return out
+    return site_build.site()[0]
 
 
 @pytest.fixture(scope="session")
