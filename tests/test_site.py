@@ -552,6 +552,8 @@ def test_a_frame_s_alt_text_is_the_model_s_description_else_its_readout_s_first_
 def test_a_rebuild_keeps_no_picture_of_an_earlier_build(toy, tmp_path):
     toy_notebook(tmp_path / "nb")
     pages.build(tmp_path / "nb", tmp_path / "out", jobs=1)
+    # nothing is left beside the site (myst-nb's extracted outputs went with the build)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nb", "out"]
     frames = tmp_path / "out" / "_static" / "frames"
     drawn = sorted(str(p.relative_to(frames)) for p in frames.rglob("*"))
     (frames / "0123456789abcdef.png").write_bytes(b"a picture no page names")

@@ -266,12 +266,17 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
         for player in players.values():
             log(f"  {player.summary()}")
     out.mkdir(parents=True, exist_ok=True)
+    # myst-nb writes the outputs it extracts beside `out`; the pages have them by then
+    extracted = out.resolve().parent / "jupyter_execute"
+    leave = extracted.exists()
     with tempfile.TemporaryDirectory(prefix="emqsim-book-") as tmp:
         book = Path(tmp) / "book"
         book_source(books, players, book)
         code = build_main(["-b", "html", "-q", "-E", "-d", str(Path(tmp) / "doctrees"), str(book), str(out)])
         if code != 0:
             raise RuntimeError(f"sphinx-build failed with exit status {code}")
+    if not leave:
+        shutil.rmtree(extracted, ignore_errors=True)
     prune(out)
     shutil.rmtree(out / site_player.FRAMES_URL, ignore_errors=True)   # no picture of an earlier build stays
     for page in out.glob("*.html"):
