@@ -237,11 +237,11 @@ def _entry_points():
     from emqsim import Minter, Registry, Store, Trace, VirtualClock, format_duration, hm, hms, minted_at
     from emqsim.figures import catalogue
 
-    def fresh(call):
-        def make(v):
-            store = Store()
-            return call(v, store), store
-        return make
+    def fresh(call, prepare=lambda st: st):
+        """`call(v, prepared)` on a store the loop makes (so a refused call's store is checked
+        too), after `prepare(store)`: what the store holds then is what a refusal must leave."""
+        call.fresh_store, call.prepare = Store, prepare
+        return call
 
     E, D = Every("15m"), Cron("0 9 * * *")
     out = {
@@ -282,8 +282,8 @@ def _entry_points():
                                                                 store=st)),
         "simulate(schedules)": fresh(lambda v, st: simulate(v, start=T9, fires=1, store=st)),
         "simulate(retain)": fresh(lambda v, st: simulate(S, start=T9, fires=1, retain=v, store=st)),
-        "Simulation.run(fires)": fresh(lambda v, st: Simulation(S, start=T9, store=st).run(fires=v)),
-        "Simulation.run(until)": fresh(lambda v, st: Simulation(S, start=T9, store=st).run(until=v)),
+        "Simulation.run(fires)": fresh(lambda v, sim: sim.run(fires=v), lambda st: Simulation(S, start=T9, store=st)),
+        "Simulation.run(until)": fresh(lambda v, sim: sim.run(until=v), lambda st: Simulation(S, start=T9, store=st)),
         "Registry.register(start)": fresh(lambda v, st: Registry(st).register(S, v)),
         "Registry.register(schedule)": fresh(lambda v, st: Registry(st).register(v, T9)),
         "Registry.upsert(start)": fresh(lambda v, st: Registry(st).upsert(S, v)),
@@ -320,17 +320,24 @@ def test_every_public_entry_point_refuses_every_bad_value_with_input_error():
     empty."""
     plain, stored = _entry_points()
     wrong, accepted = [], []
+
+    def held(store):
+        return {k: store.client.dump(k) for k in store.client.keys("*")}
+
     for label, call in [*plain.items(), *stored.items()]:
         for v in BAD:
             store = None
             try:
                 if label in stored:
-                    got, store = call(v)
+                    store = call.fresh_store()
+                    prepared = call.prepare(store)
+                    before = held(store)
+                    got = call(v, prepared)
                 else:
                     got = call(v)
             except InputError:
-                if store is not None and store.client.keys("*"):
-                    wrong.append(f"{label}({v!r:.20}): refused after writing {len(store.client.keys('*'))} keys")
+                if store is not None and held(store) != before:
+                    wrong.append(f"{label}({v!r:.20}): refused after writing to {sorted(held(store))}")
             except Exception as exc:
                 wrong.append(f"{label}({v!r:.20}): {type(exc).__name__}: {str(exc)[:80]}")
             else:
