@@ -302,7 +302,10 @@ class Panel:
         self.box.close()
         if image is not None and not keep_image:
             self.figure.live._image = None
+        # the mover, the questions and the closed widgets' callbacks each reach the figure and
+        # its model's frames: IPython's `Out` would keep them all through this panel
         self.figure, self.widgets, self.players = None, {}, {}
+        self.mover = self.ask = self.box = self.readout = None
 
     @staticmethod
     def _widget(w, c, positions, value):
@@ -369,6 +372,8 @@ class Panel:
         (the static site puts its player there instead)."""
         import base64
 
+        if self.box is None:
+            return {"text/plain": "a panel closed when its cell ran again"}
         bundle = self.box._repr_mimebundle_(**kw)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
