@@ -341,3 +341,15 @@ def test_syntax_lines_say_what_each_library_reads():
 
 def test_recording_summary_counts_the_refusals():
     assert tz.recording_summary().splitlines()[-1] == "  expressions cron-parser refused (its own message kept): 14"
+
+
+@pytest.mark.parametrize("rule", ["croniter", "debian", "cron-parser", "bullmq"])
+def test_first_runs_look_past_the_first_hundred_days_when_they_must(rule):
+    """The syntax lines look for three runs in the first 100 days, then in the whole year: the
+    same runs as a listing of the whole year gives."""
+    start, end = at("2026-01-01 00:00", "UTC"), at("2027-01-01 00:00", "UTC")
+    assert tz._first_runs("0 9 1 6,7,8,9 *", "UTC", start, end, rule) == [
+        at("2026-06-01 09:00", "UTC"), at("2026-07-01 09:00", "UTC"), at("2026-08-01 09:00", "UTC")]
+    assert tz._first_runs("0 9 1 3 *", "UTC", start, end, rule) == [at("2026-03-01 09:00", "UTC")]
+    assert tz._first_runs("0 9 * * *", "UTC", start, end, rule) == [
+        at("2026-01-01 09:00", "UTC"), at("2026-01-02 09:00", "UTC"), at("2026-01-03 09:00", "UTC")]

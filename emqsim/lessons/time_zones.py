@@ -285,6 +285,17 @@ def _weekday_time(ms: int, tz: str) -> str:
     return local.strftime("%a %Y-%m-%d %H:%M" + (":%S" if local.second else ""))
 
 
+def _first_runs(expr: str, tz: str, start: int, end: int, rule: str, n: int = 3) -> list[int]:
+    """A rule's first `n` runs after `start` and before `end`, looked for in the first 100 days
+    before the whole span: every rule walks forward from `start`, so the runs of a shorter window
+    are the first runs of the longer one, and a year of a seconds field is 31 million slots."""
+    near = min(end, start + 100 * 86_400_000)
+    runs = dst.runs_after(expr, tz, start, near, rule)
+    if len(runs) < n and near < end:
+        runs = dst.runs_after(expr, tz, start, end, rule)
+    return runs[:n]
+
+
 def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
     """For each expression, each rule's first three runs in `year` (local), or the library's own
     refusal; rules that answer alike share a line."""
@@ -294,7 +305,7 @@ def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = Y
         answers: dict[str, list[str]] = {}
         for rule in dst.ALL:
             try:
-                runs = dst.runs_after(e, tz, start, end, rule)[:3]
+                runs = _first_runs(e, tz, start, end, rule)
                 said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
             except InputError as exc:
                 text = str(exc)
