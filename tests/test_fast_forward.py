@@ -181,6 +181,16 @@ def reg():
     store.close()
 
 
+
+def refused_before_any_write(store, verb, tries, before):
+    """Each (keys, args, code) of `tries` is refused by `verb` with that code, the store as `before`."""
+    for ks, a, code in tries:
+        with pytest.raises(ScriptError) as err:
+            store.scripts.run(verb, ks, a)
+        assert err.value.code == code, a
+        assert snapshot(store) == before, a
+
+
 def test_the_forward_script_refuses_each_bad_argument_before_any_write(reg):
     store = reg.store
     keys, args = forward_call(store)
@@ -199,11 +209,7 @@ def test_the_forward_script_refuses_each_bad_argument_before_any_write(reg):
         for v in (args[i].split()[0], args[i] + " " + args[i].split()[0], "", " " + args[i], args[i] + " ",
                   args[i].replace(" ", "  ")):
             tries.append((keys, [*args[:i], v, *args[i + 1:]], Err.ERR_ARITY))
-    for ks, a, code in tries:
-        with pytest.raises(ScriptError) as err:
-            store.scripts.run("forward", ks, a)
-        assert err.value.code == code, a
-        assert snapshot(store) == before, a
+    refused_before_any_write(store, "forward", tries, before)
     assert store.scripts.run("forward", keys, args) == [1, str(T9 + 30 * MIN).encode()]
     assert reg.job("J1") == {"name": "r", "slot": str(T9), "released": str(T9), "data": "{}", "state": "done",
                              "started": str(T9), "finished": str(T9 + 4 * MIN)}
@@ -385,11 +391,7 @@ def test_the_pickups_script_refuses_each_bad_argument_before_any_write():
     tries += [(keys, args[:-1], Err.ERR_ARITY), (keys, [*args, "x"], Err.ERR_ARITY), (keys[:-1], args, Err.ERR_ARITY),
               (keys[:6], args[:7], Err.ERR_ARITY)]
     try:
-        for ks, a, code in tries:
-            with pytest.raises(ScriptError) as err:
-                store.scripts.run("pickups", ks, a)
-            assert err.value.code == code, a
-            assert snapshot(store) == before, a
+        refused_before_any_write(store, "pickups", tries, before)
         assert store.scripts.run("pickups", keys, args) == [1, str(T9 + 30 * MIN).encode()]
         assert store.client.hgetall(k.job(job_id("b", runs[0]))) == {
             b"name": b"b", b"slot": str(runs[0]).encode(), b"created": str(T9).encode(), b"count": b"2",

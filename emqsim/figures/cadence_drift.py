@@ -11,7 +11,7 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection
 
 from ..lessons.cadence_drift import FIRES, LANES, SLIP_RULES
-from .style import GREY, ROLE, figure_title, fit_width, freeze_labels, ink, narrow, scale, spread, time_axis
+from .style import GREY, ROLE, figure_title, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, spread, time_axis
 from .view import View
 
 #: lane heights, top lane first
@@ -130,9 +130,7 @@ class SlipView(View):
         ax.spines[["top", "right"]].set_visible(False)
         if narrow():
             self._title = figure_title(ax, fs * 0.9)
-            ax.tick_params(labelsize=fs * 0.7)
-            ax.yaxis.label.set_fontsize(fs * 0.8)
-            ax.xaxis.label.set_fontsize(fs * 0.8)
+            narrow_axes(ax, fs)
             ax.figure.subplots_adjust(left=0.22, right=0.64, top=0.76, bottom=0.14)
         else:
             self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)

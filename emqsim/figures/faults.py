@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, scale, time_axis
+from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, time_axis
 from .view import View
 
 def _points(pairs) -> np.ndarray:
@@ -54,9 +54,7 @@ class FaultsView(View):
         if narrow():   # the key under the axes, across the figure
             ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
                       ncol=2, fontsize=fs * 0.7, frameon=False, handlelength=1.5, columnspacing=0.8)
-            ax.tick_params(labelsize=fs * 0.8)
-            ax.yaxis.label.set_fontsize(fs * 0.8)
-            ax.xaxis.label.set_fontsize(fs * 0.8)
+            narrow_axes(ax, fs, ticks=0.8)
             self._title = ax.set_title("", fontsize=fs * 0.9, loc="left")
             ax.figure.subplots_adjust(left=0.14, right=0.96, top=0.9, bottom=0.34)
         else:

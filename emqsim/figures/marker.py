@@ -8,7 +8,7 @@ mean wait as lines labelled at the right edge.
 from __future__ import annotations
 
 from ..lessons.marker import JOBS
-from .style import ROLE, figure_title, fit_width, freeze_labels, ink, narrow, scale, spread
+from .style import ROLE, figure_title, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, spread
 from .view import View
 
 
@@ -41,9 +41,7 @@ class WakeView(View):
                                     clip_on=False)
         if narrow():
             self._title = figure_title(ax, fs * 0.9)
-            ax.tick_params(labelsize=fs * 0.7)
-            ax.yaxis.label.set_fontsize(fs * 0.8)
-            ax.xaxis.label.set_fontsize(fs * 0.7)
+            narrow_axes(ax, fs, xlabel=0.7)
             ax.figure.subplots_adjust(left=0.15, right=0.64, top=0.78, bottom=0.2)
         else:
             self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)

@@ -197,6 +197,13 @@ def figure_title(ax, fontsize: float, y: float = 0.98):
                    clip_on=False)
 
 
+def narrow_axes(ax, fontsize: float, ticks: float = 0.7, ylabel: float = 0.8, xlabel: float = 0.8) -> None:
+    """Tick labels and axis labels set smaller for the narrow layout, each a share of the font."""
+    ax.tick_params(labelsize=fontsize * ticks)
+    ax.yaxis.label.set_fontsize(fontsize * ylabel)
+    ax.xaxis.label.set_fontsize(fontsize * xlabel)
+
+
 def time_axis(ax, start: int, end: int, *, step: int = 900_000, tz: str = "UTC", label: str = "time") -> None:
     """An x axis in Unix ms labelled HH:MM in `tz`, a tick every `step` ms."""
     from ..engine.timefmt import hm
