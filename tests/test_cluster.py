@@ -66,8 +66,7 @@ def _run_keys(store: Store) -> list[str]:
     """The keys a short run leaves in `store`, with the queue name written as {q}."""
     with Simulation(Schedule("reports", Every("15m")), start=T9, store=store, worker=Worker(run="20m")) as sim:
         sim.run(fires=5)
-    raw = store.client.scan_iter(match=store.keys.pattern)
-    return sorted(k.decode().replace(store.keys.queue, "q") for k in raw)
+    return sorted(k.decode().replace(store.keys.queue, "q") for k in store.queue_keys())
 
 
 def test_cluster_keys_share_one_slot_and_are_removed():
@@ -83,7 +82,7 @@ def test_cluster_keys_share_one_slot_and_are_removed():
     store.close()
     reader = Store(url=url)  # a fresh client: nothing of the run is left on any node
     try:
-        assert list(reader.client.scan_iter(match=store.keys.pattern)) == []
+        assert list(reader.client.scan_iter(match=store.keys.pattern, count=1000)) == []
     finally:
         reader.close()
 

@@ -80,7 +80,7 @@ def snapshot(store) -> list:
     hash's fields in the order Redis keeps them)."""
     c, base = store.client, store.keys.base
     out = []
-    for key in sorted(k.decode() for k in c.scan_iter(match=store.keys.pattern, count=1000)):
+    for key in sorted(k.decode() for k in store.queue_keys()):
         kind = c.type(key).decode()
         body = {"hash": lambda: list(c.hgetall(key).items()), "zset": lambda: c.zrange(key, 0, -1, withscores=True),
                 "list": lambda: c.lrange(key, 0, -1), "string": lambda: c.get(key)}[kind]()

@@ -283,6 +283,12 @@ class Store:
                                  "or no store", "store")
             self.claimed_by = run
 
+    def queue_keys(self) -> list[bytes]:
+        """This queue's keys and no other's, by SCAN with the queue's pattern (every primary of a
+        cluster): a shared server may hold many other runs' keys, which neither a clean-up nor a
+        check of what a run wrote may touch or wait on."""
+        return list(self.client.scan_iter(match=self.keys.pattern, count=1000))
+
     def cleanup_command(self) -> str:
         """The one shell line that removes this queue's keys (the URL without its password)."""
         url, c = redact(self.url), ""
@@ -318,7 +324,7 @@ class Store:
         """SCAN and DEL this queue's keys; if that fails, note on the error what may remain."""
         found = None
         try:
-            batch = list(self.client.scan_iter(match=self.keys.pattern, count=1000))
+            batch = self.queue_keys()
             found = len(batch)
             for i in range(0, len(batch), 500):
                 self.client.delete(*batch[i : i + 500])
