@@ -107,16 +107,24 @@ def _figure(title: str, presenter: bool, layout: str):
     return fig
 
 
-def render(title: str, values: dict, *, presenter: bool = False, layout: str = "normal"):
-    """The figure `title` at `values`, drawn: (Figure, renderer). The same Figure object comes
-    back for every call with the same title, size and layout: use it before the next call."""
+def render(title: str, values: dict, *, presenter: bool = False, layout: str = "normal", pixels: bool = False):
+    """The figure `title` at `values`, laid out: (Figure, renderer). The same Figure object comes
+    back for every call with the same title, size and layout: use it before the next call.
+
+    The checks read artists (texts, their boxes and colours, series), not pixels, so by default
+    the draw runs with the renderer's painting switched off (`draw_without_rendering`: the same
+    layout and draw callbacks, half the time); `pixels=True` paints as `canvas.draw` does.
+    test_figure_text holds the two to the same boxes."""
     fig = _figure(title, presenter, layout)
     style.present(presenter)
     try:
         fig.update(**values)
-        canvas = fig.view.ax.figure.canvas
-        canvas.draw()
-        return fig, canvas.get_renderer()
+        f = fig.view.ax.figure
+        if pixels:
+            f.canvas.draw()
+        else:
+            f.draw_without_rendering()
+        return fig, f.canvas.get_renderer()
     finally:
         style.present(False)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from figure_walk import Drawn, drawn_texts, render, walk
+from figure_walk import Drawn, drawn_texts, positions, render, walk
 
 from emqsim.figures import catalogue, style
 
@@ -60,6 +60,19 @@ def test_the_check_sees_an_overlap_and_a_clipped_text():
     for t in added:
         t.remove()
     assert ("clipped", "past the edge") in found and ("overlap", "one", "two") in found
+
+
+@pytest.mark.parametrize("title", ["03 start-to-start", "05 an overlapping run"])
+def test_the_walks_boxes_are_those_of_a_painted_frame(title):
+    """The walks lay frames out without painting them (figure_walk.render): every text's box
+    and colour is the one a full draw gives, at the first and the last position, narrow too."""
+    for values in (positions(title)[0], positions(title)[-1]):
+        for layout in ("normal", "narrow"):
+            fig, renderer = render(title, values, layout=layout)
+            f = fig.view.ax.figure
+            laid_out = [Drawn.of(t, renderer) for t in drawn_texts(f)]
+            fig, renderer = render(title, values, layout=layout, pixels=True)
+            assert [Drawn.of(t, renderer) for t in drawn_texts(f)] == laid_out != []
 
 
 def test_a_title_may_take_three_lines_where_the_layout_asks():

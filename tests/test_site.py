@@ -15,7 +15,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from emqsim.site import pages, player  # noqa: E402
@@ -67,17 +66,26 @@ def refs(text: str) -> Refs:
     return r
 
 
+def read(path: Path):
+    """A notebook as nbformat reads it. nbformat is imported here, not at the top: importing it
+    costs each test process about 3 s (jsonschema builds its format grammars), and only a few of
+    this file's tests outside the Sphinx run read a notebook."""
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
 def saved(path: Path, mime: str, panels: bool = True) -> int:
     """How many outputs of the committed notebook carry `mime` (with `panels` False, outside the
     panel cells, whose output the page replaces by the figure's player)."""
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     return sum(mime in out.get("data", {}) for cell in nb.cells if panels or not pages.figure_of(cell)
                for out in cell.get("outputs", []))
 
 
 def loose_widgets(path: Path) -> int:
     """Widget outputs of cells that name no figure (they keep the note)."""
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells if not pages.figure_of(cell)
                for out in cell.get("outputs", []))
 
@@ -173,6 +181,8 @@ def toy_figure(model, layout: str = "normal") -> Figure:
 
 def toy_notebook(folder: Path, title: str = TOY) -> Path:
     """A notebook with a panel cell naming `title` and a loose widget output."""
+    import nbformat
+
     widget = nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": "x", "version_major": 2},
                                                            "text/plain": "VBox(children=(...))"})
     panel = nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nfig.panel()", outputs=[widget],
@@ -321,6 +331,8 @@ def test_a_layout_is_one_of_the_two():
 
 
 def test_a_page_without_a_live_figure_has_no_player(toy, tmp_path):
+    import nbformat
+
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose only")])
     (tmp_path / "nb").mkdir()
     nbformat.write(nb, tmp_path / "nb" / "prose.ipynb")
@@ -386,7 +398,7 @@ def test_index_links_every_page_and_every_link_resolves(built):
     assert hrefs == [f"{nb.stem}.html" for nb in NOTEBOOKS]
     assert all((out / h).is_file() for h in hrefs)
     for nb in NOTEBOOKS:  # each entry is titled with the notebook's first heading
-        title = pages.title_of(nbformat.read(nb, as_version=4))
+        title = pages.title_of(read(nb))
         assert title and f">{title}</a>" in index.replace("&#x27;", "'").replace("&amp;", "&")
 
 
@@ -395,7 +407,7 @@ def test_index_links_every_page_and_every_link_resolves(built):
 def test_page_has_its_figures_and_a_player_for_each_panel(built, nb):
     out, _ = built
     page = (out / f"{nb.stem}.html").read_text()
-    titles = pages.panel_titles(nbformat.read(nb, as_version=4))
+    titles = pages.panel_titles(read(nb))
     # every figure saved in the notebook is on the page, and each player's first frame, as files
     shown = PNG_IMG.findall(page)
     assert len(shown) == saved(nb, "image/png", panels=False) + len(titles)
@@ -479,7 +491,7 @@ def test_page_works_offline(built, nb):
     assert not re.search(r"https?://(?!www\.w3\.org/)[^\s\"')]+\.(?:js|css|woff2?)", page)
     # no require.js, MathJax or widget renderer; one table per player
     assert not any(word in u for u in r.loads for word in ("require", "mathjax", "jupyter-widgets", "thebe"))
-    titles = pages.panel_titles(nbformat.read(nb, as_version=4))
+    titles = pages.panel_titles(read(nb))
     assert len([a for a in r.scripts if a.get("class") == "emqsim-data"]) == len(titles)
     assert "application/vnd.jupyter.widget-state+json" not in page
     for href in r.hrefs:  # links between pages resolve; links out are plain links
@@ -502,10 +514,12 @@ def test_links_to_other_notebooks_point_at_their_pages(built):
 
 
 def test_title_of_reads_the_first_heading():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# not a heading"),
-                                         nbformat.v4.new_markdown_cell("Intro\n\n## *Cron* vs `interval` ##")])
+    from types import SimpleNamespace as Node   # what title_of reads of nbformat's nodes
+
+    nb = Node(cells=[Node(cell_type="code", source="# not a heading"),
+                     Node(cell_type="markdown", source="Intro\n\n## *Cron* vs `interval` ##")])
     assert pages.title_of(nb) == "Cron vs interval"
-    assert pages.title_of(nbformat.v4.new_notebook()) == ""
+    assert pages.title_of(Node(cells=[])) == ""
 
 
 def test_no_notebook_is_a_value_error(tmp_path):
@@ -580,7 +594,7 @@ def test_a_frame_is_the_picture_in_its_colours_stored_losslessly():
 def test_a_page_shows_no_notebook_test_marks():
     """`# NBVAL_IGNORE_OUTPUT` is for the notebook test; the page's code cells leave it out and
     keep every other line."""
-    nb = nbformat.read(ROOT / "notebooks" / "03_start_to_start.ipynb", as_version=4)
+    nb = read(ROOT / "notebooks" / "03_start_to_start.ipynb")
     marked = [c.source for c in nb.cells if c.cell_type == "code" and "# NBVAL_" in c.source]
     assert len(marked) == 3
     shown = [c.source for c in pages._offline_copy(nb).cells if c.cell_type == "code"]
