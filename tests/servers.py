@@ -32,15 +32,19 @@ def free_port() -> int:
 
 
 def wait_for(predicate, seconds: float, what: str):
-    """Poll `predicate` until it is truthy; fail the test naming `what` after `seconds`."""
+    """Poll `predicate` until it is truthy; fail the test naming `what` after `seconds`. The
+    pause between polls starts at 2 ms and doubles to 50 ms: most waits (a child writing its
+    first keys, a server answering) end within a few ms, and a fixed 50 ms made each one last it."""
     deadline = time.monotonic() + seconds
+    pause = 0.002
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
             pytest.fail(f"{what} did not happen within {seconds} s")
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 class RedisServer:

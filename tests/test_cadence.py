@@ -124,6 +124,42 @@ def test_cron_across_daylight_saving(expr, start, expected_utc):
     assert got == [at(x) for x in expected_utc]
 
 
+def test_a_reading_parsed_once_answers_as_a_fresh_croniter_whatever_came_before():
+    """Cron parses an expression once per thread and hands croniter each start: so the answers,
+    in any order of zones, of after and before, and after a refusal, are a fresh croniter's."""
+    import random
+    import threading
+    from datetime import datetime
+
+    from croniter import croniter
+
+    from emqsim.engine.timefmt import zone
+
+    def fresh(expr, tz, t, forward):
+        start = datetime.fromtimestamp(t / 1000, zone(tz))
+        it = croniter(expr, start, second_at_beginning=len(expr.split()) == 6)
+        return round((it.get_next(float) if forward else it.get_prev(float)) * 1000)
+
+    r = random.Random(7)
+    exprs = ["30 1 * * *", "*/20 2 * * *", "0 9 * * 1-5", "30 0 9 * * *", "@hourly", "0 0 L * *"]
+    zones = [NY, "UTC", "Australia/Lord_Howe", "America/Santiago"]
+    asks = [(r.choice(exprs), r.choice(zones), at("2026-01-01 00:00") + r.randint(0, 365 * 86_400_000),
+             r.random() < 0.7) for _ in range(300)]
+    got = []
+    for i, (expr, tz, t, forward) in enumerate(asks):
+        if i % 50 == 0:    # a refusal in between leaves nothing behind
+            with pytest.raises(ValueError, match="never matches"):
+                Cron("0 0 30 2 *", tz).after(t)
+        c = Cron(expr, tz)
+        got.append(c.after(t) if forward else c.before(t))
+    assert got == [fresh(*a) for a in asks]
+    other: list = []           # another thread reads with its own parse
+    thread = threading.Thread(target=lambda: other.extend(Cron(e, z).after(t) for e, z, t, _ in asks[:50]))
+    thread.start()
+    thread.join()
+    assert other == [fresh(e, z, t, True) for e, z, t, _ in asks[:50]]
+
+
 @pytest.mark.parametrize("expr", ["61 * * * *", "bad", "* * *", ""])
 def test_invalid_cron_names_the_expression(expr):
     with pytest.raises(ValueError, match=r"invalid cron"):

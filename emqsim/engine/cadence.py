@@ -7,6 +7,7 @@ the registry row does.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -154,16 +155,39 @@ CRON_FORMS = ("write five fields such as '0 9 * * *' (minute hour day-of-month m
               "six with seconds first such as '30 0 9 * * *', or a macro like @hourly")
 
 
+_ANCHOR = datetime(2026, 1, 1, tzinfo=timezone.utc)   # a fixed start: a reading never takes the wall clock's
+
+
 @lru_cache(maxsize=256)
 def _check_cron(expr: str, seconds: bool) -> None:
     try:
-        croniter(expr, datetime(2026, 1, 1, tzinfo=timezone.utc), second_at_beginning=seconds)
+        croniter(expr, _ANCHOR, second_at_beginning=seconds)
     except (ValueError, KeyError, TypeError) as exc:
         fields = "six fields (second first) such as '30 0 9 * * *'" if seconds else "five fields such as '0 9 * * *'"
         raise InputError(
             f"invalid cron {expr!r}; write {fields} "
             "(minute hour day-of-month month day-of-week) or a macro like @hourly", "cron"
         ) from exc
+
+
+_PARSED = threading.local()
+
+
+def _reading(expr: str, seconds: bool) -> croniter:
+    """croniter's reading of a valid `expr`, parsed once per expression and thread. Parsing
+    (croniter's `_expand`) costs more than finding a slot, and a walk over a year asks thousands
+    of times. Every call hands `get_next`/`get_prev` its own start, so nothing carries over from
+    one call to the next; one per thread, since a reading is set before it is read."""
+    cache = getattr(_PARSED, "cache", None)
+    if cache is None:
+        cache = _PARSED.cache = {}
+    key = (expr, seconds)
+    it = cache.get(key)
+    if it is None:
+        if len(cache) >= 256:
+            cache.clear()
+        it = cache[key] = croniter(expr, _ANCHOR, second_at_beginning=seconds)
+    return it
 
 
 #: who reads a `Cron`: croniter (emqsim's own rule) or cron-parser (BullMQ's parser)
@@ -220,8 +244,7 @@ class Cron:
         if self.reader == "cron-parser":
             return cron_parser.next_after(self.expr, self.tz, t)
         try:
-            it = croniter(self.expr, start, second_at_beginning=self._seconds)
-            return round(it.get_next(float) * 1000)
+            return round(_reading(self.expr, self._seconds).get_next(float, start) * 1000)
         except (OverflowError, ValueError) as exc:  # past 9999-12-31, where Python's dates end
             if not isinstance(exc, OverflowError) and "out of range" not in str(exc):
                 raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
@@ -237,8 +260,7 @@ class Cron:
             raise InputError(f"cron {self.expr!r}: only cron-parser's forward search is modelled, so no "
                              "slot before a time; read it with croniter (reader='croniter')", "reader")
         try:
-            it = croniter(self.expr, start, second_at_beginning=self._seconds)
-            return round(it.get_prev(float) * 1000)
+            return round(_reading(self.expr, self._seconds).get_prev(float, start) * 1000)
         except (ValueError, KeyError) as exc:
             raise InputError(f"cron {self.expr!r} has no slot before {t} ms; it never matches", "cron") from exc
 
