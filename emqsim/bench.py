@@ -30,7 +30,7 @@ from .engine.pump import Pump
 from .engine.registry import Registry
 from .engine.schedule import Schedule
 from .engine.sim import Simulation
-from .engine.store import ENV, Store
+from .engine.store import ENV, Store, embedded
 from .engine.timefmt import at
 
 T0 = at("2026-11-30 09:00")
@@ -110,7 +110,7 @@ def schedules(rows: int) -> list[Schedule]:
 
 def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float, float, float]:
     """(fires/s, round trips per fire, script calls per fire) of the whole simulation."""
-    store = Store(url=url) if url else Store(client=_fake())
+    store = Store(url=url) if url else Store(client=embedded())
     pump = Pump(mode=mode, tick=1000, batch=100)
     with store, Simulation(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
         sim.run(fires=min(fires, 50))  # warm the script cache
@@ -125,7 +125,7 @@ def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float,
 
 def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, float]:
     """EchoMQ's minimal loop: ZRANGEBYSCORE the due rows, EVALSHA advance each; nothing else."""
-    store = Store(url=url) if url else Store(client=_fake())
+    store = Store(url=url) if url else Store(client=embedded())
     reg = Registry(store)
     for s in schedules(rows):
         reg.register(s, T0)
@@ -147,12 +147,6 @@ def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, floa
     return done / dt, c.trips / done, c.sent / done, c.inner / done
 
 
-def _fake():
-    import fakeredis
-
-    from .engine.fakelua import speed
-
-    return speed(fakeredis.FakeRedis())
 
 
 def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str, float, float]]:
@@ -164,7 +158,7 @@ def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str,
 
     out = []
     for design, mode in (("pump", "two-step"), ("pump", "atomic"), ("bullmq", None)):
-        store = Store(client=_fake())
+        store = Store(client=embedded())
         sched = Schedule("reports", Every("15m"))
         kind = Simulation if design == "pump" else Chain
         path = type("Path", (kind,), {"fast_forward": forward})
@@ -372,7 +366,7 @@ def backlog_rate(fires: int, general: bool = False) -> float:
         t = time.perf_counter()
         reference(sched, start=T0, fires=fires, worker=Worker(run="10m", spread=1), ids=None, keep=False)
         return fires / (time.perf_counter() - t)
-    with Simulation(sched, start=T0, worker=Worker(run="10m"), store=Store(client=_fake())) as sim:
+    with Simulation(sched, start=T0, worker=Worker(run="10m"), store=Store(client=embedded())) as sim:
         t = time.perf_counter()
         sim.run(fires=fires)
         return fires / (time.perf_counter() - t)

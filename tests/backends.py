@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import os
 
-import fakeredis
 import pytest
 
-from emqsim.engine.store import ENV, Store
+from emqsim.engine.store import ENV, Store, embedded
 
 CLUSTER_ENV = "EMQSIM_CLUSTER_URL"
 BACKENDS = ["fakeredis", "redis", "cluster"]
@@ -33,7 +32,7 @@ _opened: list[Store] = []
 def make_store(backend: str) -> Store:
     url = url_of(backend)
     if url is None:
-        return Store(client=fakeredis.FakeRedis())
+        return Store(client=embedded())
     store = Store(url=url)
     _opened.append(store)
     return store

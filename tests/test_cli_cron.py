@@ -13,7 +13,12 @@ from emqsim.cli import main
 from emqsim.engine.timefmt import iso
 
 REC = oracle.recording("cron_parser")
-CASES = list(zip(REC["questions"], REC["answers"]))
+#: the recorded cases the command is run on: every one where cron-parser refuses the expression or
+#: gives up part-way (the command's own statuses and lines), and one in eight of the rest. The rules
+#: themselves are held to the libraries on every case by test_oracle_cron.py; here it is the
+#: command that is checked (its flags, its JSON, its statuses), so the rest would check them again.
+CASES = [(q, a) for i, (q, a) in enumerate(zip(REC["questions"], REC["answers"]))
+         if "error" in a or "runs_error" in a or i % 8 == 0]
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

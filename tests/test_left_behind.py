@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from emqsim import cli
-from emqsim.engine.store import ENV, Store
+from emqsim.engine.store import ENV, Store, embedded
 from servers import ROOT, emqsim, needs_redis_server, redis_server, signalled, wait_for
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
@@ -244,12 +244,10 @@ def test_a_run_past_the_ids_span_blames_the_flag_that_pushed_it(capsys, argv, fl
 @pytest.mark.parametrize("design", ["pump", "bullmq"])
 def test_the_api_refuses_a_run_past_the_ids_span_before_writing(design):
     """simulate() raised a plain ValueError after writing 3 keys; design="bullmq" accepted it."""
-    import fakeredis
-
     from emqsim import Every, Schedule, simulate
     from emqsim.engine.errors import InputError
 
-    store = Store(client=fakeredis.FakeRedis())
+    store = Store(client=embedded())
     with pytest.raises(InputError, match=r"^every 1728000000000 ms takes 3 fires of 'a' past 2093-09-06") as err:
         simulate(Schedule("a", Every("20000d")), start=1_796_029_200_000, fires=3, design=design, store=store)
     assert err.value.arg == "every"

@@ -174,7 +174,7 @@ def test_another_client_deleting_the_registry_mid_run(tmp_path, design):
                 proc.kill()
                 proc.communicate()
         assert server.keys() == []
-    assert (proc.returncode, out) == (13, "")
+    assert (proc.returncode, out) == (13, ""), err
     key = registry[0].decode()
     assert re.fullmatch(r"emq:\{demo-[0-9a-f]{16}\}:repeat", key)
     assert err.startswith(f"emqsim: error: the registry {key} changed under the run (another client deleted "

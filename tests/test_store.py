@@ -12,7 +12,7 @@ import pytest
 
 from emqsim import Cron, Every, InputError, Schedule
 from emqsim.engine.sim import Simulation, simulate
-from emqsim.engine.store import ENV, ServerError, Store, connect, redact
+from emqsim.engine.store import ENV, ServerError, Store, connect, embedded, redact
 from servers import emqsim, needs_redis_server, redis_server, signalled
 
 T9 = 1796029200000  # 2026-11-30T09:00:00Z
@@ -124,9 +124,7 @@ def test_failed_set_up_removes_what_it_wrote(tmp_path, monkeypatch):
 def test_failed_set_up_leaves_a_given_store_open_and_untouched():
     """A store passed in is the caller's: set-up does not close it, and checks every first
     run before writing, so it finds the store as it was."""
-    import fakeredis
-
-    store = Store(client=fakeredis.FakeRedis())
+    store = Store(client=embedded())
     with pytest.raises(ValueError, match="never matches"):
         Simulation([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, store=store)
     assert store.client.keys("*") == []

@@ -105,6 +105,18 @@ def env_url() -> str | None:
     return url
 
 
+def embedded():
+    """A client of a new embedded fakeredis server of its own, with fakeredis's own per-script
+    costs off (`fakelua.speed`: the same answers). What every store without a URL runs on."""
+    import fakeredis  # imported late: slow to import, and a real server never needs it
+
+    from .fakelua import speed
+
+    # a server of its own, handed in: `FakeRedis()` alone files each new server in a
+    # process-wide map (keyed by a random host) that keeps it, and all it held, for good
+    return speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=FAKE_VERSION), version=FAKE_VERSION))
+
+
 def connect(url: str | None = None) -> redis.Redis:
     """A client for `url`, else for $EMQSIM_REDIS_URL, else a new embedded fakeredis server.
 
@@ -112,13 +124,7 @@ def connect(url: str | None = None) -> redis.Redis:
     anything is written."""
     url = env_url() if url is None else url
     if url is None:
-        import fakeredis  # imported late: slow to import, and a real server never needs it
-
-        from .fakelua import speed  # fakeredis's own per-script costs off (same answers)
-
-        # a server of its own, handed in: `FakeRedis()` alone files each new server in a
-        # process-wide map (keyed by a random host) that keeps it, and all it held, for good
-        return speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=FAKE_VERSION), version=FAKE_VERSION))
+        return embedded()
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
         raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
