@@ -94,12 +94,19 @@ def _series(ax) -> list[tuple]:
 
 
 @functools.lru_cache(maxsize=None)
+def model(title: str):
+    """One model per title for every size and layout: a frame is data, the same whatever draws
+    it, so the walks of a figure at three sizes compute each frame once."""
+    return catalogue.model(title)
+
+
+@functools.lru_cache(maxsize=None)
 def _figure(title: str, presenter: bool, layout: str):
     """One figure per title, size and layout, moved from frame to frame as the site moves its
-    own (so a walk computes each model once and builds each view once)."""
+    own (so a walk builds each view once, on the title's one model)."""
     style.present(presenter)
     try:
-        fig = catalogue.figure(title, layout=layout)
+        fig = catalogue.figure(title, model(title), layout=layout)
     finally:
         style.present(False)
     for artist in fig.live.moving:    # animated artists are left out of canvas.draw
