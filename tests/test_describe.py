@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from figure_walk import model as shared_model
 from figure_walk import positions
 
 from emqsim.figures import catalogue
@@ -59,7 +60,7 @@ def test_default_frame_in_words(title):
 
 @pytest.mark.parametrize("title", list(catalogue.SOURCES))
 def test_another_position_is_told_apart(title):
-    model = catalogue.model(title)
+    model = shared_model(title)
     changes, fragment = OTHER[title]
     other = model.describe(model.frame(**changes))
     assert other != DEFAULT[title]
@@ -68,7 +69,7 @@ def test_another_position_is_told_apart(title):
 
 @pytest.mark.parametrize("title", list(catalogue.SOURCES))
 def test_short_and_free_of_ids_at_every_site_position(title):
-    model = catalogue.model(title)
+    model = shared_model(title)   # the frames the figure walks compute, computed once
     for values in positions(title):
         text = model.describe(model.frame(**values))
         assert text.endswith(".") and "\n" not in text

@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from figure_walk import model as shared_model  # noqa: E402
 
 from emqsim import InputError  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
@@ -25,7 +26,7 @@ def figures():
 
 def _figure(figures, title):
     if title not in figures:
-        figures[title] = catalogue.figure(title)
+        figures[title] = catalogue.figure(title, shared_model(title))   # frames computed once per process
     return figures[title]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from figure_walk import model as shared_model
 
 from emqsim.engine.timefmt import iso
 from emqsim.figures import catalogue
@@ -47,8 +48,9 @@ ANSWERS = {
 
 @pytest.fixture(scope="module")
 def models():
-    """One model per figure, shared: their frames are cached across the tests here."""
-    return {t: catalogue.model(t) for t in TITLES}
+    """One model per figure, shared: their frames are cached across the tests here, and with the
+    other tests in this process that read frames (figure_walk.model)."""
+    return {t: shared_model(t) for t in TITLES}
 
 
 def asked():

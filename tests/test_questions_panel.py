@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from figure_walk import model as shared_model  # noqa: E402
 
 from emqsim.figures import ask as ask_mod  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
@@ -47,7 +48,7 @@ def test_the_panel_asks_above_the_figure_and_sets_its_goal_under_it(title):
 
 @pytest.mark.parametrize("title", TITLES)
 def test_check_show_me_and_the_tick(title):
-    fig = catalogue.figure(title)
+    fig = catalogue.figure(title, shared_model(title))   # its frames computed once per process
     panel = fig.panel()
     model = fig.model
     for box in panel.ask.questions:
