@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 
 from emqsim.cli import main
 from emqsim.engine.timefmt import at
+from servers import needs_redis_server, redis_server
 
 DAY = "2026-11-30 "
 
@@ -272,3 +274,17 @@ def test_main_leaves_the_callers_sigterm_handler_in_place():
     before = signal.getsignal(signal.SIGTERM)
     assert main(["trace", "--every", "15m", "--fires", "1"]) == 0
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+@needs_redis_server
+def test_a_trace_on_a_real_server_loads_no_numpy(tmp_path):
+    """A classroom starts `emqsim trace` thirty times at once (test_classroom.py): numpy was a third
+    of each start-up, loaded for `Trace.arrays`, which only a plot reads. On the embedded server
+    fakeredis loads it anyway."""
+    code = ("import sys; from emqsim.cli import main; code = main(['trace', '--every', '15m', '--fires', '3']); "
+            "print(code, 'numpy' in sys.modules, file=sys.stderr)")
+    with redis_server(tmp_path) as server:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "EMQSIM_REDIS_URL": server.url})
+    assert out.stderr == "0 False\n"
+    assert out.stdout.count("JOB") == 3

@@ -27,7 +27,6 @@ from dataclasses import asdict, dataclass
 from datetime import date
 from typing import NamedTuple
 
-import numpy as np
 
 from .errors import whole
 from .parts import MAX_RETAIN
@@ -189,8 +188,11 @@ class Trace:
     def column(self, field: str) -> list:
         return [getattr(f, field) for f in self.fires]
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Columns as numpy arrays (int64 ms; `next` as float so +inf survives) for plots."""
+    def arrays(self) -> dict[str, "np.ndarray"]:
+        """Columns as numpy arrays (int64 ms; `next` as float so +inf survives) for plots. numpy
+        is imported here: the command line never plots, and numpy is a third of its start-up."""
+        import numpy as np
+
         k = len(self.fires)
         out = {f: np.fromiter((getattr(x, f) for x in self.fires), dtype=np.int64, count=k)
                for f in ("n", "slot", "released", "started", "finished", "size")}
