@@ -92,7 +92,13 @@ def test_new_figure_is_larger_in_presenter_mode():
     plt.close(big)
 
 
-@pytest.mark.parametrize("value, on", [("1", True), ("yes", True), ("0", False), ("", False), ("off", False)])
+@pytest.mark.parametrize("value, on", [("1", True), ("yes", True), (" ON ", True), ("0", False), ("", False),
+                                       ("off", False), ("False", False), (None, False)])
+def test_which_values_of_the_environment_variable_ask_for_presenter_mode(value, on):
+    assert style.asked_for(value) is on
+
+
+@pytest.mark.parametrize("value, on", [("1", True), ("off", False)])
 def test_environment_variable_starts_a_kernel_in_presenter_mode(value, on):
     env = {**os.environ, style.ENV: value}
     out = subprocess.run([sys.executable, "-c", "from emqsim.figures import style; print(style.presenting())"],

@@ -186,7 +186,13 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     return fig, axes
 
 
-present(os.environ.get(ENV, "").strip().lower() not in ("", "0", "no", "false", "off"))
+def asked_for(value: str | None) -> bool:
+    """Whether a value of EMQSIM_PRESENT asks for presenter mode: anything but unset, empty,
+    0, no, false or off (in any case, with spaces around)."""
+    return (value or "").strip().lower() not in ("", "0", "no", "false", "off")
+
+
+present(asked_for(os.environ.get(ENV)))
 
 
 def figure_title(ax, fontsize: float, y: float = 0.98):
