@@ -250,11 +250,20 @@ def _zone_offset(ts: int, tz) -> int:
     return int((_EPOCH + ts * _MS).astimezone(tz).utcoffset() // timedelta(minutes=1))
 
 
+_DAY = 86_400_000
+
+
+@lru_cache(maxsize=4096)
+def _month_start(y: int, mo: int) -> int:
+    """The first of month `mo` of year `y` (months past 12 roll into later years) as ms of the
+    bare clock."""
+    y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
+    return (datetime(y, mo, 1) - _NAIVE_EPOCH) // _MS
+
+
 def _local_ts(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0, ms: int = 0) -> int:
     """A wall-clock reading as ms of the bare clock; months and days past their end roll over."""
-    y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
-    base = datetime(y, mo, 1) + timedelta(days=d - 1, hours=h, minutes=mi, seconds=s, milliseconds=ms)
-    return (base - _NAIVE_EPOCH) // _MS
+    return _month_start(y, mo) + (d - 1) * _DAY + h * _HOUR + mi * _MIN + s * 1000 + ms
 
 
 def _fix_offset(local: int, o: int, tz) -> tuple[int, int]:
@@ -272,19 +281,19 @@ def _fix_offset(local: int, o: int, tz) -> tuple[int, int]:
 
 
 def _days_in_month(y: int, mo: int) -> int:
-    y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
-    return ((datetime(y + mo // 12, mo % 12 + 1, 1) - datetime(y, mo, 1)).days)
+    return (_month_start(y, mo + 1) - _month_start(y, mo)) // _DAY
 
 
 class _Date:
     """A luxon DateTime (`ts`, `o`) plus cron-parser's CronDate notes on a change it crossed."""
 
-    __slots__ = ("ts", "o", "tz", "dst_start", "dst_landing", "dst_end")
+    __slots__ = ("ts", "o", "tz", "dst_start", "dst_landing", "dst_end", "_read", "_wall")
 
     def __init__(self, ts: int, tz, o: int | None = None):
         self.ts, self.tz = ts, tz
         self.o = _zone_offset(ts, tz) if o is None else o
         self.dst_start = self.dst_landing = self.dst_end = None
+        self._read = None   # the (ts, o) that `_wall` was read at
 
     def copy(self) -> "_Date":
         d = _Date(self.ts, self.tz, self.o)
@@ -294,13 +303,27 @@ class _Date:
     # local fields
     @property
     def wall(self) -> datetime:
-        return _NAIVE_EPOCH + (self.ts + self.o * _MIN) * _MS
+        """The wall clock's reading, kept until `ts` or `o` change: a search reads it many times
+        a step."""
+        if self._read != (self.ts, self.o):
+            self._read, self._wall = (self.ts, self.o), _NAIVE_EPOCH + (self.ts + self.o * _MIN) * _MS
+        return self._wall
 
     def _set(self, **kw) -> None:
-        w = self.wall
-        f = dict(y=w.year, mo=w.month, d=w.day, h=w.hour, mi=w.minute, s=w.second, ms=w.microsecond // 1000)
-        f.update(kw)
-        self.ts, self.o = _fix_offset(_local_ts(**f), self.o, self.tz)
+        """luxon's `set`: some wall-clock fields replaced, the rest kept."""
+        local = self.ts + self.o * _MIN
+        if not kw.keys() & {"y", "mo", "d"}:   # the time of day only: arithmetic on the day's start
+            day = local - local % _DAY
+            left = local - day
+            parts = {"h": left // _HOUR, "mi": left // _MIN % 60, "s": left // 1000 % 60, "ms": left % 1000}
+            parts.update(kw)
+            local = day + parts["h"] * _HOUR + parts["mi"] * _MIN + parts["s"] * 1000 + parts["ms"]
+        else:
+            w = self.wall
+            f = dict(y=w.year, mo=w.month, d=w.day, h=w.hour, mi=w.minute, s=w.second, ms=w.microsecond // 1000)
+            f.update(kw)
+            local = _local_ts(**f)
+        self.ts, self.o = _fix_offset(local, self.o, self.tz)
 
     def _plus_calendar(self, months: int = 0, days: int = 0) -> None:
         w = self.wall
