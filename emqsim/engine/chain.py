@@ -38,7 +38,7 @@ from .errors import InputError, one_of
 from .faults import Faults
 from .ids import slot_job_id
 from .parts import check_parts, check_run
-from .registry import Registry, RegistryChanged, Retention, parse_score
+from .registry import FLUSH, Registry, RegistryChanged, Retention, parse_score
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
 from .store import HoldsStore, Store
@@ -47,7 +47,6 @@ from .worker import Crew, Worker
 
 DESIGNS = ("pump", "bullmq")
 SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an upsert
-FLUSH = 64
 FORWARD = 500       # pickups one fast-forward call makes at most (its keys go to one Lua unpack)
 
 

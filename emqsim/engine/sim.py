@@ -40,7 +40,7 @@ from .faults import Faults
 from .ids import Minter, slot_job_id
 from .parts import check_parts, check_reach, check_run
 from .pump import Pump
-from .registry import ADVANCE_ONLY, Due, Registry, RegistryChanged, Retention
+from .registry import ADVANCE_ONLY, FLUSH, Due, Registry, RegistryChanged, Retention
 from .schedule import INF, Schedule
 from .scripts import script_files
 from .store import HoldsStore, Store
@@ -48,7 +48,6 @@ from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
 AWAY, DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(8)
-FLUSH = 64  # finished jobs told to Redis in one call (nothing reads them in between)
 FORWARD = 500  # fires one fast-forward call makes at most (its keys go to one Lua unpack)
 PRODUCING = (TICK, RELEASE)
 STANDS_FOR = ("fire", "enqueue", "advance", "take", "forward")  # the scripts a fast-forward stands in for

@@ -1,0 +1,19 @@
+"""What one fire costs on the event path, counted (not timed): the round trips from the client
+and the calls inside scripts, as `make bench` prints them, held exact, so a change that adds a
+round trip or an in-script call to every fire shows up here as a number."""
+
+from emqsim.bench import event_path_calls
+
+
+def test_calls_per_fire_on_the_event_path():
+    got = [(design, round(trips, 3), round(inner, 3)) for design, trips, inner in event_path_calls(500)]
+    # the atomic pump: one `fire` (7 calls) a beat, one `finish` HSET a job, and the finish's
+    # check for waiting jobs once per FLUSH (256) jobs; the two-step pump is EchoMQ's own two
+    # scripts (enqueue 5 calls, advance 4); BullMQ's design takes, finishes and makes the next job
+    assert got == [("pump (two-step)", 3.006, 10.004), ("pump (atomic)", 2.006, 8.004), ("bullmq", 4.006, 19.004)]
+
+
+def test_calls_per_fire_when_the_run_is_quiet():
+    got = [(design, round(trips, 3), round(inner, 3)) for design, trips, inner in event_path_calls(500, forward=True)]
+    # many fires a `forward` (`pickups` in BullMQ's design) call: about one call inside it a fire
+    assert got == [("pump (two-step)", 0.008, 1.022), ("pump (atomic)", 0.008, 1.022), ("bullmq", 0.006, 1.036)]
