@@ -68,8 +68,8 @@ def refs(text: str) -> Refs:
 
 def read(path: Path):
     """A notebook as nbformat reads it. nbformat is imported here, not at the top: importing it
-    costs each test process about 3 s (jsonschema builds its format grammars), and only a few of
-    this file's tests outside the Sphinx run read a notebook."""
+    costs each test process about 3 s (jsonschema builds its format grammars), so the tests that
+    read a notebook run with the Sphinx tests (marked sphinx), where it is loaded anyway."""
     import nbformat
 
     return nbformat.read(path, as_version=4)
@@ -342,6 +342,7 @@ def test_a_page_without_a_live_figure_has_no_player(toy, tmp_path):
     assert "<h1>Prose only" in page
 
 
+@pytest.mark.sphinx   # reads notebooks with nbformat, as the site build does
 def test_a_panel_cell_naming_an_unknown_figure_is_a_value_error(tmp_path):
     toy_notebook(tmp_path / "nb", title="99 no such figure")
     with pytest.raises(ValueError, match=r"^toy\.ipynb: a panel cell names the figure '99 no such figure'; "
@@ -591,6 +592,7 @@ def test_a_frame_is_the_picture_in_its_colours_stored_losslessly():
     assert shown.convert("RGB").tobytes() == reduced.tobytes()
 
 
+@pytest.mark.sphinx   # reads notebooks with nbformat, as the site build does
 def test_a_page_shows_no_notebook_test_marks():
     """`# NBVAL_IGNORE_OUTPUT` is for the notebook test; the page's code cells leave it out and
     keep every other line."""

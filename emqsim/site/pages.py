@@ -242,15 +242,15 @@ def build(notebooks: Path | str = "notebooks", out: Path | str = "site", *, jobs
     CPU if None); `log(text)` hears how long that took. Raises ValueError when there is no
     notebook to convert, or a panel cell names a figure the catalogue does not have, and
     RuntimeError when Sphinx fails."""
+    src, out = Path(notebooks), Path(out)
+    paths = sorted(src.glob("*.ipynb"))
+    if not paths:   # said before nbformat and Sphinx are loaded (seconds)
+        raise ValueError(f"notebooks folder {str(src)!r} holds no .ipynb file; give the course's notebooks/")
     import nbformat
     from sphinx.cmd.build import build_main
 
     from ..figures.catalogue import SOURCES
 
-    src, out = Path(notebooks), Path(out)
-    paths = sorted(src.glob("*.ipynb"))
-    if not paths:
-        raise ValueError(f"notebooks folder {str(src)!r} holds no .ipynb file; give the course's notebooks/")
     books = {path: nbformat.read(path, as_version=4) for path in paths}
     titles = []
     for path, nb in books.items():
