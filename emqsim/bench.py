@@ -147,8 +147,6 @@ def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, floa
     return done / dt, c.trips / done, c.sent / done, c.inner / done
 
 
-
-
 def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str, float, float]]:
     """(design, round trips per fire, calls inside scripts per fire) of one `every 15m` schedule
     with an on-time worker: fire by fire, each design with its fast-forward off, so each fire

@@ -25,13 +25,15 @@ import json
 from collections import Counter, deque
 from dataclasses import asdict, dataclass
 from datetime import date
-from typing import NamedTuple
-
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import whole
 from .parts import MAX_RETAIN
 from .schedule import INF
 from .timefmt import hms, iso
+
+if TYPE_CHECKING:   # imported where used (`Trace.arrays`): the command line never needs numpy
+    import numpy as np
 
 RECENT = 256  # slots remembered per name, to spot a duplicate or a lost one
 STALL = 1000  # skips in a row, nothing produced: a run asked for N fires gives up
@@ -188,7 +190,7 @@ class Trace:
     def column(self, field: str) -> list:
         return [getattr(f, field) for f in self.fires]
 
-    def arrays(self) -> dict[str, "np.ndarray"]:
+    def arrays(self) -> dict[str, np.ndarray]:
         """Columns as numpy arrays (int64 ms; `next` as float so +inf survives) for plots. numpy
         is imported here: the command line never plots, and numpy is a third of its start-up."""
         import numpy as np
