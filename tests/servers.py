@@ -141,14 +141,20 @@ def emqsim(*args: str, url: str | None) -> subprocess.Popen:
     if url is not None:
         env[ENV] = url
     return subprocess.Popen([sys.executable, "-m", "emqsim", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_signals)
 
 
-def _default_sigint() -> None:
-    """In the child, before it runs: SIGINT at its default, as in a terminal. Started in the
-    background of a shell script (`(make test &)`) the tests inherit SIGINT ignored, and a
-    program keeps an inherited ignored SIGINT, so a Ctrl-C test would wait for nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+#: the signals the tests send a child, each at its default there, as in a terminal
+SENT = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM)
+
+
+def _default_signals() -> None:
+    """In the child, before it runs: every signal of SENT at its default, as in a terminal.
+    Started in the background of a shell script (`(make test &)`) the tests inherit SIGINT and
+    SIGQUIT ignored (under `nohup`, SIGHUP too), and a program keeps an inherited ignored signal
+    (emqsim does, on purpose), so a test sending one would wait for a run that never stops."""
+    for sig in SENT:
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def signalled(server, args, *signals: signal.Signals, gap: float = 0.005, keys: int = 3) -> tuple[int, str, str]:

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from servers import ROOT, _default_sigint, wait_for
+from servers import ROOT, _default_signals, wait_for
 
 HOOK = textwrap.dedent("""
     import os, sys, time
@@ -38,7 +38,7 @@ def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, module):
     env.update(PYTHONPATH=str(tmp_path), SLOW_MODULE=module, SLOW_MARK=str(mark))
     proc = subprocess.Popen([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--fires", "1000000"],
                             cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_default_sigint)
+                            preexec_fn=_default_signals)
     try:
         wait_for(lambda: mark.exists() or proc.poll() is not None, 60, f"the child importing {module}")
         assert proc.poll() is None, proc.communicate()

@@ -142,15 +142,21 @@ def _ignored(pid: int) -> int:
     raise AssertionError("no SigIgn line")
 
 
-def test_a_signalled_child_starts_with_sigint_at_its_default_wherever_the_tests_run():
-    """`(make test &)` starts pytest with SIGINT ignored; the CLI child must not inherit that."""
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+def test_a_signalled_child_starts_with_each_signal_at_its_default_wherever_the_tests_run():
+    """`(make test &)` starts pytest with SIGINT and SIGQUIT ignored (`nohup`, SIGHUP too); the CLI
+    child must not inherit that. Only SIGINT was reset, so a background `make test` without
+    pytest-xdist failed the SIGQUIT test: the child ignored it and ran its million fires."""
+    from servers import SENT
+
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in SENT}
     try:
         proc = emqsim("trace", "--every", "1m", "--fires", "1000000", url=None)
     finally:
-        signal.signal(signal.SIGINT, before)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     try:
-        assert not _ignored(proc.pid) & (1 << (signal.SIGINT - 1))
+        ignored = _ignored(proc.pid)
+        assert [sig.name for sig in SENT if ignored & (1 << (sig - 1))] == []
     finally:
         proc.kill()
         proc.communicate()
