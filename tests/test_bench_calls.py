@@ -8,8 +8,8 @@ from emqsim.bench import event_path_calls
 def test_calls_per_fire_on_the_event_path():
     got = [(design, round(trips, 3), round(inner, 3)) for design, trips, inner in event_path_calls(500)]
     # the atomic pump: one `fire` (7 calls) a beat, one `finish` HSET a job, and the finish's
-    # check for waiting jobs once per FLUSH (256) jobs; the two-step pump is EchoMQ's own two
-    # scripts (enqueue 5 calls, advance 4); BullMQ's design takes, finishes and makes the next job
+    # check for waiting jobs once per FLUSH (256) jobs; the two-step pump makes EchoMQ's two round
+    # trips (enqueue 5 calls, advance 4); BullMQ's design takes, finishes and makes the next job
     assert got == [("pump (two-step)", 3.006, 10.004), ("pump (atomic)", 2.006, 8.004), ("bullmq", 4.006, 19.004)]
 
 
