@@ -24,7 +24,7 @@ REAL = {
     "advance-2.lua": ["EchoMQ's @advance", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0", "line for line"],
     "register-3.lua": ["EchoMQ's @register", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0"],
     "cancel-2.lua": ["EchoMQ's @cancel", "echo/apps/echo_mq/lib/echo_mq/repeat.ex", "b9f34ed0"],
-    "enqueue-4.lua": ["EchoMQ's @enqueue", "echo/apps/echo_mq/lib/echo_mq/jobs.ex", "b9f34ed0"],
+    "enqueue-3.lua": ["EchoMQ's @enqueue", "echo/apps/echo_mq/lib/echo_mq/jobs.ex", "b9f34ed0"],
     "fire-3.lua": ["no real script"],
     "finish-1.lua": ["no real script"],
     "activate-3.lua": ["moveToActive-11.lua", "includes/promoteDelayedJobs.lua", "bullmq 6.7.0"],

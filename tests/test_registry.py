@@ -45,7 +45,7 @@ def _upserted_after_two_fires(reg):
     reg.upsert(Schedule("s", Every("15m")), T907)
     for slot in (T907, T907 + 15 * MIN):
         reg.enqueue(f"repeat:s:{slot}", "s", slot, slot)
-        reg.advance("s", slot + 15 * MIN)
+        reg.advance("s", slot + 15 * MIN, made=True)
     assert reg.record("s")["fired"] == "2" and reg.score("s") == T907 + 30 * MIN
 
 
@@ -144,9 +144,29 @@ def test_enqueue_writes_job_pending_and_marker(reg):
                                          "data": "{}", "state": "pending"}
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
     assert reg.marker() == [("0", 0)]             # a job is ready (BullMQ's base marker)
-    assert reg.record("reports")["fired"] == "1"
+    assert "fired" not in reg.record("reports")   # counted where the row moves: the advance
     assert reg.enqueue("JOB0SUaKlrtAo4", "reports", T9, T9 + 500) == "duplicate"
     assert reg.pending() == ["JOB0SUaKlrtAo4"]
+
+
+def test_the_advance_after_a_job_made_counts_it_and_the_one_after_none_does_not(reg):
+    """The two-step pump's `fired` is bumped by the advance that follows a job made (as `fire`
+    bumps it): an enqueue a crash cut off from its advance, a slot skipped by policy, and a
+    row whose record is gone count nothing, and nothing re-creates a cancelled record."""
+    reg.register(Schedule("reports", Every("15m")), T9)
+    assert b"fired" not in reg.due(T9)[0].record                    # read once, then kept
+    reg.enqueue("J1", "reports", T9, T9)
+    assert reg.advance("reports", T9 + 15 * MIN, made=True) == "advanced"
+    assert reg.record("reports")["fired"] == "1"
+    assert reg.due(T9 + 15 * MIN)[0].record[b"fired"] == b"1"      # the kept record counts it too
+    reg.enqueue("J2", "reports", T9 + 15 * MIN, T9 + 15 * MIN)     # a crash: no advance
+    assert reg.record("reports")["fired"] == "1"
+    assert reg.advance("reports", T9 + 45 * MIN) == "advanced"      # a skip: no job made
+    assert reg.record("reports")["fired"] == "1"
+    assert reg.due(T9 + 45 * MIN)[0].record[b"fired"] == b"1"
+    reg.cancel("reports")
+    assert reg.advance("reports", T9 + 60 * MIN, made=True) == "absent"
+    assert reg.record("reports") == {} and reg.size() == 0
 
 
 def test_fire_enqueues_and_advances_in_one_step(reg):

@@ -72,8 +72,8 @@ def calls(k):
         "upsert": ([k.repeat, k.record("r"), k.marker], ["r", T + 5 * MIN, "0", *fields],
                    ["name", "ms", "flag", *kinds]),
         "cancel": ([k.repeat, k.record("r")], ["r"], ["name"]),
-        "advance": ([k.repeat, k.record("r")], ["r", T + 15 * MIN], ["name", "score"]),
-        "enqueue": ([k.job("J2"), k.pending, k.marker, k.record("r")], ["J2", "r", T, T, "{}"],
+        "advance": ([k.repeat, k.record("r")], ["r", T + 15 * MIN, "1"], ["name", "score", "flag"]),
+        "enqueue": ([k.job("J2"), k.pending, k.marker], ["J2", "r", T, T, "{}"],
                     ["name", "name", "ms", "ms", None]),
         "fire": ([k.repeat, k.pending, k.marker, k.record("r"), k.job("J3")],
                  [T, "0", "r", T, T + 15 * MIN, "J3", T, "{}"],
@@ -186,7 +186,7 @@ def test_a_missing_key_or_argument_is_refused_before_any_write(store, verb):
     keys, args, _ = calls(store.keys)[verb]
     before = keyspace(store)
     tries = [(keys[:-1], args), (keys, [*args, "extra"])]
-    if verb != "enqueue":  # enqueue's last argument, the template, may be left out
+    if verb not in ("enqueue", "advance"):  # their last arguments (the template, made) may be left out
         tries.append((keys, args[:-1]))
     for ks, a in tries:
         out = store.scripts._scripts[verb](keys=ks, args=a)

@@ -24,7 +24,7 @@ REGISTER = {1: "registered", 0: "exists"}
 UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
 CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
-ENQUEUE = {1: "enqueued", 2: "enqueued", 3: "enqueued", 0: "duplicate"}  # 2, 3: and taken at once
+ENQUEUE = {1: "enqueued", 2: "enqueued", 0: "duplicate"}  # 2: and taken at once
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
@@ -205,14 +205,18 @@ class Registry:
         """Read the record of `name` again at the next `due` (it was written by another verb)."""
         self._records.pop(name, None)
 
-    def advance(self, name: str, nxt: int | float) -> str:
-        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone. The
+    def advance(self, name: str, nxt: int | float, *, made: bool = False) -> str:
+        """EchoMQ's advance: rewrite the one row, or sweep it if the record is gone. `made`: the
+        enqueue before it made a job, which the record's `fired` counts as the row moves (as
+        `fire` counts it), so an enqueue a crash cut off from its advance is not counted. The
         registry's size and head after it are in `seen`."""
-        args = [name_arg("name", name), score_arg(nxt, "next score")]
+        args = [name_arg("name", name), score_arg(nxt, "next score")] + (["1"] if flag_arg("made", made) == "1" else [])
         code, size, head = self._run("advance", [self.k.repeat, self.k.record(name)], args)
         out = ADVANCE[code]
         if out != "advanced":
             self.forget(name)
+        elif made:
+            self._made(name)
         self.seen = (int(size), parse_score(head))
         self.answers["advance " + out] += 1
         return out
@@ -220,16 +224,15 @@ class Registry:
     def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}", *,
                 taken: bool = False) -> str:
         """EchoMQ's enqueue; with `taken`, a worker parked on the marker takes the job at once
-        (what `take` of a parked worker would leave), and `again` says whether another job
-        still waits ("0" went back on the marker)."""
+        (what `take` of a parked worker would leave). Ask for it only when no other job of the
+        queue waits (enqueue-3.lua says why): then none waits after it either, so `again` is
+        False. The record's `fired` is counted by the `advance` that follows."""
         args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
                 text_arg("template", template)] + (["1"] if flag_arg("taken", taken) == "1" else [])
-        keys = [self.k.job(job_id), self.k.pending, self.k.marker, self.k.record(name)]
+        keys = [self.k.job(job_id), self.k.pending, self.k.marker]
         code = self._run("enqueue", keys, args)
-        self.again = code == 3
+        self.again = False
         out = ENQUEUE[code]
-        if out == "enqueued":
-            self._made(name)
         self.answers["enqueue " + out] += 1
         if out == "duplicate":
             self.refused.append((slot, now))

@@ -393,6 +393,7 @@ class Simulation(HoldsStore):
         for d in due:
             plan = self._plan(d, t)
             n = self.trace.count + 1
+            job = False
             if plan.why:
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
@@ -401,11 +402,12 @@ class Simulation(HoldsStore):
                 if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
                                          taken=joined) == "enqueued":
                     made.append(self._produce(n, plan, t, job_id, joined))
+                    job = True
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
                 self._cancel_row(d.name)
-            if self.registry.advance(d.name, plan.next) == "advanced":
+            if self.registry.advance(d.name, plan.next, made=job) == "advanced":
                 self._wrote(d.name, plan.next, t)
         return self.registry.seen   # what the last advance answered: no read of its own
 

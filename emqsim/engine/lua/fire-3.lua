@@ -32,12 +32,15 @@
                 takes the first job this call makes at once (the take script's parked
                 take joined to the release: that job is written active, started now,
                 never pushed; its "0" on the marker written and popped cancel out),
-                else "0"
+                else "0". The caller asks only when no job of the queue waits before
+                the call (as enqueue's ARGV[6] says why), so the jobs this call pushes
+                are the only ones left waiting after the take.
 
   Returns an array: { registry size, registry head score ("" if empty),
                       one result per row [, again] }, again (given ARGV[3+6n]) being 1
-                      when a job still waits after the take ("0" is on the marker for
-                      the next worker, as the take leaves it), else 0; a row's result being
+                      when a job still waits after the take (this call pushed one: "0"
+                      is on the marker for the next worker, as the take leaves it),
+                      else 0; a row's result being
     1  fired: job enqueued, row advanced
     0  absent: the row is gone (cancelled before the fire); nothing written
     2  stale: the row's score is no longer the slot read; nothing written
@@ -96,7 +99,6 @@ end
 out[1] = redis.call('ZCARD', KEYS[1])
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if head[2] then out[2] = head[2] end
-if took then made = redis.call('LLEN', KEYS[2]) > 0 end  -- what the take leaves on the marker
 if made then markReady(KEYS[3]) end
 if taken ~= nil then out[#out + 1] = (took and made) and 1 or 0 end
 return out

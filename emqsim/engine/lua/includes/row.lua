@@ -3,7 +3,8 @@
   while its score still equals the slot the pump read (a second pump that read the
   same slot finds it moved), and firing it bumps the record's `fired` count by the
   jobs made and writes the next score. The one-fire script applies it to one
-  occurrence; the many-fire script to a run of occurrences at once.
+  occurrence; the many-fire script to a run of occurrences at once; the two-step
+  pump's advance to the row its enqueue just fired (without the score guard).
 
   Models: no real script: this project's score guard around EchoMQ's @advance.
 ]]
