@@ -310,19 +310,18 @@ class _Date:
         return self._wall
 
     def _set(self, **kw) -> None:
-        """luxon's `set`: some wall-clock fields replaced, the rest kept."""
+        """luxon's `set`: some wall-clock fields replaced, the rest kept (days and times past
+        their end roll over). The time of day is arithmetic on the day's start; the calendar is
+        read only when a date field changes."""
         local = self.ts + self.o * _MIN
-        if not kw.keys() & {"y", "mo", "d"}:   # the time of day only: arithmetic on the day's start
-            day = local - local % _DAY
-            left = local - day
-            parts = {"h": left // _HOUR, "mi": left // _MIN % 60, "s": left // 1000 % 60, "ms": left % 1000}
-            parts.update(kw)
-            local = day + parts["h"] * _HOUR + parts["mi"] * _MIN + parts["s"] * 1000 + parts["ms"]
-        else:
+        day = local - local % _DAY
+        left = local - day
+        t = {"h": left // _HOUR, "mi": left // _MIN % 60, "s": left // 1000 % 60, "ms": left % 1000}
+        t.update((k, v) for k, v in kw.items() if k in t)
+        if kw.keys() & {"y", "mo", "d"}:
             w = self.wall
-            f = dict(y=w.year, mo=w.month, d=w.day, h=w.hour, mi=w.minute, s=w.second, ms=w.microsecond // 1000)
-            f.update(kw)
-            local = _local_ts(**f)
+            day = _local_ts(kw.get("y", w.year), kw.get("mo", w.month), kw.get("d", w.day))
+        local = day + t["h"] * _HOUR + t["mi"] * _MIN + t["s"] * 1000 + t["ms"]
         self.ts, self.o = _fix_offset(local, self.o, self.tz)
 
     def _plus_calendar(self, months: int = 0, days: int = 0) -> None:

@@ -393,16 +393,16 @@ class Simulation(HoldsStore):
         for d in due:
             plan = self._plan(d, t)
             n = self.trace.count + 1
-            job = False
+            job = False   # made by the enqueue: the advance counts it in `fired`
             if plan.why:
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
                 joined = self._joins(plan, t)
-                if self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
-                                         taken=joined) == "enqueued":
+                job = self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
+                                            taken=joined) == "enqueued"
+                if job:
                     made.append(self._produce(n, plan, t, job_id, joined))
-                    job = True
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
