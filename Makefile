@@ -20,7 +20,7 @@ PRESENT ?= 1
 CHROMIUM := /usr/bin/chromium
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all bootstrap lab present html test test-unit test-site test-notebooks test-browser bench clean
+.PHONY: all bootstrap bytecode lab present html test test-unit test-site test-notebooks test-browser bench clean
 
 all: test
 
@@ -59,6 +59,14 @@ HTML_JOBS ?=
 html: $(STAMP)
 	$(PY) -m emqsim.site --out site $(if $(HTML_JOBS),--jobs $(HTML_JOBS)) notebooks
 
+# The package and the tests' helpers compiled to bytecode once, up to date (compileall skips
+# what has not changed): the test runs start many Pythons (xdist workers, the children the CLI
+# and signal tests start, notebook kernels), and where PYTHONDONTWRITEBYTECODE is set each of
+# them would otherwise compile every module it imports again. Written to __pycache__/, which
+# git ignores.
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q -j 0 -x node_modules emqsim tests
+
 # Unit tests, the site's checks, notebooks and the browser run as four pytest invocations:
 # the notebook plugin (nbval) makes pytest start slowly, so the unit run leaves it out; the
 # tests that run Sphinx (marked sphinx: the checks of the whole built site, whose build the
@@ -68,7 +76,7 @@ test: test-unit test-site test-notebooks test-browser
 
 # On every core with pytest-xdist (UNIT_JOBS=1: in one process); without xdist, in one.
 UNIT_JOBS ?= auto
-test-unit: $(STAMP)
+test-unit: bytecode
 	@if [ "$(UNIT_JOBS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null; then \
 		set -x; $(PY) -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx" \
 			-n $(UNIT_JOBS) --dist worksteal; \
@@ -80,11 +88,11 @@ test-unit: $(STAMP)
 # The site's tests that run Sphinx: a toy book's, and the checks of the course's whole site
 # (`make html`'s book of the committed notebooks), built once per state of the sources and
 # kept in build/test-site/ (tests/site_build.py) for the browser tests to serve.
-test-site: $(STAMP)
+test-site: bytecode
 	$(PY) -m pytest -q tests/test_site*.py -p no:nbval -m sphinx
 
 # Skipped when there is no notebook (pytest would exit 5 on an empty folder).
-test-notebooks: $(STAMP)
+test-notebooks: bytecode
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 		set -x; \
 		$(PY) -m pytest -q --nbval notebooks/ --nbval-cell-timeout=120 \
@@ -96,7 +104,7 @@ test-notebooks: $(STAMP)
 # Every notebook in JupyterLab and Voila and every site page, in a real (headless) Chromium;
 # axe-core (the accessibility checks) is installed from npm when npm is there.
 # Skipped, in one line, where Debian's chromium is not installed.
-test-browser: $(STAMP)
+test-browser: bytecode
 	@if [ -x $(CHROMIUM) ]; then \
 		if [ ! -d tests/browser/node_modules/axe-core ] && command -v npm >/dev/null 2>&1; then \
 			(cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) \
@@ -108,7 +116,7 @@ test-browser: $(STAMP)
 		echo "no $(CHROMIUM): browser tests skipped (apt-get install chromium; .ci/run does)"; \
 	fi
 
-bench: $(STAMP)
+bench: bytecode
 	$(PY) -m emqsim.bench
 	$(PY) -m emqsim.bench_memory
 

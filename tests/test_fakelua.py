@@ -1,7 +1,8 @@
 """The fakeredis adapter (emqsim/engine/fakelua.py) changes no answer: every script of
 emqsim/engine/lua/, called as seeded simulations of both designs call it (and with bad
 arguments), answers the same with and without it, and leaves the same keyspace (DUMP of
-every key); whole simulations give the same traces. Checked on fakeredis 2.41.0."""
+every key); whole simulations give the same traces; commands outside scripts, handed to the
+socket as fields, answer and fail as when sent as RESP bytes. Checked on fakeredis 2.41.0."""
 
 from __future__ import annotations
 
@@ -333,3 +334,120 @@ def test_a_scripts_write_breaks_a_watch_and_is_notified_as_before():
         seen.append((type(err.value).__name__, messages, client.exists("after")))
     assert seen[0] == seen[1]
     assert seen[0][0] == "WatchError" and len(seen[0][1]) == 4 and seen[0][2] == 0
+
+
+# -- a command outside scripts: handed to the socket as fields, no RESP bytes in between -----------
+
+COMMANDS = [  # (command and arguments): each kind of argument redis-py encodes, and errors
+    ("SET", "s", "1"), ("SET", b"b", b"\x00\xff"), ("INCRBYFLOAT", "f", 1.5), ("INCRBY", "n", 7),
+    ("HSET", "h", "a", 1, "b", 2.25), ("HGETALL", "h"), ("ZADD", "z", 1, "m", 2.5, "n"),
+    ("ZRANGE", "z", 0, -1, "WITHSCORES"), ("ZRANGEBYSCORE", "z", "-inf", "(2.5"), ("RPUSH", "l", "x", "y"),
+    ("LRANGE", "l", 0, -1), ("MGET", "s", "b", "none"), ("CONFIG GET", "maxmemory"), ("OBJECT ENCODING", "z"),
+    ("SCRIPT LOAD", "return 1"), ("EVAL", "return {KEYS[1], ARGV[1]}", 1, "k", "v"),
+    ("HSET", "z", "a", "1"),             # WRONGTYPE
+    ("HSET", "h", "a"),                  # arity
+    ("NOSUCH", "x"),                     # unknown command
+    ("INCRBY", "s", "x"),                # not an integer
+    ("EVALSHA", "0" * 40, 0),            # NOSCRIPT
+    ("EXISTS", "s", "h", "none"), ("DEL", "s"), ("TYPE", "s"), ("DBSIZE",),
+]
+
+
+def _answers(client) -> list:
+    out = []
+    for cmd in COMMANDS:
+        try:
+            out.append(("ok", client.execute_command(*cmd)))
+        except Exception as exc:
+            out.append(("error", type(exc).__name__, str(exc)))
+    return out
+
+
+def test_plain_commands_answer_the_same_with_and_without_the_adapter():
+    plain, fast = fresh(False), fresh(True)
+    assert _answers(fast) == _answers(plain)
+    assert keyspace(fast) == keyspace(plain) != {}
+
+
+def _sent(client) -> list:
+    """Every block of RESP bytes the client's socket is handed from now on."""
+    client.ping()   # the connection made (its first command always goes as bytes)
+    sock = client.connection_pool._available_connections[0]._sock
+    sent = []
+    real = sock.sendall
+
+    def sendall(data):
+        sent.append(data)
+        return real(data)
+
+    sock.sendall = sendall
+    return sent
+
+
+def test_a_single_command_reaches_the_socket_as_fields_and_a_pipeline_as_bytes():
+    fast, plain = fresh(True), fresh(False)
+    assert fast.connection_pool.connection_class is fakelua._direct_class()
+    sent_fast, sent_plain = _sent(fast), _sent(plain)
+    for client in (fast, plain):
+        client.set("a", 1)
+        client.zadd("z", {"m": 1.5})
+        client.script_load("return 1")
+    assert sent_fast == [] and len(sent_plain) >= 3
+    for client in (fast, plain):
+        pipe = client.pipeline()
+        pipe.set("b", 2).incr("b")
+        assert pipe.execute() == [True, 3]
+    assert sent_fast != []   # a pipeline keeps fakeredis's own path
+    assert keyspace(fast) == keyspace(plain)
+
+
+def test_a_killed_connection_and_a_server_gone_fail_as_before():
+    seen = []
+    for fast in (False, True):
+        client = fresh(fast)
+        client.set("k", "v")
+        other = fakeredis.FakeRedis(server=client.connection_pool.connection_kwargs["server"])
+        other.client_kill_filter(_id=client.client_id())
+        with pytest.raises(Exception) as killed:
+            client.get("k")
+        after = client.get("k")   # redis-py reconnects, as to a real server
+        client.connection_pool.connection_kwargs["server"].connected = False
+        with pytest.raises(Exception) as gone:
+            client.get("k")
+        seen.append((type(killed.value).__name__, str(killed.value), after, type(gone.value).__name__, str(gone.value)))
+    assert seen[0] == seen[1]
+    assert seen[0][0] == "ConnectionError" and seen[0][2] == b"v" and seen[0][3] == "ConnectionError"
+
+
+def test_a_signal_inside_a_command_drops_the_connection_and_the_next_command_runs():
+    """As redis-py does when its send is cut short: the connection is dropped, the next
+    command gets a fresh one, and what was written before stays."""
+    client = fresh(True)
+    client.set("k", "v")
+    conn = client.connection_pool._available_connections[0]
+    sock = conn._sock
+
+    def interrupted(fields):
+        raise KeyboardInterrupt
+
+    sock._process_command = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        client.get("k")
+    assert conn._sock is None
+    assert client.get("k") == b"v"
+
+
+def test_preload_fills_the_script_cache_as_script_load_does():
+    sources = list(script_files().values())
+    plain, fast = fresh(False), fresh(True)
+    pipe = plain.pipeline(transaction=False)
+    for source in sources:
+        pipe.script_load(source)
+    pipe.execute()
+    assert fakelua.preload(fast, sources) is True
+    cache = [c.connection_pool.connection_kwargs["server"].script_cache for c in (plain, fast)]
+    assert cache[0] == cache[1] and len(cache[0]) == len(sources)
+    assert fakelua.preload(plain, sources) is False   # not sped up: the caller loads them itself
+    sha = Scripts(fast).sha("advance")
+    assert fast.script_exists(sha) == [True]
+    assert answer(Scripts(fast), "advance", ["x"], []) == answer(Scripts(plain), "advance", ["x"], [])

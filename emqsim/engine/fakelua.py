@@ -1,4 +1,4 @@
-"""Takes four of fakeredis's own costs off each script call, changing no answer.
+"""Takes fakeredis's own costs off each command and script call, changing no answer.
 
 fakeredis (checked on the versions in `CHECKED`) compiles a script's Lua source again on
 every EVAL/EVALSHA, rebuilds the set of Lua globals before every `redis.call` to catch a
@@ -20,6 +20,12 @@ server a runtime that:
   order. A command name it does not know and a container command (`CLIENT ...`) go
   through fakeredis's own `redis.call`, an argument Lua cannot pass meets fakeredis's own
   conversion, and `redis.pcall` is left as it was, so every error reads as it did.
+
+Outside scripts, a command sent by the client goes to the socket's own command handler
+(`_Direct`) instead of being packed into RESP bytes that the socket then parses back into
+the same fields; the reply comes back through the socket's queue as before. Pipelines and
+transactions, a socket that CLIENT KILL closed, and a server made unreachable keep
+fakeredis's own path. `preload` fills a server's script cache as SCRIPT LOAD does.
 
 Each call still runs through fakeredis's own command code (`_run_command`: the command, its
 key writes, WATCH and keyspace notifications), so a counter wrapped around that
@@ -53,10 +59,15 @@ def _parts():
         from fakeredis._socket._base import BaseFakeSocket
     except ImportError:
         return None, f"fakeredis {version} lacks the parts it wraps"
-    needed = ((sm.ScriptingCommandsMixin, ("_get_server_runtime", "_lua_redis_call", "_lua_redis_pcall",
+    from fakeredis._clients._sync import FakeRedisConnection
+    from fakeredis._core import FakeServer
+    if not hasattr(FakeServer(), "script_cache"):
+        return None, f"fakeredis {version} lacks the parts it wraps"
+    needed = ((FakeRedisConnection, ("send_command", "read_response")),
+              (sm.ScriptingCommandsMixin, ("_get_server_runtime", "_lua_redis_call", "_lua_redis_pcall",
                                            "_convert_redis_result")),
               (sm, ("_check_for_lua_globals", "LUA_MODULE", "_convert_redis_arg")),
-              (BaseFakeSocket, ("_run_command", "_name_to_func")),
+              (BaseFakeSocket, ("_run_command", "_name_to_func", "_process_command")),
               (_commands, ("Signature", "Key", "SUPPORTED_COMMANDS", "COMMANDS_WITH_SUB")),
               (_commands.Signature, ("apply", "check_arity")), (_commands.Key, ("UNSPECIFIED",)),
               (_helpers, ("decode_command_bytes", "SimpleError")),
@@ -230,6 +241,57 @@ class _Calls:
         return sock._convert_redis_result(self._rt, result)
 
 
+_DIRECT = None
+
+
+def _direct_class():
+    """`_Direct`, made once (it subclasses fakeredis's connection, imported late)."""
+    global _DIRECT
+    if _DIRECT is None:
+        from fakeredis._clients._sync import FakeRedisConnection
+
+        class _Direct(FakeRedisConnection):
+            """A connection whose single commands reach the socket as the fields its parser would
+            have made of them: the command name split at spaces as redis-py splits it ('SCRIPT
+            LOAD'), every argument encoded by the client's own encoder."""
+
+            def send_command(self, *args, **kwargs):
+                sock = self._sock
+                if sock is None or sock._paused or sock._killed or not sock._server.connected:
+                    return super().send_command(*args, **kwargs)   # connects, or raises as before
+                first = args[0]
+                if isinstance(first, str):
+                    args = (*first.encode().split(), *args[1:])
+                elif b" " in first:
+                    args = (*first.split(), *args[1:])
+                encode = self.encoder.encode
+                fields = [encode(a) for a in args]
+                try:
+                    sock._process_command(fields)
+                except BaseException:   # as redis-py's send does: the connection is dropped, the error raised
+                    self.disconnect()
+                    raise
+
+        _DIRECT = _Direct
+    return _DIRECT
+
+
+def preload(client, sources) -> bool:
+    """Put each Lua source in `client`'s embedded server's script cache, under its SHA-1, as
+    SCRIPT LOAD puts it there; False (nothing done) when the adapter does not apply."""
+    import hashlib
+
+    if not enabled:
+        return False
+    server, _ = _server_of(client)
+    if server is None or not getattr(server, MARK, False):
+        return False
+    for source in sources:
+        raw = source.encode()
+        server.script_cache[hashlib.sha1(raw).hexdigest().encode()] = raw
+    return True
+
+
 def speed(client):
     """`client`, its embedded fakeredis server fitted with the faster runtime (once per
     server); a real server's client, or any client when the adapter cannot apply, as it is."""
@@ -239,6 +301,7 @@ def speed(client):
     if server is None or type(server).__module__.split(".")[0] != "fakeredis":
         return client
     if getattr(server, MARK, False):
+        _direct(client)
         return client
     sm, reason = _parts()
     if sm is None:
@@ -258,4 +321,15 @@ def speed(client):
     redis_table.call, redis_table.pcall = call, pcall
     server._lua_runtime = _ScriptRuntime(lua, sm, expected)
     setattr(server, MARK, True)
+    _direct(client)
     return client
+
+
+def _direct(client) -> None:
+    """The client's pool makes `_Direct` connections from now on (a pool of a class of its own,
+    a connection already made: left as they are)."""
+    from fakeredis._clients._sync import FakeRedisConnection
+
+    pool = client.connection_pool
+    if getattr(pool, "connection_class", None) is FakeRedisConnection:
+        pool.connection_class = _direct_class()

@@ -36,6 +36,7 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from .errors import InputError
+from .fakelua import preload
 from .keys import Keys
 from .scripts import Scripts, script_files
 
@@ -259,10 +260,12 @@ class Store:
             # loaded up front: a first EVALSHA answered NOSCRIPT leaves that error, and through its
             # traceback every frame of the run that made it (a lesson model's too), held inside
             # the embedded server's socket for as long as the store lives
-            pipe = self.client.pipeline(transaction=False)   # one round trip for all of them
-            for source in script_files().values():
-                pipe.script_load(source)
-            pipe.execute()
+            sources = script_files().values()
+            if not preload(self.client, sources):
+                pipe = self.client.pipeline(transaction=False)   # one round trip for all of them
+                for source in sources:
+                    pipe.script_load(source)
+                pipe.execute()
         self.backend = ("cluster" if isinstance(self.client, redis.RedisCluster) else "redis") \
             if self.real else "fakeredis"
         #: after a clean-up that could not finish: one line saying what may remain and how to remove it
