@@ -323,3 +323,55 @@ def test_a_registry_changed_under_the_run_is_an_error_not_a_short_run(design, fo
                                      "deleted or rewrote it): ")
     assert "\n" not in str(err.value)
     store.close()
+
+
+@pytest.mark.parametrize("forward", [True, False])
+@pytest.mark.parametrize("design", ["pump", "bullmq"])
+def test_a_registry_deleted_right_after_the_run_writes_its_row_is_an_error(design, forward, monkeypatch):
+    """Another client deletes the registry between the run's first write of the row and its
+    first read of it (a real server's deleter did, in one run of test_server_faults): the run
+    stops with RegistryChanged, as later in the run. The bullmq design used to fail with a
+    TypeError (a row's next run read as None) on its way to exit 1."""
+    from emqsim.engine.chain import BullMQ, Chain
+    from emqsim.engine.registry import Registry, RegistryChanged
+    from emqsim.engine.sim import simulate
+
+    monkeypatch.setattr(Simulation, "fast_forward", forward)
+    monkeypatch.setattr(Chain, "fast_forward", forward)
+    store = make_store("fakeredis")
+
+    def then_deleted(write):
+        def wrapped(self, *args, **kwargs):
+            out = write(self, *args, **kwargs)
+            store.client.delete(store.keys.repeat)
+            return out
+        return wrapped
+
+    monkeypatch.setattr(BullMQ, "upsert", then_deleted(BullMQ.upsert))
+    monkeypatch.setattr(Registry, "register", then_deleted(Registry.register))
+    with pytest.raises(RegistryChanged) as err:
+        simulate(Schedule("r", Every("15m")), start=T9, fires=1000, design=design, store=store)
+    assert err.value.status == 13
+    assert str(err.value).startswith("the registry emq:{demo}:repeat changed under the run (another client "
+                                     "deleted or rewrote it): ")
+    store.close()
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_a_chain_whose_cron_parser_gives_up_at_its_upsert_makes_nothing_and_says_nothing_changed(forward, monkeypatch):
+    """bullmq swallows cron-parser's error at the upsert and makes no job (test_cron_syntax);
+    the run then has nothing of that scheduler to take, and nobody else changed the registry.
+    It used to read that as RegistryChanged (one scheduler) or fail with a TypeError (two)."""
+    from emqsim import Cron
+    from emqsim.engine.chain import Chain
+
+    monkeypatch.setattr(Chain, "fast_forward", forward)
+    lh = Schedule("reports", Cron("0 9 * * *", "Australia/Lord_Howe"))
+    start = at("2026-04-04 01:00")
+    with Chain([lh], start=start) as chain:
+        alone = chain.run(fires=3)
+    assert (alone.count, alone.next, alone.registry_size) == (0, float("inf"), 0)
+    with Chain([lh, Schedule("sync", Every("15m"))], start=start) as chain:
+        both = chain.run(fires=3)
+    assert [f.name for f in both.fires] == ["sync"] * 3 and both.registry_size == 1
+    assert [f.slot for f in both.fires] == [start + 15 * 60_000 * i for i in range(3)]

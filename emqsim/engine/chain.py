@@ -316,12 +316,23 @@ class Chain(HoldsStore):
         self._done: list[tuple[str, int, int, str]] = []
         self._next: dict[str, int | float] = {}
         self._count: dict[str, int] = {}   # the count of each scheduler's pending job, where known
-        for s in schedules:
-            if self.bullmq.upsert(s, start) != "stopped":
+        self._rows = self._foreign = 0
+        try:
+            for s in schedules:
+                if self.bullmq.upsert(s, start) == "stopped":   # cron-parser gave up: no row, no job
+                    self._next[s.name] = INF
+                    continue
                 self._count[s.name] = 1
-            self._next[s.name] = self.bullmq.registry.score(s.name)
-        self._rows = len(self._next)
-        self._foreign = self.bullmq.registry.size() - self._rows   # rows of the registry it did not upsert
+                self._rows += 1
+                self._next[s.name] = self.bullmq.registry.score(s.name)
+                if self._next[s.name] is None:
+                    raise self._changed(f"the row {s.name!r} is gone right after its upsert")
+            self._foreign = self.bullmq.registry.size() - self._rows   # rows of the registry it did not upsert
+            if self._foreign < 0:
+                raise self._changed("a row it upserted is gone right after the upserts")
+        except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
+            self.close()
+            raise
 
     def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;

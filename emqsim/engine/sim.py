@@ -141,11 +141,15 @@ class Simulation(HoldsStore):
                 self.registry.register(s, start)
                 self._held[s.name] = self.registry.score(s.name)
             size, head = self.registry.peek()
+            self._rows = set(self._held)
+            self._foreign = size - len(self._rows)
+            gone = [n for n, score in self._held.items() if score is None]
+            if gone or self._foreign < 0:   # deleted between its write and this read: nothing would run
+                raise RegistryChanged(self.store.keys.repeat, (len(self._rows), None), (size, None),
+                                      f"the row {(gone or sorted(self._rows))[0]!r} is gone right after it was written")
         except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
             self.close()
             raise
-        self._rows = set(self._held)
-        self._foreign = size - len(self._rows)
         self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
         if self.faults.outage:
             down, up = self.faults.outage
