@@ -60,9 +60,6 @@ def _parts():
     except ImportError:
         return None, f"fakeredis {version} lacks the parts it wraps"
     from fakeredis._clients._sync import FakeRedisConnection
-    from fakeredis._core import FakeServer
-    if not hasattr(FakeServer(), "script_cache"):
-        return None, f"fakeredis {version} lacks the parts it wraps"
     needed = ((FakeRedisConnection, ("send_command", "read_response")),
               (sm.ScriptingCommandsMixin, ("_get_server_runtime", "_lua_redis_call", "_lua_redis_pcall",
                                            "_convert_redis_result")),
@@ -284,11 +281,12 @@ def preload(client, sources) -> bool:
     if not enabled:
         return False
     server, _ = _server_of(client)
-    if server is None or not getattr(server, MARK, False):
+    cache = getattr(server, "script_cache", None)
+    if not getattr(server, MARK, False) or not isinstance(cache, dict):
         return False
     for source in sources:
         raw = source.encode()
-        server.script_cache[hashlib.sha1(raw).hexdigest().encode()] = raw
+        cache[hashlib.sha1(raw).hexdigest().encode()] = raw
     return True
 
 

@@ -145,8 +145,9 @@ class Simulation(HoldsStore):
             self._foreign = size - len(self._rows)
             gone = [n for n, score in self._held.items() if score is None]
             if gone or self._foreign < 0:   # deleted between its write and this read: nothing would run
+                which = f"the row {gone[0]!r}" if gone else "a row it wrote"
                 raise RegistryChanged(self.store.keys.repeat, (len(self._rows), None), (size, None),
-                                      f"the row {(gone or sorted(self._rows))[0]!r} is gone right after it was written")
+                                      f"{which} is gone right after it was written")
         except BaseException:  # a failed set-up removes what it wrote (a real server keeps it)
             self.close()
             raise
