@@ -364,7 +364,9 @@ def test_a_registry_deleted_right_after_the_run_writes_its_row_is_an_error(desig
 
 @pytest.mark.parametrize("forward", [True, False])
 def test_a_chain_whose_cron_parser_gives_up_at_its_upsert_makes_nothing_and_says_nothing_changed(forward, monkeypatch):
-    """bullmq swallows cron-parser's error at the upsert and makes no job (test_cron_syntax);
+    """bullmq 6.7.0's upsertJobScheduler makes a job only `if (nextMillis || every)`, and its
+    defaultRepeatStrategy returns nothing where cron-parser throws (dist/cjs/classes/
+    job-scheduler.js): no job, and emqsim's upsert writes nothing (test_cron_syntax);
     the run then has nothing of that scheduler to take, and nobody else changed the registry.
     It used to read that as RegistryChanged (one scheduler) or fail with a TypeError (two)."""
     from emqsim import Cron

@@ -35,6 +35,7 @@ parts it relies on are missing, `speed` does nothing and says so once.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 CHECKED = ("2.41.0",)   # fakeredis versions this adapter was read against and tested on
@@ -238,39 +239,34 @@ class _Calls:
         return sock._convert_redis_result(self._rt, result)
 
 
-_DIRECT = None
-
-
+@functools.cache
 def _direct_class():
     """`_Direct`, made once (it subclasses fakeredis's connection, imported late)."""
-    global _DIRECT
-    if _DIRECT is None:
-        from fakeredis._clients._sync import FakeRedisConnection
+    from fakeredis._clients._sync import FakeRedisConnection
 
-        class _Direct(FakeRedisConnection):
-            """A connection whose single commands reach the socket as the fields its parser would
-            have made of them: the command name split at spaces as redis-py splits it ('SCRIPT
-            LOAD'), every argument encoded by the client's own encoder."""
+    class _Direct(FakeRedisConnection):
+        """A connection whose single commands reach the socket as the fields its parser would
+        have made of them: the command name split at spaces as redis-py splits it ('SCRIPT
+        LOAD'), every argument encoded by the client's own encoder."""
 
-            def send_command(self, *args, **kwargs):
-                sock = self._sock
-                if sock is None or sock._paused or sock._killed or not sock._server.connected:
-                    return super().send_command(*args, **kwargs)   # connects, or raises as before
-                first = args[0]
-                if isinstance(first, str):
-                    args = (*first.encode().split(), *args[1:])
-                elif b" " in first:
-                    args = (*first.split(), *args[1:])
-                encode = self.encoder.encode
-                fields = [encode(a) for a in args]
-                try:
-                    sock._process_command(fields)
-                except BaseException:   # as redis-py's send does: the connection is dropped, the error raised
-                    self.disconnect()
-                    raise
+        def send_command(self, *args, **kwargs):
+            sock = self._sock
+            if sock is None or sock._paused or sock._killed or not sock._server.connected:
+                return super().send_command(*args, **kwargs)   # connects, or raises as before
+            first = args[0]
+            if isinstance(first, str):
+                args = (*first.encode().split(), *args[1:])
+            elif b" " in first:
+                args = (*first.split(), *args[1:])
+            encode = self.encoder.encode
+            fields = [encode(a) for a in args]
+            try:
+                sock._process_command(fields)
+            except BaseException:   # as redis-py's send does: the connection is dropped, the error raised
+                self.disconnect()
+                raise
 
-        _DIRECT = _Direct
-    return _DIRECT
+    return _Direct
 
 
 def preload(client, sources) -> bool:
