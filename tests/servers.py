@@ -5,6 +5,7 @@ answers, and one that answers like a web server. Every wait is bounded."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import shutil
 import socket
@@ -23,6 +24,13 @@ from emqsim.engine.store import ENV
 REDIS_SERVER = shutil.which("redis-server")
 needs_redis_server = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def error_line(text: str, url: str, words: str, end: str = "\n") -> bool:
+    """Whether `text` is the CLI's one error line for `url`: the project's own `words`, then the
+    detail in brackets. The detail is the client's or the server's wording (redis-py words one
+    timeout two ways in 8.2): a test holds the project's words and the status, not theirs."""
+    return re.fullmatch(re.escape(f"emqsim: error: {url}: {words} (") + r"[^\n]+\)" + re.escape(end), text) is not None
 
 
 def free_port() -> int:

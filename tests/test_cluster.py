@@ -110,6 +110,6 @@ def test_a_cluster_url_to_a_single_server_says_so(tmp_path):
             Store(url=url)
         assert server.keys() == []
     assert err.value.status == 11
-    assert str(err.value) == (f"{url}: the server refused a command (Redis Cluster cannot be connected. Please "
-                              "provide at least one reachable node: Cluster mode is not enabled on this node; "
-                              "for a single server the URL starts with redis://)")
+    # the client's own words sit between the project's: held by their ends, not their wording
+    assert str(err.value).startswith(f"{url}: the server refused a command (")
+    assert str(err.value).endswith("; for a single server the URL starts with redis://)")

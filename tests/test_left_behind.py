@@ -15,7 +15,7 @@ import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, Store, embedded
-from servers import ROOT, emqsim, needs_redis_server, redis_server, signalled, wait_for
+from servers import ROOT, emqsim, error_line, needs_redis_server, redis_server, signalled, wait_for
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 LONG = ["trace", "--every", "1m", "--fires", "1000000"]
@@ -74,7 +74,7 @@ def test_a_paused_server_names_what_may_remain_and_the_command_that_removes_it(t
                 proc.communicate()
         lines = err.splitlines()
         assert (proc.returncode, out, len(lines)) == (5, "", 2)
-        assert lines[0] == f"emqsim: error: {url}: no answer in time (Timeout reading from socket)"
+        assert error_line(lines[0], url, "no answer in time", end="")
         queue = server.client.keys("emq:*")[0].decode().split("}")[0][5:]
         assert lines[1] == (f"emqsim: an unknown number of keys of queue {queue} may remain on the server; "
                             f"remove them with: redis-cli -u '{url}' --scan --pattern 'emq:{{{queue}}}:*' "
@@ -174,8 +174,8 @@ def test_a_web_server_that_hangs_up_is_status_7_like_one_that_answers(monkeypatc
         web.terminate()
         web.wait(10)
     assert (status, out) == (7, "")
-    assert err == (f"emqsim: error: {url}: what answers there is not a Redis server (Connection closed by "
-                   "server; it gave no Redis reply)\n")
+    assert error_line(err, url, "what answers there is not a Redis server")
+    assert err.endswith("; it gave no Redis reply)\n")   # the project's own words after the client's
 
 
 # -- horizons and names ------------------------------------------------------------------------

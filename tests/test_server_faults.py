@@ -12,7 +12,7 @@ import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, FAULTS
-from servers import emqsim, free_port, listener, needs_redis_server, redis_server, wait_for
+from servers import emqsim, error_line, free_port, listener, needs_redis_server, redis_server, wait_for
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 QUICK = "socket_timeout=0.5&socket_connect_timeout=0.5"
@@ -36,8 +36,7 @@ def test_server_down_at_start(monkeypatch, capsys):
     url = f"redis://127.0.0.1:{free_port()}/0"
     status, out, err = run_cli(monkeypatch, capsys, url)
     assert (status, out) == (4, "")
-    assert err.startswith(f"emqsim: error: {url}: cannot connect (Error 111 connecting to 127.0.0.1:")
-    assert err.endswith("Connection refused.)\n") and err.count("\n") == 1
+    assert error_line(err, url, "cannot connect")
 
 
 def test_empty_url(monkeypatch, capsys):
@@ -52,7 +51,7 @@ def test_a_server_that_never_answers(monkeypatch, capsys):
         url = f"redis://127.0.0.1:{port}/0?{QUICK}"
         status, out, err = run_cli(monkeypatch, capsys, url)
     assert (status, out) == (5, "")
-    assert err == f"emqsim: error: {url}: no answer in time (Timeout reading from socket)\n"
+    assert error_line(err, url, "no answer in time")
 
 
 def test_wrong_port_where_a_web_server_answers(monkeypatch, capsys):
@@ -60,8 +59,7 @@ def test_wrong_port_where_a_web_server_answers(monkeypatch, capsys):
         url = f"redis://127.0.0.1:{port}/0?{QUICK}"
         status, out, err = run_cli(monkeypatch, capsys, url)
     assert (status, out) == (7, "")
-    assert err == (f"emqsim: error: {url}: what answers there is not a Redis server "
-                   "(Protocol Error: b'HTTP/1.1 400 Bad Request')\n")
+    assert error_line(err, url, "what answers there is not a Redis server")
 
 
 @needs_redis_server
@@ -71,8 +69,7 @@ def test_a_database_that_does_not_exist(tmp_path, monkeypatch, capsys):
         status, out, err = run_cli(monkeypatch, capsys, url)
         assert server.keys() == []
     assert (status, out) == (8, "")
-    assert err == (f"emqsim: error: redis://:***@127.0.0.1:{server.port}/99: the server refused the session "
-                   "(DB index is out of range)\n")
+    assert error_line(err, f"redis://:***@127.0.0.1:{server.port}/99", "the server refused the session")
 
 
 @needs_redis_server
