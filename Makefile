@@ -5,7 +5,6 @@
 PYTHON ?= $(if $(shell command -v python3.11 2>/dev/null),python3.11,python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 LAB_ARGS ?=
 # The project's JupyterLab defaults (lab-settings/overrides.json: no "Jupyter news?" pop-up);
@@ -20,22 +19,63 @@ PRESENT ?= 1
 CHROMIUM := /usr/bin/chromium
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all bootstrap bytecode lab present html test test-unit test-site test-notebooks test-browser bench clean
+.PHONY: all bootstrap bytecode lab present html lock test test-latest test-unit test-site test-notebooks test-browser bench clean
 
 all: test
 
-# Create the venv and install the project with its test extra; redone when
-# pyproject.toml changes.
-$(STAMP): pyproject.toml
+# What each command installs comes from the lock (requirements/*.txt: exact versions with
+# hashes, written by `make lock` from pyproject.toml's bounds), so a fresh machine next year
+# installs what passed today. One venv; each lock file installed is stamped
+# ($(VENV)/.lock-NAME), and the locks agree on every version (each is compiled against
+# requirements/test.txt), so installing a second one only adds packages.
+LOCKS := requirements
+$(VENV)/.base: $(LOCKS)/build.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --require-hashes -r $(LOCKS)/build.txt
 	touch $@
 
+# core, lab, present, site, test, classroom: the extra of the same name and what it needs.
+# BullMQ's wheel (its Lua scripts) goes in with --no-deps (requirements/bullmq.in says why);
+# the project itself, editable, without build isolation (the locked setuptools builds it).
+$(VENV)/.lock-%: $(LOCKS)/%.txt $(LOCKS)/bullmq.txt pyproject.toml $(VENV)/.base
+	$(PY) -m pip install -q --require-hashes -r $(LOCKS)/$*.txt
+	$(PY) -m pip install -q --no-deps --require-hashes -r $(LOCKS)/bullmq.txt
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	touch $@
+
+STAMP := $(VENV)/.lock-test
 bootstrap: $(STAMP)
 
+# Write the lock again from pyproject.toml's bounds (after changing a bound, or to move to
+# newer releases once `make test-latest` passes), with uv (pinned here) in a venv of its own.
+UV_VERSION ?= 0.13.9
+UV := build/uv/bin/uv
+COMPILE = $(UV) pip compile --universal --python-version 3.11 --generate-hashes --quiet \
+	--custom-compile-command "make lock"
+lock:
+	test -x $(UV) || ($(PYTHON) -m venv build/uv && build/uv/bin/pip install -q uv==$(UV_VERSION))
+	$(COMPILE) pyproject.toml --extra test -o $(LOCKS)/test.txt
+	for x in lab present site classroom; do \
+		$(COMPILE) pyproject.toml --extra $$x -c $(LOCKS)/test.txt -o $(LOCKS)/$$x.txt || exit 1; done
+	$(COMPILE) pyproject.toml -c $(LOCKS)/test.txt -o $(LOCKS)/core.txt
+	$(COMPILE) $(LOCKS)/build.in -o $(LOCKS)/build.txt
+	$(COMPILE) --no-deps $(LOCKS)/bullmq.in -o $(LOCKS)/bullmq.txt
+
+# The unit tests on the newest releases pyproject.toml's bounds allow, in a venv of their own
+# (build/latest), the lock left as it is: run it before moving the lock, and now and then
+# (a new redis-py or fakeredis is seen here before a reader meets it). It prints where the
+# newest releases differ from the lock.
+LATEST := build/latest
+test-latest:
+	rm -rf $(LATEST) && $(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install -q --upgrade pip
+	$(LATEST)/bin/python -m pip install -q -e '.[test]'
+	$(LATEST)/bin/python -m pip install -q --no-deps bullmq
+	@$(LATEST)/bin/python tests/lock.py diff $(LOCKS)/test.txt $(LOCKS)/bullmq.txt
+	$(LATEST)/bin/python -m pytest -q tests -p no:nbval --ignore=tests/browser -m "not sphinx" -n auto --dist worksteal
+
 # Open the course: JupyterLab on the notebooks folder.
-lab: $(STAMP)
+lab: $(VENV)/.lock-lab
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_SETTINGS) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # The course as apps for a class: Voila on 127.0.0.1 runs each notebook and shows its
@@ -43,7 +83,7 @@ lab: $(STAMP)
 # is the course's Voila template (share/voila/templates/emqsim: nothing asked from outside
 # the machine, the widgets' parts named for a screen reader; emqsim-present adds presenter
 # mode's page style, emqsim/figures/present.css).
-present: $(STAMP)
+present: $(VENV)/.lock-present
 	@echo "Voila: open http://127.0.0.1:$(PRESENT_PORT)/ and pick a notebook (Ctrl-C stops it)"
 	EMQSIM_PRESENT=$(PRESENT) JUPYTER_PATH=$(CURDIR)/share$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
 		$(VENV)/bin/voila --no-browser --port $(PRESENT_PORT) --Voila.ip=127.0.0.1 \
@@ -56,7 +96,7 @@ present: $(STAMP)
 # sliders stepping through frames drawn now (one process per CPU; HTML_JOBS=1 draws in one);
 # open site/index.html from disk or serve the folder.
 HTML_JOBS ?=
-html: $(STAMP)
+html: $(VENV)/.lock-site
 	$(PY) -m emqsim.site --out site $(if $(HTML_JOBS),--jobs $(HTML_JOBS)) notebooks
 
 # The package and the tests' helpers compiled to bytecode once, up to date (compileall skips
@@ -116,7 +156,7 @@ test-browser: bytecode
 		echo "no $(CHROMIUM): browser tests skipped (apt-get install chromium; .ci/run does)"; \
 	fi
 
-bench: bytecode
+bench: $(VENV)/.lock-classroom bytecode
 	$(PY) -m emqsim.bench
 	$(PY) -m emqsim.bench_memory
 

@@ -1,139 +1,105 @@
-"""pyproject.toml and environment.yml (Binder) must name the same distributions with the
-same bounds; `make test` must run pytest and `.ci/run` must run `make test`."""
+"""The lock holds what pyproject.toml allows, every pin with its hashes, one version of each
+distribution across its files; the venv `make` builds holds exactly the lock; `make test` runs
+pytest and `.ci/run` runs `make test`."""
 
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+import lock
+
 ROOT = Path(__file__).resolve().parent.parent
-
-# conda-forge names that differ from the PyPI distribution name.
-CONDA_TO_PYPI = {"redis-py": "redis"}
-# An extra that pulls in a distribution conda lists on its own.
-EXTRA_IMPLIES = {("fakeredis", "lua"): "lupa"}
-# Conda entries that are the environment itself, not project dependencies.
-CONDA_ONLY = {"python", "pip"}
-
-_REQ = re.compile(
-    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;#]*)"
-)
-_CLAUSE = re.compile(r"^(?P<op>~=|===|==|!=|<=|>=|<|>|=)\s*(?P<ver>[A-Za-z0-9.*+!_-]+)$")
+EXTRAS = ("lab", "present", "site", "test", "classroom")
 
 
-def normalise(name: str) -> str:
-    name = re.sub(r"[-_.]+", "-", name.strip().lower())
-    return CONDA_TO_PYPI.get(name, name)
+def project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
-def parse_spec(spec: str) -> frozenset[str]:
-    """'>=6.29, <7' -> {'>=6.29', '<7'}; raises on anything unexpected."""
-    clauses = set()
-    for part in spec.replace(" ", "").split(","):
-        if not part:
+def requirements(extra: str | None) -> list[Requirement]:
+    """What installing emqsim[extra] asks for (the core with it), its self-references followed."""
+    extras = project()["optional-dependencies"]
+    out, todo, seen = [Requirement(r) for r in project()["dependencies"]], [extra] if extra else [], set()
+    while todo:
+        x = todo.pop()
+        if x in seen:
             continue
-        m = _CLAUSE.match(part)
-        assert m, f"cannot parse version clause {part!r}"
-        clauses.add(m["op"] + m["ver"])
-    return frozenset(clauses)
-
-
-def parse_requirement(line: str) -> dict[str, frozenset[str]]:
-    """One requirement -> {normalised name: bounds}, plus what its extras imply."""
-    m = _REQ.match(line)
-    assert m, f"cannot parse requirement {line!r}"
-    name = normalise(m["name"])
-    out = {name: parse_spec(m["spec"])}
-    for extra in (m["extras"] or "").split(","):
-        implied = EXTRA_IMPLIES.get((name, extra.strip().lower()))
-        if implied:
-            out.setdefault(implied, frozenset())
+        seen.add(x)
+        for line in extras[x]:
+            req = Requirement(line)
+            if canonicalize_name(req.name) == "emqsim":
+                todo.extend(req.extras)
+            else:
+                out.append(req)
     return out
 
 
-def pyproject_requirements() -> dict[str, frozenset[str]]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = list(project["dependencies"]) + list(project["optional-dependencies"]["test"])
-    reqs: dict[str, frozenset[str]] = {}
-    for line in lines:
-        for name, spec in parse_requirement(line).items():
-            assert name not in reqs or not spec, f"{name} listed twice in pyproject.toml"
-            if name not in reqs or spec:
-                reqs[name] = spec
-    return reqs
+def test_the_extras_are_the_lock_files():
+    assert tuple(project()["optional-dependencies"]) == EXTRAS
+    assert sorted(p.stem for p in lock.LOCKS.glob("*.txt")) == sorted(EXTRAS + ("build", "bullmq", "core"))
 
 
-def environment_entries() -> list[str]:
-    """The items of `dependencies:` in environment.yml, the `- pip:` sub-list flattened.
-
-    A tiny parser for the simple YAML this file uses: block lists of plain scalars.
-    """
-    entries: list[str] = []
-    in_deps = False
-    for raw in (ROOT / "environment.yml").read_text().splitlines():
-        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
-        if not line.strip():
-            continue
-        if not line[0].isspace():  # a top-level key
-            in_deps = line.startswith("dependencies:")
-            continue
-        if not in_deps:
-            continue
-        item = line.strip()
-        assert item.startswith("- "), f"unexpected line in dependencies: {raw!r}"
-        item = item[2:].strip()
-        if item == "pip:":
-            continue
-        entries.append(item)
-    return entries
+@pytest.mark.parametrize("extra", (None,) + EXTRAS)
+def test_each_lock_file_pins_what_its_extra_asks_within_the_bounds(extra):
+    pinned = lock.pins(lock.LOCKS / f"{extra or 'core'}.txt")
+    for req in requirements(extra):
+        name = canonicalize_name(req.name)
+        assert name in pinned, f"{name} is not in the lock of {extra or 'core'}"
+        assert req.specifier.contains(pinned[name], prereleases=True), (name, str(req.specifier), pinned[name])
+    if extra is None:   # a plain `pip install emqsim`: the engine and the command line, small
+        assert len(pinned) <= 25 and not {"jupyterlab", "matplotlib", "voila", "sphinx"} & pinned.keys()
 
 
-def environment_requirements() -> dict[str, frozenset[str]]:
-    reqs: dict[str, frozenset[str]] = {}
-    for item in environment_entries():
-        if item.startswith("-"):  # pip options such as `-e .`
-            continue
-        m = _REQ.match(item)
-        if normalise(m["name"]) in CONDA_ONLY:
-            continue
-        for name, spec in parse_requirement(item).items():
-            assert name not in reqs, f"{name} listed twice in environment.yml"
-            reqs[name] = spec
-    return reqs
+def test_the_lock_files_agree_on_every_version():
+    test = lock.pins(lock.LOCKS / "test.txt")
+    for extra in (None, "lab", "present", "site"):
+        pinned = lock.pins(lock.LOCKS / f"{extra or 'core'}.txt")
+        assert pinned.keys() <= test.keys() and all(test[n] == v for n, v in pinned.items()), extra
+    classroom = lock.pins(lock.LOCKS / "classroom.txt")
+    assert all(classroom.get(n) == v for n, v in test.items())
 
 
-def test_parsers_see_the_expected_shape():
-    py = pyproject_requirements()
-    env = environment_requirements()
-    assert py["ipykernel"] == frozenset({">=6.29", "<7"})
-    assert py["lupa"] == frozenset()  # implied by fakeredis[lua]
-    assert "redis" in env and "redis-py" not in env
-    assert {"pytest", "nbval", "cronsim"} <= env.keys()
+def test_every_pin_carries_its_hashes_and_names_the_command_that_wrote_it():
+    for path in lock.LOCKS.glob("*.txt"):
+        text = path.read_text()
+        assert "#    make lock\n" in text, path.name
+        entries = re.split(r"\n(?=[A-Za-z0-9])", text.split("\n", 2)[2])
+        assert entries and all("==" in e and "--hash=sha256:" in e for e in entries if e.strip()), path.name
 
 
-def test_environment_yml_matches_pyproject():
-    py = pyproject_requirements()
-    env = environment_requirements()
-    assert sorted(py.keys() - env.keys()) == [], "in pyproject.toml only"
-    assert sorted(env.keys() - py.keys()) == [], "in environment.yml only"
-    differing = {n: (sorted(py[n]), sorted(env[n])) for n in py if py[n] != env[n]}
-    assert differing == {}, "bounds differ (pyproject, environment.yml)"
+def test_pyproject_has_bounds_and_no_pins():
+    for extra in (None,) + EXTRAS:
+        for req in requirements(extra):
+            assert not any(c.operator in ("==", "===", "~=") for c in req.specifier), req
+            assert any(c.operator == ">=" for c in req.specifier), f"{req.name} has no lower bound"
 
 
-def test_pyproject_has_lower_bounds_and_no_pins():
-    for name, spec in pyproject_requirements().items():
-        assert not any(c.startswith(("==", "===", "~=")) for c in spec), (name, spec)
-        if name != "lupa":  # comes through fakeredis[lua]
-            assert any(c.startswith(">=") for c in spec), f"{name} has no lower bound"
+def test_the_venv_make_builds_holds_exactly_the_lock():
+    venv = ROOT / ".venv"
+    if Path(sys.prefix).resolve() != venv.resolve():
+        pytest.skip(f"not run in the venv `make` builds ({venv}), but in {sys.prefix}")
+    files = lock.stamped(venv)
+    assert files, "no .lock-NAME stamp in the venv"
+    locked: dict[str, str] = {}
+    for path in files:
+        locked.update(lock.pins(path))
+    assert lock.differences(locked, lock.installed()) == []
 
 
-def test_environment_yml_python_and_channel():
-    text = (ROOT / "environment.yml").read_text()
-    assert re.search(r"^channels:\s*\n\s*- conda-forge\s*$", text, re.M)
-    assert "defaults" not in text
-    assert "python=3.11" in environment_entries()
-    assert "-e ." in environment_entries(), "Binder must install the project itself"
+def test_the_lock_reader_sees_markers_and_differences(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("a==1 \\\n    --hash=sha256:00\nb==2 ; sys_platform == 'nonesuch' \\\n"
+                    "    --hash=sha256:00\npip==25 \\\n    --hash=sha256:00\n")
+    assert lock.pins(path) == {"a": "1"}
+    assert lock.differences({"a": "1", "c": "3"}, {"a": "2", "d": "4"}) == [
+        "a: lock 1, here 2", "c: lock 3, here (none)", "d: lock (none), here 4"]
 
 
 def _make_rules() -> dict[str, tuple[list[str], list[str]]]:
@@ -193,3 +159,11 @@ def test_ci_run_calls_make_test():
     code = [l.split("#", 1)[0] for l in script.read_text().splitlines()]
     assert any(re.search(r"(^|[\s;&|(])make test\b", l) for l in code)
     assert "set -euo pipefail" in script.read_text()
+
+
+def test_no_two_test_files_share_a_name():
+    """`pytest` from the root collects every folder of tests/ as top-level modules (no
+    __init__.py): two files of one name stop it at collection ("import file mismatch")."""
+    files = [p for p in (ROOT / "tests").rglob("test_*.py") if "node_modules" not in p.parts]
+    names = [p.name for p in files]
+    assert len(files) > 50 and sorted({n for n in names if names.count(n) > 1}) == []
