@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import importlib as _importlib
 
+#: the one place the version is written (pyproject.toml reads it; CHANGELOG.md names it)
+__version__ = "0.2.0"
+
 from . import _moved
 
 _moved.install()

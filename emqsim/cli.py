@@ -52,6 +52,34 @@ def fail(message: str):
     raise SystemExit(2)
 
 
+class _Version(argparse.Action):
+    """`emqsim --version`: the version, the libraries that decide the answers, and whether the
+    embedded server runs with the speed-up (read only when asked: it imports fakeredis)."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the libraries' versions")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit(0)
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+    from .engine.fakelua import state
+
+    def of(dist: str) -> str:
+        try:
+            return f"{dist} {version(dist)}"
+        except PackageNotFoundError:
+            return f"{dist} (not installed)"
+
+    libraries = ", ".join(of(d) for d in ("redis", "fakeredis", "lupa", "croniter", "cronsim"))
+    return f"emqsim {__version__} (Python {sys.version.split()[0]}; {libraries})\n{state()}"
+
+
 def parser() -> argparse.ArgumentParser:
     from .engine.chain import DESIGNS
     from .engine.ids import span_dates
@@ -62,6 +90,7 @@ def parser() -> argparse.ArgumentParser:
     from .engine.store import statuses
 
     top = _Parser(prog="emqsim", description="A teaching simulator of a Redis-backed job scheduler.")
+    top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     p = sub.add_parser(
         "trace", help="run one schedule on the virtual clock and list its fires",

@@ -28,6 +28,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from ..engine.extras import MissingExtra, need
 from . import player as site_player
 
 #: what a live figure's place says on a static page
@@ -294,6 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=None,
                         help="processes drawing the live figures' frames (default: one per CPU)")
     args = parser.parse_args(argv)
+    try:
+        need("site", "the course's site")
+        need("lab", "the course's site (its figures)")
+    except MissingExtra as exc:
+        print(f"emqsim.site: error: {exc}", file=sys.stderr)
+        return 2
     if args.jobs is not None and args.jobs < 1:
         print(f"emqsim.site: error: --jobs {args.jobs} must be 1 or more", file=sys.stderr)
         return 2
