@@ -459,3 +459,19 @@ def test_preload_fills_the_script_cache_as_script_load_does():
     sha = Scripts(fast).sha("advance")
     assert fast.script_exists(sha) == [True]
     assert answer(Scripts(fast), "advance", ["x"], []) == answer(Scripts(plain), "advance", ["x"], [])
+
+
+def test_the_upstream_patch_applies_to_the_locked_fakeredis(tmp_path):
+    """docs/upstream/ holds the adapter's change as a patch to fakeredis itself, so the adapter
+    can go once a release carries it: it must apply to the version the lock installs."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    patch = Path(__file__).resolve().parent.parent / "docs" / "upstream" / "fakeredis-2.41.0-script-costs.patch"
+    target = tmp_path / "fakeredis" / "commands_mixins"
+    target.mkdir(parents=True)
+    shutil.copy(Path(fakeredis.__file__).parent / "commands_mixins" / "scripting_mixin.py", target)
+    done = subprocess.run(["git", "apply", "--check", str(patch)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert patch.name.startswith(f"fakeredis-{fakeredis.__version__}-")
