@@ -554,6 +554,9 @@ def main(argv=None) -> int:
             print(line, flush=True)
         return 0
     if args.bullmq:
+        from .engine.fakelua import state
+
+        print(state(), flush=True)
         for line in event_path_lines(1000) + [panel_line()] + side_by_side(args.rounds):
             print(line, flush=True)
         return 0
@@ -561,7 +564,9 @@ def main(argv=None) -> int:
     backends = [("fakeredis", None)]
     if os.environ.get(ENV):
         backends.append(("redis", os.environ[ENV]))
-    print(f"emqsim bench · {os.cpu_count()} cores · python {sys.version.split()[0]}")
+    from .engine.fakelua import state
+
+    print(f"emqsim bench · {os.cpu_count()} cores · python {sys.version.split()[0]} · {state()}")
     for label, url in backends:
         for rows in (1, 100):
             b = baseline(url, rows, fires)

@@ -1,5 +1,5 @@
 """Each cron rule reads the syntax its library reads: `L`, `#`, `W`, day of month with day of week,
-six fields and backwards ranges, accepted or refused as croniter 7.0.0, cronsim 2.8 and
+six fields and backwards ranges, accepted or refused as croniter 7.0.0, cronsim 2.9 and
 cron-parser 5.10.3 do, with that library's own refusal; and BullMQ's design reads a pattern as
 BullMQ 6.7.0 does, through cron-parser (job-scheduler.js `defaultRepeatStrategy`).
 
@@ -30,6 +30,18 @@ from emqsim.engine.timefmt import at, day_bounds, zone
 NY = "America/New_York"
 START, END = day_bounds(NY, "2026-01-01")[0], day_bounds(NY, "2027-01-01")[0]
 CP = "cron-parser 5.10.3 refuses it: "
+#: the releases whose own refusals these tables (and test_dst's, test_cli_cron's) quote to a reader,
+#: as notebook 07 shows them: the lock pins them; a lock that moves them must look at the words again
+QUOTED = {"croniter": "7.0.0", "cronsim": "2.9"}
+
+
+def test_the_libraries_whose_words_are_quoted_are_the_locked_releases():
+    import lock
+    from importlib.metadata import version
+
+    locked = lock.pins(lock.LOCKS / "test.txt")
+    assert {name: locked[name] for name in QUOTED} == QUOTED == {name: version(name) for name in QUOTED}
+
 
 # expr: (croniter, debian, cron-parser, bullmq): three local runs, or the library's refusal
 TABLE = {
