@@ -54,8 +54,10 @@ c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = git_pull_path(REPO)[len("/hub/user-redirect"):] if REPO else "/lab/tree/" + START
 # The course's JupyterLab defaults (lab-settings/overrides.json), as `make lab` gives them
 c.Spawner.args = [f"--LabApp.app_settings_dir={COURSE / 'lab-settings'}"]
-# The course's Voila templates from the checkout too, should the installed package lack them
-c.Spawner.environment = {"JUPYTER_PATH": str(COURSE / "share")}
+# Each server started through binder/start, as on Binder: the course's Voila templates from the
+# checkout (an editable install does not put them in the environment), Voila pages in the course's
+# template, presenter mode where EMQSIM_PRESENT=1 is set (c.Spawner.environment)
+c.Spawner.cmd = [str(COURSE / "binder" / "start"), "jupyterhub-singleuser"]
 # 20 servers asked for at once on 2 cores were ready after 38-40 s (benchmarks/classroom.py,
 # 2026-12-04), close to JupyterHub's defaults (60 s to start, 30 s to answer): a larger class or
 # a busier machine would see the last ones refused.
