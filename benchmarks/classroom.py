@@ -374,7 +374,7 @@ def mb(value: float) -> str:
 def report(args, students, versions, wall, mem, timed_out) -> str:
     by_student, rest, total = mem
     failed = [s for s in students if s.error or s.done is None]
-    lines = [f"classroom: {len(students)} students at once on one JupyterHub {versions['hub']} "
+    lines = [f"[jupyterhub] classroom: {len(students)} students at once on one JupyterHub {versions['hub']} "
              f"(configurable-http-proxy {versions['proxy']}), {os.cpu_count()} CPUs, 127.0.0.1; "
              f"notebook {NOTEBOOK[:2]}, {versions['cells']} code cells each"]
     lines.append(f"  failures: {len(failed)} of {len(students)}"
@@ -413,16 +413,16 @@ def main(argv=None) -> int:
     try:
         import jupyterhub
     except ImportError:
-        print("classroom: skipped, jupyterhub is not installed (pip install 'emqsim[classroom]')")
+        print("[jupyterhub] classroom: skipped, jupyterhub is not installed (pip install 'emqsim[classroom]')")
         return 0
     proxy = find_proxy()
     if proxy is None:
-        print("classroom: skipped, configurable-http-proxy is not installed "
+        print("[jupyterhub] classroom: skipped, configurable-http-proxy is not installed "
               "(cd benchmarks/classroom-proxy && npm ci --no-audit --no-fund --ignore-scripts)")
         return 0
     hub_exe = shutil.which("jupyterhub", path=os.path.dirname(sys.executable)) or shutil.which("jupyterhub")
     if hub_exe is None or not shutil.which("jupyterhub-singleuser", path=os.path.dirname(sys.executable)):
-        print("classroom: skipped, the jupyterhub commands are not next to this Python "
+        print("[jupyterhub] classroom: skipped, the jupyterhub commands are not next to this Python "
               "(pip install 'emqsim[classroom]' in this environment)")
         return 0
     with open(ROOT / "notebooks" / NOTEBOOK) as f:
@@ -462,7 +462,7 @@ def main(argv=None) -> int:
         known.update(descendants(hub.pid))
         mem = memory(hub.pid, students)
     except KeyboardInterrupt:
-        print("classroom: interrupted, stopping the hub and every server", file=sys.stderr)
+        print("[jupyterhub] classroom: interrupted, stopping the hub and every server", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -477,7 +477,7 @@ def main(argv=None) -> int:
             kill_all([p for p in known if _running(p)])
             if any(s.error for s in students) or timed_out:
                 tail = (tmp / "hub.log").read_text(errors="replace").splitlines()[-15:]
-                print("classroom: the hub's last log lines:\n  " + "\n  ".join(tail), file=sys.stderr)
+                print("[jupyterhub] classroom: the hub's last log lines:\n  " + "\n  ".join(tail), file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
     print(report(args, students, versions, wall, mem, timed_out))
     return 0
