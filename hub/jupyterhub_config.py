@@ -58,12 +58,11 @@ c.Spawner.args = [f"--LabApp.app_settings_dir={COURSE / 'lab-settings'}"]
 # checkout (an editable install does not put them in the environment), Voila pages in the course's
 # template, presenter mode where EMQSIM_PRESENT=1 is set (c.Spawner.environment)
 c.Spawner.cmd = [str(COURSE / "binder" / "start"), "jupyterhub-singleuser"]
-# 20 servers asked for at once on 2 cores were ready after 38-40 s (benchmarks/classroom.py,
-# 2026-12-04), close to JupyterHub's defaults (60 s to start, 30 s to answer): a larger class or
-# a busier machine would see the last ones refused.
+# 20 servers asked for at once on 2 cores answered after 44-45 s (benchmarks/classroom.py,
+# 2026-12-04), past JupyterHub's 30 s default for a server to answer and near its 60 s to start.
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 240
-# A server with its kernel held 267 MB RSS after notebook 02 (docs/hosting.md). Enforced only by
+# A server with its kernel held 274 MB RSS after notebook 02 (docs/hosting.md). Enforced only by
 # spawners that can (systemd in TLJH, Kubernetes in z2jh); informative here.
 c.Spawner.mem_limit = "1G"
 c.Spawner.cpu_limit = 1
