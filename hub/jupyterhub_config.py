@@ -59,7 +59,8 @@ c.Spawner.args = [f"--LabApp.app_settings_dir={COURSE / 'lab-settings'}"]
 # template, presenter mode where EMQSIM_PRESENT=1 is set (c.Spawner.environment)
 c.Spawner.cmd = [str(COURSE / "binder" / "start"), "jupyterhub-singleuser"]
 # 20 servers asked for at once on 2 cores answered after 44-45 s (benchmarks/classroom.py,
-# 2026-12-04), past JupyterHub's 30 s default for a server to answer and near its 60 s to start.
+# 2026-12-04); with JupyterHub's defaults (60 s to start, 30 s to answer) 6 of 20 failed to start
+# in one run (the machine busy with other work, load average 8).
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 240
 # A server with its kernel held 274 MB RSS after notebook 02 (docs/hosting.md). Enforced only by
