@@ -26,6 +26,7 @@ import bullmq_step_questions  # noqa: E402
 pytestmark = pytest.mark.skipif(package.available() is not None, reason=str(package.available()))
 
 STEPS = oracle.recording("bullmq_steps")
+KEYS = oracle.recording("bullmq_steps_keys")
 ALL = oracle.recording("bullmq")
 
 
@@ -60,6 +61,59 @@ def test_the_live_bullmq_still_answers_the_step_questions_as_recorded():
     if not os.environ.get("EMQSIM_REDIS_URL"):
         pytest.skip("EMQSIM_REDIS_URL unset: the BullMQ oracle needs a Redis to run on; recording used")
     assert oracle.ask("bullmq", STEPS["questions"]) == STEPS["answers"]
+
+
+# -- every key, as the real BullMQ leaves it ------------------------------------------------------
+
+def oracle_dump(b) -> dict:
+    """Every key of the driver's queue in bullmq_keys.mjs's shape (scores as Redis writes them)."""
+    c, p = b.client, b.keys[""]
+    out = {}
+    for key in sorted(c.scan_iter(match=p + "*")):
+        kind, name = c.type(key).decode(), key.decode()[len(p):]
+        if kind == "string":
+            v = c.get(key).decode()
+        elif kind == "hash":
+            v = sorted([f.decode(), x.decode()] for f, x in c.hgetall(key).items())
+        elif kind == "zset":
+            v = [[m.decode(), sc.decode()] for m, sc in c.zrange(key, 0, -1, withscores=True,
+                                                                 score_cast_func=lambda x: x)]
+        elif kind == "list":
+            v = [x.decode() for x in c.lrange(key, 0, -1)]
+        elif kind == "set":
+            v = sorted(x.decode() for x in c.smembers(key))
+        else:
+            v = [[x.decode() for kv in f.items() for x in kv] for _i, f in c.xrange(key)]
+        out[name] = [kind, v]
+    return out
+
+
+def test_the_keys_recording_is_the_step_questions():
+    assert KEYS["answers"]["bullmq"] == "6.7.0"
+    assert KEYS["questions"] == {"token": bullmq_step_questions.TOKEN, **STEPS["questions"]}
+
+
+@pytest.mark.parametrize("i", range(len(KEYS["questions"]["scenarios"])),
+                         ids=[s["id"] for s in KEYS["questions"]["scenarios"]])
+def test_every_key_is_the_real_bullmqs_after_every_step(i):
+    """The job hashes (their opts as cjson text, timestamps), the scheduler hash, the delayed,
+    wait, completed and marker sets, the id counter, the meta hash, the events stream's entries:
+    each step leaves exactly what BullMQ 6.7.0 under Node left on redis-server."""
+    scenario = KEYS["questions"]["scenarios"][i]
+    b = BullMQScripts()
+    for step, theirs in zip(scenario["steps"], KEYS["answers"]["dumps"][i], strict=True):
+        upsert(b, step) if step["op"] == "upsert" else b.pickup(step["at"])
+        assert oracle_dump(b) == theirs, step
+
+
+def test_the_live_bullmq_still_leaves_the_recorded_keys():
+    if oracle.node() is None:
+        pytest.skip(oracle.status())
+    import os
+
+    if not os.environ.get("EMQSIM_REDIS_URL"):
+        pytest.skip("EMQSIM_REDIS_URL unset: the BullMQ oracle needs a Redis to run on; recording used")
+    assert oracle.ask("bullmq_keys", KEYS["questions"]) == KEYS["answers"]
 
 
 # -- on every backend ---------------------------------------------------------------------------

@@ -54,15 +54,21 @@ def questions() -> dict:
 
 
 NAME = "bullmq_steps"
+KEYS_NAME = "bullmq_steps_keys"
+TOKEN = "emqsim-worker"          # the worker token both sides use (it is stored in the job's lock)
 
 
 def record() -> dict:
-    """Ask the live oracle (bullmq.mjs, the pinned bullmq) and write recorded/bullmq_steps.json."""
+    """Ask the live oracles (the pinned bullmq) and write recorded/bullmq_steps.json (bullmq.mjs:
+    the compared fields) and recorded/bullmq_steps_keys.json (bullmq_keys.mjs: every key)."""
     import oracle
 
     qs = questions()
     doc = {"questions": qs, "answers": oracle.ask("bullmq", qs)}
     (oracle.RECORDED / f"{NAME}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    keys_q = {"token": TOKEN, **qs}
+    keys = {"questions": keys_q, "answers": oracle.ask("bullmq_keys", keys_q)}
+    (oracle.RECORDED / f"{KEYS_NAME}.json").write_text(json.dumps(keys, sort_keys=True) + "\n")
     return doc
 
 

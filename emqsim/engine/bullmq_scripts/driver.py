@@ -18,6 +18,9 @@ reads `Date.now()`:
 - `scheduler`: `getJobScheduler-1` (redis-queue-backend.js 1228-1236, job-scheduler.js 206-269).
 - `remove`: `removeJobScheduler-3` (redis-queue-backend.js 687-693).
 
+Made, it writes what a new `Queue` writes (its meta fields), so every key it leaves is the
+real BullMQ's (tests/test_bullmq_scripts_driver.py compares them all where Node is there).
+
 Cron's next run comes from the engine's port of cron-parser (`cron_parser.next_after`), as
 bullmq's comes from cron-parser. The scripts' text is checked (`package.read`) before a
 client is touched, so a missing or changed package writes nothing.
@@ -38,6 +41,7 @@ from .packing import pack
 KEY_TYPES = ("", "active", "wait", "waiting-children", "paused", "id", "delayed", "prioritized", "stalled-check",
              "completed", "failed", "stalled", "repeat", "limiter", "meta", "events", "pc", "marker", "de")
 LOCK_DURATION = 30_000      # Worker's default (worker.js 43)
+MAX_LEN_EVENTS = 10_000     # Queue's default events stream length (queue.js 80)
 TOKEN = "emqsim-worker"
 #: the stored short option names and the client's long ones (utils/index.js 112-119)
 OPTS_DECODE = {"de": "deduplication", "fpof": "failParentOnFailure", "cpof": "continueParentOnFailure",
@@ -129,6 +133,9 @@ class BullMQScripts:
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
+        # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
+        self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
+                                                     "version": f"bullmq:{package.NPM_RELEASE}"})
 
     def key(self, name: str) -> str:
         return self.keys[""] + name
@@ -253,8 +260,12 @@ class BullMQScripts:
             return None
         fields = {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}
         stored = json.loads(fields.get("opts") or "{}")
-        opts = {"attempts": 0}                                               # job.js 85-88
-        opts.update({OPTS_DECODE.get(key, key): v for key, v in stored.items()})
+        # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
+        # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
+        # the key order is kept because it is the order the options are packed and stored in
+        opts = {"attempts": 0}
+        opts.update({OPTS_DECODE.get(key, key): v for key, v in stored.items() if key != "repeatJobKey"})
+        opts["backoff"] = opts.get("backoff", UNDEFINED)
         job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
                   timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
         if job.repeat_key:                                                   # worker.js 541-554
