@@ -241,3 +241,61 @@ def test_a_refused_package_writes_nothing(tmp_path):
     with pytest.raises(package.ScriptsUnavailable, match="bullmq 9.9.9 is installed"):
         BullMQScripts(client, distribution=PathDistribution(info))
     assert client.dbsize() == 0 and client.script_exists("0" * 40) == [False]
+
+
+# -- bad input: one line, nothing written -----------------------------------------------------------
+
+BAD = [
+    ({"scheduler_id": "", "now": 1, "every": 1000}, "scheduler_id"),
+    ({"scheduler_id": "s", "now": -1, "every": 1000}, "now"),
+    ({"scheduler_id": "s", "now": 1.5, "every": 1000}, "now"),
+    ({"scheduler_id": "s", "now": 1}, "every"),
+    ({"scheduler_id": "s", "now": 1, "every": 1000, "pattern": "* * * * *"}, "every"),
+    ({"scheduler_id": "s", "now": 1, "every": 0}, "every"),
+    ({"scheduler_id": "s", "now": 1, "every": "15m"}, "every"),
+    ({"scheduler_id": "s", "now": 1, "pattern": "61 * * * *"}, None),
+    ({"scheduler_id": "s", "now": 1, "pattern": "0 9 * * *", "tz": "Mars/Olympus"}, None),
+    ({"scheduler_id": "s", "now": 1, "every": 1000, "offset": -5}, "offset"),
+    ({"scheduler_id": "s", "now": 10, "every": 1000, "end": 5}, "end"),
+    ({"scheduler_id": "s", "now": 1, "every": 1000, "limit": True}, "limit"),
+]
+
+
+@pytest.mark.parametrize("kwargs,arg", BAD, ids=[str(b[0]) for b in BAD])
+def test_bad_upserts_are_one_line_and_write_nothing(kwargs, arg):
+    from emqsim.engine.errors import InputError
+
+    b = BullMQScripts()
+    before = oracle_dump(b)
+    kwargs = dict(kwargs)
+    with pytest.raises(InputError) as err:
+        b.upsert(kwargs.pop("scheduler_id"), kwargs.pop("now"), **kwargs)
+    assert "\n" not in str(err.value) and str(err.value)
+    if arg is not None:
+        assert err.value.arg == arg
+    assert oracle_dump(b) == before
+
+
+@pytest.mark.parametrize("now,token", [(-1, "w"), ("1", "w"), (1, "")])
+def test_a_bad_take_is_one_line_and_takes_nothing(now, token):
+    from emqsim.engine.errors import InputError
+
+    b = BullMQScripts()
+    upsert(b, {"at": 1_796_029_620_000, "every": 900_000})
+    before = oracle_dump(b)
+    with pytest.raises(InputError):
+        b.take(now, token)
+    assert oracle_dump(b) == before
+
+
+def test_a_runtime_without_the_modules_is_refused_in_one_line(monkeypatch, tmp_path):
+    """fakeredis logs a Lua module it cannot load and runs on without it: refused at once."""
+    from emqsim.engine.bullmq_scripts import runtime
+    from emqsim.engine.errors import InputError
+
+    monkeypatch.setenv("LUA_PATH", "")
+    monkeypatch.setattr(runtime, "LUA", tmp_path)           # a folder without the modules
+    with pytest.raises(InputError) as err:
+        runtime.embedded()
+    text = str(err.value)
+    assert "\n" not in text and "did not load emqsim's cmsgpack and cjson" in text and "cmsgpack missing" in text

@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 
 from ..cron_parser import GaveUp, next_after
-from ..errors import InputError
+from ..errors import InputError, whole
 from . import package, runtime
 from .packing import pack
 
@@ -76,8 +76,10 @@ def _arg(v) -> str:
     return str(v)
 
 
-def _defined(d: dict) -> dict:
-    return {k: v for k, v in d.items() if v is not UNDEFINED}
+def _text(value, what: str) -> str:
+    if isinstance(value, str) and value:
+        return value
+    raise InputError(f"{what} {value!r} must be non-empty text", what)
 
 
 def _packable(v):
@@ -152,8 +154,25 @@ class BullMQScripts:
                limit: int | None = None, name: str = "job", data=None):
         """Queue.upsertJobScheduler at `now`: the id of the job it made, or None when the client
         makes none (a limit reached, an end date past, cron-parser giving up)."""
+        _text(scheduler_id, "scheduler_id")
+        _text(name, "name")
+        now = whole(now, "now", low=0, what="a time in ms since 1970")
         if (every is None) == (pattern is None):
-            raise InputError("give exactly one of every and pattern", "every")
+            raise InputError(f"every {every!r} and pattern {pattern!r}: give exactly one of them", "every")
+        if every is not None:
+            every = whole(every, "every", low=1, what="a period in ms")
+        if pattern is not None:
+            _text(pattern, "pattern")
+            from ..cron_parser import parse
+
+            parse(pattern)                                 # cron-parser's refusals, in its words
+        if tz is not None:
+            from ..timefmt import zone
+
+            zone(tz)
+        for what, v in (("offset", offset), ("start", start), ("end", end), ("limit", limit)):
+            if v is not None:
+                whole(v, what, low=0, what="a whole number of ms" if what != "limit" else "a count")
         if end is not None and end < now:                  # queue.js 246-249
             raise InputError(f"end {end} is before now {now}: bullmq refuses it", "end")
         repeat = {}
@@ -249,6 +268,8 @@ class BullMQScripts:
     def take(self, now: int, token: str = TOKEN) -> Job | None:
         """A worker's `getNextJob(token, {block: false})` at `now`: moveToActive-11, then, for a
         scheduler's job, the scheduler's next job (updateJobScheduler-12). None: nothing due."""
+        now = whole(now, "now", low=0, what="a time in ms since 1970")
+        _text(token, "token")
         k = self.keys
         reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
                          [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import InputError
+
 LUA = Path(__file__).resolve().parent / "lua"
 MODULES = ("cmsgpack", "cjson")
 FAKE_VERSION = (7,)
@@ -42,4 +44,24 @@ def embedded(fast: bool = True):
         from ..fakelua import speed
 
         client = speed(client)
+    check(client)
     return client
+
+
+PROBE = "return {type(cmsgpack) == 'table' and cmsgpack.unpack('\\145\\1')[1] or 0, cjson.encode({})}"
+
+
+def check(client) -> None:
+    """One script that shows the server's Lua has this project's modules: fakeredis logs a module
+    it cannot load and carries on without it (no cmsgpack, its own cjson), so that is refused
+    here in one line instead of failing inside BullMQ's scripts."""
+    try:
+        got = client.eval(PROBE, 0)
+    except Exception as exc:          # a fakeredis without Lua says why in its own words
+        raise InputError(f"the embedded Lua cannot run scripts ({' '.join(str(exc).split())[:200]}); "
+                         "expected fakeredis[lua]", "client") from None
+    if got != [1, b"{}"]:
+        raise InputError(f"the embedded Lua did not load emqsim's cmsgpack and cjson from {LUA} "
+                         f"(found cmsgpack {'missing' if not got or got[0] != 1 else 'loaded'}, "
+                         f"cjson.encode({{}}) = {got[1] if got else None!r}); expected both, LUA_PATH "
+                         f"{os.environ.get('LUA_PATH')!r}", "client")
