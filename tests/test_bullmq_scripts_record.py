@@ -116,3 +116,5 @@ def test_per_fire_reports_the_real_scripts_cost():
     assert r["ms_per_fire"] == pytest.approx(1 / 20) and r["evalsha_floor_ms"] == pytest.approx(1 / 20)
     line = bench_line(lambda: next(ticks) * 1e-3, fires=10)
     assert line.startswith("BullMQ 6.7.0's own scripts on fakeredis: ") and "redis.call's" in line
+    plain = per_fire(lambda: next(ticks) * 1e-3, fires=5, fast=False)
+    assert plain["calls_per_fire"] == r["calls_per_fire"]     # the adapter changes costs, not calls
