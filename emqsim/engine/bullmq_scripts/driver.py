@@ -1,0 +1,356 @@
+"""BullMQ 6.7.0's job-scheduler path driven from Python, through its own scripts.
+
+Each verb builds the scripts' KEYS and ARGV as the 6.7.0 client does (the lines named are
+those of npm bullmq 6.7.0's `dist/cjs/classes/`), with `now` an argument where the client
+reads `Date.now()`:
+
+- `upsert`: `Queue.upsertJobScheduler` (queue.js 244-252), `JobScheduler.upsertJobScheduler`
+  with `override: true` (job-scheduler.js 77-175: the limit and end-date checks, cron's next
+  run by `defaultRepeatStrategy` 297-314, `getNextJobOpts` 176-194), then `addJobScheduler-11`
+  (redis-queue-backend.js 619-656). For `every` the client's nextMillis is undefined, sent as
+  '' (ioredis `toArg`), and the script computes the run itself.
+- `take`: a worker's `getNextJob` (worker.js 355-395) calls `moveToActive-11`
+  (redis-queue-backend.js 1387-1416); for a job of a scheduler, `nextJobFromJobData`
+  (worker.js 522-556) upserts the scheduler again with `override: false` and the taken job as
+  producer, which is `updateJobScheduler-12` (redis-queue-backend.js 657-686).
+- `finish`: `job.moveToCompleted` (job.js 419-436, redis-queue-backend.js 1674-1685) is
+  `moveToFinished-14` with the arguments of `moveToFinishedArgs` (redis-queue-backend.js 790-838).
+- `scheduler`: `getJobScheduler-1` (redis-queue-backend.js 1228-1236, job-scheduler.js 206-269).
+- `remove`: `removeJobScheduler-3` (redis-queue-backend.js 687-693).
+
+Made, it writes what a new `Queue` writes (its meta fields), so every key it leaves is the
+real BullMQ's (tests/test_bullmq_scripts_driver.py compares them all where Node is there).
+
+Cron's next run comes from the engine's port of cron-parser (`cron_parser.next_after`), as
+bullmq's comes from cron-parser. The scripts' text is checked (`package.read`) before a
+client is touched, so a missing or changed package writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from ..cron_parser import GaveUp, next_after
+from ..errors import InputError, whole
+from . import package, runtime
+from .packing import pack
+
+#: the queue's keys (queue-keys.js 8-34)
+KEY_TYPES = ("", "active", "wait", "waiting-children", "paused", "id", "delayed", "prioritized", "stalled-check",
+             "completed", "failed", "stalled", "repeat", "limiter", "meta", "events", "pc", "marker", "de")
+LOCK_DURATION = 30_000      # Worker's default (worker.js 43)
+MAX_LEN_EVENTS = 10_000     # Queue's default events stream length (queue.js 80)
+TOKEN = "emqsim-worker"
+#: the stored short option names and the client's long ones (utils/index.js 112-119)
+OPTS_DECODE = {"de": "deduplication", "fpof": "failParentOnFailure", "cpof": "continueParentOnFailure",
+               "idof": "ignoreDependencyOnFailure", "kl": "keepLogs", "rdof": "removeDependencyOnFailure"}
+OPTS_ENCODE = {v: k for k, v in OPTS_DECODE.items()}
+UNDEFINED = object()        # a JS `undefined`: dropped where JS drops it, nil where msgpackr packs it
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job a worker took: its id, hash fields as read, and its decoded options."""
+
+    id: str
+    name: str
+    data: str
+    timestamp: int
+    opts: dict
+    repeat_key: str | None
+
+
+def _arg(v) -> str:
+    """ioredis's `toArg` (utils/index.js 165-170): null and undefined are '', numbers as JS
+    writes them."""
+    if v is None or v is UNDEFINED:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e21:
+            return str(int(v))
+        return "NaN" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def _text(value, what: str) -> str:
+    if isinstance(value, str) and value:
+        return value
+    raise InputError(f"{what} {value!r} must be non-empty text", what)
+
+
+def _packable(v):
+    """UNDEFINED as nil (msgpackr's `encodeUndefinedAsNil`), all the way down."""
+    if v is UNDEFINED:
+        return None
+    if isinstance(v, dict):
+        return {k: _packable(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_packable(x) for x in v]
+    return v
+
+
+def _opts_as_json(opts: dict) -> dict:
+    """`optsAsJSON` (redis-queue-backend.js 2109-2137): undefined dropped, long names shortened."""
+    out = {}
+    for k, v in opts.items():
+        if v is UNDEFINED:
+            continue
+        if k in OPTS_ENCODE:
+            out[OPTS_ENCODE[k]] = v
+        elif k == "telemetry":
+            if v.get("metadata", UNDEFINED) is not UNDEFINED:
+                out["tm"] = v["metadata"]
+            if v.get("omitContext", UNDEFINED) is not UNDEFINED:
+                out["omc"] = v["omitContext"]
+        else:
+            out[k] = v
+    return out
+
+
+def _js_add(*terms):
+    """JS `+` over numbers, undefined (NaN) and null (0)."""
+    total = 0
+    for t in terms:
+        if t is UNDEFINED:
+            return math.nan
+        total += 0 if t is None else t
+    return total
+
+
+class BullMQScripts:
+    """One BullMQ queue on `client` (default: a new embedded fakeredis with the project's
+    cmsgpack and cjson), driven through BullMQ 6.7.0's own scripts."""
+
+    def __init__(self, client=None, *, queue: str = "emqsim", prefix: str = "bull", distribution=None):
+        texts = package.read(distribution=distribution)      # refused here, before any write
+        if not isinstance(queue, str) or not queue or not isinstance(prefix, str) or not prefix:
+            raise InputError(f"queue {queue!r} and prefix {prefix!r} must be non-empty text", "queue")
+        self.client = client if client is not None else runtime.embedded()
+        self.texts = texts
+        self._scripts = {name.rsplit("-", 1)[0]: self.client.register_script(text) for name, text in texts.items()}
+        self.prefix = prefix
+        self.queue = queue
+        self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
+        # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
+        self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
+                                                     "version": f"bullmq:{package.NPM_RELEASE}"})
+
+    def key(self, name: str) -> str:
+        return self.keys[""] + name
+
+    def run(self, script: str, keys: list, args: list):
+        """EVALSHA of the named script (EVAL when the server does not hold it yet)."""
+        return self._scripts[script](keys=[_arg(k) for k in keys], args=[a if isinstance(a, bytes) else _arg(a)
+                                                                          for a in args])
+
+    # -- the producer --------------------------------------------------------------------------
+
+    def upsert(self, scheduler_id: str, now: int, *, every: int | None = None, pattern: str | None = None,
+               tz: str | None = None, offset: int | None = None, start: int | None = None, end: int | None = None,
+               limit: int | None = None, name: str = "job", data=None):
+        """Queue.upsertJobScheduler at `now`: the id of the job it made, or None when the client
+        makes none (a limit reached, an end date past, cron-parser giving up)."""
+        _text(scheduler_id, "scheduler_id")
+        _text(name, "name")
+        now = whole(now, "now", low=0, what="a time in ms since 1970")
+        if (every is None) == (pattern is None):
+            raise InputError(f"every {every!r} and pattern {pattern!r}: give exactly one of them", "every")
+        if every is not None:
+            every = whole(every, "every", low=1, what="a period in ms")
+        if pattern is not None:
+            _text(pattern, "pattern")
+            from ..cron_parser import parse
+
+            parse(pattern)                                 # cron-parser's refusals, in its words
+        if tz is not None:
+            from ..timefmt import zone
+
+            zone(tz)
+        for what, v in (("offset", offset), ("start", start), ("end", end), ("limit", limit)):
+            if v is not None:
+                whole(v, what, low=0, what="a whole number of ms" if what != "limit" else "a count")
+        if end is not None and end < now:                  # queue.js 246-249
+            raise InputError(f"end {end} is before now {now}: bullmq refuses it", "end")
+        repeat = {}
+        for k, v in (("every", every), ("offset", offset), ("pattern", pattern), ("tz", tz), ("startDate", start),
+                     ("limit", limit), ("endDate", end)):
+            if v is not None:
+                repeat[k] = v
+        data = {} if data is None else data
+        return self._upsert(scheduler_id, repeat, name, data, {}, now, override=True, producer=None)
+
+    def _upsert(self, sid: str, repeat: dict, name: str, data, opts: dict, now: int, *, override: bool,
+                producer: str | None):
+        """JobScheduler.upsertJobScheduler (job-scheduler.js 77-175)."""
+        every, limit, pattern, offset = (repeat.get(k) for k in ("every", "limit", "pattern", "offset"))
+        count = repeat.get("count")
+        iteration = count + 1 if count else 1                               # line 95
+        if limit is not None and iteration > limit:                          # lines 96-99
+            return None
+        end = repeat.get("endDate")
+        if end and now > end:                                                # lines 101-105
+            return None
+        prev = opts.get("prevMillis") or 0
+        clock = now if prev < now else prev                                  # lines 106-107
+        filtered = {k: v for k, v in repeat.items() if k != "immediately"}
+        next_millis = UNDEFINED
+        new_offset = offset if every and offset else None                    # line 111
+        if pattern:                                                          # lines 112-117
+            next_millis = self._cron_next(clock, repeat)
+            if next_millis is not UNDEFINED and next_millis < clock:
+                next_millis = clock
+        if not ((next_millis is not UNDEFINED and next_millis) or every):    # line 118
+            return None
+        merged = self._next_job_opts(next_millis, sid, {**opts, "repeat": filtered,
+                                                        "telemetry": opts.get("telemetry", UNDEFINED)},
+                                     iteration, new_offset, now)
+        data_text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        k = self.keys
+        if override:                                                         # lines 134-160
+            if next_millis is not UNDEFINED and next_millis < clock:
+                next_millis = clock
+            scheduler_opts = {"name": name, "startDate": repeat.get("startDate", UNDEFINED),
+                              "endDate": end if end else UNDEFINED, "tz": repeat.get("tz", UNDEFINED),
+                              "pattern": pattern if pattern is not None else UNDEFINED,
+                              "every": every if every is not None else UNDEFINED,
+                              "limit": limit if limit is not None else UNDEFINED, "offset": new_offset}
+            reply = self.run("addJobScheduler",                              # redis-queue-backend.js 619-656
+                             [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"],
+                              k["marker"], k["id"], k["events"], k["pc"], k["active"]],
+                             [next_millis, pack(_packable(scheduler_opts)), sid, data_text,
+                              pack(_packable(_opts_as_json(opts))), pack(_packable(_opts_as_json(merged))), now,
+                              k[""], self.key(producer) if producer else ""])
+            if isinstance(reply, int) and reply < 0:
+                raise InputError(f"addJobScheduler-11 answered {reply} for scheduler {sid!r}", "scheduler_id")
+            return reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
+        reply = self.run("updateJobScheduler",                               # redis-queue-backend.js 657-686
+                         [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"], k["marker"],
+                          k["id"], k["events"], k["pc"], self.key(producer) if producer else "", k["active"]],
+                         [next_millis, sid, data_text, pack(_packable(_opts_as_json(merged))), now, k[""], producer])
+        return reply.decode() if isinstance(reply, bytes) else reply
+
+    @staticmethod
+    def _cron_next(clock: int, repeat: dict):
+        """`defaultRepeatStrategy` (job-scheduler.js 297-314): cron-parser from the later of the
+        start date and `clock`, one `next()`; its errors (the loop limit, past the end date) are
+        swallowed and there is no next run."""
+        start = repeat.get("startDate")
+        current = start if start is not None and start > clock else clock
+        try:
+            t = next_after(repeat["pattern"], repeat.get("tz") or "UTC", current)
+        except GaveUp:
+            return UNDEFINED
+        end = repeat.get("endDate")
+        if end is not None and t > end:
+            return UNDEFINED
+        return t
+
+    @staticmethod
+    def _next_job_opts(next_millis, sid: str, opts: dict, count: int, offset, now: int) -> dict:
+        """`getNextJobOpts` (job-scheduler.js 176-194)."""
+        job_id = f"repeat:{sid}:{'undefined' if next_millis is UNDEFINED else _arg(next_millis)}"
+        delay = _js_add(next_millis, offset, -now)
+        merged = {**opts, "jobId": job_id, "delay": 0 if delay < 0 else delay, "timestamp": now,
+                  "prevMillis": next_millis, "repeatJobKey": sid}
+        rep = dict(opts.get("repeat") or {})
+        rep.update({"offset": offset, "count": count,
+                    "startDate": rep["startDate"] if rep.get("startDate") else UNDEFINED,
+                    "endDate": rep["endDate"] if rep.get("endDate") else UNDEFINED})
+        merged["repeat"] = rep
+        return merged
+
+    # -- the worker ----------------------------------------------------------------------------
+
+    def take(self, now: int, token: str = TOKEN) -> Job | None:
+        """A worker's `getNextJob(token, {block: false})` at `now`: moveToActive-11, then, for a
+        scheduler's job, the scheduler's next job (updateJobScheduler-12). None: nothing due."""
+        now = whole(now, "now", low=0, what="a time in ms since 1970")
+        _text(token, "token")
+        k = self.keys
+        reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
+                         [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
+                          k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
+                         [k[""], now, pack({"token": token, "lockDuration": LOCK_DURATION, "limiter": None,
+                                            "name": None})])
+        raw, job_id = reply[0], reply[1]
+        if not raw:
+            return None
+        fields = {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}
+        stored = json.loads(fields.get("opts") or "{}")
+        # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
+        # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
+        # the key order is kept because it is the order the options are packed and stored in
+        opts = {"attempts": 0}
+        opts.update({OPTS_DECODE.get(key, key): v for key, v in stored.items() if key != "repeatJobKey"})
+        opts["backoff"] = opts.get("backoff", UNDEFINED)
+        job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
+                  timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
+        if job.repeat_key:                                                   # worker.js 541-554
+            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, json.loads(job.data), opts, now,
+                         override=False, producer=job.id)
+        return job
+
+    def finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
+        """`job.moveToCompleted(value, token, false)` at `now`: moveToFinished-14."""
+        k = self.keys
+        o = job.opts
+        self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
+                 [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"], k["delayed"],
+                  k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
+                  k["marker"]],
+                 [job.id, now, "returnvalue", json.dumps(value), "completed", 0, k[""],
+                  pack({"token": token, "name": None, "keepJobs": {"count": -1}, "limiter": None,
+                        "lockDuration": LOCK_DURATION, "attempts": o.get("attempts"), "maxMetricsSize": "",
+                        "fpof": bool(o.get("failParentOnFailure")), "cpof": bool(o.get("continueParentOnFailure")),
+                        "idof": bool(o.get("ignoreDependencyOnFailure")),
+                        "rdof": bool(o.get("removeDependencyOnFailure"))}),
+                  ""])
+
+    def pickup(self, now: int) -> Job | None:
+        """What the course's oracle does at a pickup (tests/oracles/bullmq.mjs): take one job and
+        complete it at once."""
+        job = self.take(now)
+        if job is not None:
+            self.finish(job, now)
+        return job
+
+    # -- reading and removing --------------------------------------------------------------------
+
+    def scheduler(self, sid: str) -> dict | None:
+        """getJobScheduler-1: the scheduler's hash fields and its next run, or None."""
+        reply = self.run("getJobScheduler", [self.keys["repeat"]], [sid])
+        if len(reply) < 2:            # the script's {nil, nil} reaches the client as an empty array
+            return None
+        raw, score = reply
+        fields = {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}
+        return {"fields": fields, "next": int(score)}
+
+    def remove(self, sid: str) -> bool:
+        """removeJobScheduler-3: True when there was a scheduler to remove."""
+        k = self.keys
+        return self.run("removeJobScheduler", [k["repeat"], k["delayed"], k["events"]], [sid, k[""]]) == 0
+
+    def state(self, sid: str = "s") -> dict:
+        """The keys the course compares, as the oracle reports them (tests/oracles/bullmq.mjs)."""
+        c, k = self.client, self.keys
+        score = c.zscore(k["repeat"], sid)
+        h = {a.decode(): b.decode() for a, b in c.hgetall(f"{k['repeat']}:{sid}").items()}
+
+        def num(v):
+            if v is None:
+                return None
+            try:
+                f = float(v)
+            except ValueError:
+                return v
+            return int(f) if f.is_integer() else f
+
+        delayed = c.zrange(k["delayed"], 0, -1, withscores=True)
+        return {"score": num(None if score is None else repr(score)), "offset": num(h.get("offset")),
+                "ic": num(h.get("ic")), "every": num(h.get("every")), "pattern": h.get("pattern"),
+                "delayed": [[m.decode(), int(s // 0x1000)] for m, s in delayed],
+                "waiting": sorted(m.decode() for m in c.lrange(k["wait"], 0, -1))}
