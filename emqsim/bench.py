@@ -271,6 +271,18 @@ def _redis_server():
         proc.wait(timeout=30)
 
 
+def real_scripts_lines(fires: int = 2000) -> list[str]:
+    """BullMQ 6.7.0's own scripts per fire on the embedded fakeredis, with and without the
+    fakelua adapter (what the adapter buys them), or why they cannot run here."""
+    from .engine.bullmq_scripts import package
+    from .engine.bullmq_scripts.speed import bench_line
+
+    missing = package.available()
+    if missing:
+        return [f"BullMQ 6.7.0's own scripts: not measured ({missing})"]
+    return [bench_line(time.perf_counter, fires), bench_line(time.perf_counter, fires, fast=False)]
+
+
 def side_by_side(rounds: int = 3, sizes=SIDE_BY_SIDE) -> list[str]:
     """Lines comparing whole processes doing the same work, N on-time fires of one `every 15m`
     schedule: the real BullMQ (tests/oracles/bench_bullmq.mjs on redis-server, faking only Date)
@@ -557,7 +569,7 @@ def main(argv=None) -> int:
         from .engine.fakelua import state
 
         print(state(), flush=True)
-        for line in event_path_lines(1000) + [panel_line()] + side_by_side(args.rounds):
+        for line in event_path_lines(1000) + [panel_line()] + real_scripts_lines() + side_by_side(args.rounds):
             print(line, flush=True)
         return 0
     fires = 600 if args.quick else args.fires
@@ -578,7 +590,9 @@ def main(argv=None) -> int:
                 print(f"[{label}] {rows:>3} due per beat · full path {mode:<8}: {r[0]:>8,.0f} fires/s · "
                       f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
-    for line in event_path_lines(200 if args.quick else 1000) + [panel_line()] + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE):
+    for line in (event_path_lines(200 if args.quick else 1000) + [panel_line()]
+                 + real_scripts_lines(300 if args.quick else 2000)
+                 + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE)):
         print(line, flush=True)
     if os.environ.get(ENV):
         n = 50 if args.quick else 200
