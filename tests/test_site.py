@@ -445,9 +445,11 @@ def test_player_readouts_are_the_models(built, nb, reports_walk):
             assert table["readouts"][frame[1]] == model.frame(**values).readout, (table["title"], values)
         assert values_of(model, table, table["frames"][table["start"]]) == model.defaults()
         main = model.main()
-        if main is not None:    # every position of the main slider is there
+        if main is not None:    # every position of the main slider is there (for each value of the
+            # controls its positions depend on: 02's steps differ in number by design)
             k = [c["name"] for c in table["controls"]].index(main.name)
-            assert len({f[2][k] for f in table["frames"]}) == len(main.positions_for(model.defaults()))
+            reached = {v for values in value_sets for _, v in main.positions_for(values)}
+            assert len({f[2][k] for f in table["frames"]}) == len(reached) >= len(main.positions_for(model.defaults()))
         if held:
             assert "Held at its default on this page: " in page
 

@@ -244,7 +244,7 @@ class StepsModel(Model):
         choice("design", [(DESIGNS["pump"], "pump"), (DESIGNS["bullmq"], "bullmq")], label="design"),
         slider("step", range(0, 200), 0, label="step", main=True,
                play=Play(step=1, interval=900, label="calls per tick"),
-               depends=lambda design: range(0, _count(design) + 1)),
+               depends=lambda design, **_: range(0, _count(design) + 1)),
     )
     questions = (
         question(
