@@ -28,6 +28,8 @@ ANSWERS = {
     "01-cron-after-its-slot": "tomorrow",
     "02-rows-after-50": "1",
     "02-score-after-4": "10:00",
+    "02-registry-after-zadd": "one",
+    "02-who-writes-the-wake": "chain",
     "03-finish-fourth-start": "09:54",
     "03-schedule-fourth-start": "09:45",
     "03-poll-mean": "half",
@@ -73,6 +75,7 @@ READS = {
     "01-due-now": lambda r: "| every 15 min -> next run " in r
     and r.split(" |")[0][4:] + ":00" == r.split("next run ")[1],
     "02-next-day": lambda r: re.search(r"row reports -> \d\d:\d\d on (\S+)", r)[1] > "2026-11-30",
+    "02-next-job-delayed": lambda r: re.search(r"^call: ZADD \S+:delayed ", r, re.M) is not None,
     "03-fourth-at-ten": lambda r: any(line.startswith("start-to-finish:")
                                       and line.split(": ", 1)[1].split(" \u2014")[0].split(", ")[3] >= "10:00"
                                       for line in r.splitlines()),
@@ -94,6 +97,7 @@ MET_AT = {
     "04-release-back-on-phase": [on_day(c) for c in ("09:52", "10:07", "10:22", "10:37", "10:52")],
     "03-mean-under-10": [10_000],
     "05-three-at-once": list(range(31, 41)),
+    "02-next-job-delayed": [24],
 }
 
 
@@ -106,8 +110,8 @@ def test_the_course_asks_enough():
     ids = [q.id for _, q in asked()]
     assert len(set(ids)) == len(ids) and set(ids) == set(ANSWERS)
     challenges = [catalogue.model(t).challenge for t in TITLES]
-    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 9
-    assert len({c.id for c in challenges}) == 9 and {c.id for c in challenges} == set(READS)
+    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 10
+    assert len({c.id for c in challenges}) == 10 and {c.id for c in challenges} == set(READS)
 
 
 @pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])

@@ -35,8 +35,9 @@ MB = 1_000_000
 #: the site's total and any page's HTML: the hand-made site of 2026-12-01 was 13.4 MB with
 #: pages up to 2.8 MB (its frames inline); the book fetches each frame as a file when reached.
 #: The book holds two sets of frames, a desktop's and a phone's, of which a reader's browser
-#: fetches one; as lossless WebP both together stay within that budget.
-SITE_BUDGET, PAGE_BUDGET = 13.4 * MB, 0.5 * MB
+#: fetches one; as lossless WebP both together stayed within that budget. The keys stepped a
+#: call at a time (02: 49 positions, about 13.5 kB a frame in each set) added 1.3 MB.
+SITE_BUDGET, PAGE_BUDGET = 14.8 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 
@@ -444,9 +445,11 @@ def test_player_readouts_are_the_models(built, nb, reports_walk):
             assert table["readouts"][frame[1]] == model.frame(**values).readout, (table["title"], values)
         assert values_of(model, table, table["frames"][table["start"]]) == model.defaults()
         main = model.main()
-        if main is not None:    # every position of the main slider is there
+        if main is not None:    # every position of the main slider is there (for each value of the
+            # controls its positions depend on: 02's steps differ in number by design)
             k = [c["name"] for c in table["controls"]].index(main.name)
-            assert len({f[2][k] for f in table["frames"]}) == len(main.positions_for(model.defaults()))
+            reached = {v for values in value_sets for _, v in main.positions_for(values)}
+            assert len({f[2][k] for f in table["frames"]}) == len(reached) >= len(main.positions_for(model.defaults()))
         if held:
             assert "Held at its default on this page: " in page
 

@@ -14,6 +14,7 @@ from importlib import import_module
 SOURCES: dict[str, tuple[str, str, str]] = {
     "01 cron vs interval": ("cron_interval", "CronIntervalModel", "CronIntervalView"),
     "02 one row rewritten": ("registry_rows", "RegistryRowsModel", "RegistryRowsView"),
+    "02 the keys, step by step": ("script_steps", "StepsModel", "ScriptStepsView"),
     "03 start-to-start": ("cadence_drift", "CadenceModel", "CadenceView"),
     "03 slip over cycles": ("cadence_drift", "SlipModel", "SlipView"),
     "03 wake latency": ("marker", "WakeModel", "WakeView"),

@@ -1,0 +1,159 @@
+"""The keys as data, drawn: the script's source with the calling line lit, and the queue's keys.
+
+The lesson model (`emqsim.lessons.script_steps`) hands over one recorded `redis.call`: the
+script's numbered source, its line, the command and reply, and every key after it with what
+changed. This view lays them out as text: on the left (on a phone, on top) a window of the
+source around the lit line, marked by a band and an arrow; under it the call and its reply;
+on the right (below) each key, the ones the step touched opened up, a changed entry marked
+by a dot as well as by colour.
+"""
+
+from __future__ import annotations
+
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+
+from .style import GREY, ROLE, ink, narrow, scale
+from .view import View
+
+#: width of a monospace character, as a share of the font size (DejaVu Sans Mono: 0.602)
+CHAR = 0.66
+#: the band behind the lit line
+BAND = "#F2E2A0"
+CHANGED = ink(ROLE["release"])
+NEW = ink(ROLE["marker"])
+PLAIN = "#222222"
+SOFT = ink(GREY)
+#: lines of source around the lit one
+AROUND = {"normal": 6, "narrow": 3}
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: max(n - 1, 1)] + "…"
+
+
+def _short(key: str, prefix: str) -> str:
+    return key[len(prefix):] if prefix and key.startswith(prefix) else key
+
+
+def _prefix(keys) -> str:
+    names = [k.key for k in keys]
+    if not names:
+        return ""
+    head = names[0].rsplit(":", 1)[0] + ":"
+    while head and not all(n.startswith(head) for n in names):
+        head = head[:-1].rsplit(":", 1)[0] + ":" if ":" in head[:-1] else ""
+    return head
+
+
+class ScriptStepsView(View):
+    """Source and keys side by side (stacked on a phone), each a column of text lines."""
+
+    width, height = 9.0, 4.8
+    narrow_height = 6.4
+
+    def __init__(self, ax=None):
+        super().__init__(ax)
+        ax, s = self.ax, scale()
+        fig = ax.figure
+        ax.set_axis_off()
+        ax.xaxis.set_visible(False)
+        ax.yaxis.set_visible(False)
+        self.font = s["font"]
+        self.small = self.font * (0.82 if narrow() else 0.78)
+        w, h = fig.get_size_inches()
+        self.line = self.small * 1.5 / 72 / h          # one line's height, in figure fractions
+        if narrow():
+            self.src_box = (0.03, 0.97, 0.94, 0.44)      # x, top, width, height (figure fractions)
+            self.keys_box = (0.03, 0.50, 0.94, 0.49)
+        else:
+            self.src_box = (0.01, 0.97, 0.47, 0.94)
+            self.keys_box = (0.51, 0.97, 0.48, 0.94)
+        self.src_chars = int(self.src_box[2] * w * 72 / (CHAR * self.small)) - 1
+        self.key_chars = int(self.keys_box[2] * w * 72 / (CHAR * self.small)) - 1
+        self.src_rows = int(self.src_box[3] / self.line)
+        self.key_rows = int(self.keys_box[3] / self.line)
+        mono = dict(family="monospace", fontsize=self.small, va="top", ha="left", transform=fig.transFigure)
+        x, top = self.src_box[0], self.src_box[1]
+        self.src_lines = [ax.text(x, top - i * self.line, "", color=PLAIN, **mono) for i in range(self.src_rows)]
+        x, top = self.keys_box[0], self.keys_box[1]
+        self.key_lines = [ax.text(x, top - i * self.line, "", color=PLAIN, **mono) for i in range(self.key_rows)]
+        self.band = Rectangle((self.src_box[0] - 0.005, 0), self.src_box[2], self.line, transform=fig.transFigure,
+                              facecolor=BAND, edgecolor="none", zorder=0, visible=False, clip_on=False)
+        ax.add_artist(self.band)
+        # a rule between the two columns (across, on a phone), as thick as the course's lines
+        if narrow():
+            xs, ys = [0.03, 0.97], [self.keys_box[1] + 0.02] * 2
+        else:
+            xs, ys = [0.495] * 2, [0.03, 0.97]
+        ax.add_line(Line2D(xs, ys, transform=fig.transFigure, color=GREY, lw=s["line"] * 0.5, clip_on=False))
+        self.track(self.band, *self.src_lines, *self.key_lines)
+
+    # -- the two columns ----------------------------------------------------------------------
+
+    def _source_rows(self, frame) -> list[tuple[str, str, bool]]:
+        """(text, colour, lit) for each row of the source column."""
+        n = self.src_chars
+        rows = [(_clip(f"{frame.script}: {frame.role}", n), PLAIN, False)]
+        around = AROUND["narrow" if self.narrow_layout else "normal"]
+        body = self.src_rows - 5
+        if frame.step:
+            first = max(1, min(frame.lit - around, len(frame.source) - body + 1))
+        else:
+            first = 1
+        shown = frame.source[first - 1: first - 1 + body]
+        width = len(str(shown[-1][0])) if shown else 2
+        for number, text in shown:
+            lit = frame.step and number == frame.lit
+            mark = "▶" if lit else " "
+            rows.append((_clip(f"{mark}{number:>{width}} {text.rstrip()}", n), PLAIN if lit else SOFT, bool(lit)))
+        rows.append(("", PLAIN, False))
+        if frame.step:
+            rows.append((_clip(f"call  {frame.command}", n), PLAIN, False))
+            rows.append((_clip(f"reply {frame.reply}", n), PLAIN, False))
+        else:
+            rows.append((_clip("no call yet: step forward", n), PLAIN, False))
+        return rows
+
+    def _key_rows(self, frame) -> list[tuple[str, str]]:
+        """(text, colour) for each row of the keys column."""
+        n = self.key_chars
+        prefix = _prefix(frame.keys)
+        rows = [(_clip(f"keys of the queue ({prefix}*)" if prefix else "keys of the queue: none yet", n), PLAIN)]
+        for k in frame.keys:
+            name = _short(k.key, prefix)
+            mark = {"new": "+", "changed": "●", "deleted": "✕", "same": " "}[k.state]
+            colour = {"new": NEW, "changed": CHANGED, "deleted": CHANGED, "same": PLAIN}[k.state]
+            kind = {"zset": "sorted set", "hash": "hash", "list": "list"}.get(k.kind, k.kind)
+            if k.state == "deleted":
+                rows.append((_clip(f"{mark} {name}  ({kind}) deleted", n), colour))
+                continue
+            opened = k.state != "same" or k.key.endswith(":repeat") or len(k.entries) <= 2
+            count = f"{len(k.entries)} entr{'y' if len(k.entries) == 1 else 'ies'}"
+            rows.append((_clip(f"{mark} {name}  ({kind}, {count})", n), colour))
+            if opened:
+                for e in k.entries:
+                    dot = "●" if e.changed and k.state == "changed" else " "
+                    label = e.name if e.name else "value"
+                    rows.append((_clip(f"   {dot} {label} = {e.value}", n), CHANGED if dot == "●" else PLAIN))
+        if len(rows) > self.key_rows:
+            more = len(rows) - self.key_rows + 1
+            rows = rows[: self.key_rows - 1] + [(f"   … {more} more lines", SOFT)]
+        return rows
+
+    def draw(self, frame) -> None:
+        self.band.set_visible(False)
+        rows = self._source_rows(frame)
+        for i, artist in enumerate(self.src_lines):
+            text, colour, lit = rows[i] if i < len(rows) else ("", PLAIN, False)
+            artist.set_text(text)
+            artist.set_color(colour)
+            artist.set_fontweight("bold" if lit else "normal")
+            if lit:
+                self.band.set_y(artist.get_position()[1] - self.line * 0.95)
+                self.band.set_visible(True)
+        rows = self._key_rows(frame)
+        for i, artist in enumerate(self.key_lines):
+            text, colour = rows[i] if i < len(rows) else ("", PLAIN)
+            artist.set_text(text)
+            artist.set_color(colour)

@@ -1,0 +1,133 @@
+"""The keys as data, one `redis.call` at a time: the recorder names the line each call stands on,
+changes nothing, and reads the keys as a client reads them; the lesson's frames hold the walk's
+numbers (how many calls, which one rewrites the registry's score, what the registry holds)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emqsim import Every, Schedule, Store
+from emqsim.engine.errors import InputError
+from emqsim.engine.registry import Registry
+from emqsim.engine.scripts import script_files
+from emqsim.engine.steps import recording
+from emqsim.lessons import script_steps
+from emqsim.lessons.course import MINUTE, START
+from emqsim.lessons.script_steps import StepsModel, frames, step_of, walk
+
+CALL = re.compile(r"""(?:redis\.call|rcall)\(\s*['"]([A-Za-z]+)['"]""")
+
+
+@pytest.mark.parametrize("design", ["pump", "bullmq"])
+def test_each_call_stands_on_a_line_that_makes_that_call(design):
+    rec, _ = walk(design)
+    assert rec.calls
+    for call in rec.calls:
+        line = rec.source(call.script).splitlines()[call.line - 1]
+        named = CALL.findall(line)
+        assert named and call.command[0].upper() in [n.upper() for n in named], (call.script, call.line, line)
+
+
+@pytest.mark.parametrize("design", ["pump", "bullmq"])
+def test_the_keys_after_the_last_call_are_what_a_client_reads_after_the_walk(design):
+    rec, _ = walk(design)
+    last = rec.calls[-1].keys
+    # the walk's own store is closed: the same walk again, unrecorded, on a store of its own
+    with Store() as store:
+        schedule = Schedule("reports", Every(15 * MINUTE))
+        if design == "pump":
+            from emqsim.engine.ids import Minter
+
+            reg = Registry(store)
+            reg.register(schedule, START)
+            job = Minter().mint(START)
+            reg.enqueue(job, "reports", START, START)
+            reg.advance("reports", START + 15 * MINUTE, made=True)
+            reg.take(job, START, parked=True)
+            reg.finish([(job, START, START + script_steps.RUN, "done")])
+        else:
+            from emqsim.engine.chain import BullMQ
+
+            bull = BullMQ(store)
+            bull.upsert(schedule, START)
+            taken = bull.pickup(START)
+            bull.finish([(taken.job_id, START, START + script_steps.RUN, "done")])
+        client = store.client
+        keys = sorted(k.decode() for k in client.keys(store.keys.pattern))
+        assert keys == sorted(last)
+        for key in keys:
+            kind, value = last[key]
+            if kind == "zset":
+                assert value == tuple((m.decode(), repr(int(s)) if s == int(s) else repr(s))
+                                      for m, s in client.zrange(key, 0, -1, withscores=True))
+            elif kind == "hash":
+                assert dict(value) == {f.decode(): v.decode() for f, v in client.hgetall(key).items()}
+            elif kind == "list":
+                assert list(value) == [v.decode() for v in client.lrange(key, 0, -1)]
+
+
+def test_the_walks_numbers():
+    pump, bull = frames("pump"), frames("bullmq")
+    assert (len(pump) - 1, len(bull) - 1) == (19, 28)
+    # the registry: no member before the register's ZADD, then one member for good
+    assert [f.registry for f in pump] == [0, 0, 0] + [1] * 17
+    zadds = [f for f in pump if f.command.startswith("ZADD ") and f.command.split()[1].endswith(":repeat")]
+    assert [(f.step, f.script, f.command.split()[2]) for f in zadds] == [
+        (3, "register-3.lua", "1796029200000"), (10, "advance-2.lua", "1796030100000")]
+    advance = pump[10]
+    registry = next(k for k in advance.keys if k.key.endswith(":repeat"))
+    assert registry.state == "changed" and [(e.name, e.value, e.changed) for e in registry.entries] == [
+        ("reports", "1796030100000 (09:15:00)", True)]
+    assert advance.change == "emq:{demo}:repeat: reports now 1796030100000 (09:15:00)"
+    assert pump[0].keys == () and pump[0].change == "before the first script: no key of the queue yet"
+    # BullMQ's design: the next run's job is delayed at the take, and the marker gets its time
+    delayed = [f.step for f in bull if f.command.startswith("ZADD ") and ":delayed" in f.command]
+    marker = [f.step for f in bull if f.command.startswith("ZADD ") and ":marker" in f.command]
+    assert (delayed, marker) == ([24], [11, 26])
+    assert bull[26].command.endswith(" 1796030100000 1") and bull[26].script == "chain-6.lua"
+
+
+def test_show_me_points_at_the_steps_the_questions_name():
+    m = StepsModel()
+    shows = {q.id: q.show_me for q in m.questions}
+    assert shows["02-registry-after-zadd"] == {"design": "pump", "step": step_of("pump", "advance-zadd")}
+    assert shows["02-who-writes-the-wake"] == {"design": "bullmq", "step": step_of("bullmq", "chain-marker")}
+
+
+def test_a_step_past_the_walk_is_refused_and_each_design_has_its_own_length():
+    m = StepsModel()
+    assert [v for _, v in m.positions("step", {"design": "pump"})] == list(range(20))
+    assert [v for _, v in m.positions("step", {"design": "bullmq"})] == list(range(29))
+    with pytest.raises(InputError, match=r"^step 20 is refused; give one of the 20 positions from 0 to 19$"):
+        m.frame(design="pump", step=20)
+
+
+def test_recording_changes_no_answer_and_is_gone_after_its_block():
+    def run(store, record):
+        reg = Registry(store)
+        labels = {store.scripts.source(v): v for v in script_files()}
+        if record:
+            with recording(store.client, store.keys.pattern, labels) as rec:
+                out = reg.register(Schedule("reports", Every(15 * MINUTE)), START)
+        else:
+            out, rec = reg.register(Schedule("reports", Every(15 * MINUTE)), START), None
+        return out, reg.rows(), rec
+
+    with Store() as a, Store() as b:
+        plain, recorded = run(a, False), run(b, True)
+        assert plain[:2] == recorded[:2] == ("registered", [("reports", START)])
+        assert [c.command[0] for c in recorded[2].calls] == ["EXISTS", "HSET", "ZADD"]
+        # after the block the server's runtime is its own again: nothing more is recorded
+        Registry(b).advance("reports", START + 15 * MINUTE)
+        assert len(recorded[2].calls) == 3
+
+
+def test_only_the_embedded_server_can_be_watched():
+    class NotFake:
+        connection_pool = None
+
+    with pytest.raises(InputError, match=r"^only the embedded fakeredis can be watched from inside a script"):
+        with recording(NotFake(), "emq:*"):
+            pass
