@@ -29,7 +29,7 @@ ANSWERS = {
     "02-rows-after-50": "1",
     "02-score-after-4": "10:00",
     "02-registry-after-zadd": "one",
-    "02-who-writes-the-wake": "chain",
+    "02-who-writes-the-wake": "update",
     "03-finish-fourth-start": "09:54",
     "03-schedule-fourth-start": "09:45",
     "03-poll-mean": "half",
@@ -97,7 +97,7 @@ MET_AT = {
     "04-release-back-on-phase": [on_day(c) for c in ("09:52", "10:07", "10:22", "10:37", "10:52")],
     "03-mean-under-10": [10_000],
     "05-three-at-once": list(range(31, 41)),
-    "02-next-job-delayed": [24],
+    "02-next-job-delayed": [34],
 }
 
 

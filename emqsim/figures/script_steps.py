@@ -103,6 +103,10 @@ class ScriptStepsView(View):
             first = 1
         shown = frame.source[first - 1: first - 1 + body]
         width = len(str(shown[-1][0])) if shown else 2
+        # the window's common indentation taken off, so deep lines keep their ends
+        indents = [len(t.expandtabs(4)) - len(t.expandtabs(4).lstrip()) for _, t in shown if t.strip()]
+        cut = min(indents) if indents else 0
+        shown = [(number, text.expandtabs(4)[cut:]) for number, text in shown]
         for number, text in shown:
             lit = frame.step and number == frame.lit
             mark = "▶" if lit else " "
@@ -120,7 +124,10 @@ class ScriptStepsView(View):
         n = self.key_chars
         prefix = _prefix(frame.keys)
         rows = [(_clip(f"keys of the queue ({prefix}*)" if prefix else "keys of the queue: none yet", n), PLAIN)]
-        for k in frame.keys:
+        # the registry first, then what this step touched, then the rest, each opened only if
+        # it is the registry or touched
+        order = sorted(frame.keys, key=lambda k: (not k.key.endswith(":repeat"), k.state == "same", k.key))
+        for k in order:
             name = _short(k.key, prefix)
             mark = {"new": "+", "changed": "●", "deleted": "✕", "same": " "}[k.state]
             colour = {"new": NEW, "changed": CHANGED, "deleted": CHANGED, "same": PLAIN}[k.state]
@@ -128,14 +135,19 @@ class ScriptStepsView(View):
             if k.state == "deleted":
                 rows.append((_clip(f"{mark} {name}  ({kind}) deleted", n), colour))
                 continue
-            opened = k.state != "same" or k.key.endswith(":repeat") or len(k.entries) <= 2
+            opened = k.state != "same" or k.key.endswith(":repeat")
             count = f"{len(k.entries)} entr{'y' if len(k.entries) == 1 else 'ies'}"
             rows.append((_clip(f"{mark} {name}  ({kind}, {count})", n), colour))
             if opened:
                 for e in k.entries:
                     dot = "●" if e.changed and k.state == "changed" else " "
                     label = e.name if e.name else "value"
-                    rows.append((_clip(f"   {dot} {label} = {e.value}", n), CHANGED if dot == "●" else PLAIN))
+                    colour = CHANGED if dot == "●" else PLAIN
+                    line = f"   {dot} {label} = {e.value}"
+                    if len(line) > n:   # a long name: its value on a line of its own
+                        rows.append((_clip(f"   {dot} {label}", n), colour))
+                        line = f"       = {e.value}"
+                    rows.append((_clip(line, n), colour))
         if len(rows) > self.key_rows:
             more = len(rows) - self.key_rows + 1
             rows = rows[: self.key_rows - 1] + [(f"   … {more} more lines", SOFT)]

@@ -8,9 +8,12 @@ on the embedded fakeredis (`emqsim.engine.steps`), so the frames are plain data 
 walks without a kernel.
 
 Two walks, one per design. The pump design's are this course's model scripts of EchoMQ
-(`register`, `enqueue`, `advance`, `take`, `finish`; `advance` follows EchoMQ's `@advance`
-line for line); BullMQ's design's are this course's model of BullMQ 6.7.0's job-scheduler
-scripts (`scheduler`, `activate`, `chain`, `finish`), held to BullMQ itself by the oracles.
+(`register`, `enqueue`, `advance`, `take`, `finish`; `advance` follows EchoMQ's `@advance`,
+whose code has no licence and is not shipped). BullMQ's design's are BullMQ 6.7.0's own
+scripts, unmodified, read from the installed package and driven as its client drives them
+(`emqsim.engine.bullmq_scripts`): addJobScheduler-11, moveToActive-11 then
+updateJobScheduler-12, moveToFinished-14. Without that package the walk runs this course's
+model of them (`scheduler`, `activate`, `chain`, `finish`) and its title says so.
 """
 
 from __future__ import annotations
@@ -31,18 +34,23 @@ from .course import MINUTE, NAME, START
 from .model import Model, Play, choice, slider
 from .questions import Challenge, question
 
-#: the two walks: design -> (label, what each verb stands for)
+#: the two walks: design -> its label
 DESIGNS = {
     "pump": "the pump design (this course's model of EchoMQ)",
-    "bullmq": "BullMQ's design (this course's model of its scripts)",
+    "bullmq": "BullMQ's design (BullMQ 6.7.0's own scripts)",
 }
 #: each script, what it stands for in the system it models
 ROLES = {
-    "register": "EchoMQ.Repeat.register", "enqueue": "a pump beat: the job", "advance": "a pump beat: EchoMQ's @advance",
-    "take": "a worker takes the job", "finish": "the worker finishes it",
-    "scheduler": "Queue.upsertJobScheduler", "activate": "a worker's take (moveToActive)",
-    "chain": "the next job (updateJobScheduler)",
+    "register": "EchoMQ.Repeat.register (model)", "enqueue": "a pump beat makes the job (model)",
+    "advance": "a pump beat moves the row: @advance (model)", "take": "a worker takes the job (model)",
+    "finish": "the worker finishes it (model)",
+    "scheduler": "upsertJobScheduler (model)", "activate": "a worker's take (model)",
+    "chain": "the next job, made at the take (model)",
+    "addJobScheduler": "Queue.upsertJobScheduler", "moveToActive": "a worker takes the job",
+    "updateJobScheduler": "the next job, made at the take", "moveToFinished": "the worker finishes the job",
 }
+#: BullMQ 6.x scores a delayed job by its time x 4096 plus a counter
+DELAY_SHIFT = 12
 #: lines of source shown around the lit one: desktop, phone
 WINDOW = {"normal": 6, "narrow": 3}
 #: a run's length in the walks: it finishes 4 min after it starts
@@ -99,7 +107,9 @@ def _when(value: str) -> str:
             return value
         if str(ms) != value.split(".")[0]:
             return value
-    return f"{value} ({hms(ms)})" if ms >= TIMES_FROM else value
+    if ms >> DELAY_SHIFT >= TIMES_FROM and ms < 2**53:   # a delayed job's score: its time x 4096
+        return f"{value} ({hms(ms >> DELAY_SHIFT)} x 4096)"
+    return f"{value} ({hms(ms)})" if TIMES_FROM <= ms < TIMES_FROM * 2 else value
 
 
 def _entries(kind: str, value) -> list[tuple[str, str]]:
@@ -107,13 +117,20 @@ def _entries(kind: str, value) -> list[tuple[str, str]]:
         return [(m, v) for m, v in value]
     if kind in ("list", "set"):
         return [(f"[{i}]", v) for i, v in enumerate(value)]
+    if kind == "stream":
+        return [("entries", str(value))]
     return [("", str(value))]
 
 
 @functools.lru_cache(maxsize=4)
-def walk(design: str) -> tuple[Recording, dict[str, str]]:
-    """Record the walk of `design` on a store of its own; (the recording, verb of each label)."""
-    labels = {}
+def walk(design: str) -> tuple[Recording, str]:
+    """Record the walk of `design` on a server of its own: (the recording, whose scripts ran:
+    "model" or "bullmq 6.7.0")."""
+    if design == "bullmq":
+        from ..engine.bullmq_scripts import package
+
+        if package.available() is None:
+            return _bullmq_walk(), f"bullmq {package.NPM_RELEASE}"
     with Store() as store:
         files = {name.rsplit("-", 1)[0]: name for name in _file_names()}
         labels = {store.scripts.source(v): files[v] for v in script_files()}
@@ -132,7 +149,26 @@ def walk(design: str) -> tuple[Recording, dict[str, str]]:
                 bull.upsert(schedule, START)
                 taken = bull.pickup(START)
                 bull.finish([(taken.job_id, START, START + RUN, "done")])
-    return rec, {v: k for k, v in labels.items()}
+    return rec, "model"
+
+
+def _bullmq_walk() -> Recording:
+    """BullMQ 6.7.0's own scripts: the upsert, a worker's take (and the next job made then),
+    the finish, as its client calls them."""
+    from ..engine.bullmq_scripts import runtime
+    from ..engine.bullmq_scripts.driver import BullMQScripts
+
+    client = runtime.embedded()
+    try:
+        bull = BullMQScripts(client, queue="demo")
+        labels = dict((text, name) for name, text in bull.texts.items())
+        with recording(client, "bull:demo:*", labels) as rec:
+            bull.upsert(NAME, START, every=15 * MINUTE)
+            job = bull.take(START)
+            bull.finish(job, START + RUN)
+    finally:
+        client.close()
+    return rec
 
 
 @functools.lru_cache(maxsize=1)
@@ -176,17 +212,23 @@ def _size(kind: str, entries) -> str:
 def _reply(call) -> str:
     if call.error:
         return f"error: {call.error}"
+    if call.command[0].upper() == "XADD":   # the entry's id: fakeredis takes it from the wall clock
+        return "(a new stream entry's id)"
     r = call.reply
+
+    def one(v) -> str:
+        return "nil" if v is None or v is False else str(v)
+
     if isinstance(r, dict):
         return next(iter(r.values()))
     if isinstance(r, list):
-        return "[" + ", ".join(map(str, r[:4])) + (", ..." if len(r) > 4 else "") + "]"
-    return "nil" if r is None or r is False else str(r)
+        return "[" + ", ".join(one(v) for v in r[:4]) + (", ..." if len(r) > 4 else "") + "]"
+    return one(r)
 
 
 def frames(design: str) -> tuple[StepFrame, ...]:
     """Every step of the walk of `design`: step 0 the keys before, then one per `redis.call`."""
-    rec, verbs = walk(design)
+    rec, _ = walk(design)
     out = []
     previous = rec.before
     total = len(rec.calls)
@@ -199,7 +241,7 @@ def frames(design: str) -> tuple[StepFrame, ...]:
                       _members(rec.before, registry_key)))
     for k, call in enumerate(rec.calls, 1):
         views, words = _key_views(previous, call.keys)
-        change = "; ".join(words) if words else "a read: no key changed"
+        change = "; ".join(words) if words else "no key changed"
         out.append(_frame(design, k, total, call.script, numbered[call.script], call.line, " ".join(call.command),
                           _reply(call), views, change, _members(call.keys, registry_key)))
         previous = call.keys
@@ -263,14 +305,16 @@ class StepsModel(Model):
         question(
             "02-who-writes-the-wake",
             "In BullMQ's design, which script writes the worker's next wake-up time on the marker?",
-            [("chain", "The one that makes the next job at the take (BullMQ's updateJobScheduler).",
-              "It adds the next run's delayed job and writes its time as the marker's member 1."),
-             ("finish", "The finish script, once the run is done.",
-              "The finish only closes the job it was given; the next job was made at the take already."),
-             ("scheduler", "The upsert, once, when the schedule is registered.",
+            [("update", "updateJobScheduler, which makes the next job when a worker takes this one.",
+              "It adds the next run's job to the delayed set and writes its time as the marker's member 1."),
+             ("finish", "moveToFinished, once the run is done.",
+              "Finishing closes the job it was given; the next job was made at the take already."),
+             ("upsert", "addJobScheduler, once, when the schedule is registered.",
               "The upsert makes the first job; each later one is made when the one before it is taken.")],
-            lambda f: f.script.rsplit("-", 1)[0] if ":marker" in f.command else "none",
-            show_me={"design": "bullmq", "step": 26},
+            lambda f: {"updateJobScheduler": "update", "moveToFinished": "finish", "addJobScheduler": "upsert",
+                       "chain": "update", "finish": "finish", "scheduler": "upsert"}.get(
+                f.script.rsplit("-", 1)[0], "none") if ":marker" in f.command else "none",
+            show_me={"design": "bullmq", "step": 37},
         ),
     )
     challenge = Challenge(
@@ -278,7 +322,7 @@ class StepsModel(Model):
         "In BullMQ's design, step to the call that puts the next run's job in the delayed set.",
         lambda f: f.design == "bullmq" and f.command.startswith("ZADD ") and f.command.split()[1].endswith(":delayed"),
         "The job for 09:15 is made at 09:00, when the 09:00 job is taken, and waits in the delayed set scored "
-        "by its run time. No job is made at 09:15 itself: a worker that takes nothing makes nothing.",
+        "by its run time (times 4096). No job is made at 09:15 itself: a worker that takes nothing makes nothing.",
     )
 
     def compute(self, design: str, step: int) -> StepFrame:
@@ -298,6 +342,7 @@ def step_of(design: str, what: str) -> int:
         verb, command = f.script.rsplit("-", 1)[0], f.command.split()[0] if f.command else ""
         if what == "advance-zadd" and verb == "advance" and command == "ZADD":
             return f.step
-        if what == "chain-marker" and verb == "chain" and command == "ZADD" and ":marker" in f.command:
+        if what == "chain-marker" and verb in ("chain", "updateJobScheduler") and command == "ZADD" \
+                and ":marker" in f.command:
             return f.step
     raise LookupError(what)
