@@ -1,6 +1,6 @@
-"""The recorder of BullMQ's real scripts (emqsim/engine/bullmq_scripts/record.py): each
-`redis.call` with the script file's line, the command and its reply, as plain data, changing
-nothing the scripts do; and the bench's per-fire measure of the real scripts."""
+"""The recorder (emqsim/engine/steps.py) on BullMQ's real scripts: each `redis.call` with the
+script file's line, the command and its reply, as plain data, changing nothing the scripts do;
+and the bench's per-fire measure of the real scripts."""
 
 from __future__ import annotations
 
@@ -14,14 +14,19 @@ import redis
 from bullmq_replay import replay, upsert
 from emqsim.engine.bullmq_scripts import package
 from emqsim.engine.bullmq_scripts.driver import BullMQScripts
-from emqsim.engine.bullmq_scripts.record import recording
 from emqsim.engine.bullmq_scripts.speed import bench_line, per_fire
 from emqsim.engine.errors import InputError
+from emqsim.engine.steps import recording
 
 pytestmark = pytest.mark.skipif(package.available() is not None, reason=str(package.available()))
 
 STEPS = oracle.recording("bullmq_steps")
 T = 1_796_029_620_000
+
+
+def watched(b):
+    """A recording of the driver's client, its scripts named by their file names."""
+    return recording(b.client, b.keys[""] + "*", {text: name for name, text in b.texts.items()})
 
 
 def _keys(b) -> dict:
@@ -43,30 +48,28 @@ def test_recording_changes_nothing_the_scripts_do(i):
     scenario = STEPS["questions"]["scenarios"][i]
     plain, recorded = BullMQScripts(), BullMQScripts()
     first = replay(scenario, plain)
-    with recording(recorded) as log:
+    with watched(recorded) as log:
         second = replay(scenario, recorded)
     assert first == second
     assert _keys(plain) == _keys(recorded)
     pickups = sum(1 for s in scenario["steps"] if s["op"] == "pickup")
-    assert len(log) >= 1 + 2 * pickups     # an upsert; a moveToActive and more per pickup
+    assert len(log.scripts) >= 1 + 2 * pickups     # an upsert; a moveToActive and more per pickup
 
 
 def test_each_call_is_on_its_line_of_the_scripts_text():
     b = BullMQScripts()
-    with recording(b) as log:
+    with watched(b) as log:
         upsert(b, {"at": T, "every": 900_000})
         b.pickup(T)
-    assert [e["script"] for e in log] == ["addJobScheduler-11.lua", "moveToActive-11.lua",
-                                           "updateJobScheduler-12.lua", "moveToFinished-14.lua"]
-    for entry in log:
-        lines = b.texts[entry["script"]].split("\n")
-        assert entry["calls"], entry["script"]
-        for call in entry["calls"]:
-            text = lines[call["line"] - 1]
-            assert "rcall(" in text or "redis.call(" in text, (entry["script"], call["line"], text)
-            named = re.findall(r'(?:rcall|redis\.call)\("(\w+)"', text)
-            if named:                          # a command written out on the line is the one called
-                assert call["command"] in [n.upper() for n in named], (call, text)
+    assert [name for name, _ in log.scripts] == ["addJobScheduler-11.lua", "moveToActive-11.lua",
+                                                  "updateJobScheduler-12.lua", "moveToFinished-14.lua"]
+    assert {c.script for c in log.calls} == {name for name, _ in log.scripts}
+    for call in log.calls:
+        text = b.texts[call.script].split("\n")[call.line - 1]
+        assert "rcall(" in text or "redis.call(" in text, (call.script, call.line, text)
+        named = re.findall(r'(?:rcall|redis\.call)\("(\w+)"', text)
+        if named:                          # a command written out on the line is the one called
+            assert call.command[0] in [n.upper() for n in named], (call, text)
 
 
 def test_the_pickup_rewrites_the_one_member_s_score():
@@ -74,38 +77,36 @@ def test_the_pickup_rewrites_the_one_member_s_score():
     its reply 0 (no new member: the score rewritten), and the next job's id."""
     b = BullMQScripts()
     upsert(b, {"at": T, "every": 900_000})
-    with recording(b) as log:
+    with watched(b) as log:
         b.pickup(T)
-    update = next(e for e in log if e["script"] == "updateJobScheduler-12.lua")
-    zadds = [c for c in update["calls"] if c["command"] == "ZADD" and c["args"][0] == b.keys["repeat"]]
-    assert [(c["args"][1:], c["reply"]) for c in zadds] == [([T + 900_000, "s"], 0)]
-    assert update["reply"] == f"repeat:s:{T + 900_000}"
-    take = next(e for e in log if e["script"] == "moveToActive-11.lua")
-    moved = [c for c in take["calls"] if c["command"] == "RPOPLPUSH"]
-    assert [c["reply"] for c in moved] == [f"repeat:s:{T}"]
+    update = [c for c in log.calls if c.script == "updateJobScheduler-12.lua"]
+    zadds = [c for c in update if c.command[0] == "ZADD" and c.command[1] == b.keys["repeat"]]
+    assert [(c.command[2:], c.reply) for c in zadds] == [((str(T + 900_000), "s"), 0)]
+    assert zadds[0].keys[b.keys["repeat"]] == ("zset", (("s", str(T + 900_000)),))
+    take = [c for c in log.calls if c.script == "moveToActive-11.lua"]
+    moved = [c for c in take if c.command[0] == "RPOPLPUSH"]
+    assert [c.reply for c in moved] == [f"repeat:s:{T}"]
     # a reply of nil bulks arrives as Redis hands it to Lua: false
-    hmget = next(c for c in take["calls"] if c["command"] == "HMGET")
-    assert False in hmget["reply"]
+    hmget = next(c for c in take if c.command[0] == "HMGET")
+    assert False in hmget.reply
 
 
 def test_a_script_error_is_recorded_and_raised():
     b = BullMQScripts()
     upsert(b, {"at": T, "every": 900_000})
     b.client.set(b.keys["meta"], "not a hash")     # moveToActive's HMGET then fails
-    with recording(b) as log, pytest.raises(redis.exceptions.ResponseError):
+    with watched(b) as log, pytest.raises(redis.exceptions.ResponseError):
         b.take(T)
-    assert "err" in log[-1]["reply"] or "raised" in log[-1]["reply"]
-    assert "err" in log[-1]["calls"][-1]["reply"]
-    assert "run" not in vars(b)            # the driver is itself again
+    assert log.calls[-1].command[0] == "HMGET" and "WRONGTYPE" in log.calls[-1].error
+    server = b.client.connection_pool.connection_kwargs["server"]
+    assert type(server._lua_runtime).__name__ != "_Runtime"     # the runtime is itself again
     b.client.delete(b.keys["meta"])
     assert b.take(T).id == f"repeat:s:{T}"
 
 
 def test_recording_needs_the_embedded_runtime():
-    b = BullMQScripts()
-    b.client = redis.Redis(host="127.0.0.1", port=1)      # never contacted
     with pytest.raises(InputError, match="embedded fakeredis"):
-        with recording(b):
+        with recording(redis.Redis(host="127.0.0.1", port=1), "bull:*"):   # never contacted
             pass
 
 

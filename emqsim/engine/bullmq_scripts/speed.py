@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import runtime
 from .driver import BullMQScripts
-from .record import recording
+from ..steps import recording
 
 T0 = 1_796_029_620_000     # 2026-11-30 09:07Z
 EVERY = 900_000
@@ -21,9 +21,9 @@ def per_fire(timer, fires: int = 2000, client=None, fast: bool = True) -> dict:
     `client` or a new embedded server (`fast`: with the engine's fakelua adapter)."""
     b = BullMQScripts(client if client is not None else runtime.embedded(fast))
     b.upsert("s", T0, every=EVERY)
-    with recording(b) as log:               # one fire, to count its redis.call's
+    with recording(b.client, b.keys[""] + "*") as log:    # one fire, to count its redis.call's
         b.pickup(T0)
-    calls = sum(len(entry["calls"]) for entry in log)
+    calls = len(log.calls)
     t = T0 + EVERY
     start = timer()
     for i in range(fires):
