@@ -91,3 +91,16 @@ def test_notebook_00_says_what_the_headers_say():
             if part != "b9f34ed0":  # the notebook names the commit once, above the table
                 assert part.replace("EchoMQ's ", "") in row, (name, part, row)
     assert "b9f34ed0" in text and "line for line" in text
+
+
+def test_the_scheduled_job_header_names_the_scripts_that_add_the_job():
+    """Issue 28: storeJobScheduler only writes the row; addJobScheduler-11 and updateJobScheduler-12
+    add the next job (bullmq 6.7.0, read from the package: tests/oracles/recorded/bullmq_rules.json)."""
+    rules = json.loads((ROOT / "tests" / "oracles" / "recorded" / "bullmq_rules.json").read_text())
+    made = rules["job_from_scheduler"]
+    assert not made["store_adds_a_job"] and made["store_writes"] == ["DEL", "HMSET", "ZADD"]
+    header = " ".join((LUA / "includes" / "scheduled_job.lua").read_text().split("]]", 1)[0].split())
+    for script in made["callers"]:
+        assert script in header, script
+    assert "storeJobScheduler include only ZADDs, DELs and HMSETs" in header
+    assert "both end by adding" not in header

@@ -1,6 +1,7 @@
 """Two rules of bullmq 6.7.0 the course states in words, read from the package's own Lua so the
-sentences are held to it: the stalled-job check (`moveStalledJobsToWait-9.lua`) and the base
-marker a take writes (`includes/prepareJobForProcessing.lua`). `record` writes the facts (line
+sentences are held to it: the stalled-job check (`moveStalledJobsToWait-9.lua`), the base
+marker a take writes (`includes/prepareJobForProcessing.lua`) and which scripts add a scheduler's
+next job (`includes/addJobFromScheduler.lua`'s callers; `includes/storeJobScheduler.lua` adds none). `record` writes the facts (line
 numbers and yes/no answers, no script text) to recorded/bullmq_rules.json after `npm ci`; the
 tests compare them live where node_modules is installed, and read the recording elsewhere."""
 
@@ -55,6 +56,16 @@ def take_marker(lines: list[str]) -> dict:
     }
 
 
+def job_from_scheduler() -> dict:
+    """Which scripts add a scheduler's next job, and what the store include writes."""
+    store = (COMMANDS / "includes" / "storeJobScheduler.lua").read_text()
+    return {
+        "callers": sorted(p.name for p in COMMANDS.glob("*.lua") if "addJobFromScheduler(" in p.read_text()),
+        "store_writes": sorted(set(re.findall(r'rcall\("([A-Z]+)"', store)) - {"HGET"}),
+        "store_adds_a_job": "addJobFromScheduler" in store or "addJob" in store,
+    }
+
+
 def facts() -> dict | None:
     """The facts read from the installed bullmq; None where node_modules is not there."""
     if not (COMMANDS / "moveStalledJobsToWait-9.lua").exists():
@@ -63,7 +74,8 @@ def facts() -> dict | None:
     read = lambda name: (COMMANDS / name).read_text().splitlines()
     return {"version": version,
             "stall": stall_rule(read("moveStalledJobsToWait-9.lua")),
-            "take_marker": take_marker(read("includes/prepareJobForProcessing.lua"))}
+            "take_marker": take_marker(read("includes/prepareJobForProcessing.lua")),
+            "job_from_scheduler": job_from_scheduler()}
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["record"]:
