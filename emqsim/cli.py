@@ -65,8 +65,9 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     p = sub.add_parser(
         "trace", help="run one schedule on the virtual clock and list its fires",
-        description="Register one schedule at --start, run it on the virtual clock with the real "
-                    "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
+        description="Register one schedule at --start, run it on the virtual clock with Lua scripts "
+                    "that model the two schedulers' own (written for this course, not their code), and "
+                    "list each fire (the last 10,000; the counts cover all).",
         epilog="Durations: 15m, 90s, 1h30m, 900000ms. Numbers are ASCII digits. Times: ISO 8601 such as "
                "2026-11-30T09:00:00Z (without an offset they are read in --tz; a local time the clocks "
                "skip or repeat is refused: give its offset). Job ids carry times from "
@@ -87,7 +88,9 @@ def parser() -> argparse.ArgumentParser:
                    help="next run from the scheduled slot, the release, or the finish (default schedule)")
     p.add_argument("--missed", default="snap", choices=MISSED,
                    help="after an outage: one run then the nearest slot on the phase grid (snap, "
-                        "bullmq 5.80.2 and later), the same grid one gap later (snap-v5, bullmq 5.58.8 to 5.80.1), the "
+                        "bullmq 5.80.2 and later), the same grid one gap later when the offset is greater than the "
+                        "release's time past a multiple of every, else the same as snap (snap-v5, bullmq 5.58.8 "
+                        "to 5.80.1), the "
                         "multiples of every (epoch, legacy repeatable jobs as bullmq 5.15.0 runs them), "
                         "every missed slot (all), one run for the latest (once, within --deadline if given), "
                         "one run stamped with the release (now), or none later than --deadline (skip) "
