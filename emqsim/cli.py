@@ -80,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
     when.add_argument("--cron", metavar="EXPR", help="a cron expression: five fields, e.g. '0 9 * * *', or six with seconds first, "
-                           "e.g. '30 0 9 * * *'")
+                           "e.g. '30 0 9 * * *' (croniter is asked with second_at_beginning=True)")
     p.add_argument("--offset", metavar="DUR", help="with --every: pin the phase inside the gap")
     p.add_argument("--tz", default="UTC", metavar="ZONE",
                    help="IANA zone of the cron, of times without an offset, and of the table (default UTC)")
@@ -139,10 +139,12 @@ def _add_cron(sub) -> None:
     from .cron.rules import RULES as CRON_RULES
 
     c = sub.add_parser(
-        "cron", help="list a cron expression's runs in a zone by croniter, Debian cron or cron-parser",
+        "cron", help="list a cron expression's runs in a zone by croniter, cronsim or cron-parser",
         description="List the runs of EXPR in --tz strictly after --from and before --until, as one "
-                    "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron), "
-                    "debian (cronsim, Debian cron's rule) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
+                    "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron, a sixth "
+                    "field read as seconds first: second_at_beginning=True), debian (cronsim, which follows "
+                    "Debian cron's day and daylight-saving rules; its L, 5L, 5#3 and six fields are cronsim's "
+                    "own, Debian cron refuses them) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
         epilog="Times: ISO 8601 such as 2026-11-01T00:00:00Z (without an offset they are read in --tz). "
                "Each rule reads the syntax its library reads (L, 5L, 5#3, W, ...) and refuses the rest "
                "with that library's own message. "
@@ -150,7 +152,7 @@ def _add_cron(sub) -> None:
                "it are listed and the status is 1.",
     )
     c.add_argument("expr", metavar="EXPR", help="a cron expression: five fields, e.g. '30 1 * * *', or six with seconds "
-                                       "first, e.g. '0 30 1 * * *'")
+                                       "first, e.g. '0 30 1 * * *' (croniter: second_at_beginning=True)")
     c.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA zone of the expression (default UTC)")
     c.add_argument("--from", dest="after", required=True, metavar="ISO8601", help="list runs strictly after this")
     c.add_argument("--until", required=True, metavar="ISO8601", help="list runs strictly before this")

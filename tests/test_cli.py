@@ -319,3 +319,13 @@ def test_snap_v5_is_one_gap_later_only_when_the_offset_is_past_the_release(capsy
     snap, v5 = _slots(*late, "--missed", "snap"), _slots(*late, "--missed", "snap-v5")
     (at0707,), (at1022,) = ms("10:07"), ms("10:22")
     assert at0707 in snap and at0707 not in v5 and at1022 in v5
+
+
+def test_cron_help_names_cronsim_and_croniters_setting(capsys):
+    """Issue 28: the debian rule's extensions are cronsim's, and croniter reads seconds first only
+    with second_at_beginning=True: the help of both commands says so."""
+    assert main(["cron", "--help"]) == 0
+    cron = " ".join(capsys.readouterr().out.split())
+    assert "cronsim's own, Debian cron refuses them" in cron and "second_at_beginning=True" in cron
+    assert "croniter, Debian cron or cron-parser" not in cron
+    assert "second_at_beginning=True" in _help(capsys)
