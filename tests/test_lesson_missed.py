@@ -405,7 +405,7 @@ def test_the_deadline_lane_names_apschedulers_setting_and_default():
     finally:
         sched.shutdown(wait=False)
     assert job.misfire_grace_time == 1                    # the live default, as the readout says
-    assert "grace = deadline" in mx.LABELS["deadline"]
+    assert "grace=slider" in mx.LABELS["deadline"]
     five = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs()).splitlines()[7]
     assert five.endswith(f"misfire_grace_time 5 min (default {job.misfire_grace_time} s)")
     one = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs(deadline=1000)).splitlines()[7]
