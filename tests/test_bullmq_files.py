@@ -79,3 +79,15 @@ def test_notebook_06_states_bullmqs_stall_rule():
     assert "exempt from the stall limit and always goes back" in text
     assert "deferred failure, applied at its next pickup" in text
     assert "fails it after too many stalls" not in text
+
+
+def test_the_bzpopmin_is_cited_where_6_7_0_has_it():
+    """Issue 28: in 6.7.0 the worker's BZPOPMIN on the marker is in classes/redis-queue-backend.js
+    (worker.js only calls the backend's waitForJob); notebook 00's Sources and take-3.lua's header
+    cite that file."""
+    assert RULES["blocking_read"]["files"] == ["classes/redis-queue-backend.js"]
+    sources = " ".join(_cell("00_start_here.ipynb", "c0a1e5f3").split())
+    assert "`classes/redis-queue-backend.js` (`BZPOPMIN` on the marker" in sources
+    assert "`classes/worker.js` (`BZPOPMIN`" not in sources
+    take = (Path(__file__).resolve().parents[1] / "emqsim" / "engine" / "lua" / "take-3.lua").read_text()
+    assert "BZPOPMIN on the marker in dist/cjs/classes/redis-queue-backend.js" in " ".join(take.split())

@@ -66,6 +66,14 @@ def job_from_scheduler() -> dict:
     }
 
 
+def blocking_read() -> dict:
+    """Which class file issues the worker's BZPOPMIN on the marker (6.7.0 moved it out of worker.js)."""
+    classes = COMMANDS.parent / "classes"
+    where = sorted(str(p.relative_to(COMMANDS.parent)) for p in classes.glob("*.js")
+                   if re.search(r"\.bzpopmin\(this\.queue\.keys\.marker", p.read_text()))
+    return {"files": where}
+
+
 def facts() -> dict | None:
     """The facts read from the installed bullmq; None where node_modules is not there."""
     if not (COMMANDS / "moveStalledJobsToWait-9.lua").exists():
@@ -75,7 +83,8 @@ def facts() -> dict | None:
     return {"version": version,
             "stall": stall_rule(read("moveStalledJobsToWait-9.lua")),
             "take_marker": take_marker(read("includes/prepareJobForProcessing.lua")),
-            "job_from_scheduler": job_from_scheduler()}
+            "job_from_scheduler": job_from_scheduler(),
+            "blocking_read": blocking_read()}
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["record"]:
