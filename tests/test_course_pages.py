@@ -48,3 +48,28 @@ def test_main_flow_links_the_page_instead_of_arguing(name):
     for phrase in ("page 002", "names the wrong script", "course pages disagree", "It is not EchoMQ code",
                    "labels this \"In EchoMQ\"", "publishes no version"):
         assert phrase not in text, (name, phrase)
+
+
+ECHOMQ = json.loads((ROOT / "tests" / "oracles" / "recorded" / "echomq_facts.json").read_text())
+
+
+def _cell(name: str, cell_id: str) -> str:
+    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+    return " ".join("".join(next(c for c in cells if c["id"] == cell_id)["source"]).split())
+
+
+def test_what_the_pages_say_of_echomq_is_its_code():
+    """Issue 28, items 5, 9, 10, read from fiberfx at b9f34ed0 (tests/oracles/echomq_facts.py):
+    mix.exs's version and no tag; the vendored v1 scripts and their v3 home; the consumer's park."""
+    assert ECHOMQ["commit"] == "b9f34ed0" and ECHOMQ["tags"] == []
+    page = " ".join(" ".join(t for _, t in _markdown(PAGE)).split())
+    assert f"version {ECHOMQ['mix_exs_version']}, no tags" in page
+    for name, home in ECHOMQ["v1_scripts"].items():
+        assert f"`{home['v1']}`" in page and f"`{home['v3']}`" in page, name
+    intro = _cell("03_start_to_start", "ef3c2580")
+    assert f"says version {ECHOMQ['mix_exs_version']}, but the repository has no tags" in intro
+    park = ECHOMQ["consumer_park"]
+    assert park["wake_key"] and park["defp_park"] <= park["blpop"] <= park["defp_park"] + 3
+    sources = _cell("00_start_here", "c0a1e5f3")
+    assert f"`{park['file']}` lines {park['defp_park']}-{park['blpop']}: the consumer parks with `BLPOP emq:{{q}}:wake`" \
+        in sources
