@@ -73,3 +73,22 @@ def test_what_the_pages_say_of_echomq_is_its_code():
     sources = _cell("00_start_here", "c0a1e5f3")
     assert f"`{park['file']}` lines {park['defp_park']}-{park['blpop']}: the consumer parks with `BLPOP emq:{{q}}:wake`" \
         in sources
+
+
+def test_page_002s_snap_is_6_7_0s_with_offset_0():
+    """Issue 28, item 6: page 002's `floor(now/every)*every + every` is exactly the snap 6.7.0
+    computes (`Every.after(..., "offset")`, which tests/test_oracle_bullmq_releases.py holds to
+    6.7.0's recorded answers) when the offset is 0; 5.80.1's ("offset-v5") parts from 6.7.0's
+    only when offset > now mod every."""
+    import random
+    from emqsim.engine.cadence import Every
+    rng = random.Random(28)
+    for _ in range(2000):
+        every = rng.choice([1000, 60_000, 900_000, 3_600_000, 1_500])
+        now = rng.randrange(10**12, 2 * 10**12)
+        prev = now - rng.randrange(2, 50) * every - rng.randrange(every)     # behind now: the snap applies
+        cad = Every(every)
+        assert cad.after(prev - prev % every, now, 0, "offset") == now // every * every + every
+        phase = rng.randrange(every)
+        differ = cad.after(prev, now, phase, "offset") != cad.after(prev, now, phase, "offset-v5")
+        assert differ == (phase > now % every), (every, now, phase)
