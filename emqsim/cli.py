@@ -94,8 +94,9 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     p = sub.add_parser(
         "trace", help="run one schedule on the virtual clock and list its fires",
-        description="Register one schedule at --start, run it on the virtual clock with the real "
-                    "Lua scripts, and list each fire (the last 10,000; the counts cover all).",
+        description="Register one schedule at --start, run it on the virtual clock with Lua scripts "
+                    "that model the two schedulers' own (written for this course, not their code), and "
+                    "list each fire (the last 10,000; the counts cover all).",
         epilog="Durations: 15m, 90s, 1h30m, 900000ms. Numbers are ASCII digits. Times: ISO 8601 such as "
                "2026-11-30T09:00:00Z (without an offset they are read in --tz; a local time the clocks "
                "skip or repeat is refused: give its offset). Job ids carry times from "
@@ -108,7 +109,7 @@ def parser() -> argparse.ArgumentParser:
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--every", metavar="DUR", help="an interval: the gap between runs")
     when.add_argument("--cron", metavar="EXPR", help="a cron expression: five fields, e.g. '0 9 * * *', or six with seconds first, "
-                           "e.g. '30 0 9 * * *'")
+                           "e.g. '30 0 9 * * *' (croniter is asked with second_at_beginning=True)")
     p.add_argument("--offset", metavar="DUR", help="with --every: pin the phase inside the gap")
     p.add_argument("--tz", default="UTC", metavar="ZONE",
                    help="IANA zone of the cron, of times without an offset, and of the table (default UTC)")
@@ -116,7 +117,9 @@ def parser() -> argparse.ArgumentParser:
                    help="next run from the scheduled slot, the release, or the finish (default schedule)")
     p.add_argument("--missed", default="snap", choices=MISSED,
                    help="after an outage: one run then the nearest slot on the phase grid (snap, "
-                        "bullmq 5.80.2 and later), the same grid one gap later (snap-v5, bullmq 5.58.8 to 5.80.1), the "
+                        "bullmq 5.80.2 and later), the same grid one gap later when the offset is greater than the "
+                        "release's time past a multiple of every, else the same as snap (snap-v5, bullmq 5.58.8 "
+                        "to 5.80.1), the "
                         "multiples of every (epoch, legacy repeatable jobs as bullmq 5.15.0 runs them), "
                         "every missed slot (all), one run for the latest (once, within --deadline if given), "
                         "one run stamped with the release (now), or none later than --deadline (skip) "
@@ -165,10 +168,12 @@ def _add_cron(sub) -> None:
     from .cron.rules import RULES as CRON_RULES
 
     c = sub.add_parser(
-        "cron", help="list a cron expression's runs in a zone by croniter, Debian cron or cron-parser",
+        "cron", help="list a cron expression's runs in a zone by croniter, cronsim or cron-parser",
         description="List the runs of EXPR in --tz strictly after --from and before --until, as one "
-                    "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron), "
-                    "debian (cronsim, Debian cron's rule) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
+                    "library's rule gives them across daylight-saving changes: croniter (emqsim's Cron, a sixth "
+                    "field read as seconds first: second_at_beginning=True), debian (cronsim, which follows "
+                    "Debian cron's day and daylight-saving rules; its L, 5L, 5#3 and six fields are cronsim's "
+                    "own, Debian cron refuses them) or cron-parser (5.10.3, the parser BullMQ 6.7.0 uses).",
         epilog="Times: ISO 8601 such as 2026-11-01T00:00:00Z (without an offset they are read in --tz). "
                "Each rule reads the syntax its library reads (L, 5L, 5#3, W, ...) and refuses the rest "
                "with that library's own message. "
@@ -176,7 +181,7 @@ def _add_cron(sub) -> None:
                "it are listed and the status is 1.",
     )
     c.add_argument("expr", metavar="EXPR", help="a cron expression: five fields, e.g. '30 1 * * *', or six with seconds "
-                                       "first, e.g. '0 30 1 * * *'")
+                                       "first, e.g. '0 30 1 * * *' (croniter: second_at_beginning=True)")
     c.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA zone of the expression (default UTC)")
     c.add_argument("--from", dest="after", required=True, metavar="ISO8601", help="list runs strictly after this")
     c.add_argument("--until", required=True, metavar="ISO8601", help="list runs strictly before this")

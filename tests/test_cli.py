@@ -288,3 +288,44 @@ def test_a_trace_on_a_real_server_loads_no_numpy(tmp_path):
                              env={**os.environ, "EMQSIM_REDIS_URL": server.url})
     assert out.stderr == "0 False\n"
     assert out.stdout.count("JOB") == 3
+
+
+def _help(capsys) -> str:
+    assert main(["trace", "--help"]) == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_help_says_the_scripts_are_models(capsys):
+    """Issue 28: the scripts are this course's models of the two schedulers, not their code."""
+    text = _help(capsys)
+    assert "real Lua" not in text and "model the two schedulers' own" in text
+
+
+def _slots(*args: str) -> list[int]:
+    out = subprocess.run([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--until", "2026-11-30T11:00:00Z",
+                          "--outage", *args, "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return [f["slot"] for f in json.loads(out.stdout)["fires"]]
+
+
+def test_snap_v5_is_one_gap_later_only_when_the_offset_is_past_the_release(capsys):
+    """Issue 28: bullmq 5.80.1's snap differs from 6.7.0's only when offset > now mod every: with
+    the default start (offset 0) the two list the same fires; with offset 7m and a release at
+    10:03 (3 min past a quarter hour) snap-v5 steps over 10:07 to 10:22."""
+    assert "one gap later when the offset is greater than" in _help(capsys)
+    plain = "2026-11-30T09:20:00Z/2026-11-30T10:10:00Z"
+    assert _slots(plain, "--missed", "snap") == _slots(plain, "--missed", "snap-v5")
+    late = ("2026-11-30T09:20:00Z/2026-11-30T10:03:00Z", "--offset", "7m")
+    snap, v5 = _slots(*late, "--missed", "snap"), _slots(*late, "--missed", "snap-v5")
+    (at0707,), (at1022,) = ms("10:07"), ms("10:22")
+    assert at0707 in snap and at0707 not in v5 and at1022 in v5
+
+
+def test_cron_help_names_cronsim_and_croniters_setting(capsys):
+    """Issue 28: the debian rule's extensions are cronsim's, and croniter reads seconds first only
+    with second_at_beginning=True: the help of both commands says so."""
+    assert main(["cron", "--help"]) == 0
+    cron = " ".join(capsys.readouterr().out.split())
+    assert "cronsim's own, Debian cron refuses them" in cron and "second_at_beginning=True" in cron
+    assert "croniter, Debian cron or cron-parser" not in cron
+    assert "second_at_beginning=True" in _help(capsys)

@@ -36,9 +36,9 @@ def test_the_catalogue_pairs_model_and_view(fig):
 
 def test_default_view(fig, view):
     text = fig.update(crash=3, design=TWO_FRESH, delay=MIN)
-    assert text == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots, "
-                    "1 duplicate (slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
-                    "released 09:31:00), 0 lost")
+    assert text == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots\n"
+                    "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
+                    "released 09:31:00\n  0 lost (slots the row held and passed over with no job)")
     assert view.released.get_offsets()[:5].tolist() == [
         [T0, 1], [T0 + SLOT, 2], [T0 + 2 * SLOT, 3], [T0 + 2 * SLOT + MIN, 4], [T0 + 3 * SLOT, 5]]
     assert view.slots.get_offsets()[3].tolist() == [T0 + 2 * SLOT, 4]
@@ -58,7 +58,7 @@ def test_default_view(fig, view):
 
 def test_slot_ids_view(fig, view):
     text = fig.update(crash=5, design=TWO_SLOT, delay=5 * MIN)
-    assert text.endswith("the re-fire of slot 10:00 at 10:05:00 found its job id taken (enqueue: duplicate)")
+    assert "the re-fire of slot 10:00 at 10:05:00 found its job id taken (enqueue: duplicate)\n" in text
     assert view.refused.get_offsets().tolist() == [[T0 + 4 * SLOT + 5 * MIN, 5]]
     assert len(view.twins.get_offsets()) == 0
     assert view.twin_links.get_segments() == []
@@ -73,10 +73,10 @@ def test_atomic_view(fig, view):
 
 def test_slot_with_no_job_view(fig, view):
     text = fig.update(crash=3, design=TWO_FRESH, delay=20 * MIN)
-    assert text.endswith("0 lost; no job at all for 09:45")
+    assert text.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert view.unserved.get_offsets().tolist() == [[T0 + 3 * SLOT, 0.5]]
     assert (view.down.get_x(), view.down.get_width()) == (T0 + 2 * SLOT, 20 * MIN)
-    assert fig.update(design=ATOM_FRESH).endswith("10 jobs for 10 slots, 0 duplicates, 0 lost")
+    assert fig.update(design=ATOM_FRESH).endswith("10 jobs for 10 slots\n  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert len(view.unserved.get_offsets()) == 0
 
 
@@ -136,9 +136,9 @@ def test_panel():
     p.widgets["design"].value = ATOM_FRESH
     p.widgets["delay"].value = 0
     p.widgets["crash"].value = 2
-    assert fig.frame.readout == ("atomic, fresh ids, crash after fire 2, restart 0 s later: 10 jobs for 10 slots, "
-                                 "0 duplicates, 0 lost")
+    assert fig.frame.readout == ("atomic, fresh ids, crash after fire 2, restart 0 s later: 10 jobs for 10 slots\n"
+                                 "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert "atomic, fresh ids, crash after fire 2" in p.readout.value
     p.widgets["design"].value = TWO_FRESH
     assert fig.frame.readout.startswith("two-step, fresh ids, crash after fire 2, restart 0 s later: 11 jobs for "
-                                        "10 slots, 1 duplicate (slot 09:15 as ")
+                                        "10 slots\n  1 duplicate: slot 09:15 as ")

@@ -82,7 +82,8 @@ def test_moving_the_restart_and_the_deadline(fig):
     assert (view.band.get_x(), view.band.get_width()) == (t("09:30"), 37 * MIN)
     text = fig.update(up=t("10:10"), deadline=1000)    # APScheduler's default grace
     assert text.splitlines()[7] == \
-        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept"
+        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
+        " \u00b7 misfire_grace_time 1 s"
     assert view.skipped.get_offsets().tolist() == [[t("10:07"), 0]]
     assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), 0], [t("10:10"), 0]]]
     assert view.title.get_text().endswith("deadline 1 s")

@@ -275,9 +275,9 @@ def test_one_timestamp_same_row_shape():
             "  heartbeat  score 1796028480000  = 08:48:00",
             "  reports    score 1796029200000  = 09:00:00",
             "HGETALL emq:{demo}:repeat:heartbeat",
-            "  cadence   every:900000:0",
+            "  cadence   every:900000:0   (as registered: no offset given)",
             "  every_ms  900000",
-            "  offset    180000",
+            "  offset    180000   (the first run's phase, 3 min into the gap, kept for catch-up)",
             "  rule      schedule",
             "  template  {}",
             "HGETALL emq:{demo}:repeat:reports",
@@ -288,6 +288,19 @@ def test_one_timestamp_same_row_shape():
             "  tz        UTC",
         ])
         assert [row.name for row in reg.due(NOV30_9)] == ["heartbeat", "reports"]
+
+
+def test_registry_text_says_why_an_offset_free_interval_stores_an_offset():
+    """Issue 28: `offset 180000` beside `every:900000:0` on a schedule the text calls offset-free
+    read as wrong. The stored offset is the phase of the first run (BullMQ stores next mod every
+    when none is given); each field says which it is, and the note's minutes are the field's."""
+    with Store() as store:
+        reg = Registry(store)
+        one_timestamp(reg, NOV30_0848 + 2 * 60_000)      # 08:50: five minutes into the gap
+        lines = registry_text(reg).splitlines()
+    assert "  offset    300000   (the first run's phase, 5 min into the gap, kept for catch-up)" in lines
+    assert "  cadence   every:900000:0   (as registered: no offset given)" in lines
+    assert not any("pattern" in line and "(" in line for line in lines)
 
 
 def test_registry_text_empty():

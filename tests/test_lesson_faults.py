@@ -233,9 +233,9 @@ def test_controls(model):
 
 def test_default_frame(model):
     f = model.frame()
-    assert f.readout == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots, "
-                         "1 duplicate (slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
-                         "released 09:31:00), 0 lost")
+    assert f.readout == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots\n"
+                         "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
+                         "released 09:31:00\n  0 lost (slots the row held and passed over with no job)")
     assert f.title == "two-step, fresh ids: crash after fire 3"
     assert f.released[:5] == ((T0, 1), (T0 + SLOT, 2), (T0 + 2 * SLOT, 3), (T0 + 2 * SLOT + MIN, 4),
                               (T0 + 3 * SLOT, 5))
@@ -254,24 +254,40 @@ def test_default_frame(model):
 
 def test_readouts_the_notebook_prints(model):
     assert [model.frame(crash=3, design=d, delay=MIN).readout for d in lf.VIEW_DESIGNS][1:] == [
-        "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost; "
-        "the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)",
-        "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost",
+        "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
+        "  the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)\n"
+        "  0 lost (slots the row held and passed over with no job)",
+        "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
+        "  0 lost (slots the row held and passed over with no job)",
     ]
     assert [model.frame(crash=3, design=d, delay=20 * MIN).readout for d in lf.VIEW_DESIGNS] == [
-        "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots, 1 duplicate (slot 09:30 "
-        "as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00), 0 lost; no job at all for 09:45",
-        "two-step, slot ids, crash after fire 3, restart 20 min later: 9 jobs for 9 slots, 0 duplicates, 0 lost; "
-        "the re-fire of slot 09:30 at 09:50:00 found its job id taken (enqueue: duplicate); no job at all for 09:45",
-        "atomic, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 10 slots, 0 duplicates, 0 lost",
+        "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots\n"
+        "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00\n"
+        "  0 lost (slots the row held and passed over with no job)\n"
+        "  no job for 09:45: the row never held it, so it is not lost",
+        "two-step, slot ids, crash after fire 3, restart 20 min later: 9 jobs for 9 slots\n  0 duplicates\n"
+        "  the re-fire of slot 09:30 at 09:50:00 found its job id taken (enqueue: duplicate)\n"
+        "  0 lost (slots the row held and passed over with no job)\n"
+        "  no job for 09:45: the row never held it, so it is not lost",
+        "atomic, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 10 slots\n  0 duplicates\n"
+        "  0 lost (slots the row held and passed over with no job)",
     ]
+
+
+def test_the_readout_keeps_lost_and_no_job_apart(model):
+    """Issue 28: "10 jobs for 9 slots ... 0 lost; no job at all for 09:45" on one line read as a
+    contradiction. The duplicate sits under the count it explains, and the slot with no job says
+    why it is not lost."""
+    lines = model.frame(crash=3, design=lf.VIEW_DESIGNS[0], delay=20 * MIN).readout.splitlines()
+    assert lines[0].endswith("10 jobs for 9 slots") and lines[1].startswith("  1 duplicate: slot 09:30")
+    assert not any("lost" in line and "no job for" in line and "not lost" not in line for line in lines)
 
 
 def test_slot_ids_frame(model):
     f = model.frame(crash=5, design=TWO_SLOT, delay=5 * MIN)
-    assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots, "
-                         "0 duplicates, 0 lost; the re-fire of slot 10:00 at 10:05:00 found its job id taken "
-                         "(enqueue: duplicate)")
+    assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots\n"
+                         "  0 duplicates\n  the re-fire of slot 10:00 at 10:05:00 found its job id taken "
+                         "(enqueue: duplicate)\n  0 lost (slots the row held and passed over with no job)")
     assert f.refused == ((T0 + 4 * SLOT + 5 * MIN, 5),)
     assert (f.twins, f.twin_links) == ((), ())
     assert [label for label, *_ in f.ids] == ["", ""]
@@ -279,15 +295,15 @@ def test_slot_ids_frame(model):
 
 def test_atomic_frame(model):
     f = model.frame(crash=8, design=ATOM_FRESH, delay=10 * MIN)
-    assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots, "
-                         "0 duplicates, 0 lost")
+    assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots\n"
+                         "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert [x for x, _ in f.released] == [T0 + k * SLOT for k in range(10)]
     assert f.restarted == T0 + 7 * SLOT + 10 * MIN
 
 
 def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, design=TWO_FRESH, delay=20 * MIN)
-    assert f.readout.endswith("0 lost; no job at all for 09:45")
+    assert f.readout.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
@@ -295,7 +311,7 @@ def test_slot_with_no_job_frame(model):
 def test_a_late_duplicate_is_labelled_to_its_left(model):
     f = model.frame(crash=8, design=TWO_FRESH, delay=0)
     assert f.ids[1] == ("JOB0SUhpyyNfhh", T0 + 7 * SLOT - 3 * MIN, 9, "right")
-    assert f.readout.startswith("two-step, fresh ids, crash after fire 8, restart 0 s later: 11 jobs for 10 slots, ")
+    assert f.readout.startswith("two-step, fresh ids, crash after fire 8, restart 0 s later: 11 jobs for 10 slots\n")
 
 
 def test_the_model_is_lazy(monkeypatch):
@@ -392,3 +408,42 @@ def test_apscheduler_fixed_id_with_replace_existing_keeps_one_job():
             sched.add_job(print, "interval", minutes=5, id="reports")
     finally:
         sched.shutdown(wait=False)
+
+
+def test_two_pumps_duplicate_a_slot_only_inside_the_window():
+    """Issue 28: two two-step pumps with fresh ids duplicate a slot only when one's due read falls
+    between the other's read and its advance; outside that window the second sees the row moved."""
+    from emqsim.lessons.faults import two_pump_window
+    lines = two_pump_window(latency=20, gaps=(0, 19, 20, 500)).splitlines()[1:]
+    assert [line.rsplit(": ", 1)[1] for line in lines] == [
+        "2 jobs for the 09:00 slot", "2 jobs for the 09:00 slot", "1 job for the 09:00 slot", "1 job for the 09:00 slot"]
+    assert two_pump_window(latency=100, gaps=(99,)).splitlines()[1].endswith("2 jobs for the 09:00 slot")
+    import json
+    from pathlib import Path
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "06_faults.ipynb").read_text())["cells"]
+    text = " ".join("".join(next(c for c in cells if c["id"] == "b95a304a")["source"]).split())
+    assert "without any crash, on every slot" not in text and "lockstep" in text
+
+
+def test_q3_feedback_says_which_rule_moves_the_row(model):
+    """Issue 28: 06's third question credited "the snap" to the lane labelled EchoMQ's pump. The
+    lane runs the slot rule (prev + every, snapped); EchoMQ's own release rule gives 10:35 next.
+    Both leave 10:15 without a job, which the engine shows for each rule."""
+    from emqsim.engine.cadence import Every
+    from emqsim.engine.faults import Faults
+    from emqsim.engine.pump import Pump
+    from emqsim.engine.schedule import Schedule
+    from emqsim.engine.sim import Simulation
+    from emqsim.engine.timefmt import hm
+    q = next(q for q in lf.FaultsModel.questions if q.id == "06-fresh-ids-long-down")
+    said = q.option("0").why
+    nexts = {}
+    for rule in ("schedule", "release"):
+        with Simulation(Schedule(lf.NAME, Every("15m"), rule=rule), start=lf.START,
+                        faults=Faults(crash_after_enqueue=5, restart_after=20 * MIN),
+                        pump=Pump(mode="two-step", ids="fresh")) as sim:
+            slots = [hm(f.slot) for f in sim.run(until=lf.START + 120 * MIN)]
+        assert "10:15" not in slots
+        nexts[rule] = slots[slots.index("10:00") + 2]
+    assert nexts == {"schedule": "10:30", "release": "10:35"}
+    assert "snaps past 10:15 to 10:30" in said and "now + every would move it to 10:35" in said

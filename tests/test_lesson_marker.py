@@ -1,4 +1,4 @@
-"""Lesson 03's wake marker: "0" when a job is ready; a parked worker's measured wait against
+"""Lesson 03's wake marker: "0", try to take a job now; a parked worker's measured wait against
 a polling one's, computed lazily by the wake model."""
 
 from __future__ import annotations
@@ -31,8 +31,31 @@ def test_bullmq_design_writes_the_delayed_marker():
     assert mk.bullmq_marker_steps() == "\n".join([
         "upsert reports (every 15 min): created  \u00b7 marker {\"0\": 0}",
         "worker takes repeat:reports:1796029200000 at 09:00:00: chained  \u00b7 marker "
-        "{\"0\": 0, \"1\": 09:15:00}  \u00b7 next job delayed to 09:15:00",
+        "{\"0\": 0, \"1\": 09:15:00}  \u00b7 next job delayed to 09:15:00  \u00b7 waiting: none",
     ])
+
+
+def test_the_marker_means_try_now_not_a_job_waits():
+    """Issue 28: bullmq 6.7.0 writes the base marker "0" after every take, whether anything waits
+    or not (includes/prepareJobForProcessing.lua, read from the package and recorded), so "0"
+    means "try to take a job now". The printed step shows "0" beside an empty wait list, and the
+    pages say so instead of "while a job is ready"."""
+    import json
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    rule = json.loads((root / "tests" / "oracles" / "recorded" / "bullmq_rules.json").read_text())["take_marker"]
+    assert rule["after_every_take"] and rule["file"] == "includes/prepareJobForProcessing.lua"
+    taken = mk.bullmq_marker_steps().splitlines()[1]
+    assert '"0": 0' in taken and taken.endswith("waiting: none")
+    cells = {c["id"]: "".join(c["source"]) for n in ("00_start_here", "03_start_to_start")
+             for c in json.loads((root / "notebooks" / f"{n}.ipynb").read_text())["cells"]}
+    for cid in ("5e20cb31", "0ef2facd", "b693a171"):
+        text = " ".join(cells[cid].split())
+        assert "try to take a job now" in text, cid
+        assert "while a job is ready" not in text and "when a job is ready" not in text, cid
+    assert f"`commands/{rule['file']}` line {rule['line']}" in " ".join(cells["0ef2facd"].split())
+    readme = " ".join((root / "README.md").read_text().split("## ", 1)[0].split())
+    assert "try to take a job now" in readme and "until a job is ready" not in readme
 
 
 def test_marker_steps_same_on_every_backend(store):

@@ -29,7 +29,8 @@ EXAMPLE = [
     "all:      10:10:00 (slot 09:37), 10:10:01 (slot 09:52), 10:10:02 (slot 10:07), then 10:22, 10:37 "
     "\u00b7 phase :07 kept",
     "once:     10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "deadline: 10:10 (slot 10:07, 3 min late \u2264 5 min), then 10:22, 10:37 \u00b7 phase :07 kept",
+    "deadline: 10:10 (slot 10:07, 3 min late \u2264 5 min), then 10:22, 10:37 \u00b7 phase :07 kept"
+    " \u00b7 misfire_grace_time 5 min (default 1 s)",
 ]
 def runs_of(runs, policy):
     return next(r for r in runs if r.policy == policy)
@@ -298,7 +299,8 @@ def test_moving_the_restart_and_the_deadline():
     assert m.frame(up=t("10:07")).band == (t("09:30"), 37 * MIN)
     f = m.frame(deadline=1000)
     assert f.readout.splitlines()[7] == \
-        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept"
+        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
+        " \u00b7 misfire_grace_time 1 s"
     assert f.skips == ((t("10:07"), 0),)
     assert f.title.endswith("deadline 1 s")
     assert m.frame(up=t("10:05")).readout.splitlines()[:4] == [
@@ -309,7 +311,8 @@ def test_moving_the_restart_and_the_deadline():
     ]
     assert m.frame(down=t("09:30"), up=t("09:35")).readout.splitlines() == \
         ["pump down 09:30 \u2192 09:35 (5 min): no slot missed"] + [
-        f"{p + ':':10}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept" for p in mx.POLICIES]
+        f"{p + ':':10}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept"
+        + (" \u00b7 misfire_grace_time 5 min (default 1 s)" if p == "deadline" else "") for p in mx.POLICIES]
 
 
 def test_pump_up_offers_only_restarts_at_or_after_pump_down():
@@ -388,3 +391,22 @@ def test_reachable_walks_the_restart():
     frames = [m.frame_at(c) for c in combos]
     # every position the site renders is an outage: a head line and seven lanes, none refused
     assert len(frames) == 91 and all(len(f.readout.splitlines()) == 8 and f.runs for f in frames)
+
+
+def test_the_deadline_lane_names_apschedulers_setting_and_default():
+    """Issue 28: the lane runs 10:07 at 10:10 only because its grace is the slider's 5 min;
+    APScheduler 3's own default misfire_grace_time (1 s, asked live) drops it. The label and the
+    readout name the setting and the default."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+    sched = BackgroundScheduler()
+    sched.start(paused=True)
+    try:
+        job = sched.add_job(print, "interval", minutes=15)
+    finally:
+        sched.shutdown(wait=False)
+    assert job.misfire_grace_time == 1                    # the live default, as the readout says
+    assert "grace=slider" in mx.LABELS["deadline"]
+    five = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs()).splitlines()[7]
+    assert five.endswith(f"misfire_grace_time 5 min (default {job.misfire_grace_time} s)")
+    one = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs(deadline=1000)).splitlines()[7]
+    assert "10:07 skipped" in one and one.endswith("misfire_grace_time 1 s")

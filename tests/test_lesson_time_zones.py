@@ -327,16 +327,47 @@ def test_syntax_lines_say_what_each_library_reads():
     assert tz.syntax_lines(["0 9 * * 5L", "0 0 15W * *", "0 5-1 * * *"]).splitlines() == [
         "0 9 * * 5L",
         "  croniter: refused: [0 9 * * 5l] is not acceptable",
-        "  Debian cron, cron-parser and BullMQ: Fri 2026-01-30 09:00, Fri 2026-02-27 09:00, Fri 2026-03-27 09:00, ...",
+        "  cronsim, cron-parser and BullMQ: Fri 2026-01-30 09:00, Fri 2026-02-27 09:00, Fri 2026-03-27 09:00, ...",
         "0 0 15W * *",
         "  croniter: Thu 2026-01-15 00:00, Mon 2026-02-16 00:00, Mon 2026-03-16 00:00, ...",
-        "  Debian cron: refused: Bad day-of-month",
+        "  cronsim: refused: Bad day-of-month",
         "  cron-parser and BullMQ: refused: Invalid characters, got value: 15W",
         "0 5-1 * * *",
         "  croniter: Thu 2026-01-01 01:00, Thu 2026-01-01 05:00, Thu 2026-01-01 06:00, ...",
-        "  Debian cron: refused: Bad hour",
+        "  cronsim: refused: Bad hour",
         "  cron-parser and BullMQ: refused: Invalid range: 5-1, min(5) > max(1)",
     ]
+
+
+def _cronsim_matrix() -> dict[str, dict[str, str]]:
+    """cronsim's own feature matrix (its README, shipped as the package's long description):
+    feature -> column -> Yes/No."""
+    from importlib.metadata import metadata
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in metadata("cronsim").get_payload().splitlines() if line.startswith("|")]
+    head = rows[0]
+    return {r[0]: dict(zip(head[1:], r[1:])) for r in rows[2:]}
+
+
+def test_the_syntax_table_names_cronsim_for_what_debian_cron_refuses():
+    """Issue 28: `L`, `5L`, `5#3` and six fields are cronsim's extensions, marked "No" for Debian
+    cron by cronsim itself, so the table answering them names cronsim, never Debian cron."""
+    matrix = _cronsim_matrix()
+    extensions = [f for f, cols in matrix.items() if cols.get("Debian") == "No" and cols.get("cronsim") == "Yes"]
+    assert len(extensions) >= 5                       # seconds, L, LW, L in day of week, nth weekday
+    lines = tz.syntax_lines()
+    assert "Debian" not in lines
+    for expr in ("0 12 L * *", "0 9 * * 5L", "0 9 * * 5#3", "30 0 9 * * *"):
+        answer = lines.split(expr + "\n", 1)[1].splitlines()
+        assert any("cronsim" in a and "refused" not in a for a in answer[:3]), expr
+
+
+def test_the_syntax_table_names_croniters_setting_and_its_default():
+    """croniter reads `30 0 9 * * *` seconds first only with second_at_beginning=True (the engine's
+    setting); its default reads the sixth field last: 00:30:00, :01, :02 on 9 January."""
+    last = tz.syntax_lines().splitlines()[-1]
+    assert "second_at_beginning=True" in last
+    assert "Fri 2026-01-09 00:30, Fri 2026-01-09 00:30:01, Fri 2026-01-09 00:30:02" in last
 
 
 def test_recording_summary_counts_the_refusals():

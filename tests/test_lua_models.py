@@ -91,3 +91,54 @@ def test_notebook_00_says_what_the_headers_say():
             if part != "b9f34ed0":  # the notebook names the commit once, above the table
                 assert part.replace("EchoMQ's ", "") in row, (name, part, row)
     assert "b9f34ed0" in text and "line for line" in text
+
+
+def test_the_scheduled_job_header_names_the_scripts_that_add_the_job():
+    """Issue 28: storeJobScheduler only writes the row; addJobScheduler-11 and updateJobScheduler-12
+    add the next job (bullmq 6.7.0, read from the package: tests/oracles/recorded/bullmq_rules.json)."""
+    rules = json.loads((ROOT / "tests" / "oracles" / "recorded" / "bullmq_rules.json").read_text())
+    made = rules["job_from_scheduler"]
+    assert not made["store_adds_a_job"] and made["store_writes"] == ["DEL", "HMSET", "ZADD"]
+    header = " ".join((LUA / "includes" / "scheduled_job.lua").read_text().split("]]", 1)[0].split())
+    for script in made["callers"]:
+        assert script in header, script
+    assert "storeJobScheduler include only ZADDs, DELs and HMSETs" in header
+    assert "both end by adding" not in header
+
+
+def _cells(path: Path) -> dict[str, str]:
+    return {c["id"]: " ".join("".join(c["source"]).split()) for c in json.loads(path.read_text())["cells"]}
+
+
+def test_page_00_says_how_each_system_waits():
+    """Issue 28: EchoMQ's consumer parks with `BLPOP emq:{q}:wake`, its beat the timeout
+    (consumer.ex lines 167-170 at b9f34ed0); the repeat path writes no wake. Notebook 00 says so,
+    as 03 and the README do, instead of "no marker: its pump wakes on its own tick"."""
+    cells = _cells(NOTEBOOK)
+    learn, table = cells["5e20cb31"], cells["3973cd24"]
+    assert "BLPOP emq:{q}:wake" in learn and "writes no wake" in learn and "its own tick" not in learn
+    assert "| wake marker | yes (below) | none |" not in table and "blocks on `emq:{q}:wake`" in table
+    recap = _cells(ROOT / "notebooks" / "03_start_to_start.ipynb")["b693a171"]
+    assert "its consumer parks on a wake list with its beat as the timeout" in recap
+
+
+def test_advance_says_what_it_adds_everywhere():
+    """Issue 28: `advance-2.lua` follows `@advance` line for line and adds four things; notebook 00
+    names each of them, as the header does."""
+    header = models(LUA / "advance-2.lua")
+    text = _cells(NOTEBOOK)["c0a1e5f2"]
+    for added, header_says in (("argument check", "argument check"), ("`fired` count", "`fired` count"),
+                               ("size and head", "ZCARD"), ("`+inf`", '"+inf"')):
+        assert added in text and header_says in header, added
+
+
+def test_one_statement_about_the_scripts_everywhere():
+    """Issue 28: the scripts are models written for this course: notebook 00, the README's
+    opening and `emqsim trace --help` say so, and none calls them the scheduler's real scripts."""
+    readme = " ".join((ROOT / "README.md").read_text().split("## ", 1)[0].split())
+    cli = " ".join((ROOT / "emqsim" / "cli.py").read_text().split())
+    assert "written for this course" in _cells(NOTEBOOK)["c0a1e5f2"]
+    assert "written for this course, not their code" in readme
+    assert "(written for this course, not their code)" in cli
+    for text in (readme, cli):
+        assert "real Lua scripts" not in text and "the real Lua" not in text

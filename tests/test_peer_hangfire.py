@@ -1,5 +1,5 @@
 """Hangfire recurring jobs: `emqsim.peers.hangfire.schedule_next` is `RecurringJobEntity.ScheduleNext`
-(HangfireIO/Hangfire src/Hangfire.Core/RecurringJobEntity.cs at 05a39da8b5bb; the default mode
+(HangfireIO/Hangfire src/Hangfire.Core/RecurringJobEntity.cs at c236dd0f930f of main; the default mode
 Relaxed is set in src/Hangfire.Core/RecurringJobOptions.cs), checked on the cases its loop
 decides, then the engine lanes of each mode against it on seeded outages."""
 
@@ -111,3 +111,19 @@ def test_engine_lane_matches_hangfire_ignorable(seed):
     s = Schedule("r", Every(every), **hf.missed("Ignorable", precision, gap=every))
     r = reference(s, start=first, until=until, pump=Pump(tick=1000), outage=outage, ids=None)
     assert list(zip(r.slot.tolist(), r.released.tolist())) == want
+
+
+def test_strict_enqueues_every_missed_run_in_one_pass():
+    """Issue 28: Hangfire's own test (tests/Hangfire.Core.Tests/Server/RecurringJobSchedulerFacts.cs
+    `Execute_TriggersRecurringJobMultipleTimes_WithMissedScheduleWhenStrictModeIsUsed`, c236dd0f930f):
+    hourly, the last execution 3 h before a check at :30; Strict creates the three missed runs in
+    one Execute and one commit, the next at +30 min. One check enqueues them all at its own
+    instant: a day of 15-min slots is 96 jobs at once."""
+    hourly = Cron("0 * * * *", "UTC").after
+    now = t("10:30")
+    assert hf.burst(hourly, now - 180 * M, now, "Strict") == {now: [t("08:00"), t("09:00"), t("10:00")]}
+    assert hf.schedule_next(hourly, now - 180 * M, now, "Strict")[1] == t("11:00")
+    quarter = Cron("*/15 * * * *", "UTC").after
+    day = hf.burst(quarter, t("00:00") - 1, t("23:59"), "Strict")
+    assert list(day) == [t("23:59")] and len(day[t("23:59")]) == 96
+    assert hf.burst(quarter, t("00:00") - 1, t("23:59"), "Relaxed") == {t("23:59"): [t("23:59")]}

@@ -72,3 +72,21 @@ def test_engine_lanes_match_temporals_overlap_rule(seed):
     r = reference(s, start=first, until=acts[-1], worker=Worker(run=run, concurrency=8), ids=None)
     got = list(zip(r.slot.tolist(), r.started.tolist()))
     assert got == [w for w in want if w[0] <= acts[-1]], (every, run, policy)
+
+
+def test_buffer_all_queues_every_late_action():
+    """Issue 28: TestOverlapBufferAll (workflow_test.go at c01fd64845cf): every 5 min, 00:05 runs
+    12 min; :10 starts at :17, :15 at :19, :20 at :22, and :25 is back on time. Nothing is dropped."""
+    every5 = [T0 + k * 5 * M for k in range(1, 6)]        # 00:05 .. 00:25
+    assert temporal.starts("BufferAll", every5, [12 * M, 2 * M, 3 * M, 1 * M, 2 * M]) == [
+        (every5[0], every5[0]), (every5[1], T0 + 17 * M), (every5[2], T0 + 19 * M),
+        (every5[3], T0 + 22 * M), (every5[4], every5[4])]
+
+
+def test_notebook_05_lists_buffer_all_with_temporals_policies():
+    import json
+    from pathlib import Path
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "05_overlap.ipynb").read_text())["cells"]
+    table = "".join(next(c for c in cells if c["id"] == "1c51cb43")["source"])
+    rows = [line for line in table.splitlines() if line.startswith("| | Buffer")]
+    assert [r.split("|")[2].strip() for r in rows] == ["BufferOne", "BufferAll"]

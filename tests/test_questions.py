@@ -84,8 +84,8 @@ READS = {
     "04-release-back-on-phase": lambda r: r.startswith("pump down") and "no slot missed" not in r
     and "phase :07 kept" in _line(r, "release:"),
     "05-three-at-once": lambda r: "at most 3 at once" in _line(r, "allow "),
-    "06-nothing-wrong": lambda r: "restart 20 min later" in r and "0 duplicates, 0 lost" in r
-    and "no job at all" not in r,
+    "06-nothing-wrong": lambda r: "restart 20 min later" in r and "\n  0 duplicates\n" in r
+    and "\n  0 lost (" in r and "no job for" not in r,
     "07-short-day": lambda r: "0 * * * * fires 23 times by croniter" in r,
 }
 

@@ -265,5 +265,17 @@ def registry_text(registry: Registry, queue: str = "demo") -> str:
         rec = registry.record(name)
         lines.append(f"HGETALL {keys.record(name)}")
         fw = max(len(k) for k in rec)
-        lines += [f"  {k:<{fw}}  {rec[k]}" for k in sorted(rec)]
+        lines += [f"  {k:<{fw}}  {rec[k]}{_field_note(k, rec)}" for k in sorted(rec)]
     return "\n".join(lines)
+
+
+def _field_note(field: str, rec: dict[str, str]) -> str:
+    """A note beside an interval's two offsets, which read as a contradiction bare: the cadence
+    holds the offset given at registration (0: none), `offset` the phase the first run fell on."""
+    if not rec.get("cadence", "").startswith("every:"):
+        return ""
+    if field == "cadence" and rec["cadence"].rsplit(":", 1)[1] == "0":
+        return "   (as registered: no offset given)"
+    if field == "offset":
+        return f"   (the first run's phase, {format_duration(int(rec['offset']))} into the gap, kept for catch-up)"
+    return ""

@@ -219,8 +219,9 @@ class FaultsModel(Model):
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
             "10:15 get?",
             [("0", "No job at all",
-              "The re-fire of 10:00 takes the one catch-up run the snap allows, and the row then snaps past "
-              "10:15."),
+              "The restart's one run re-fires 10:00, the slot the row still held; every lane here counts the "
+              "next run from the slot, which snaps past 10:15 to 10:30. EchoMQ's own now + every would move "
+              "it to 10:35: no job for 10:15 either way."),
              ("1", "One job at the restart",
               "The catch-up run at the restart goes to 10:00, the slot the row still held."),
              ("2", "Two jobs, like 10:00",
@@ -283,21 +284,26 @@ class FaultsModel(Model):
 
 
 def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
-    """One line: the jobs, the slots produced twice (with both ids), refused re-fires, slots with no job."""
+    """The jobs on the first line; then the duplicates (with both ids), refused re-fires, the lost
+    count and the slots with no job, one a line, so that "0 lost" and a slot with no job do not
+    read as a contradiction: a slot the row never held is not lost, as the trace counts it."""
     twins = r.twins()
-    head = (f"{r.design}, crash after fire {crash}, restart {format_duration(delay)} later: "
-            f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots, ")
+    lines = [f"{r.design}, crash after fire {crash}, restart {format_duration(delay)} later: "
+             f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots"]
     if twins:
         told = "; ".join(f"slot {hm(s)} as " + " and ".join(f"{j} released {hms(t)}" for _, t, j in js)
                          for s, js in twins.items())
-        dup = f"{_plural(r.duplicates, 'duplicate')} ({told})"
+        lines.append(f"  {_plural(r.duplicates, 'duplicate')}: {told}")
     else:
-        dup = "0 duplicates"
-    note = "".join(f"; the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
-                   for s, t in r.refused)
+        lines.append("  0 duplicates")
+    lines += [f"  the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
+              for s, t in r.refused]
+    lines.append(f"  {r.lost} lost (slots the row held and passed over with no job)")
     if r.unserved:
-        note += f"; no job at all for {', '.join(hm(s) for s in r.unserved)}"
-    return f"{head}{dup}, {r.lost} lost{note}"
+        slots = ", ".join(hm(s) for s in r.unserved)
+        it = "it" if len(r.unserved) == 1 else "them"
+        lines.append(f"  no job for {slots}" + (f": the row never held {it}, so {it} is not lost".replace("them is", "they are") if not r.lost else ""))
+    return "\n".join(lines)
 
 
 # -- 2. a seeded sweep of crashes ----------------------------------------------------------------
@@ -402,6 +408,35 @@ def two_pumps_text(runs: list[CrashRun]) -> str:
     for r in runs:
         slots = len({j[1] for j in r.jobs})
         lines.append(f"{r.design:20}  {slots:>5}  {len(r.jobs):>4}  {r.duplicates:>10}  {answers_text(r.answers)}")
+    return "\n".join(lines)
+
+
+def two_pump_window(latency: int = 20, gaps=(0, 10, 19, 20, 500), *, start: int = START) -> str:
+    """Two real pumps duplicate a slot only when one's due read falls between the other's read and
+    its advance: pump A reads the 09:00 row due at `start` and enqueues and advances `latency` ms
+    later; pump B reads `gap` ms after A. Two-step, fresh ids, one line per gap, from the registry's
+    own verbs (the notebook's run above keeps the two pumps in lockstep: gap 0, every slot)."""
+    from ..engine.registry import Registry
+    from ..engine.store import Store
+    lines = [f"pump A reads 09:00 due at {hms(start)} and advances {latency} ms later; pump B reads after the gap"]
+    for gap in gaps:
+        with Store() as store:
+            reg = Registry(store)
+            reg.register(Schedule(NAME, Every(EVERY)), start)
+            reads = [("A", start), ("B", start + gap)]
+            # a write and a read at the same instant: the write lands first
+            events = sorted([(t, 1, who) for who, t in reads] + [(t + latency, 0, who) for who, t in reads])
+            seen, jobs = {}, 0
+            for t, kind, who in events:
+                if kind == 1:
+                    seen[who] = reg.due(t)
+                else:
+                    for row in seen[who]:
+                        jobs += reg.enqueue(f"JOB{who}{row.slot}", row.name, row.slot, t) == "enqueued"
+                        reg.advance(row.name, t + EVERY, made=True)
+        inside = "inside" if gap < latency else "outside"
+        lines.append(f"  gap {format_duration(gap) if gap else '0 ms'} ({inside} A's {latency} ms): "
+                     f"{_plural(jobs, 'job')} for the 09:00 slot")
     return "\n".join(lines)
 
 

@@ -84,7 +84,9 @@ def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every
     """The same marker in the BullMQ design, which has delayed jobs: the upsert makes the first
     job, ready now ("0"); the pickup makes the next one, delayed, and "1" goes to its run time
     (bullmq 6.7.0's addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through
-    `lua/includes/scheduled_job.lua`)."""
+    `lua/includes/scheduled_job.lua`). The pickup leaves "0" with nothing waiting, the state
+    6.7.0 leaves too (its prepareJobForProcessing writes "0" back after every take): "0" means
+    "try to take a job now", not "a job waits"."""
     own = store is None
     store = store or Store()
     try:
@@ -93,9 +95,11 @@ def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every
         out = [f"upsert {NAME} (every {format_duration(sched.cadence.ms)}): {answer}"
                f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"]
         taken = bull.pickup(start)
+        waiting = bull.registry.pending()
         out.append(f"worker takes {taken.job_id} at {hms(taken.started)}: {taken.result}"
                    f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"
-                   f"  \u00b7 next job delayed to {hms(taken.next)}")
+                   f"  \u00b7 next job delayed to {hms(taken.next)}"
+                   f"  \u00b7 waiting: {', '.join(waiting) if waiting else 'none'}")
         return "\n".join(out)
     finally:
         if own:

@@ -75,7 +75,7 @@ LABELS = {
     "release": "release\nEchoMQ now + every",
     "all": "all\nHangfire Strict",
     "once": "once\nK8s, no deadline",
-    "deadline": "once + deadline\nAPScheduler grace",
+    "deadline": "once + deadline\nAPScheduler grace=slider",
 }
 _HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
 
@@ -213,7 +213,17 @@ def runs_line(runs: OutageRuns) -> str:
         return head + f"nothing before {hm(HORIZON)}"
     before, after = phase_text(FIRST), phase_text(then[0])
     phase = f"phase {before} kept" if before == after else f"phase {before} \u2192 {after}"
-    return head + ", ".join(_t(r) for r in then[:2]) + f" \u00b7 {phase}"
+    return head + ", ".join(_t(r) for r in then[:2]) + f" \u00b7 {phase}" + _grace(runs)
+
+
+def _grace(runs: OutageRuns) -> str:
+    """The setting the `deadline` lane assumes, named: APScheduler's misfire_grace_time, and its
+    own default where the slider is elsewhere (a default-grace job drops what this lane runs)."""
+    if runs.deadline is None:
+        return ""
+    default = apscheduler.DEFAULTS["misfire_grace_time"] * 1000
+    return (f" \u00b7 misfire_grace_time {format_duration(runs.deadline)}"
+            + ("" if runs.deadline == default else f" (default {format_duration(default)})"))
 
 
 def readout_text(down: int, up: int, runs: list[OutageRuns] | tuple[OutageRuns, ...]) -> str:

@@ -23,6 +23,8 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
+from croniter import croniter
+
 from ..cron import rules as dst
 from ..engine.cadence import Cron
 from .course import HOUR
@@ -278,6 +280,12 @@ _EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
 SYNTAX = ("0 12 L * *", "0 9 * * 5L", "0 9 * * 5#3", "0 0 15W * *", "0 0 13 * 5", "30 0 9 * * *", "0 5-1 * * *")
 
 
+#: who answers in the syntax table: the "debian" rule's answers to `L`, `5L`, `5#3` and six fields
+#: are cronsim's extensions (its README marks Debian cron "No" for each), so the table names the
+#: library, not Debian cron; croniter reads a sixth field first only because the engine asks it to
+SYNTAX_NAMES = {"debian": "cronsim"}
+
+
 def _weekday_time(ms: int, tz: str) -> str:
     """'Fri 2026-01-30 09:00': a run's local date, weekday and time."""
     w = _EPOCH_UTC + timedelta(milliseconds=ms)
@@ -311,10 +319,21 @@ def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = Y
                 text = str(exc)
                 said = "refused: " + (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
                                       else text.split("refuses it: ", 1)[-1])
-            answers.setdefault(said, []).append(dst.RULE_NAMES[rule])
+            answers.setdefault(said, []).append(SYNTAX_NAMES.get(rule, dst.RULE_NAMES[rule]))
         out.append(e)
         out += [f"  {_and(names)}: {said}" for said, names in answers.items()]
+    six = next((e for e in expressions if len(e.split()) == 6), None)
+    if six:
+        runs = ", ".join(_weekday_time(t, tz) for t in _croniter_default_runs(six, tz, start))
+        out.append(f"(croniter is asked with second_at_beginning=True, as the engine asks it; by default it reads "
+                   f"a sixth field as seconds, last: {six} would run {runs}, ...)")
     return "\n".join(out)
+
+
+def _croniter_default_runs(expr: str, tz: str, start: int, n: int = 3) -> list[int]:
+    """croniter's first `n` runs of a six-field `expr` with its default reading (seconds last)."""
+    it = croniter(expr, (_EPOCH_UTC + timedelta(milliseconds=start)).astimezone(check_zone(tz)))
+    return [int(it.get_next(datetime).timestamp() * 1000) for _ in range(n)]
 
 
 def rule_runs(expr: str, tz: str, day) -> str:

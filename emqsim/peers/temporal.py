@@ -2,12 +2,14 @@
 
 Sources: docs.temporal.io/schedule (Action, Overlap Policy, Catchup Window) and the scheduler's
 own tests, temporalio/temporal `service/worker/scheduler/workflow_test.go` at commit c01fd64845cf
-(`TestStart`, `TestOverlapSkip`, `TestOverlapBufferOne`, `TestOverlapTerminate`): a workflow
+(`TestStart`, `TestOverlapSkip`, `TestOverlapBufferOne`, `TestOverlapBufferAll`,
+`TestOverlapTerminate`): a workflow
 started by a schedule gets the action's nominal time appended to the **workflow id set in the
 action** (`myid-2022-06-01T00:15:00Z`), not to the schedule's id; the `TemporalScheduledStartTime` search
 attribute holds that timestamp and `TemporalScheduledById` the schedule's id. The overlap
 policy defaults to Skip (start nothing while a run is open); BufferOne starts one buffered
-action when the running one closes and drops any further one; AllowAll starts it beside the
+action when the running one closes and drops any further one; BufferAll queues every one and
+starts them in turn (no engine lane); AllowAll starts it beside the
 running one; TerminateOther terminates the running one and starts the new one. The catchup
 window defaults to one year.
 """
@@ -44,7 +46,11 @@ def starts(policy: str, actions: list[int], run) -> list[tuple[int, int]]:
     """The overlap rule as arithmetic: for actions at `actions` (Unix ms, in order) whose
     workflows take `run` ms (one length, or one per action), the (action time, start) of each
     workflow that starts. TerminateOther's terminated runs are in the list too (they started);
-    its new one starts at once (the engine's cancel is instant; Temporal's waits for the close)."""
+    its new one starts at once (the engine's cancel is instant; Temporal's waits for the close).
+    BufferAll, which has no engine lane, queues every action that comes while a run is open and
+    starts them one after another as each run closes (`TestOverlapBufferAll`)."""
+    if policy == "BufferAll":
+        return _buffer_all(actions, run)
     overlap(policy)
     runs = list(run) if isinstance(run, (list, tuple)) else [run] * len(actions)
     out, busy_until, buffered = [], None, None
@@ -61,4 +67,27 @@ def starts(policy: str, actions: list[int], run) -> list[tuple[int, int]]:
             buffered = (t, length)
     if buffered is not None:
         out.append((buffered[0], busy_until))
+    return out
+
+
+def _buffer_all(actions: list[int], run) -> list[tuple[int, int]]:
+    """BufferAll: every late action waits its turn; none is dropped."""
+    runs = list(run) if isinstance(run, (list, tuple)) else [run] * len(actions)
+    out, busy_until, queue = [], None, []
+
+    def drain(until):
+        nonlocal busy_until
+        while queue and (until is None or busy_until <= until):
+            t, length = queue.pop(0)
+            out.append((t, busy_until))
+            busy_until += length
+
+    for t, length in zip(actions, runs):
+        drain(t)
+        if queue or (busy_until is not None and busy_until > t):
+            queue.append((t, length))
+        else:
+            out.append((t, t))
+            busy_until = t + length
+    drain(None)
     return out

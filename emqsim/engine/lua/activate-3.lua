@@ -1,6 +1,6 @@
 --[[
   activate: a worker takes the oldest job that is ready, in the BullMQ design
-  (emqsim/chain.py; bullmq 6.x moveToActive-11.lua with promoteDelayedJobs).
+  (emqsim/engine/chain.py; bullmq 6.x moveToActive-11.lua with promoteDelayedJobs).
   Delayed jobs whose run time is not later than now become waiting (in run-time
   order), then the oldest waiting job is taken: off the list, state active, started
   now. Making the scheduler's next job is a second script (`chain`), as in BullMQ.

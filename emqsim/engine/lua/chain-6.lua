@@ -1,6 +1,6 @@
 --[[
   chain: make a scheduler's next job when a worker has taken its current one, in the
-  BullMQ design (emqsim/chain.py; bullmq 6.x updateJobScheduler-12.lua, which the
+  BullMQ design (emqsim/engine/chain.py; bullmq 6.x updateJobScheduler-12.lua, which the
   worker calls right after moveToActive). The host computes the next run by the
   engine's rule from the slot taken; this script stores it as the row's score,
   counts the iteration and makes the job: delayed, or waiting if already due.

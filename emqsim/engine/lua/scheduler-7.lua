@@ -1,6 +1,6 @@
 --[[
   scheduler: upsert a job scheduler and make its next job, in the BullMQ design
-  (emqsim/chain.py; bullmq 6.x addJobScheduler-11.lua with storeJobScheduler).
+  (emqsim/engine/chain.py; bullmq 6.x addJobScheduler-11.lua with storeJobScheduler).
   The host reads the scheduler and its pending job first (plain reads) and works out
   the next run and the offset to store, by the engine's rules; this script writes:
   the previous pending job, if it is still delayed or waiting, is removed (its

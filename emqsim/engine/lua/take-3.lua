@@ -9,7 +9,8 @@
   that pops a "1" for later puts it back for the worker that has one.
 
   Models: no real script: BullMQ's Worker.waitForJob (bullmq 6.7.0,
-  dist/cjs/classes/worker.js, a BZPOPMIN on the marker) in virtual time.
+  dist/cjs/classes/worker.js, which calls the BZPOPMIN on the marker in
+  dist/cjs/classes/redis-queue-backend.js) in virtual time.
 
   KEYS[1]  emq:{q}:marker          the wake marker (ZSET)
   KEYS[2]  emq:{q}:pending         jobs waiting for a worker (LIST)

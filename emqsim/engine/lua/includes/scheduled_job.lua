@@ -1,6 +1,7 @@
 --[[
-  A job scheduler's next job, in the BullMQ design (bullmq 6.x storeJobScheduler and
-  updateJobScheduler both end by adding the next job): the job hash is written, and the
+  A job scheduler's next job, in the BullMQ design (in bullmq 6.7.0 addJobScheduler-11.lua
+  and updateJobScheduler-12.lua add it, through addJobFromScheduler; the storeJobScheduler
+  include only ZADDs, DELs and HMSETs the row): the job hash is written, and the
   job is waiting at once if its run time is not later than now, else delayed until then,
   with the marker pointed at whichever comes first. The one-pickup scripts (scheduler,
   chain) and the many-pickup one (pickups) write a scheduler's job through these functions.

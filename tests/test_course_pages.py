@@ -1,0 +1,94 @@
+"""The course pages' disputes live in one book page, "The course pages, checked"
+(notebooks/course_pages_checked.ipynb): it cites the pages as this project keeps them
+(../shared/seeds/, by file name), and the notebooks' main flow teaches the mechanism, linking
+to it instead of arguing with pages a first-time reader never saw (issue 28)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "notebooks" / "course_pages_checked.ipynb"
+SEEDS = ROOT.parent / "shared" / "seeds"
+#: the three pages, by the file names the project keeps them under
+FILES = ["000_4e4d0783031570fb.txt", "002_3e602704490e3d6e.txt", "004_8b6afe2d1e2ac98d.txt"]
+LINK = "(course_pages_checked.ipynb)"
+
+
+def _markdown(path: Path) -> list[tuple[str, str]]:
+    return [(c["id"], "".join(c["source"])) for c in json.loads(path.read_text())["cells"]
+            if c["cell_type"] == "markdown"]
+
+
+def test_the_page_cites_the_seed_pages_by_file_name():
+    text = "\n".join(t for _, t in _markdown(PAGE))
+    assert text.startswith("# The course pages, checked")
+    assert sorted(set(re.findall(r"\b\d{3}_[0-9a-f]{16}\.txt\b", text))) == FILES
+    assert "../shared/seeds/" in text
+    if SEEDS.is_dir():                    # where the project's copies are at hand, they are these
+        assert sorted(p.name for p in SEEDS.glob("*.txt")) == FILES
+
+
+def test_the_page_says_which_echomq_the_pages_describe():
+    text = " ".join(" ".join(t for _, t in _markdown(PAGE)).split())
+    for fact in ("EchoMQ **v1**", "b9f34ed0", "registry/addRepeatableJob-2.lua", "registry/addJobScheduler-11.lua",
+                 "`EchoMQ.Repeat.register/6`", "version 2.6.5", "no tags"):
+        assert fact in text, fact
+
+
+@pytest.mark.parametrize("name", ["01_cron_vs_interval", "03_start_to_start", "04_missed_slots", "06_faults"])
+def test_main_flow_links_the_page_instead_of_arguing(name):
+    cells = _markdown(ROOT / "notebooks" / f"{name}.ipynb")
+    text = "\n".join(t for _, t in cells)
+    assert LINK in text
+    for phrase in ("page 002", "names the wrong script", "course pages disagree", "It is not EchoMQ code",
+                   "labels this \"In EchoMQ\"", "publishes no version"):
+        assert phrase not in text, (name, phrase)
+
+
+ECHOMQ = json.loads((ROOT / "tests" / "oracles" / "recorded" / "echomq_facts.json").read_text())
+
+
+def _cell(name: str, cell_id: str) -> str:
+    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+    return " ".join("".join(next(c for c in cells if c["id"] == cell_id)["source"]).split())
+
+
+def test_what_the_pages_say_of_echomq_is_its_code():
+    """Issue 28, items 5, 9, 10, read from fiberfx at b9f34ed0 (tests/oracles/echomq_facts.py):
+    mix.exs's version and no tag; the vendored v1 scripts and their v3 home; the consumer's park."""
+    assert ECHOMQ["commit"] == "b9f34ed0" and ECHOMQ["tags"] == []
+    page = " ".join(" ".join(t for _, t in _markdown(PAGE)).split())
+    assert f"version {ECHOMQ['mix_exs_version']}, no tags" in page
+    for name, home in ECHOMQ["v1_scripts"].items():
+        assert f"`{home['v1']}`" in page and f"`{home['v3']}`" in page, name
+    intro = _cell("03_start_to_start", "ef3c2580")
+    assert f"says version {ECHOMQ['mix_exs_version']}, but the repository has no tags" in intro
+    park = ECHOMQ["consumer_park"]
+    assert park["wake_key"] and park["defp_park"] <= park["blpop"] <= park["defp_park"] + 3
+    sources = _cell("00_start_here", "c0a1e5f3")
+    assert f"`{park['file']}` lines {park['defp_park']}-{park['blpop']}: the consumer parks with `BLPOP emq:{{q}}:wake`" \
+        in sources
+
+
+def test_page_002s_snap_is_6_7_0s_with_offset_0():
+    """Issue 28, item 6: page 002's `floor(now/every)*every + every` is exactly the snap 6.7.0
+    computes (`Every.after(..., "offset")`, which tests/test_oracle_bullmq_releases.py holds to
+    6.7.0's recorded answers) when the offset is 0; 5.80.1's ("offset-v5") parts from 6.7.0's
+    only when offset > now mod every."""
+    import random
+    from emqsim.engine.cadence import Every
+    rng = random.Random(28)
+    for _ in range(2000):
+        every = rng.choice([1000, 60_000, 900_000, 3_600_000, 1_500])
+        now = rng.randrange(10**12, 2 * 10**12)
+        prev = now - rng.randrange(2, 50) * every - rng.randrange(every)     # behind now: the snap applies
+        cad = Every(every)
+        assert cad.after(prev - prev % every, now, 0, "offset") == now // every * every + every
+        phase = rng.randrange(every)
+        differ = cad.after(prev, now, phase, "offset") != cad.after(prev, now, phase, "offset-v5")
+        assert differ == (phase > now % every), (every, now, phase)
