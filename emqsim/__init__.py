@@ -1,4 +1,4 @@
-"""emqsim: a teaching simulator of a Redis-backed job scheduler, on real Lua and virtual time.
+"""emqsim: a teaching simulator of a Redis-backed job scheduler, on Lua scripts and virtual time.
 
 The pieces, in the order a run uses them:
 cadence (Every, Cron) -> Schedule (rule, limits) -> Registry (Lua scripts on a Store)

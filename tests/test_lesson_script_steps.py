@@ -156,3 +156,18 @@ def test_only_the_embedded_server_can_be_watched():
     with pytest.raises(InputError, match=r"^only the embedded fakeredis can be watched from inside a script"):
         with recording(NotFake(), "emq:*"):
             pass
+
+
+def test_03_the_marker_after_a_take_with_nothing_waiting_still_says_try_now():
+    """BullMQ 6.7.0's moveToActive writes member 0 after every take (issue 28's marker fact): at
+    step 22 the wait list is gone, the job is active, and the marker holds "0" at 0."""
+    from emqsim.lessons.script_steps import MarkerStepsModel, _marker
+
+    m = MarkerStepsModel()
+    assert m.defaults() == {"design": "bullmq", "step": 0}
+    f = m.frame(step=22)
+    keys = {k.key.rsplit(":", 1)[1]: k for k in f.keys}
+    assert "wait" not in keys and [e.value for e in keys["active"].entries] == [f"repeat:reports:{START}"]
+    assert (f.script, f.command, f.reply, _marker(f)) == (
+        "moveToActive-11.lua", "ZADD bull:demo:marker 0 0", "0", {"0": "0"})
+    assert _marker(m.frame(step=37)) == {"0": "0", "1": "1796030100000 (09:15:00)"}

@@ -30,6 +30,8 @@ ANSWERS = {
     "02-score-after-4": "10:00",
     "02-registry-after-zadd": "one",
     "02-who-writes-the-wake": "update",
+    "03-marker-after-take": "zero",
+    "03-marker-wake-time": "09:15",
     "03-finish-fourth-start": "09:54",
     "03-schedule-fourth-start": "09:45",
     "03-poll-mean": "half",
@@ -76,6 +78,7 @@ READS = {
     and r.split(" |")[0][4:] + ":00" == r.split("next run ")[1],
     "02-next-day": lambda r: re.search(r"row reports -> \d\d:\d\d on (\S+)", r)[1] > "2026-11-30",
     "02-next-job-delayed": lambda r: re.search(r"^call: ZADD \S+:delayed ", r, re.M) is not None,
+    "03-job-leaves-wait": lambda r: re.search(r"^call: RPOPLPUSH ", r, re.M) is not None,
     "03-fourth-at-ten": lambda r: any(line.startswith("start-to-finish:")
                                       and line.split(": ", 1)[1].split(" \u2014")[0].split(", ")[3] >= "10:00"
                                       for line in r.splitlines()),
@@ -98,6 +101,7 @@ MET_AT = {
     "03-mean-under-10": [10_000],
     "05-three-at-once": list(range(31, 41)),
     "02-next-job-delayed": [34],
+    "03-job-leaves-wait": [17],
 }
 
 
@@ -110,8 +114,8 @@ def test_the_course_asks_enough():
     ids = [q.id for _, q in asked()]
     assert len(set(ids)) == len(ids) and set(ids) == set(ANSWERS)
     challenges = [catalogue.model(t).challenge for t in TITLES]
-    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 10
-    assert len({c.id for c in challenges}) == 10 and {c.id for c in challenges} == set(READS)
+    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 11
+    assert len({c.id for c in challenges}) == 11 and {c.id for c in challenges} == set(READS)
 
 
 @pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])

@@ -18,6 +18,7 @@ SOURCES: dict[str, tuple[str, str, str]] = {
     "03 start-to-start": ("cadence_drift", "CadenceModel", "CadenceView"),
     "03 slip over cycles": ("cadence_drift", "SlipModel", "SlipView"),
     "03 wake latency": ("marker", "WakeModel", "WakeView"),
+    "03 the marker, step by step": ("script_steps", "MarkerStepsModel", "ScriptStepsView"),
     "04 missed slots": ("missed", "MissedModel", "MissedView"),
     "05 an overlapping run": ("overlap", "OverlapModel", "OverlapView"),
     "06 crash between two writes": ("faults", "FaultsModel", "FaultsView"),

@@ -330,7 +330,9 @@ class StepsModel(Model):
 
     def describe(self, frame: StepFrame) -> str:
         if not frame.step:
-            return f"Before {frame.script} runs: the queue has no keys yet; step through its calls."
+            held = (f"the queue holds {len(frame.keys)} key{'s' if len(frame.keys) != 1 else ''}" if frame.keys
+                    else "the queue has no keys yet")
+            return f"Before {frame.script} runs: {held}; step through its calls."
         return (f"Step {frame.step} of {frame.total}: {frame.script} line {frame.lit} runs "
                 f"{frame.command.split()[0]}; the registry holds {frame.registry} member"
                 f"{'s' if frame.registry != 1 else ''}.")
@@ -346,3 +348,56 @@ def step_of(design: str, what: str) -> int:
                 and ":marker" in f.command:
             return f.step
     raise LookupError(what)
+
+
+def _marker(frame: StepFrame) -> dict[str, str]:
+    """The marker's members and scores after the step ({} when it has none)."""
+    return next(({e.name: e.value for e in k.entries} for k in frame.keys
+                 if k.key.endswith(":marker") and k.state != "deleted"), {})
+
+
+class MarkerStepsModel(StepsModel):
+    """Lesson 03's view of the same walks: BullMQ's design first, asked about the wake marker."""
+
+    readout_id = "marker-steps-readout"
+    controls = (
+        choice("design", [(DESIGNS["bullmq"], "bullmq"), (DESIGNS["pump"], "pump")], label="design"),
+        StepsModel.controls[1],
+    )
+    questions = (
+        question(
+            "03-marker-after-take",
+            "A worker takes the 09:00 job: moveToActive moves it from the wait list to the active one. "
+            "Nothing else waits. After moveToActive's last write to the marker, what does the marker hold?",
+            [("zero", "Member 0 at score 0: try to take a job now.",
+              "moveToActive writes it after every take, whether anything waits or not: a worker woken by it "
+              "may find nothing, and that is normal."),
+             ("empty", "Nothing: the only job was taken.",
+              "The take does not clear the marker; it writes member 0 again."),
+             ("one", "Member 1 at 09:15, the next run.",
+              "That is written a moment later, by updateJobScheduler, when it delays the next job.")],
+            lambda f: {"0": "zero", "1": "one"}.get("".join(sorted(_marker(f))), "empty")
+            if f.script.startswith("moveToActive") else "none",
+            show_me={"design": "bullmq", "step": 22},
+        ),
+        question(
+            "03-marker-wake-time",
+            "After the take, updateJobScheduler delays the 09:15 job. At what time does the marker's member 1 "
+            "wake a parked worker?",
+            [("09:15", "At 09:15:00, the delayed job's run time.",
+              "Member 1's score is the earliest delayed job's time: the worker's blocking read returns then."),
+             ("09:00", "At 09:00:00, the time of the take.",
+              "09:00 is when the 09:15 job was made, not when it is due."),
+             ("never", "Never: member 1 is not a time.",
+              "Its score is a time in Unix ms; member 0's score is 0.")],
+            lambda f: _marker(f).get("1", "never").split("(")[-1][:5] if "1" in _marker(f) else "never",
+            show_me={"design": "bullmq", "step": 37},
+        ),
+    )
+    challenge = Challenge(
+        "03-job-leaves-wait",
+        "In BullMQ's design, step to the call that moves the 09:00 job from the wait list to the active one.",
+        lambda f: f.design == "bullmq" and f.command.startswith("RPOPLPUSH "),
+        "One RPOPLPUSH: the job's id leaves wait and lands in active in the same step. The writes to the "
+        "marker around it only tell workers when to try.",
+    )
