@@ -13,6 +13,7 @@ from emqsim.engine.errors import InputError
 from emqsim.engine.registry import Registry
 from emqsim.engine.scripts import script_files
 from emqsim.engine.steps import recording
+from emqsim.engine.store import embedded
 from emqsim.lessons import script_steps
 from emqsim.lessons.course import MINUTE, START
 from emqsim.lessons.script_steps import StepsModel, frames, step_of, walk
@@ -40,7 +41,7 @@ def test_the_keys_after_the_last_call_are_what_a_client_reads_after_the_walk(des
     last = rec.calls[-1].keys
     # the same walk again, unrecorded, on a server of its own, read back by its client
     if design == "pump":
-        store = Store()
+        store = Store(client=embedded())   # the walk's own server is embedded whatever the URL
         client, pattern = store.client, store.keys.pattern
         from emqsim.engine.ids import Minter
 
@@ -140,7 +141,7 @@ def test_recording_changes_no_answer_and_is_gone_after_its_block():
             out, rec = reg.register(Schedule("reports", Every(15 * MINUTE)), START), None
         return out, reg.rows(), rec
 
-    with Store() as a, Store() as b:
+    with Store(client=embedded()) as a, Store(client=embedded()) as b:
         plain, recorded = run(a, False), run(b, True)
         assert plain[:2] == recorded[:2] == ("registered", [("reports", START)])
         assert [c.command[0] for c in recorded[2].calls] == ["EXISTS", "HSET", "ZADD"]

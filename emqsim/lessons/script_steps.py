@@ -28,7 +28,7 @@ from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..engine.scripts import script_files
 from ..engine.steps import Recording, recording
-from ..engine.store import Store
+from ..engine.store import Store, embedded
 from ..engine.timefmt import hms
 from .course import MINUTE, NAME, START
 from .model import Model, Play, choice, slider
@@ -131,7 +131,8 @@ def walk(design: str) -> tuple[Recording, str]:
 
         if package.available() is None:
             return _bullmq_walk(), f"bullmq {package.NPM_RELEASE}"
-    with Store() as store:
+    # always the embedded server, whatever EMQSIM_REDIS_URL says: only it can be watched
+    with Store(client=embedded()) as store:
         files = {name.rsplit("-", 1)[0]: name for name in _file_names()}
         labels = {store.scripts.source(v): files[v] for v in script_files()}
         schedule = Schedule(NAME, Every(15 * MINUTE))

@@ -1,7 +1,7 @@
 """The text of BullMQ's scripts, read from the installed PyPI `bullmq` package and checked.
 
-Why the PyPI wheel: it ships BullMQ's scripts with their includes already resolved
-(`bullmq/commands/NAME.lua`), and the job-scheduler path's six are byte-for-byte npm
+Why the PyPI wheel: it ships BullMQ's scripts with their includes already resolved (one Lua
+file per script in the wheel's own commands folder), and the job-scheduler path's six are byte-for-byte npm
 bullmq 6.7.0's (the SHA-256s below are of that text; tests/test_bullmq_scripts_package.py
 compares them with npm's own where tests/oracles/node_modules is installed). Nothing is
 imported from the package (it pins croniter 2.0.7, so it is installed `--no-deps`): its
