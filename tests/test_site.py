@@ -602,7 +602,7 @@ def test_a_page_shows_no_notebook_test_marks():
     keep every other line."""
     nb = read(ROOT / "notebooks" / "03_start_to_start.ipynb")
     marked = [c.source for c in nb.cells if c.cell_type == "code" and "# NBVAL_" in c.source]
-    assert len(marked) == 3
+    assert len(marked) == len([c for c in nb.cells if "emqsim" in c.metadata]) >= 3   # each live panel
     shown = [c.source for c in pages._offline_copy(nb).cells if c.cell_type == "code"]
     assert not any("NBVAL" in s for s in shown)
     assert pages.without_test_marks("# NBVAL_IGNORE_OUTPUT\nfig.panel()") == "fig.panel()"
