@@ -8,7 +8,17 @@
   var ACTIONS = {"fa-play": "play", "fa-pause": "pause", "fa-stop": "stop", "fa-retweet": "repeat",
                  "fa-repeat": "repeat"};
 
+  // A page of prose only scrolls with nothing inside it to focus: the scrolling region itself
+  // takes the focus then, so a keyboard can scroll it (axe: scrollable-region-focusable).
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+
+  function focusable(root) {
+    var cells = root.getElementById ? root.getElementById("rendered_cells") : null;
+    if (cells && !cells.hasAttribute("tabindex") && !cells.querySelector(FOCUSABLE)) cells.setAttribute("tabindex", "0");
+  }
+
   function label(root) {
+    focusable(root);
     root.querySelectorAll(".widget-slider .noUi-handle").forEach(function (handle) {
       var text = handle.closest(".widget-slider").querySelector(".widget-label");
       var name = text ? text.textContent.trim() : "";
