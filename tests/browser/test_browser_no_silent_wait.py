@@ -1,5 +1,5 @@
-"""No silent waits, in a real JupyterLab, on notebook 02's slider: one move from 0 to 10,000 fires
-(a walk of half a second or more) says in the readout how far it has come, and a drag over every
+"""No silent waits, in a real JupyterLab, on notebook 02's slider: one long move to 10,000 fires
+says in the readout how far it has come, and a drag over every
 position, as fast as the keyboard can, is caught up within seconds of the last key without
 walking through every position it passed.
 
@@ -50,7 +50,11 @@ def test_a_long_move_says_how_far_it_is_and_a_fast_drag_is_caught_up(lab, lab_pa
     handle = figure.locator(f"{FIGURE_SLIDERS} .noUi-handle").first
     handle.focus()
 
-    # one move from 0 to 10,000 fires: a walk of about half a second or more, which says so
+    # one move to 10,000 fires: a walk of 9,000 fires, which says so once it has taken the panel's
+    # patience (0.3 s of real time; on an idle machine the walk may take less, so the patience
+    # is set to 0 in the kernel: whether it says so is then the panel's doing, not the machine's)
+    in_kernel(lab, name, "panel = next(w.__self__ for w in fig._watchers if hasattr(w.__self__, 'mover'))\n"
+                         "panel.mover.patience = 0")
     handle.press("End")
     _caught_up(page, figure, 10_000)
     said = page.evaluate("() => window.__emqsimSaid")
@@ -75,6 +79,26 @@ def test_a_long_move_says_how_far_it_is_and_a_fast_drag_is_caught_up(lab, lab_pa
     figure.screenshot(path=artifacts / "02-after-a-fast-drag.png")
     assert len(distinct) < 30, f"the figure walked through {len(distinct)} readouts on its way: {distinct[:5]}..."
     assert drawn < positions
+
+
+def in_kernel(lab, notebook: str, code: str) -> None:
+    """Run `code` in the kernel of `notebook`'s session, through its connection file."""
+    import json
+    import urllib.request
+
+    from jupyter_client import BlockingKernelClient, find_connection_file
+
+    req = urllib.request.Request(lab.url("/api/sessions"), headers={"Authorization": f"token {lab.token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        kernel = next(s["kernel"]["id"] for s in json.load(r) if s["path"].endswith(notebook))
+    client = BlockingKernelClient(connection_file=find_connection_file(kernel))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        reply = client.execute_interactive(code, timeout=60)
+    finally:
+        client.stop_channels()
+    assert reply["content"]["status"] == "ok", reply["content"]
 
 
 def _caught_up(page, figure, fires: int) -> tuple[float, list]:
