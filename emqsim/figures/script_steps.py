@@ -25,7 +25,7 @@ NEW = ink(ROLE["marker"])
 PLAIN = "#222222"
 SOFT = ink(GREY)
 #: lines of source around the lit one
-AROUND = {"normal": 6, "narrow": 3}
+AROUND = {"normal": 5, "narrow": 3}
 
 
 def _clip(text: str, n: int) -> str:
@@ -96,7 +96,7 @@ class ScriptStepsView(View):
         n = self.src_chars
         rows = [(_clip(f"{frame.script}: {frame.role}", n), PLAIN, False)]
         around = AROUND["narrow" if self.narrow_layout else "normal"]
-        body = self.src_rows - 5
+        body = min(self.src_rows - 5, 2 * around + 1)   # the lit line and `around` lines each side
         if frame.step:
             first = max(1, min(frame.lit - around, len(frame.source) - body + 1))
         else:

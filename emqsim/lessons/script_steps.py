@@ -227,6 +227,7 @@ def _reply(call) -> str:
     return one(r)
 
 
+@functools.lru_cache(maxsize=4)
 def frames(design: str) -> tuple[StepFrame, ...]:
     """Every step of the walk of `design`: step 0 the keys before, then one per `redis.call`."""
     rec, _ = walk(design)
