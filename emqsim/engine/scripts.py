@@ -113,6 +113,12 @@ def script_files(resolved: bool = True) -> dict[str, str]:
     return dict(_script_files(resolved))
 
 
+def file_names() -> dict[str, str]:
+    """verb -> its file's name (`advance` -> `advance-2.lua`), for a reader shown the script."""
+    return {entry.name.rsplit("-", 1)[0]: entry.name
+            for entry in resources.files("emqsim.engine").joinpath("lua").iterdir() if entry.name.endswith(".lua")}
+
+
 @functools.lru_cache(maxsize=2)
 def _script_files(resolved: bool) -> tuple[tuple[str, str], ...]:
     out = []

@@ -13,7 +13,7 @@ whose code has no licence and is not shipped). BullMQ's design's are BullMQ 6.7.
 scripts, unmodified, read from the installed package and driven as its client drives them
 (`emqsim.engine.bullmq_scripts`): addJobScheduler-11, moveToActive-11 then
 updateJobScheduler-12, moveToFinished-14. Without that package the walk runs this course's
-model of them (`scheduler`, `activate`, `chain`, `finish`) and its title says so.
+model of them (`scheduler`, `activate`, `chain`, `finish`), and each step's role says "(model)".
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..engine.chain import BullMQ
 from ..engine.ids import Minter
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
-from ..engine.scripts import script_files
+from ..engine.scripts import file_names, script_files
 from ..engine.steps import Recording, recording
 from ..engine.store import Store, embedded
 from ..engine.timefmt import hms
@@ -49,7 +49,8 @@ ROLES = {
     "addJobScheduler": "Queue.upsertJobScheduler", "moveToActive": "a worker takes the job",
     "updateJobScheduler": "the next job, made at the take", "moveToFinished": "the worker finishes the job",
 }
-#: BullMQ 6.x scores a delayed job by its time x 4096 plus a counter
+#: BullMQ 6.7.0 scores a delayed job by its time x 4096 plus a counter
+#: (dist/cjs/commands/includes/getDelayedScore.lua; the test reads it off the real script's ZADD)
 DELAY_SHIFT = 12
 #: lines of source shown around the lit one: desktop, phone
 WINDOW = {"normal": 6, "narrow": 3}
@@ -97,17 +98,12 @@ class StepFrame:
 
 
 def _when(value: str) -> str:
-    """A score or field as shown: Unix ms of the course's era get their time of day."""
-    try:
-        ms = int(value)
-    except ValueError:
-        try:
-            ms = int(float(value))
-        except ValueError:
-            return value
-        if str(ms) != value.split(".")[0]:
-            return value
-    if ms >> DELAY_SHIFT >= TIMES_FROM and ms < 2**53:   # a delayed job's score: its time x 4096
+    """A score or field as shown: Unix ms of the course's era get their time of day, and a
+    delayed job's score (its time x 4096) its time."""
+    if not value.isdigit():
+        return value
+    ms = int(value)
+    if TIMES_FROM <= ms >> DELAY_SHIFT < TIMES_FROM * 2:
         return f"{value} ({hms(ms >> DELAY_SHIFT)} x 4096)"
     return f"{value} ({hms(ms)})" if TIMES_FROM <= ms < TIMES_FROM * 2 else value
 
@@ -133,7 +129,7 @@ def walk(design: str) -> tuple[Recording, str]:
             return _bullmq_walk(), f"bullmq {package.NPM_RELEASE}"
     # always the embedded server, whatever EMQSIM_REDIS_URL says: only it can be watched
     with Store(client=embedded()) as store:
-        files = {name.rsplit("-", 1)[0]: name for name in _file_names()}
+        files = file_names()
         labels = {store.scripts.source(v): files[v] for v in script_files()}
         schedule = Schedule(NAME, Every(15 * MINUTE))
         with recording(store.client, store.keys.pattern, labels) as rec:
@@ -170,13 +166,6 @@ def _bullmq_walk() -> Recording:
     finally:
         client.close()
     return rec
-
-
-@functools.lru_cache(maxsize=1)
-def _file_names() -> tuple[str, ...]:
-    from importlib import resources
-
-    return tuple(e.name for e in resources.files("emqsim.engine").joinpath("lua").iterdir() if e.name.endswith(".lua"))
 
 
 def _key_views(before: dict, after: dict) -> tuple[tuple[KeyView, ...], list[str]]:
@@ -387,7 +376,7 @@ class MarkerStepsModel(StepsModel):
             "After the take, updateJobScheduler delays the 09:15 job. At what time does the marker's member 1 "
             "wake a parked worker?",
             [("09:15", "At 09:15:00, the delayed job's run time.",
-              "Member 1's score is the earliest delayed job's time: the worker's blocking read returns then."),
+              "Member 1's score is the earliest delayed job's time (BullMQ 6.7.0's addDelayMarkerIfNeeded)."),
              ("09:00", "At 09:00:00, the time of the take.",
               "09:00 is when the 09:15 job was made, not when it is due."),
              ("never", "Never: member 1 is not a time.",
