@@ -65,7 +65,7 @@ def reports_walk():
     """Notebook 02's model (every 15 min from 09:00 UTC) walked to its top, rr.FIRES = 10,000
     fires, once per test process: the tests that need that walk share it, each with its own
     assertions. Nothing walks it further (it is at the top) or closes it before the end."""
-    from emqsim.lessons.registry_rows import FIRES, RegistryRowsModel
+    from emqsim.lessons.one_row_rewritten import FIRES, RegistryRowsModel
 
     model = RegistryRowsModel()
     model.walk(FIRES)

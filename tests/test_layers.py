@@ -168,14 +168,23 @@ def test_a_figure_reaches_into_no_simulation(path):
                     raise AssertionError(f"{path.name}:{node.lineno} sets {t.value.id}.{t.attr}")
 
 
-def test_every_catalogue_entry_has_its_model_and_view():
-    import importlib
-
+def test_every_catalogue_entry_has_its_model_and_view_in_modules_named_after_its_notebook():
+    """A figure of notebook NN_NAME has its model in emqsim.lessons.NAME and its view in
+    emqsim.figures.NAME; the step-by-step figures of 02 and 03 share `script_steps`."""
     from emqsim.figures import catalogue
 
-    for title, (module, model, view) in catalogue.SOURCES.items():
-        assert hasattr(importlib.import_module(f"emqsim.lessons.{module}"), model), title
-        assert hasattr(importlib.import_module(f"emqsim.figures.{module}"), view), title
+    notebooks = {p.stem[:2]: p.stem[3:] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    for title, (model, view) in catalogue.SOURCES.items():
+        module = model.__module__.rsplit(".", 1)[1]
+        assert module in (notebooks[title[:2]], "script_steps"), title
+        assert (model.__module__, view.__module__) == (f"emqsim.lessons.{module}", f"emqsim.figures.{module}"), title
+
+
+def test_every_lesson_module_but_the_shared_ones_is_named_after_a_notebook():
+    shared = {"__init__", "course", "designs", "model", "questions", "script_steps"}
+    names = {p.stem[3:] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    lessons = {p.stem for p in (PACKAGE / "lessons").glob("*.py")} - shared
+    assert lessons <= names, sorted(lessons - names)
 
 
 def test_every_lesson_model_computes_its_frame_with_nothing_that_draws_loaded():
@@ -186,8 +195,8 @@ def test_every_lesson_model_computes_its_frame_with_nothing_that_draws_loaded():
 
     from emqsim.figures import catalogue
 
-    calls = "; ".join(f"import emqsim.lessons.{m}; emqsim.lessons.{m}.{model}().frame()"
-                      for m, model, _ in catalogue.SOURCES.values())
+    calls = "; ".join(f"import {model.__module__}; {model.__module__}.{model.__name__}().frame()"
+                      for model, _ in catalogue.SOURCES.values())
     code = f"import sys; {calls}; print(sorted(k for k in {DRAWING!r} if k in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     assert out.stdout.strip() == "[]", out.stdout

@@ -33,7 +33,7 @@ from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.sim import Simulation
 from emqsim.engine.worker import Worker
-from emqsim.lessons import missed as mx
+from emqsim.lessons import missed_slots as mx
 from emqsim.peers import apscheduler as peer
 
 MIN = 60_000

@@ -16,7 +16,7 @@ from figure_walk import model as shared_model
 
 from emqsim.engine.timefmt import iso
 from emqsim.figures import catalogue
-from emqsim.lessons import missed, time_zones
+from emqsim.lessons import cron_time_zones, missed_slots
 from emqsim.lessons.course import on_day
 from emqsim.lessons.questions import Challenge, Question, challenge_line, feedback, question
 
@@ -143,15 +143,15 @@ def test_wrong_options_are_what_the_other_rules_really_do(models):
     """Where a wrong option names another rule, that rule's lane gives exactly that answer."""
     m = models["04 missed slots"]
     late = m.frame(up=on_day("10:15"))
-    assert missed._lands(missed._lane(late, "all")) == "3 then 10:22"        # replay every slot
-    assert missed._lands(missed._lane(late, "release")) == "1 then 10:30"    # now + every
+    assert missed_slots._lands(missed_slots._lane(late, "all")) == "3 then 10:22"        # replay every slot
+    assert missed_slots._lands(missed_slots._lane(late, "release")) == "1 then 10:30"    # now + every
     long = m.frame(up=on_day("10:40"))
-    assert len(missed._lane(long, "snap").catch_up) == 1
+    assert len(missed_slots._lane(long, "snap").catch_up) == 1
     after = m.frame(up=on_day("10:20"))
-    assert len(missed._lane(after, "once").catch_up) == 1                     # a CronJob with no deadline runs it
+    assert len(missed_slots._lane(after, "once").catch_up) == 1                     # a CronJob with no deadline runs it
     tz = models["07 cron across daylight saving"]
     london = tz.frame(zone="Europe/London", day="back")
-    assert time_zones._rule_count(london, 1, "debian") == 1                   # Debian cron: once
+    assert cron_time_zones._rule_count(london, 1, "debian") == 1                   # Debian cron: once
     assert len(london.runs[1]) == 2                                             # croniter: twice
     cad = models["03 start-to-start"].frame(run=10)
     assert iso(next(ln for ln in cad.lanes if ln.rule == "finish").starts[3])[11:16] == "10:15"

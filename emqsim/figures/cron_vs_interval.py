@@ -1,6 +1,6 @@
 """Cron vs interval, drawn: two rows on one time axis, the `now` line and the next run.
 
-The lesson model (`emqsim.lessons.cron_interval`) gives every mark, label and the
+The lesson model (`emqsim.lessons.cron_vs_interval`) gives every mark, label and the
 readout; this view only places them. The row labels are the one part of the static
 layer that changes (a new cron expression), so a move redraws the moving marks only.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.course import MINUTE
-from ..lessons.cron_interval import AXIS_END, AXIS_START, ROW
+from ..lessons.cron_vs_interval import AXIS_END, AXIS_START, ROW
 from .style import BLACK, GREY, ROLE, fit_width, ink, narrow, scale, time_axis
 from .view import View
 

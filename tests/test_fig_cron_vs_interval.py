@@ -9,10 +9,10 @@ matplotlib.use("Agg")
 import pytest
 
 from emqsim.figures import catalogue
-from emqsim.figures.cron_interval import CronIntervalView
+from emqsim.figures.cron_vs_interval import CronIntervalView
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
-from emqsim.lessons.cron_interval import CronIntervalModel, next_run
+from emqsim.lessons.cron_vs_interval import CronIntervalModel, next_run
 from emqsim.engine.timefmt import at
 
 MIN = 60_000
@@ -182,7 +182,7 @@ def test_the_next_run_box_never_crosses_the_now_line(presenter):
     from figure_walk import render
     from emqsim.figures import style
     from emqsim.lessons.course import MINUTE
-    from emqsim.lessons.cron_interval import AXIS_END, AXIS_START
+    from emqsim.lessons.cron_vs_interval import AXIS_END, AXIS_START
 
     crossed, seen = [], 0
     for mode in ("cron", "interval"):

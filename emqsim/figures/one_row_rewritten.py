@@ -1,6 +1,6 @@
 """One row, rewritten each fire, drawn: jobs produced and registry rows against fires elapsed.
 
-The lesson model (`emqsim.lessons.registry_rows`) runs the engine as far as the slider
+The lesson model (`emqsim.lessons.one_row_rewritten`) runs the engine as far as the slider
 has gone and hands over both lines up to the cursor; this view places them, with the
 cursor and a box naming the row's score and the newest job.
 """

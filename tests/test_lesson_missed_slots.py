@@ -10,7 +10,7 @@ import pytest
 from emqsim import InputError
 from emqsim.engine.cadence import Every
 from emqsim.cli import main
-from emqsim.lessons import missed as mx
+from emqsim.lessons import missed_slots as mx
 from emqsim.engine.timefmt import at, hm, hms
 
 MIN = 60_000

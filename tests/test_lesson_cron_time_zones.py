@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from emqsim import InputError
-from emqsim.lessons import time_zones as tz
-from emqsim.lessons.time_zones import RuleMarks, RunTag, TimeZonesModel
+from emqsim.lessons import cron_time_zones as tz
+from emqsim.lessons.cron_time_zones import RuleMarks, RunTag, TimeZonesModel
 from emqsim.engine.timefmt import at
 
 NY = "America/New_York"

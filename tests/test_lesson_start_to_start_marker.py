@@ -7,7 +7,7 @@ import pytest
 
 from emqsim import InputError
 from emqsim.lessons.course import MINUTE
-from emqsim.lessons import marker as mk
+from emqsim.lessons import start_to_start as mk
 
 
 @pytest.fixture(scope="module")

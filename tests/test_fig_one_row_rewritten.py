@@ -9,10 +9,10 @@ matplotlib.use("Agg")
 import pytest
 
 from emqsim.figures import catalogue
-from emqsim.figures.registry_rows import RegistryRowsView
+from emqsim.figures.one_row_rewritten import RegistryRowsView
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
-from emqsim.lessons.registry_rows import RegistryRowsModel
+from emqsim.lessons.one_row_rewritten import RegistryRowsModel
 
 
 @pytest.fixture(scope="module")

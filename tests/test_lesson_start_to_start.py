@@ -8,7 +8,7 @@ import pytest
 
 from emqsim import InputError
 from emqsim.lessons.course import MINUTE, START
-from emqsim.lessons import cadence_drift as cd
+from emqsim.lessons import start_to_start as cd
 from emqsim.engine.timefmt import at
 
 T0 = START

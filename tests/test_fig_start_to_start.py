@@ -12,9 +12,9 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from emqsim import InputError  # noqa: E402
 from emqsim.figures import catalogue  # noqa: E402
-from emqsim.figures.cadence_drift import DIM_TEXT  # noqa: E402
+from emqsim.figures.start_to_start import DIM_TEXT  # noqa: E402
 from emqsim.figures.style import GREY, ROLE, ink  # noqa: E402
-from emqsim.lessons import cadence_drift as lesson  # noqa: E402
+from emqsim.lessons import start_to_start as lesson  # noqa: E402
 from emqsim.engine.timefmt import at  # noqa: E402
 
 MIN = 60_000

@@ -1,6 +1,6 @@
 """Missed slots, drawn: seven catch-up policies on one time axis, a lane each.
 
-The lesson (`emqsim.lessons.missed`) computes each policy's runs after the outage the
+The lesson (`emqsim.lessons.missed_slots`) computes each policy's runs after the outage the
 sliders set; this view only places them.
 """
 
@@ -11,7 +11,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 
 from ..lessons.course import EVERY
-from ..lessons.missed import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
+from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, narrow, scale, time_axis
 from .view import View
 

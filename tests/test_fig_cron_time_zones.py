@@ -1,6 +1,6 @@
 """Lesson 07's view: the plotted runs, the hours and the key, exact; a move redraws; the generic
 panel's zone and day controls move the figure, the day choices following the zone. The words and
-the frames themselves are tested in test_lesson_time_zones.py."""
+the frames themselves are tested in test_lesson_cron_time_zones.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from emqsim import InputError
 from emqsim.figures import catalogue
-from emqsim.figures import time_zones as view_module
+from emqsim.figures import cron_time_zones as view_module
 from emqsim.figures.style import PURPLE, ROLE, VERMILLION
 
 matplotlib.use("Agg")
@@ -128,7 +128,7 @@ def test_a_move_changes_the_png(fig):
 
 
 def test_the_view_draws_another_models_expressions():
-    from emqsim.lessons.time_zones import TimeZonesModel
+    from emqsim.lessons.cron_time_zones import TimeZonesModel
 
     model = TimeZonesModel()
     model.expressions = ("*/20 2 * * *", "30 1 * * *", "0 * * * *")

@@ -8,8 +8,8 @@ import pytest
 
 from emqsim.engine.cadence import Cron, Every
 from emqsim.engine.errors import InputError
-from emqsim.lessons import cron_interval as ci
-from emqsim.lessons.cron_interval import (
+from emqsim.lessons import cron_vs_interval as ci
+from emqsim.lessons.cron_vs_interval import (
     MAX_SLOTS,
     CronIntervalModel,
     cron_slots,

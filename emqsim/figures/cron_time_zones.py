@@ -4,7 +4,7 @@ One row of croniter's runs per expression, with Debian cron's and cron-parser's 
 it only where they differ (a diamond or square for a run croniter does not make, a cross for a
 croniter run that rule skips), on an axis of real hours since local midnight labelled local over
 UTC, so a 25-hour day is visibly longer than a 23-hour one. The frames come from
-`emqsim.lessons.time_zones.TimeZonesModel`; this module only places them.
+`emqsim.lessons.cron_time_zones.TimeZonesModel`; this module only places them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
-from ..lessons.time_zones import EXPRESSIONS
+from ..lessons.cron_time_zones import EXPRESSIONS
 from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, fit_width, narrow, scale
 from .view import View
 

@@ -11,10 +11,10 @@ from PIL import Image, ImageChops
 
 from emqsim.engine.errors import InputError
 from emqsim.figures import catalogue
-from emqsim.figures import missed as fv
+from emqsim.figures import missed_slots as fv
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
-from emqsim.lessons import missed as mx
+from emqsim.lessons import missed_slots as mx
 from emqsim.engine.timefmt import at
 
 matplotlib.use("Agg")

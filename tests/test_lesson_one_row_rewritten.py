@@ -8,8 +8,8 @@ import pytest
 
 from emqsim import Store, at, minted_at
 from emqsim.engine.errors import InputError
-from emqsim.lessons import registry_rows as rr
-from emqsim.lessons.registry_rows import RegistryRowsModel
+from emqsim.lessons import one_row_rewritten as rr
+from emqsim.lessons.one_row_rewritten import RegistryRowsModel
 
 START = at("2026-11-30 09:00")
 EVERY = 900_000
