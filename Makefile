@@ -159,8 +159,8 @@ test-browser: bytecode
 # `make bench`'s classroom check: how many students start at once (benchmarks/classroom.py)
 CLASSROOM_STUDENTS ?= 20
 bench: $(VENV)/.lock-classroom bytecode
-	$(PY) -m emqsim.bench
-	$(PY) -m emqsim.bench_memory
+	$(PY) benchmarks/bench_speed.py
+	$(PY) benchmarks/bench_memory.py
 	@if [ ! -x benchmarks/classroom-proxy/node_modules/.bin/configurable-http-proxy ] && command -v npm >/dev/null 2>&1; then \
 		(cd benchmarks/classroom-proxy && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) \
 			|| echo "npm ci in benchmarks/classroom-proxy failed: the classroom check will say what is missing"; \

@@ -17,10 +17,6 @@ import importlib as _importlib
 #: the one place the version is written (pyproject.toml reads it; CHANGELOG.md names it)
 __version__ = "0.2.0"
 
-from . import _moved
-
-_moved.install()
-
 #: every public name -> the module that defines it (the one place they are re-exported from)
 PUBLIC = {
     "InputError": "engine.errors", "Cron": "engine.cadence", "Every": "engine.cadence",

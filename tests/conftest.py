@@ -11,6 +11,9 @@ import pytest
 from backends import BACKENDS, close_opened, make_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
+#: `make bench`'s modules (not installed with the package): their pure parts are tested here
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
 import oracle  # noqa: E402
 
 

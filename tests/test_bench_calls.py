@@ -2,7 +2,7 @@
 and the calls inside scripts, as `make bench` prints them, held exact, so a change that adds a
 round trip or an in-script call to every fire shows up here as a number."""
 
-from emqsim.bench import event_path_calls
+from bench_speed import event_path_calls
 
 
 def test_calls_per_fire_on_the_event_path():

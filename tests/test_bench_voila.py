@@ -2,7 +2,7 @@
 
 import os
 
-from emqsim import bench
+import bench_speed as bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

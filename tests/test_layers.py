@@ -19,7 +19,7 @@ PACKAGE = ROOT / "emqsim"
 #: the floors, bottom up: a module may import its own floor and the ones below
 FLOORS = ("engine", "cron", "peers", "lessons", "figures", "site")
 #: the apps on the top floor: they may use every floor
-APPS = {"bench.py", "bench_memory.py", "cli.py", "progress.py", "_moved.py", "__main__.py", "__init__.py"}
+APPS = {"cli.py", "progress.py", "__main__.py", "__init__.py"}
 DRAWING = ("matplotlib", "ipywidgets", "IPython", "PIL")
 
 

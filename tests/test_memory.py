@@ -1,15 +1,18 @@
 """Memory that does not grow with use: the same cells run again and again in one namespace
-(the loop `python -m emqsim.bench_memory` runs in a real kernel for every notebook) hold
+(the loop `python benchmarks/bench_memory.py` runs in a real kernel for every notebook) hold
 the process to the course's bound. A run used to keep its embedded fakeredis server
 (fakeredis files each `FakeRedis()` server in a process-wide map): +0.5 MB a run."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
-from emqsim import bench_memory
+import bench_memory
+
+BENCHMARKS = Path(bench_memory.__file__).parent
 
 CELLS = ["from emqsim import Every, Schedule, at, simulate",
          "for _ in range(20):\n    simulate(Schedule('r', Every('15m')), start=at('2026-11-30 09:00'), fires=50)",
@@ -19,7 +22,7 @@ CELLS = ["from emqsim import Every, Schedule, at, simulate",
 
 
 def test_re_running_cells_stays_within_the_bound():
-    code = (f"import json; from emqsim.bench_memory import in_process; "
+    code = (f"import json, sys; sys.path.insert(0, {str(BENCHMARKS)!r}); from bench_memory import in_process; "
             f"print(json.dumps(in_process({CELLS!r}, 8)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
     sizes = json.loads(done.stdout)

@@ -29,7 +29,7 @@ fakeredis's own path. `preload` fills a server's script cache as SCRIPT LOAD doe
 
 Each call still runs through fakeredis's own command code (`_run_command`: the command, its
 key writes, WATCH and keyspace notifications), so a counter wrapped around that
-(`emqsim.bench`) sees every call. Outside the versions it was checked on, or when the private
+(`benchmarks/bench_speed.py`) sees every call. Outside the versions it was checked on, or when the private
 parts it relies on are missing, `speed` does nothing, silently: a notebook's stderr is part of
 what nbval compares, so a word there would fail every notebook on a fakeredis release the lock
 does not name. `state()` says which it is, for `emqsim --version` and `make bench`.

@@ -1,4 +1,4 @@
-"""`python -m emqsim.bench`: measured figures, printed, never asserted.
+"""`python benchmarks/bench_speed.py` (the first part of `make bench`): measured figures, printed, never asserted.
 
 Speed goals live here rather than in timed unit tests. It prints, per backend
 (fakeredis always, the real server too when EMQSIM_REDIS_URL is set):
@@ -12,7 +12,7 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
 and peak server memory), the reference model's fires/s, peak RSS of long runs (each in its
 own process), fires/s of a backlog (runs longer than the gap) at 5k to 40k fires, whose
-ratio should stay near 1 (the goal: within 1.5x), the per-move latency of every figure, and\nper notebook the time to run it headless and to its first figure, and Voila's time to its\nfirst figure (`--notebooks` prints only those). This is the one module allowed to read a clock.
+ratio should stay near 1 (the goal: within 1.5x), the per-move latency of every figure, and\nper notebook the time to run it headless and to its first figure, and Voila's time to its\nfirst figure (`--notebooks` prints only those). This folder holds the only modules allowed to read a clock; it is not\ninstalled with the package.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import sys
 import time
 from contextlib import contextmanager
 
-from .engine.cadence import Every
-from .engine.pump import Pump
-from .engine.registry import Registry
-from .engine.schedule import Schedule
-from .engine.sim import Simulation
-from .engine.store import ENV, Store, embedded
-from .engine.timefmt import at
+from emqsim.engine.cadence import Every
+from emqsim.engine.pump import Pump
+from emqsim.engine.registry import Registry
+from emqsim.engine.schedule import Schedule
+from emqsim.engine.sim import Simulation
+from emqsim.engine.store import ENV, Store, embedded
+from emqsim.engine.timefmt import at
 
 T0 = at("2026-11-30 09:00")
 
@@ -152,7 +152,7 @@ def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str,
     with an on-time worker: fire by fire, each design with its fast-forward off, so each fire
     takes the path a fault or an overlap forces (the pump in both its modes); with `forward`,
     the quiet run as the engine makes it, in fast-forward calls."""
-    from .engine.chain import Chain
+    from emqsim.engine.chain import Chain
 
     out = []
     for design, mode in (("pump", "two-step"), ("pump", "atomic"), ("bullmq", None)):
@@ -185,8 +185,8 @@ def panel_moves(title: str = "02 one row rewritten", moves: int = 40) -> tuple[f
     a fresh panel, as a reader meets it: the panel shown (its first rendering), then one jump to
     the top (notebook 02: 10,000 fires through the Lua scripts), or a drag over `moves` positions
     leaving the top out; each move is the frame and the PNG sent to the widget."""
-    from .figures import catalogue
-    from .figures.controls import drag_path
+    from emqsim.figures import catalogue
+    from emqsim.figures.controls import drag_path
 
     fig = catalogue.figure(title)
     fig.png()
@@ -216,7 +216,9 @@ def panel_line() -> str:
 
 # -- beside the real BullMQ ----------------------------------------------------------------------
 
-ORACLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "oracles")
+#: this folder, and the repository's root above it
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORACLES = os.path.join(os.path.dirname(HERE), "tests", "oracles")
 SIDE_BY_SIDE = (1_000, 10_000)
 
 
@@ -274,8 +276,8 @@ def _redis_server():
 def real_scripts_lines(fires: int = 2000) -> list[str]:
     """BullMQ 6.7.0's own scripts per fire on the embedded fakeredis, with and without the
     fakelua adapter (what the adapter buys them), or why they cannot run here."""
-    from .engine.bullmq_scripts import package
-    from .engine.bullmq_scripts.speed import bench_line
+    from emqsim.engine.bullmq_scripts import package
+    from emqsim.engine.bullmq_scripts.speed import bench_line
 
     missing = package.available()
     if missing:
@@ -325,7 +327,7 @@ def side_by_side(rounds: int = 3, sizes=SIDE_BY_SIDE) -> list[str]:
 
 def reference_rate(fires: int, ids) -> float:
     """Fires/s of the reference model: with JOB ids minted (what notebooks show) or without."""
-    from .engine.reference import reference
+    from emqsim.engine.reference import reference
 
     sched = Schedule("r", Every("15m"))
     reference(sched, start=T0, fires=1000, ids=ids)
@@ -342,7 +344,8 @@ def peak_rss(what: str, fires: int) -> float | None:
             + (f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)" if fires else "0")
         ),
         "fakeredis": (
-            "import fakeredis; from emqsim import Simulation, Pump, Store; from emqsim.bench import schedules; "
+            "import sys, fakeredis; from emqsim import Simulation, Pump, Store; "
+            f"sys.path.insert(0, {HERE!r}); from bench_speed import schedules; "
             f"s = Simulation(schedules(100), start={T0}, pump=Pump(mode='atomic'), "
             "store=Store(client=fakeredis.FakeRedis()), retain=1000); "
             + (f"s.run(fires={fires})" if fires else "0")
@@ -368,8 +371,8 @@ def backlog_rate(fires: int, general: bool = False) -> float:
     """Fires/s of `emqsim trace --every 1m --run 10m --fires N` on fakeredis: 10-minute runs
     a minute apart, so jobs pile up waiting (0.9 N at the end). `general`: the reference
     model's general path instead (a run spread of 1 ms sends it there), no Redis."""
-    from .engine.reference import reference
-    from .engine.worker import Worker
+    from emqsim.engine.reference import reference
+    from emqsim.engine.worker import Worker
 
     sched = Schedule("reports", Every("1m"))
     if general:
@@ -394,7 +397,7 @@ def classroom(url: str, students: int = 30, fires: int = 200) -> tuple[float, fl
     """(wall s, server MB before, peak MB seen, run keys before, run keys after) of `students`
     concurrent `emqsim trace` processes on the server at `url`; used_memory is sampled from
     INFO memory every 20 ms. Run keys are all `emq:{demo-*}` keys, whoever wrote them."""
-    from .engine.store import connect
+    from emqsim.engine.store import connect
 
     client = connect(url)
     pattern = "emq:{demo-*}:*"
@@ -422,8 +425,8 @@ def classroom(url: str, students: int = 30, fires: int = 200) -> tuple[float, fl
 def figure_latencies() -> list[tuple[str, float, float, int]]:
     """(figure, median ms, p95 ms, moves) of a drag along each figure's main slider: the frame
     (computed on first reach, as a reader's first drag does) and the PNG sent to the widget."""
-    from .figures import catalogue
-    from .figures.controls import drag_path
+    from emqsim.figures import catalogue
+    from emqsim.figures.controls import drag_path
 
     out = []
     for name in catalogue.SOURCES:
@@ -488,7 +491,7 @@ def voila_command(voila: str, port: int, root: str, environ=None) -> tuple[list[
     embedded store (the bench's own server setting left out)."""
     env = {k: v for k, v in (os.environ if environ is None else environ).items() if k != ENV}
     args = [voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", root]
-    share = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "share")
+    share = os.path.join(os.path.dirname(HERE), "share")
     if os.path.isdir(os.path.join(share, "voila", "templates", "emqsim-present")):
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
         env["EMQSIM_PRESENT"] = "1"
@@ -553,7 +556,7 @@ def notebook_report(folder: str = "notebooks") -> list[str]:
 # -- main ----------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m emqsim.bench", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python benchmarks/bench_speed.py", description=__doc__.splitlines()[0])
     ap.add_argument("--fires", type=int, default=3000, help="fires per full-path measurement")
     ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
     ap.add_argument("--notebooks", action="store_true", help="only the per-notebook times")
@@ -566,7 +569,7 @@ def main(argv=None) -> int:
             print(line, flush=True)
         return 0
     if args.bullmq:
-        from .engine.fakelua import state
+        from emqsim.engine.fakelua import state
 
         print(state(), flush=True)
         for line in event_path_lines(1000) + [panel_line()] + real_scripts_lines() + side_by_side(args.rounds):
@@ -576,7 +579,7 @@ def main(argv=None) -> int:
     backends = [("fakeredis", None)]
     if os.environ.get(ENV):
         backends.append(("redis", os.environ[ENV]))
-    from .engine.fakelua import state
+    from emqsim.engine.fakelua import state
 
     print(f"emqsim bench · {os.cpu_count()} cores · python {sys.version.split()[0]} · {state()}")
     for label, url in backends:

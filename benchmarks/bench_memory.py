@@ -1,4 +1,4 @@
-"""`python -m emqsim.bench_memory`: does a reader's kernel grow as the cells are run again?
+"""`python benchmarks/bench_memory.py` (part of `make bench`): does a reader's kernel grow as the cells are run again?
 
 For each notebook of notebooks/, one fresh Jupyter kernel (what a reader has) runs every
 code cell once and reports its resident size, then runs them all nine more times, and one
@@ -106,7 +106,7 @@ def in_process(cells: list[str], runs: int) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m emqsim.bench_memory",
+    p = argparse.ArgumentParser(prog="python benchmarks/bench_memory.py",
                                 description="A kernel's size over repeated runs of every notebook's cells.")
     p.add_argument("notebooks", nargs="*", help="names or numbers (00, 03_start_to_start); default all")
     p.add_argument("--runs", type=int, default=RUNS, help=f"runs of every cell per kernel (default {RUNS})")
