@@ -81,7 +81,7 @@ def version_text() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    from .engine.chain import DESIGNS
+    from .engine.parts import DESIGNS
     from .engine.ids import span_dates
     from .engine.parts import MAX_FIRES  # the API's cap too
     from .engine.pump import BEATS, MODES

@@ -368,3 +368,43 @@ def test_every_public_entry_point_refuses_every_bad_value_with_input_error():
                     store.close()
     assert wrong == []
     assert accepted == []
+
+
+def _engine_sources():
+    from pathlib import Path
+    return sorted((Path(__file__).resolve().parent.parent / "emqsim" / "engine").rglob("*.py"))
+
+
+def test_the_engine_raises_no_bare_value_error():
+    """Bad input is an InputError (a ValueError that names its argument), never a bare one."""
+    import ast
+    found = []
+    for path in _engine_sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                call = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(call, ast.Name) and call.id == "ValueError":
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []
+
+
+def test_the_whole_ms_bound_is_written_once():
+    """errors.MAX_MS is the one 2**53 in the engine's code (messages may name it)."""
+    import ast
+    spelled = [f"{p.name}:{n.lineno}" for p in _engine_sources() if p.name != "errors.py"
+               for n in ast.walk(ast.parse(p.read_text()))
+               if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)
+               and getattr(n.left, "value", None) == 2 and getattr(n.right, "value", None) == 53]
+    assert spelled == []
+
+
+@pytest.mark.parametrize("queue", ["", "a{b", "}", None, 7])
+def test_a_store_and_the_key_layout_refuse_a_queue_name_alike(queue):
+    from emqsim.engine.keys import Keys
+    from emqsim.engine.store import Store
+
+    with pytest.raises(InputError) as by_keys:
+        Keys(queue)
+    with pytest.raises(InputError) as by_store:
+        Store(queue=queue)
+    assert str(by_keys.value) == str(by_store.value) == f"queue {queue!r} must be non-empty text without braces, like 'demo'"

@@ -21,7 +21,8 @@ from emqsim.engine.pump import Pump
 from emqsim.engine.registry import Registry, RegistryChanged
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.scripts import Err, ScriptError
-from emqsim.engine.sim import FORWARD, Simulation
+from emqsim.engine.scripts import FORWARD
+from emqsim.engine.sim import Simulation
 from emqsim.engine.timefmt import at
 from emqsim.engine.worker import Worker
 
@@ -357,7 +358,7 @@ def test_bullmq_design_fast_forward_equals_the_event_path_on_seeded_runs(backend
 
 def test_bullmq_design_a_quiet_run_is_made_in_calls_of_FORWARD_pickups():
     """Every 15 min, an on-time worker: 700 pickups take two calls, the last one short."""
-    from emqsim.engine.chain import FORWARD as CHAIN_FORWARD
+    from emqsim.engine.scripts import FORWARD as CHAIN_FORWARD
 
     parts = dict(schedules=Schedule("s", Every("15m")), start=T9, worker=Worker(run="4m"))
     fast = chain_once("fakeredis", parts, 700, None, True)

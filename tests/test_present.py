@@ -195,10 +195,10 @@ def test_play_drives_a_selection_slider_by_index():
 
 
 @pytest.mark.parametrize("kw, msg", [
-    ({"step": 0}, "step 0 must be a whole number, at least 1"),
-    ({"step": 1.5}, "step 1.5 must be a whole number, at least 1"),
-    ({"interval": 5}, r"interval \(ms\) 5 must be a whole number, at least 10"),
-    ({"step": 4, "max_step": 2}, "max_step 2 must be a whole number, at least 4"),
+    ({"step": 0}, "step 0 must be a whole number, 1 or more"),
+    ({"step": 1.5}, "step 1.5 must be a whole number, 1 or more"),
+    ({"interval": 5}, r"interval \(ms\) 5 must be a whole number, 10 or more"),
+    ({"step": 4, "max_step": 2}, "max_step 2 must be a whole number, 4 or more"),
 ])
 def test_play_rejects_bad_options(kw, msg):
     with pytest.raises(ValueError, match=f"^{msg}$"):

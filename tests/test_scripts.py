@@ -74,7 +74,7 @@ def test_includes_are_resolved_when_the_scripts_load():
 def test_an_unknown_include_is_one_clear_error():
     from emqsim.engine.scripts import include
 
-    with pytest.raises(ValueError, match="include 'nope' is not a file in emqsim/engine/lua/includes"):
+    with pytest.raises(FileNotFoundError, match="include 'nope' is not a file in emqsim/engine/lua/includes"):
         include('--- @include "nope"\nreturn 1')
     assert include('--- @include "marker"\n--- @include "marker"\nreturn 1').count("markReady(") == 1
 

@@ -40,14 +40,12 @@ from .ids import slot_job_id
 from .parts import check_parts, check_run
 from .registry import FLUSH, Registry, RegistryChanged, Retention, parse_score
 from .schedule import INF, Schedule
-from .scripts import ms_arg, name_arg
+from .scripts import FORWARD, ms_arg, name_arg
 from .store import HoldsStore, Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
-DESIGNS = ("pump", "bullmq")
 SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an upsert
-FORWARD = 500       # pickups one fast-forward call makes at most (its keys go to one Lua unpack)
 
 
 job_id = slot_job_id   # BullMQ's id of a scheduler's job; the name tests import from here
@@ -129,8 +127,8 @@ class BullMQ:
                 return "stopped"
             offset = int(old["offset"]) if removable and "offset" in old else 0
             if self.client.exists(self.k.job(slot_job_id(name, nxt))) and not (removable and nxt == prev):
-                raise ValueError(f"scheduler {name!r}: job {slot_job_id(name, nxt)!r} exists already "
-                                 "(BullMQ refuses this upsert: SchedulerJobIdCollision)")
+                raise InputError(f"scheduler {name!r}: job {slot_job_id(name, nxt)!r} exists already "
+                                 "(BullMQ refuses this upsert: SchedulerJobIdCollision)", "name")
         record = schedule.to_record(None)
         record.pop("offset", None)
         fields = [x for kv in record.items() for x in kv]
@@ -159,8 +157,8 @@ class BullMQ:
             if jid == removed or not self.client.exists(self.k.job(jid)):
                 return nxt
             nxt += every
-        raise ValueError(f"scheduler {name!r}: {SLOT_SCANS} slots in a row are taken by existing jobs "
-                         "(BullMQ refuses this upsert: SchedulerJobSlotsBusy)")
+        raise InputError(f"scheduler {name!r}: {SLOT_SCANS} slots in a row are taken by existing jobs "
+                         "(BullMQ refuses this upsert: SchedulerJobSlotsBusy)", "name")
 
     # -- pickup (moveToActive, then updateJobScheduler) ------------------------------------
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from emqsim.engine.errors import InputError
+from emqsim.engine.errors import MAX_MS, InputError
 from emqsim.engine.timefmt import iso
 
-_LIMIT = 2**53  # past this a Unix ms is no longer exact in a Redis score or a float
 
 
 def _check_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"{what} {value!r} is not an integer; give whole milliseconds", what)
-    if not -_LIMIT < value < _LIMIT:
+    if not -MAX_MS < value < MAX_MS:
         raise InputError(f"{what} {value!r} is out of range; give whole ms below 2**53", what)
     return value
 

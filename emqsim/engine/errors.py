@@ -35,6 +35,24 @@ def whole(value, name: str, *, low: int | None = None, high: int | None = None,
     return value
 
 
+#: every time, duration or score the package takes is a whole number of Unix ms below this: past
+#: 2**53 a number of ms is no longer exact in a Redis score or a float
+MAX_MS = 2**53
+
+
+def whole_ms(value, name: str, *, low: int = 0, what: str = "a whole number of ms") -> int:
+    """`value` as whole milliseconds in [low, MAX_MS): the one check of a time or a duration."""
+    return whole(value, name, low=low, high=MAX_MS - 1, what=what)
+
+
+def queue_name(value, name: str = "queue") -> str:
+    """A queue name: non-empty text without braces (the braces are the cluster's hash tag that
+    keeps every key of a queue in one slot)."""
+    if not isinstance(value, str) or not value or any(c in value for c in "{}"):
+        raise InputError(f"{name} {value!r} must be non-empty text without braces, like 'demo'", name)
+    return value
+
+
 def _range(low, high) -> str:
     if low is not None and high is not None:
         return f", {low:,} to {high:,}"

@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .errors import queue_name
+
 
 @dataclass(frozen=True)
 class Keys:
     queue: str
 
     def __post_init__(self):
-        if not self.queue or any(c in self.queue for c in "{}"):
-            raise ValueError(f"queue name {self.queue!r} must be non-empty text without braces")
+        queue_name(self.queue)
 
     @property
     def base(self) -> str:

@@ -16,6 +16,8 @@ from .store import Store
 from .worker import Worker
 
 
+#: what can make the jobs: EchoMQ's pump (sim.py) or BullMQ's job schedulers (chain.py)
+DESIGNS = ("pump", "bullmq")
 #: the most fires one run may be asked for (the command line's --fires cap too)
 MAX_FIRES = 1_000_000
 #: the most records a trace keeps

@@ -26,12 +26,14 @@ from importlib import resources
 
 import redis
 
-from .errors import InputError
+from .errors import MAX_MS, InputError
 
+#: items (fires, pickups) one fast-forward script call handles at most: its keys and
+#: arguments go through one Lua unpack, whose stack is bounded
+FORWARD = 500
 
-MAX_MS = 2**53
-"""Every time or score a script takes is a whole number of Unix ms in [0, MAX_MS): past 2**53
-a double (Lua's number, Redis's score) skips whole numbers. A parked score is "+inf"."""
+# Every time or score a script takes is a whole number of Unix ms in [0, MAX_MS) (errors.py):
+# past 2**53 a double (Lua's number, Redis's score) skips whole numbers. A parked score is "+inf"."
 
 
 class Err(IntEnum):
@@ -98,7 +100,7 @@ def include(source: str, seen: tuple[str, ...] = ()) -> str:
             return ""
         path = folder.joinpath(f"{name}.lua")
         if not path.is_file():
-            raise ValueError(f"include {name!r} is not a file in emqsim/engine/lua/includes")
+            raise FileNotFoundError(f"include {name!r} is not a file in emqsim/engine/lua/includes")
         done.append(name)
         text = path.read_text()
         return include(text, tuple(done)).rstrip("\n")

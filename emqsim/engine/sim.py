@@ -38,17 +38,16 @@ from .clock import VirtualClock
 from .errors import InputError, one_of
 from .faults import Faults
 from .ids import Minter, slot_job_id
-from .parts import check_parts, check_reach, check_run
+from .parts import DESIGNS, check_parts, check_reach, check_run
 from .pump import Pump
 from .registry import ADVANCE_ONLY, FLUSH, Due, Registry, RegistryChanged, Retention
 from .schedule import INF, Schedule
-from .scripts import script_files
+from .scripts import FORWARD, script_files
 from .store import HoldsStore, Store
 from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
 AWAY, DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(8)
-FORWARD = 500  # fires one fast-forward call makes at most (its keys go to one Lua unpack)
 PRODUCING = (TICK, RELEASE)
 STANDS_FOR = ("fire", "enqueue", "advance", "take", "forward")  # the scripts a fast-forward stands in for
 
@@ -595,7 +594,7 @@ def simulate(schedules, *, start: int, fires: int | None = None, until: int | No
     each job is made when a worker takes the previous one; `chain.Chain`). `progress` is
     called with (fires so far, virtual time) as the run goes (`emqsim.progress` draws a bar).
     Under "bullmq" a `pump` is refused: that design has none."""
-    one_of(design, ("pump", "bullmq"), "design")
+    one_of(design, DESIGNS, "design")
     if design == "bullmq" and options.get("pump") is not None:  # refused, not silently dropped
         raise InputError(f"pump {options['pump']!r} does not apply to design 'bullmq', which has no pump; "
                          "leave pump out, or use design 'pump'", "pump")

@@ -35,7 +35,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
-from .errors import InputError
+from .errors import InputError, queue_name
 from .fakelua import preload
 from .keys import Keys
 from .scripts import Scripts, script_files
@@ -247,8 +247,7 @@ class Store:
     """A client, the queue's keys and the scripts loaded on that client."""
 
     def __init__(self, queue: str = "demo", url: str | None = None, client: redis.Redis | None = None):
-        if not isinstance(queue, str) or not queue or any(c in queue for c in "{}"):
-            raise InputError(f"queue {queue!r} must be non-empty text without braces, like 'demo'", "queue")
+        queue_name(queue)
         self.url = env_url() if url is None and client is None else url
         self.client = client or connect(self.url)
         self.real = self.url is not None and client is None

@@ -26,17 +26,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..engine.errors import InputError
+from ..engine.errors import InputError, whole
 
 PLAY_CLASS = "emqsim-play"
 SPEED_CLASS = "emqsim-speed"
 PLAYED_CLASS = "emqsim-played"
-
-
-def _whole(value, what: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InputError(f"{what} {value!r} must be a whole number, at least {low}", what)
-    return value
 
 
 class Player:
@@ -51,8 +45,8 @@ class Player:
                  label: str = "steps per tick", width: str | None = None):
         import ipywidgets as w
 
-        step = _whole(step, "step", 1)
-        interval = _whole(interval, "interval (ms)", 10)
+        step = whole(step, "step", low=1)
+        interval = whole(interval, "interval (ms)", low=10)
         if hasattr(slider, "options"):
             self.attr, low, high = "index", 0, len(slider.options) - 1
         elif hasattr(slider, "min") and hasattr(slider, "max"):
@@ -60,7 +54,7 @@ class Player:
         else:
             raise InputError(f"slider {type(slider).__name__} has neither options nor min/max; "
                              "give an IntSlider or a SelectionSlider")
-        max_step = max(step, (high - low) // 10, 1) if max_step is None else _whole(max_step, "max_step", step)
+        max_step = max(step, (high - low) // 10, 1) if max_step is None else whole(max_step, "max_step", low=step)
         self.slider = slider
         self.play = w.Play(value=getattr(slider, self.attr), min=low, max=high, step=step, interval=interval,
                            description="play")
@@ -159,7 +153,7 @@ class Mover:
     def __init__(self, figure, progress, *, clock=time.monotonic, patience: float = PATIENCE,
                  chunk: int = CHUNK):
         self.figure, self.progress, self.clock = figure, progress, clock
-        self.patience, self.chunk = patience, _whole(chunk, "chunk", 1)
+        self.patience, self.chunk = patience, whole(chunk, "chunk", low=1)
         self.pending: dict = {}
         self.busy = False
         self.drawn = 0   # moves drawn so far (a test counts them)
