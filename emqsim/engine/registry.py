@@ -1,6 +1,6 @@
 """The registry's verbs: one sorted-set row per registration, scored by its next run.
 
-Every write goes through a Lua script of `emqsim/lua/`; reads are plain commands,
+Every write goes through a Lua script of `emqsim/engine/lua/`; reads are plain commands,
 as in EchoMQ (`due` is a ZRANGEBYSCORE and one hash read per row). Answers use
 EchoMQ's atoms: "registered"/"exists", "cancelled"/"absent", "advanced"/"absent".
 

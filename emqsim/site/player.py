@@ -4,7 +4,7 @@ A reader of the static site has no kernel, so the sliders of a figure cannot ask
 for a frame. Instead `make html` asks for every frame a reader can reach (the model's
 `reachable()` value sets: every position of the main slider, the other controls too while
 the count stays small), draws each with the figure's own view, and writes into the page:
-the pictures (a 64-colour palette PNG each, one file per distinct picture, named by its
+the pictures (a lossless WebP of COLORS colours each, one file per distinct picture, named by its
 content, fetched by the browser only when a reader reaches it; each drawn twice, for a desktop
 and in the narrow layout for a phone, a browser fetching one set), a JSON table of the controls
 and, for each frame, its picture, its readout and the position of every control. The script
