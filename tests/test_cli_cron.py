@@ -118,14 +118,14 @@ def test_bad_input_is_one_line_and_status_2(capsys, argv, message):
     assert err.startswith(f"emqsim: error: {message}") and err.count("\n") == 1
 
 
-def test_the_readme_example_is_what_the_command_prints(capsys):
+def test_the_documented_example_is_what_the_command_prints(capsys):
     import re
     import shlex
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     block = re.search(r"```console\n\$ emqsim (cron .*?)\n(.*?)```", text, re.S)
-    assert block, "README has no `emqsim cron` example"
+    assert block, "docs/cli.md has no `emqsim cron` example"
     code = main(shlex.split(block.group(1)))
     assert code == 0
     assert capsys.readouterr().out == block.group(2)

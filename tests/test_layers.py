@@ -4,7 +4,7 @@ Read from the source, not by importing: a module imports only its own floor and 
 below it (imports inside functions count too); no two modules import each other, even through
 others; `engine/errors.py`, the floor's ground, imports nothing of the package. Lesson modules
 import nothing that draws; figure modules never reach into the simulation or replace an
-attribute of an engine object. The README's layout names every module where it sits."""
+attribute of an engine object. docs/design.md's layout names every module where it sits."""
 
 from __future__ import annotations
 
@@ -120,9 +120,9 @@ def test_no_circle_of_imports():
     assert not circles, f"modules that import each other: {circles}"
 
 
-def test_the_readme_layout_names_every_module_where_it_sits():
-    """Each floor's row of the README's layout lists exactly the modules in that folder."""
-    text = (ROOT / "README.md").read_text()
+def test_the_documented_layout_names_every_module_where_it_sits():
+    """Each floor's row of docs/design.md's layout lists exactly the modules in that folder."""
+    text = (ROOT / "docs" / "design.md").read_text()
     block = text[text.index("## Layout"):]
     block = block[block.index("```") + 3:]
     block = block[: block.index("```")]
@@ -139,7 +139,7 @@ def test_the_readme_layout_names_every_module_where_it_sits():
             rows[current] |= set(re.findall(r"\b(\w+)\.py\b", line))
     for floor in FLOORS:
         have = {p.stem for p in _modules(floor) if p.name != "__init__.py" and p.name != "__main__.py"}
-        assert rows.get(floor) == have, f"README's {floor}/ row lists {sorted(rows.get(floor, ()))}, the folder holds {sorted(have)}"
+        assert rows.get(floor) == have, f"docs/design.md's {floor}/ row lists {sorted(rows.get(floor, ()))}, the folder holds {sorted(have)}"
 
 
 def test_the_layers_exist():

@@ -243,7 +243,7 @@ SINCE = re.compile(rf"(?:since|arrived in|first shipped in|>=|from)\s+(?:bullmq\
 
 
 def course_texts() -> list[tuple[str, str]]:
-    out = [("README.md", (ROOT / "README.md").read_text())]
+    out = [(str(p.relative_to(ROOT)), p.read_text()) for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]]
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(nb.read_text())["cells"]
         out += [(f"{nb.name} cell {i}", "".join(c["source"])) for i, c in enumerate(cells)]
