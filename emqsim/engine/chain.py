@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from .cadence import Cron, Every
 from .cron_parser import GaveUp
 from .errors import InputError, one_of
+from .events import Events
 from .faults import Faults
 from .ids import slot_job_id
 from .parts import check_parts, check_run
@@ -45,6 +46,8 @@ from .store import HoldsStore, Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
 
+#: the one kind of event of this design: a worker takes a ready job
+PICKUP = 0
 SLOT_SCANS = 32     # BullMQ walks at most this many taken slots forward on an upsert
 
 
@@ -315,6 +318,9 @@ class Chain(HoldsStore):
         self._next: dict[str, int | float] = {}
         self._count: dict[str, int] = {}   # the count of each scheduler's pending job, where known
         self._rows = self._foreign = 0
+        self.events = Events()           # no clock: a pickup's time is the worker's, not a beat's
+        self._target = self._until = self._progress = None
+        self._outage = (None, None)
         try:
             for s in schedules:
                 if self.bullmq.upsert(s, start) == "stopped":   # cron-parser gave up: no row, no job
@@ -334,43 +340,17 @@ class Chain(HoldsStore):
 
     def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;
-        `progress(fires so far, virtual time)` is called after each (as in `Simulation.run`)."""
+        `progress(fires so far, virtual time)` is called after each (as in `Simulation.run`).
+        Each pickup is an event on the core, at the time a worker takes the job; the next one is
+        put there when a pickup is done (the store says which job comes ready next)."""
         check_run(fires=fires, until=until)
         target = None if fires is None else self.trace.count + fires
-        outage = self.faults.outage or (None, None)
-        while target is None or self.trace.count < target:
-            if self.fast_forward and self._forward(target, until, outage, progress):
-                continue
-            due = self.bullmq.ready_at()
-            if due is None:
-                if min(self._next.values(), default=INF) != INF:   # a job it made is gone
-                    raise self._changed("no job is there, though the run made one")
-                break                      # every chain has stopped: no job exists
-            ready = self._ready(due, outage)
-            if until is not None and ready > until:
-                break
-            run = self.crew.assign(self.trace.count + 1, ready)
-            if until is not None and run.started > until:
-                break
-            taken = self.bullmq.pickup(run.started)
-            if taken is None:              # cannot happen: a job was ready at `ready`
-                raise RuntimeError(f"no job ready at {run.started} though one was due at {due}")
-            if taken.result in ("absent", "stale"):   # the run never cancels nor rewrites a row
-                raise self._changed(f"the row {taken.name!r} is {'gone' if taken.result == 'absent' else 'moved'} "
-                                    f"at the pickup of {taken.job_id!r}")
-            self._next[taken.name] = taken.next
-            if taken.result == "chained":
-                self._count[taken.name] = taken.count + 1
-            else:
-                self._count.pop(taken.name, None)
-            fire = Fire(self.trace.count + 1, taken.name, taken.slot, taken.slot, run.started, run.finished,
-                        taken.job_id, next=taken.next)
-            self.trace.produced(fire)
-            if progress is not None:
-                progress(self.trace.count, run.started)
-            self._done.append((taken.job_id, run.started, run.finished, "done"))
-            if len(self._done) >= FLUSH:
-                self._flush()
+        self._target, self._until, self._progress = target, until, progress
+        self._outage = self.faults.outage or (None, None)
+        self.events.clear()          # a pickup a previous `run` left queued is worked out again
+        self._next_pickup()
+        self.events.run({PICKUP: self._pickup}, until=until,
+                        stop=None if target is None else lambda kind: self.trace.count >= target)
         self._flush()
         size = self.bullmq.registry.size()   # one row per scheduler, whatever it produced
         if size != self._rows + self._foreign:
@@ -380,6 +360,47 @@ class Chain(HoldsStore):
         self.trace.registry_size = size
         self.trace.next = min(self._next.values(), default=INF)
         return self.trace
+
+    def _next_pickup(self) -> None:
+        """Put the next pickup on the core: after any stretch the fast-forward makes at once,
+        the first job to come ready, at the time a worker is free to take it."""
+        target = self._target
+        while target is None or self.trace.count < target:
+            if self.fast_forward and self._forward(target, self._until, self._outage, self._progress):
+                continue
+            due = self.bullmq.ready_at()
+            if due is None:
+                if min(self._next.values(), default=INF) != INF:   # a job it made is gone
+                    raise self._changed("no job is there, though the run made one")
+                return                     # every chain has stopped: no job exists
+            self.events.schedule(self._ready(due, self._outage), PICKUP)
+            return
+
+    def _pickup(self, ready: int, _=None) -> None:
+        """The handler of a pickup: a worker takes the ready job and its next job is made."""
+        run = self.crew.assign(self.trace.count + 1, ready)
+        if self._until is not None and run.started > self._until:
+            return                         # past the run's end: nothing more is queued
+        taken = self.bullmq.pickup(run.started)
+        if taken is None:              # cannot happen: a job was ready at `ready`
+            raise RuntimeError(f"no job ready at {run.started} though one was due by {ready}")
+        if taken.result in ("absent", "stale"):   # the run never cancels nor rewrites a row
+            raise self._changed(f"the row {taken.name!r} is {'gone' if taken.result == 'absent' else 'moved'} "
+                                f"at the pickup of {taken.job_id!r}")
+        self._next[taken.name] = taken.next
+        if taken.result == "chained":
+            self._count[taken.name] = taken.count + 1
+        else:
+            self._count.pop(taken.name, None)
+        fire = Fire(self.trace.count + 1, taken.name, taken.slot, taken.slot, run.started, run.finished,
+                    taken.job_id, next=taken.next)
+        self.trace.produced(fire)
+        if self._progress is not None:
+            self._progress(self.trace.count, run.started)
+        self._done.append((taken.job_id, run.started, run.finished, "done"))
+        if len(self._done) >= FLUSH:
+            self._flush()
+        self._next_pickup()
 
     def _changed(self, detail: str, size: int | None = None) -> RegistryChanged:
         """The error for a registry (or a job) that is not what this run wrote."""

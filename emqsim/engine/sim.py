@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import heapq
-import itertools
 from collections import Counter, deque
 from dataclasses import dataclass
 
 from .clock import VirtualClock
 from .errors import InputError, one_of
+from .events import Events
 from .faults import Faults
 from .ids import Minter, slot_job_id
 from .parts import DESIGNS, check_parts, check_reach, check_run
@@ -116,8 +115,7 @@ class Simulation(HoldsStore):
         self.trace = Trace(retain)
         self.crew = Crew(self.worker, start)
         self.minter = Minter()
-        self._events: list = []
-        self._seq = itertools.count()
+        self.events = Events(self.clock)
         self._held: dict[str, int | float] = {}
         self._done: list[tuple[str, int, int, str]] = []   # (job id, started, finished, end state)
         self._retention = Retention(retain)
@@ -153,10 +151,10 @@ class Simulation(HoldsStore):
         self.pumps = [_PumpState(i, start, busy=start) for i in range(self.faults.pumps)]
         if self.faults.outage:
             down, up = self.faults.outage
-            self._push(down, DOWN, 0)
-            self._push(up, RESTART, 0)
+            self.events.schedule(down, DOWN, 0)
+            self.events.schedule(up, RESTART, 0)
         if self.faults.workers_down:
-            self._push(self.faults.workers_down[0], AWAY, self.faults.workers_down[1])
+            self.events.schedule(self.faults.workers_down[0], AWAY, self.faults.workers_down[1])
         self._arm_all(head)
 
     # -- the loop ----------------------------------------------------------------------------
@@ -168,40 +166,9 @@ class Simulation(HoldsStore):
         draws its bar from it (emqsim.progress)."""
         check_run(fires=fires, until=until)
         target = None if fires is None else self.trace.count + fires
-        self._target, self._until, self._progress = target, until, progress
-        events = self._events
-        while events:
-            t, kind = events[0][0], events[0][1]
-            if until is not None and t > until:
-                break
-            if target is not None and self.trace.count >= target and kind in PRODUCING:
-                break
-            _, kind, _, arg = heapq.heappop(events)
-            self.clock.jump_to(t)
-            if kind == TICK:
-                self._tick(self.pumps[arg], t)
-            elif kind == RELEASE:
-                p = self.pumps[arg[0]]
-                if p.up and p.life == arg[1]:  # the process that read due is still alive
-                    self._release(p, t, arg[2])
-                    if self._streak > STALL and until is None:
-                        raise stalled(fires)
-                    if progress is not None:
-                        progress(self.trace.count, t)
-            elif kind == FINISH:  # a run cancelled earlier was finished then
-                self._finish(t, [r for r in [arg] + self._same(t, FINISH) if not r.fire.cancelled])
-            elif kind == TAKE:
-                if not arg.cancelled:
-                    self._stale |= self.registry.take(arg.tag.fire.job_id, t, parked=False)[2]
-            elif kind == WAKE:    # a worker that popped "1" for now slept until now
-                if self._parked and self._parked[0] is arg:
-                    self._wake(t, slept=True)
-            elif kind == DOWN:
-                self._down(self.pumps[arg])
-            elif kind == AWAY:    # the workers go away until `arg`; the pump beats on
-                self.crew.hold(arg)
-            elif kind == RESTART:
-                self._restart(self.pumps[arg], t)
+        self._target, self._until, self._progress, self._fires = target, until, progress, fires
+        self.events.run(self._handlers, until=until,
+                        stop=None if target is None else lambda kind: kind in PRODUCING and self.trace.count >= target)
         self._flush()
         self.trace.registry_size, self.trace.next = self._peek()
         self.trace.answers, self.trace.refused = Counter(self.registry.answers), tuple(self.registry.refused)
@@ -217,17 +184,36 @@ class Simulation(HoldsStore):
         self.registry.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
 
-    # -- events ------------------------------------------------------------------------------
+    # -- the handlers: one per kind of event ----------------------------------------------------
 
-    def _push(self, t: int, kind: int, arg) -> None:
-        heapq.heappush(self._events, (t, kind, next(self._seq), arg))
+    @property
+    def _handlers(self) -> dict:
+        return {TICK: lambda t, i: self._tick(self.pumps[i], t), RELEASE: self._on_release,
+                FINISH: self._on_finish, TAKE: self._on_take, WAKE: self._on_wake,
+                DOWN: lambda t, i: self._down(self.pumps[i]), AWAY: lambda t, until: self.crew.hold(until),
+                RESTART: lambda t, i: self._restart(self.pumps[i], t)}
 
-    def _same(self, t: int, kind: int) -> list:
-        """Pop the other events of `kind` at instant `t`, so one round trip serves them all."""
-        out = []
-        while self._events and self._events[0][0] == t and self._events[0][1] == kind:
-            out.append(heapq.heappop(self._events)[3])
-        return out
+    def _on_release(self, t: int, arg) -> None:
+        p = self.pumps[arg[0]]
+        if p.up and p.life == arg[1]:  # the process that read due is still alive
+            self._release(p, t, arg[2])
+            if self._streak > STALL and self._until is None:
+                raise stalled(self._fires)
+            if self._progress is not None:
+                self._progress(self.trace.count, t)
+
+    def _on_finish(self, t: int, run) -> None:   # a run cancelled earlier was finished then
+        self._finish(t, [r for r in [run] + self.events.same(t, FINISH) if not r.fire.cancelled])
+
+    def _on_take(self, t: int, run) -> None:
+        if not run.cancelled:
+            self._stale |= self.registry.take(run.tag.fire.job_id, t, parked=False)[2]
+
+    def _on_wake(self, t: int, run) -> None:   # a worker that popped "1" for now slept until now
+        if self._parked and self._parked[0] is run:
+            self._wake(t, slept=True)
+
+    # -- the pump -------------------------------------------------------------------------------
 
     def _arm(self, p: _PumpState, score: int | float) -> None:
         if not p.up or score == INF:
@@ -235,7 +221,7 @@ class Simulation(HoldsStore):
         wake = self.pump.wake(p.origin, max(int(score), p.busy), p.last)
         if p.armed is None or wake < p.armed:
             p.armed = wake
-            self._push(wake, TICK, p.idx)
+            self.events.schedule(wake, TICK, p.idx)
 
     def _arm_all(self, score) -> None:
         for p in self.pumps:
@@ -257,7 +243,7 @@ class Simulation(HoldsStore):
         p.busy = t + self.pump.latency
         # even with no latency the release is its own event: every pump beating at this
         # instant reads due before any of them releases, which is how two pumps collide
-        self._push(p.busy, RELEASE, (p.idx, p.life, due))
+        self.events.schedule(p.busy, RELEASE, (p.idx, p.life, due))
 
     def _down(self, p: _PumpState) -> None:
         p.up, p.armed, p.life = False, None, p.life + 1
@@ -319,7 +305,7 @@ class Simulation(HoldsStore):
             jobs[-1][3] = run.finished
             slot, now, plan = int(plan.next), wake, nxt
         answers.update(dict.fromkeys(verbs, len(made)))   # what each fire's scripts would have answered
-        self._push(run.finished, FINISH, running)
+        self.events.schedule(run.finished, FINISH, running)
         size, score = self.registry.forward(name, first, plan.next, sched.template, jobs)
         self._check(size, score)
         for f in made:
@@ -341,8 +327,7 @@ class Simulation(HoldsStore):
         """The plan of the release of `d` at `now`, if the fast-forward may make it: nothing
         queued or due before or at `now`, within the run's bounds, a worker free, the job
         produced with no policy at work. None otherwise."""
-        events = self._events
-        if (events and events[0][0] <= now) or others <= now or self.crew.free[0][0] > now:
+        if self.events.due_by(now) or others <= now or self.crew.free[0][0] > now:
             return None
         if (self._target is not None and self.trace.count >= self._target) or \
                 (self._until is not None and now > self._until):
@@ -473,7 +458,7 @@ class Simulation(HoldsStore):
             return False
         self._crashed = True
         self._down(p)
-        self._push(t + self.faults.restart_after, RESTART, p.idx)
+        self.events.schedule(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
     def _joins(self, plan: _Plan, t: int) -> bool:
@@ -496,14 +481,14 @@ class Simulation(HoldsStore):
         self._streak = 0
         if joined:        # taken by the release's script: what `_wake` does after a take
             self._stale |= self.registry.again
-            self._push(run.finished, FINISH, running)
+            self.events.schedule(run.finished, FINISH, running)
         elif run.parked:  # its worker is parked on the marker: the script just wrote it
             self._parked.append(run)
             self._wake(t)
         else:             # the release's "0" stays on the marker: nobody parked pops it
             self._stale = True
-            self._push(run.started, TAKE, run)
-            self._push(run.finished, FINISH, running)
+            self.events.schedule(run.started, TAKE, run)
+            self.events.schedule(run.finished, FINISH, running)
         if plan.admit.cancel and not self.worker.poll:
             self._park(t, len(plan.admit.cancel))   # the workers it freed, after it was taken
         return fire
@@ -522,7 +507,7 @@ class Simulation(HoldsStore):
             self._stale |= again
             slept = False
             if answer == "sleep":
-                self._push(at, WAKE, run)
+                self.events.schedule(at, WAKE, run)
             if answer != "taken" and answer != "idle":
                 return    # still parked, or asleep: the jobs behind it wait too (oldest first)
             self._parked.popleft()
@@ -530,7 +515,7 @@ class Simulation(HoldsStore):
                 self.crew.move(run, t)
                 f = run.tag.fire
                 f.started, f.finished = run.started, run.finished
-                self._push(run.finished, FINISH, run.tag)
+                self.events.schedule(run.finished, FINISH, run.tag)
 
     def _skip(self, name: str, slot: int, t: int, why: str, read: int | None = None) -> None:
         """`slot` is the one the occurrence stood for (its label), `read` the row's score."""
