@@ -29,7 +29,7 @@ from emqsim.engine.cadence import Every
 from emqsim.engine.pump import Pump
 from emqsim.engine.registry import Registry
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.store import ENV, Store, embedded
 from emqsim.engine.timefmt import at
 
@@ -112,7 +112,7 @@ def full_path(url: str | None, mode: str, rows: int, fires: int) -> tuple[float,
     """(fires/s, round trips per fire, script calls per fire) of the whole simulation."""
     store = Store(url=url) if url else Store(client=embedded())
     pump = Pump(mode=mode, tick=1000, batch=100)
-    with store, Simulation(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
+    with store, PumpDesign(schedules(rows), start=T0, pump=pump, store=store, retain=1000) as sim:
         sim.run(fires=min(fires, 50))  # warm the script cache
         with counting(store) as c:
             t = time.perf_counter()
@@ -158,7 +158,7 @@ def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str,
     for design, mode in (("pump", "two-step"), ("pump", "atomic"), ("bullmq", None)):
         store = Store(client=embedded())
         sched = Schedule("reports", Every("15m"))
-        kind = Simulation if design == "pump" else Chain
+        kind = PumpDesign if design == "pump" else Chain
         path = type("Path", (kind,), {"fast_forward": forward})
         run = (path(sched, start=T0, store=store, pump=Pump(mode=mode)) if design == "pump"
                else path(sched, start=T0, store=store))
@@ -344,9 +344,9 @@ def peak_rss(what: str, fires: int) -> float | None:
             + (f"reference(Schedule('r', Every('15m')), start={T0}, fires={fires}, keep=False)" if fires else "0")
         ),
         "fakeredis": (
-            "import sys, fakeredis; from emqsim import Simulation, Pump, Store; "
+            "import sys, fakeredis; from emqsim import PumpDesign, Pump, Store; "
             f"sys.path.insert(0, {HERE!r}); from bench_speed import schedules; "
-            f"s = Simulation(schedules(100), start={T0}, pump=Pump(mode='atomic'), "
+            f"s = PumpDesign(schedules(100), start={T0}, pump=Pump(mode='atomic'), "
             "store=Store(client=fakeredis.FakeRedis()), retain=1000); "
             + (f"s.run(fires={fires})" if fires else "0")
         ),
@@ -379,7 +379,7 @@ def backlog_rate(fires: int, general: bool = False) -> float:
         t = time.perf_counter()
         reference(sched, start=T0, fires=fires, worker=Worker(run="10m", spread=1), ids=None, keep=False)
         return fires / (time.perf_counter() - t)
-    with Simulation(sched, start=T0, worker=Worker(run="10m"), store=Store(client=embedded())) as sim:
+    with PumpDesign(sched, start=T0, worker=Worker(run="10m"), store=Store(client=embedded())) as sim:
         t = time.perf_counter()
         sim.run(fires=fires)
         return fires / (time.perf_counter() - t)

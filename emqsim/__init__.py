@@ -2,7 +2,7 @@
 
 The pieces, in the order a run uses them:
 cadence (Every, Cron) -> Schedule (rule, limits) -> Registry (Lua scripts on a Store)
--> Pump and Worker on a VirtualClock -> Simulation -> Trace; BullMQ's own design, where
+-> Pump and Worker on a VirtualClock -> PumpDesign -> Trace; BullMQ's own design, where
 the next job is made when a worker takes the previous one, is `simulate(..., design="bullmq")`.
 
 Importing the package loads none of it: each public name is looked up in `PUBLIC` on first
@@ -23,7 +23,7 @@ PUBLIC = {
     "cadence": "engine.cadence", "VirtualClock": "engine.clock", "format_duration": "engine.durations",
     "parse_duration": "engine.durations", "Faults": "engine.faults", "Minter": "engine.ids",
     "minted_at": "engine.ids", "Pump": "engine.pump", "Registry": "engine.registry", "INF": "engine.schedule",
-    "Schedule": "engine.schedule", "Simulation": "engine.sim", "simulate": "engine.sim",
+    "Schedule": "engine.schedule", "PumpDesign": "engine.sim", "simulate": "engine.sim",
     "ServerError": "engine.store", "Store": "engine.store", "at": "engine.timefmt", "hm": "engine.timefmt",
     "hms": "engine.timefmt", "iso": "engine.timefmt", "Fire": "engine.trace", "Trace": "engine.trace",
     "Worker": "engine.worker",
@@ -52,6 +52,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "InputError", "Cron", "Every", "cadence", "VirtualClock", "format_duration", "parse_duration", "Faults",
-    "present", "Minter", "minted_at", "Pump", "Registry", "INF", "Schedule", "Simulation",
+    "present", "Minter", "minted_at", "Pump", "Registry", "INF", "Schedule", "PumpDesign",
     "simulate", "ServerError", "Store", "at", "hm", "hms", "iso", "Fire", "Trace", "Worker",
 ]

@@ -3,7 +3,7 @@
 A run of months of virtual time can take minutes; without a sign of life it looks hung.
 The bar shows the fires made, the virtual date reached, the rate and the time left. The
 simulation itself never reads a clock: it reports (fires made, virtual now) through the
-`progress` callback of `Simulation.run`, and only tqdm, which draws the bar, reads the wall
+`progress` callback of `PumpDesign.run`, and only tqdm, which draws the bar, reads the wall
 clock for the rate and the time left. Piped or redirected, stderr gets nothing, so a
 script's output and a test's stay exactly as they were.
 """

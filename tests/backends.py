@@ -40,6 +40,6 @@ def make_store(backend: str) -> Store:
 
 def close_opened() -> None:
     """Close every real-server store made since the last call (closing twice is harmless), so
-    a test that hands its store to a Simulation leaves no keys behind (conftest, after each test)."""
+    a test that hands its store to a PumpDesign leaves no keys behind (conftest, after each test)."""
     while _opened:
         _opened.pop().close()

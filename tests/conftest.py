@@ -57,7 +57,7 @@ def store(request):
 
 @pytest.fixture(autouse=True)
 def _close_real_stores():
-    """A real-server store a test made and handed to a Simulation (which leaves a given store
+    """A real-server store a test made and handed to a PumpDesign (which leaves a given store
     open) is closed after the test, so no run's keys stay on the shared server."""
     yield
     close_opened()

@@ -1,7 +1,7 @@
 """The registry counts what its verbs answered, and a run's Trace carries the counts.
 
 `Tally` is the counting Registry subclass the faults lesson used to swap into a built
-Simulation: it counts under its own names here, so the engine's counts are checked against
+PumpDesign: it counts under its own names here, so the engine's counts are checked against
 an independent count of the same script answers."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.registry import Registry
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation, simulate
+from emqsim.engine.sim import PumpDesign, simulate
 from emqsim.engine.timefmt import at
 
 T9 = at("2026-11-30 09:00")
@@ -50,7 +50,7 @@ class Tally(Registry):
 
 
 def crash_sim(store, mode, ids, delay, **faults):
-    return Simulation(Schedule("reports", Every("15m")), start=T9, store=store,
+    return PumpDesign(Schedule("reports", Every("15m")), start=T9, store=store,
                       faults=Faults(crash_after_enqueue=3, restart_after=delay, **faults),
                       pump=Pump(mode=mode, ids=ids))
 
@@ -87,7 +87,7 @@ def test_simulate_fills_the_counts(store):
 
 
 def test_a_second_run_adds_to_the_counts(store):
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=store) as sim:
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=store) as sim:
         sim.run(fires=2)
         assert sim.run(fires=2).answers == Counter({"enqueue enqueued": 4, "advance advanced": 4})
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from emqsim import (Cron, Every, Faults, InputError, Pump, Schedule, Simulation, VirtualClock, Worker, at, cadence,
+from emqsim import (Cron, Every, Faults, InputError, Pump, Schedule, PumpDesign, VirtualClock, Worker, at, cadence,
                     iso, parse_duration, simulate)
 from emqsim.engine.reference import reference
 
@@ -27,8 +27,8 @@ NOT_INSTANT = [1.5, NAN, INF, "abc", "2026-11-30", None, True, [T9], 0, -1, 10**
 
 
 def _run(**kw):
-    """Simulation.run with bad arguments, its store closed after (a real server keeps its keys)."""
-    with Simulation(S, start=T9) as sim:
+    """PumpDesign.run with bad arguments, its store closed after (a real server keeps its keys)."""
+    with PumpDesign(S, start=T9) as sim:
         sim.run(**kw)
 
 def _cases():
@@ -71,7 +71,7 @@ def _cases():
             add(lambda v=v: Schedule("r", Every("15m"), start=v), "start", f"Schedule(start={v!r:.12})")
             add(lambda v=v: Schedule("r", Every("15m"), end=v), "end", f"Schedule(end={v!r:.12})")
         add(lambda v=v: simulate(S, start=v, fires=1), "start", f"simulate(start={v!r:.12})")
-        add(lambda v=v: Simulation(S, start=v), "start", f"Simulation(start={v!r:.12})")
+        add(lambda v=v: PumpDesign(S, start=v), "start", f"PumpDesign(start={v!r:.12})")
         add(lambda v=v: reference(S, start=v, fires=1), "start", f"reference(start={v!r:.12})")
         if v is not None:
             add(lambda v=v: simulate(S, start=T9, until=v), "until", f"simulate(until={v!r:.12})")
@@ -123,7 +123,7 @@ def _cases():
     for name, v in (("pump", "fast"), ("worker", 2), ("faults", "crash"), ("store", "redis://"), ("retain", 0),
                     ("retain", 1.5), ("retain", True), ("retain", 10**12)):
         add(lambda name=name, v=v: simulate(S, start=T9, fires=1, **{name: v}), name, f"simulate({name}={v!r:.12})")
-        add(lambda name=name, v=v: Simulation(S, start=T9, **{name: v}), name, f"Simulation({name}={v!r:.12})")
+        add(lambda name=name, v=v: PumpDesign(S, start=T9, **{name: v}), name, f"PumpDesign({name}={v!r:.12})")
     for v in ("r", None, 5, [], ["r"], [S, S], {"r": S}):
         add(lambda v=v: simulate(v, start=T9, fires=1), "schedules", f"simulate(schedules={v!r:.12})")
     for name, v, said in (("crash_after_enqueue", 2, "crash"), ("pumps", 2, "pumps"), ("cancel_at", 2, "cancel")):
@@ -133,8 +133,8 @@ def _cases():
         add(lambda name=name, v=v: simulate(Schedule("r", Every("15m"), **{name: v}), start=T9, fires=1,
                                             design="bullmq"), name, f"bullmq-{name}")
     for v in (1.5, NAN, "1", True, -1, 10**12):
-        add(lambda v=v: _run(fires=v), "fires", f"Simulation.run(fires={v!r:.12})")
-    add(lambda: _run(), "fires", "Simulation.run()")
+        add(lambda v=v: _run(fires=v), "fires", f"PumpDesign.run(fires={v!r:.12})")
+    add(lambda: _run(), "fires", "PumpDesign.run()")
     # the clock
     for v in (1.5, NAN, "1", True, None, 2**60):
         add(lambda v=v: VirtualClock(v), "start_ms", f"VirtualClock({v!r:.12})")
@@ -282,8 +282,8 @@ def _entry_points():
                                                                 store=st)),
         "simulate(schedules)": fresh(lambda v, st: simulate(v, start=T9, fires=1, store=st)),
         "simulate(retain)": fresh(lambda v, st: simulate(S, start=T9, fires=1, retain=v, store=st)),
-        "Simulation.run(fires)": fresh(lambda v, sim: sim.run(fires=v), lambda st: Simulation(S, start=T9, store=st)),
-        "Simulation.run(until)": fresh(lambda v, sim: sim.run(until=v), lambda st: Simulation(S, start=T9, store=st)),
+        "PumpDesign.run(fires)": fresh(lambda v, sim: sim.run(fires=v), lambda st: PumpDesign(S, start=T9, store=st)),
+        "PumpDesign.run(until)": fresh(lambda v, sim: sim.run(until=v), lambda st: PumpDesign(S, start=T9, store=st)),
         "Registry.register(start)": fresh(lambda v, st: Registry(st).register(S, v)),
         "Registry.register(schedule)": fresh(lambda v, st: Registry(st).register(v, T9)),
         "Registry.upsert(start)": fresh(lambda v, st: Registry(st).upsert(S, v)),
@@ -303,7 +303,7 @@ GOOD = {(label, repr(v)) for label, v in [
     ("Worker(run)", "15m"), ("Pump(tick)", "15m"), ("Faults(outage)", None), ("Schedule(start)", None),
     ("Cron.between(cap)", None), ("Every.between(cap)", None), ("Every.after(snap)", None),
     ("Registry.cancel", "nope"), ("Registry.cancel", "15m"), ("simulate(until)", None),
-    ("simulate(bullmq, pump)", None), ("Simulation.run(until)", None), ("Cron(tz)", None),
+    ("simulate(bullmq, pump)", None), ("PumpDesign.run(until)", None), ("Cron(tz)", None),
     ("Store(queue)", "nope"), ("Store(queue)", "15m"), ("cadence(every)", "15m"), ("Schedule(name)", "nope"),
     ("Schedule(name)", "15m"), *((f"01 cron vs interval.frame(expr)", v) for v in ("", "nope", "15m")),
     # plain arithmetic on Unix ms takes any whole number (a run checks the span ids can carry)

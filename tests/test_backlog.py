@@ -8,7 +8,7 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from emqsim import Every, Schedule, Simulation, Store, Worker
+from emqsim import Every, Schedule, PumpDesign, Store, Worker
 from emqsim.engine.reference import reference
 from emqsim.engine.timefmt import at
 from emqsim.engine import worker as worker_module
@@ -78,7 +78,7 @@ def test_a_moved_or_cancelled_run_is_dropped_at_its_new_finish():
 def test_the_engine_crew_holds_what_redis_holds(store):
     # 300 fires a minute apart, 10-minute runs: at minute 300, when the 31st job starts, 30
     # are done, one is running and 269 wait on Redis's list; the crew holds the 270 going
-    sim = Simulation(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"), store=store)
+    sim = PumpDesign(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"), store=store)
     trace = sim.run(fires=300)
     t = sim.clock.now
     assert t == T0 + 300 * MIN
@@ -105,8 +105,8 @@ def test_no_script_searches_the_pending_list_in_a_backlog(monkeypatch):
     # the worker takes the oldest job, at the head: popped, not searched for; a finished job
     # was taken off the list already, so finish does not look for it there
     calls = _lua_calls(monkeypatch)
-    monkeypatch.setattr(Simulation, "fast_forward", False)   # every job through take: the event path
-    sim = Simulation(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"),
+    monkeypatch.setattr(PumpDesign, "fast_forward", False)   # every job through take: the event path
+    sim = PumpDesign(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"),
                      store=Store(client=fakeredis.FakeRedis()))
     sim.run(fires=300)
     assert calls.count("LREM") == 0

@@ -10,7 +10,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.timefmt import at
 
 MIN = 60_000
@@ -82,7 +82,7 @@ def test_missed_is_what_replay_all_catches_up(down, up):
 
 def test_missed_is_what_the_engine_catches_up():
     s = Schedule("reports", E, missed="all")
-    with Simulation(s, start=t("09:07"), pump=Pump(tick=1000), faults=Faults(outage=(t("09:30"), t("10:07")))) as sim:
+    with PumpDesign(s, start=t("09:07"), pump=Pump(tick=1000), faults=Faults(outage=(t("09:30"), t("10:07")))) as sim:
         tr = sim.run(until=t("10:40"))
     assert [f.slot for f in tr if f.released >= t("10:07") and f.slot < f.released] == \
         E.missed(t("09:30"), t("10:07"), PHASE, first=t("09:07"))

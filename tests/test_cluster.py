@@ -12,7 +12,7 @@ import pytest
 from backends import make_store, url_of
 from emqsim import Every, Pump, Schedule, Worker, cli
 from emqsim.engine.faults import Faults
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.store import ENV, ServerError, Store, connect
 from servers import needs_redis_server, redis_server
 
@@ -53,7 +53,7 @@ def test_many_rows_atomic_pump_same_on_every_backend(store):
     """100 rows due on each beat: `fire` takes 2 keys per row plus 3, all in the queue's slot."""
     def run(s):
         scheds = [Schedule(f"s{i:03d}", Every(1000 + 10 * i)) for i in range(100)]
-        with Simulation(scheds, start=T9, pump=Pump(mode="atomic", tick=1000, batch=100), store=s,
+        with PumpDesign(scheds, start=T9, pump=Pump(mode="atomic", tick=1000, batch=100), store=s,
                         worker=Worker(run="3s", concurrency=4), faults=Faults(outage=(T9 + 5000, T9 + 9000)),
                         retain=300) as sim:
             return sim.run(fires=600).records()
@@ -64,7 +64,7 @@ def test_many_rows_atomic_pump_same_on_every_backend(store):
 
 def _run_keys(store: Store) -> list[str]:
     """The keys a short run leaves in `store`, with the queue name written as {q}."""
-    with Simulation(Schedule("reports", Every("15m")), start=T9, store=store, worker=Worker(run="20m")) as sim:
+    with PumpDesign(Schedule("reports", Every("15m")), start=T9, store=store, worker=Worker(run="20m")) as sim:
         sim.run(fires=5)
     return sorted(k.decode().replace(store.keys.queue, "q") for k in store.queue_keys())
 

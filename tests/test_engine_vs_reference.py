@@ -19,7 +19,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import engine_fires, engine_skips, reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.store import ENV
 from emqsim.engine.timefmt import at
 from emqsim.engine.worker import Worker
@@ -96,7 +96,7 @@ def scenarios(draw):
 
 def check(store, case) -> None:
     sched, start, fires, until, pump, worker, outage = case
-    with Simulation(sched, start=start, pump=pump, worker=worker, faults=Faults(outage=outage), store=store) as sim:
+    with PumpDesign(sched, start=start, pump=pump, worker=worker, faults=Faults(outage=outage), store=store) as sim:
         tr = sim.run(fires=fires, until=until)
     ref = reference(sched, start=start, fires=fires, until=until, pump=pump, worker=worker, outage=outage)
     assert engine_fires(tr) == ref.to_fires()
@@ -140,7 +140,7 @@ def test_10000_fires_of_every_15_min():
     sched, worker = Schedule("reports", Every("15m")), Worker(run="4m")
     store = make_store("fakeredis")
     try:
-        with Simulation(sched, start=T9, worker=worker, store=store) as sim:
+        with PumpDesign(sched, start=T9, worker=worker, store=store) as sim:
             tr = sim.run(fires=10_000)
     finally:
         store.close()
@@ -156,7 +156,7 @@ def test_a_restart_inside_the_latency_drops_the_dead_pumps_release():
     sched, pump, outage = Schedule("r", Every("15m")), Pump(latency=2000), (T9 + 500, T9 + 1000)
     store = make_store("fakeredis")
     try:
-        with Simulation(sched, start=T9, pump=pump, faults=Faults(outage=outage), store=store) as sim:
+        with PumpDesign(sched, start=T9, pump=pump, faults=Faults(outage=outage), store=store) as sim:
             tr = sim.run(fires=3)
     finally:
         store.close()

@@ -20,7 +20,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.registry import Registry
 from emqsim.engine.scripts import Scripts, script_files
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.timefmt import at
 
 T9 = at("2026-11-30 09:00")
@@ -48,14 +48,14 @@ def workloads(store: Store) -> None:
                   Faults(crash_after_enqueue=3, restart_after=5000), Faults(pumps=2)][i]
         scheds = [Schedule(f"s{i}{j}", Every(rnd.choice(["1m", "15m", "7m"]))) for j in range(1 + i % 2)]
         for mode in ("two-step", "atomic"):
-            with Simulation(scheds, start=T9, pump=Pump(mode=mode), worker=worker, faults=faults,
+            with PumpDesign(scheds, start=T9, pump=Pump(mode=mode), worker=worker, faults=faults,
                             store=Store(client=store.client)) as sim:
                 sim.run(fires=25)
             store.client.flushall()
-    with Simulation(Schedule("c", Every("15m")), start=T9, faults=Faults(cancel_at=2), store=Store(client=store.client)) as sim:
+    with PumpDesign(Schedule("c", Every("15m")), start=T9, faults=Faults(cancel_at=2), store=Store(client=store.client)) as sim:
         sim.run(fires=4)
     store.client.flushall()
-    with Simulation(Schedule("q", Every("15m")), start=T9, store=Store(client=store.client)) as sim:   # quiet: fast-forwarded
+    with PumpDesign(Schedule("q", Every("15m")), start=T9, store=Store(client=store.client)) as sim:   # quiet: fast-forwarded
         sim.run(fires=300)
     store.client.flushall()
     for outage in (None, (T9 + 40 * 60_000, T9 + 95 * 60_000)):
@@ -162,7 +162,7 @@ def traces(fast: bool):
         store = Store(client=fresh(fast))
         scheds = [Schedule("reports", Every("15m")), Schedule("sync", Every("7m"))]
         if make == "pump":
-            run = Simulation(scheds, start=T9 + 1234, pump=Pump(jitter=300, latency=700),
+            run = PumpDesign(scheds, start=T9 + 1234, pump=Pump(jitter=300, latency=700),
                              worker=Worker(run="20m", concurrency=2, poll="1m"),
                              faults=Faults(outage=(T9 + 40 * 60_000, T9 + 95 * 60_000)), store=store)
         else:

@@ -22,7 +22,7 @@ from emqsim.engine.registry import Registry, RegistryChanged
 from emqsim.engine.schedule import Schedule
 from emqsim.engine.scripts import Err, ScriptError
 from emqsim.engine.scripts import FORWARD
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.timefmt import at
 from emqsim.engine.worker import Worker
 
@@ -94,7 +94,7 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
     `runs` calls of `run` (a lesson moving a slider calls it again and again)."""
     store = make_store(backend)
     made = []
-    old, Simulation.fast_forward = Simulation.fast_forward, forward
+    old, PumpDesign.fast_forward = PumpDesign.fast_forward, forward
     real = Registry.forward
 
     def counted(self, name, slot, nxt, template, jobs):
@@ -103,13 +103,13 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
 
     Registry.forward = counted
     try:
-        with Simulation(store=store, **parts) as sim:
+        with PumpDesign(store=store, **parts) as sim:
             traces = [sim.run(fires=fires, until=until) for _ in range(runs)]
             seen = [(t.to_json(), t.count, t.skipped, t.duplicates, t.lost, t.next, t.registry_size,
                      list(t.answers.items()), t.refused) for t in traces]
             return seen, snapshot(store), sim.clock.now, made
     finally:
-        Simulation.fast_forward, Registry.forward = old, real
+        PumpDesign.fast_forward, Registry.forward = old, real
         store.close()
 
 
@@ -409,14 +409,14 @@ def joined_once(parts: dict, fires, until, join: bool, runs: int):
     """The traces, answers and keyspace of the event path with the parked worker's take joined to
     its release's script or made by `take` of its own."""
     store = make_store("fakeredis")
-    saved = Simulation.fast_forward, Simulation.join_take
-    Simulation.fast_forward, Simulation.join_take = False, join
+    saved = PumpDesign.fast_forward, PumpDesign.join_take
+    PumpDesign.fast_forward, PumpDesign.join_take = False, join
     try:
-        with Simulation(store=store, **parts) as sim:
+        with PumpDesign(store=store, **parts) as sim:
             traces = [sim.run(fires=fires, until=until) for _ in range(runs)]
             return [(t.to_json(), t.next, t.registry_size, list(t.answers.items())) for t in traces], snapshot(store)
     finally:
-        Simulation.fast_forward, Simulation.join_take = saved
+        PumpDesign.fast_forward, PumpDesign.join_take = saved
         store.close()
 
 

@@ -304,14 +304,14 @@ def test_a_stop_that_lands_in_a_finalizer_is_not_lost():
                 os.kill(os.getpid(), signal.SIGTERM)
                 sum(range(1000))   # the handler runs here, inside the finalizer
 
-        sim.Simulation.fast_forward = False   # every fire on the event path
-        release, once = sim.Simulation._release, []
+        sim.PumpDesign.fast_forward = False   # every fire on the event path
+        release, once = sim.PumpDesign._release, []
         def _release(self, *a):
             if self.trace.count >= 50 and not once:
                 once.append(1)
                 Late()
             return release(self, *a)
-        sim.Simulation._release = _release
+        sim.PumpDesign._release = _release
         sys.exit(cli.main())
     """)
     done = subprocess.run([sys.executable, "-c", code, "trace", "--every", "1m", "--fires", "3000"], cwd=ROOT,

@@ -433,13 +433,13 @@ def test_q3_feedback_says_which_rule_moves_the_row(model):
     from emqsim.engine.faults import Faults
     from emqsim.engine.pump import Pump
     from emqsim.engine.schedule import Schedule
-    from emqsim.engine.sim import Simulation
+    from emqsim.engine.sim import PumpDesign
     from emqsim.engine.timefmt import hm
     q = next(q for q in lf.FaultsModel.questions if q.id == "06-fresh-ids-long-down")
     said = q.option("0").why
     nexts = {}
     for rule in ("schedule", "release"):
-        with Simulation(Schedule(lf.NAME, Every("15m"), rule=rule), start=lf.START,
+        with PumpDesign(Schedule(lf.NAME, Every("15m"), rule=rule), start=lf.START,
                         faults=Faults(crash_after_enqueue=5, restart_after=20 * MIN),
                         pump=Pump(mode="two-step", ids="fresh")) as sim:
             slots = [hm(f.slot) for f in sim.run(until=lf.START + 120 * MIN)]

@@ -16,8 +16,8 @@ BENCHMARKS = Path(bench_memory.__file__).parent
 
 CELLS = ["from emqsim import Every, Schedule, at, simulate",
          "for _ in range(20):\n    simulate(Schedule('r', Every('15m')), start=at('2026-11-30 09:00'), fires=50)",
-         "from emqsim.engine.sim import Simulation\n"
-         "with Simulation(Schedule('b', Every('1m')), start=at('2026-11-30 09:00')) as sim:\n"
+         "from emqsim.engine.sim import PumpDesign\n"
+         "with PumpDesign(Schedule('b', Every('1m')), start=at('2026-11-30 09:00')) as sim:\n"
          "    sim.run(fires=50)"]
 
 

@@ -31,7 +31,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.worker import Worker
 from emqsim.lessons import missed_slots as mx
 from emqsim.peers import apscheduler as peer
@@ -126,7 +126,7 @@ def engine_runs(every, first, until, outage=None, run=0, *, engine=True, **optio
     worker = Worker(run=run)
     if engine:
         faults = Faults(outage=outage) if outage else None
-        with Simulation(s, start=first, pump=PUMP, worker=worker, faults=faults) as sim:
+        with PumpDesign(s, start=first, pump=PUMP, worker=worker, faults=faults) as sim:
             tr = sim.run(until=until)
         return [(f.slot, f.released) for f in tr]
     r = reference(s, start=first, until=until, pump=PUMP, worker=worker, outage=outage, ids=None)

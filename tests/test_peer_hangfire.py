@@ -15,7 +15,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.lessons.course import on_day
 from emqsim.peers import hangfire as hf
 
@@ -99,7 +99,7 @@ def test_engine_lane_matches_hangfire(seed, mode):
         assert [s for s, _ in got] == [s for s, _ in want]
         assert all(0 <= rel - at < 1000 * len(want) for (_, rel), (_, at) in zip(got, want))
     if seed % 8 == 0:
-        with Simulation(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
+        with PumpDesign(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
             assert [(f.slot, f.released) for f in sim.run(until=until)] == got
 
 

@@ -19,7 +19,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.worker import Worker
 from emqsim.lessons.course import on_day
 from emqsim.peers import kubernetes as k8s
@@ -132,7 +132,7 @@ def test_engine_lane_matches_the_controller(seed):
     r = reference(s, start=first, until=until, pump=Pump(tick=1000), outage=outage, ids=None)
     assert list(zip(r.slot.tolist(), r.released.tolist())) == want, (every, first, until, outage, deadline)
     if seed % 4 == 0:
-        with Simulation(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
+        with PumpDesign(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
             tr = sim.run(until=until)
         assert [(f.slot, f.released) for f in tr] == want
 
@@ -200,7 +200,7 @@ def test_engine_lanes_match_the_controller_with_long_jobs(seed):
     assert [g[:2] for g in got] == [w[:2] for w in want], (every, first, until, run, deadline, policy)
     assert [bool(g[3]) for g in got] == [w[3] for w in want]
     if seed % 8 == 0:
-        with Simulation(s, start=first, pump=Pump(tick=1000), worker=worker) as sim:
+        with PumpDesign(s, start=first, pump=Pump(tick=1000), worker=worker) as sim:
             assert [(f.slot, f.released) for f in sim.run(until=until)] == [g[:2] for g in got]
 
 

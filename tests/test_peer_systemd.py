@@ -14,7 +14,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.worker import Worker
 from emqsim.lessons.course import on_day
 from emqsim.peers import systemd
@@ -70,7 +70,7 @@ def test_engine_lane_matches_systemd(seed, persistent):
     got = list(zip(r.slot.tolist(), r.released.tolist()))
     assert got == want, (every, first, until, outage)
     if seed % 8 == 0:
-        with Simulation(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
+        with PumpDesign(s, start=first, pump=Pump(tick=1000), faults=Faults(outage=outage)) as sim:
             assert [(f.slot, f.released) for f in sim.run(until=until)] == want
 
 

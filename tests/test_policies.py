@@ -15,7 +15,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.pump import Pump
 from emqsim.engine.reference import engine_fires, engine_skips, reference
 from emqsim.engine.schedule import Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.timefmt import at, hm, hms
 from emqsim.engine.trace import STALL
 from emqsim.engine.worker import Worker
@@ -28,7 +28,7 @@ def t(hhmm: str) -> int:
 
 
 def engine(store, sched, *, start, until, mode, worker=None, outage=None):
-    with Simulation(sched, start=start, store=store, pump=Pump(tick=1000, mode=mode), worker=worker,
+    with PumpDesign(sched, start=start, store=store, pump=Pump(tick=1000, mode=mode), worker=worker,
                     faults=Faults(outage=outage)) as sim:
         return sim.run(until=until), sim.registry
 
@@ -167,7 +167,7 @@ def test_forbid_needs_once():
 
 def test_once_labels_the_job_with_the_latest_missed_slot(store):
     sched = Schedule("r", Every("15m"), missed="once", overlap="allow")
-    with Simulation(sched, start=t("09:07"), store=store, pump=Pump(mode="atomic", ids="slot"),
+    with PumpDesign(sched, start=t("09:07"), store=store, pump=Pump(mode="atomic", ids="slot"),
                     faults=Faults(outage=OUTAGE)) as sim:
         tr = sim.run(fires=3)
         assert tr[2].job_id == f"repeat:r:{t('10:07')}"
@@ -193,7 +193,7 @@ def test_a_deadline_no_release_meets_stops_a_run_asked_for_fires():
     message = f"{STALL} occurrences in a row were skipped and none produced, so fires=3 is never reached"
     with pytest.raises(ValueError, match=message):
         reference(sched, start=t("09:00"), fires=3, pump=pump)
-    with Simulation(sched, start=t("09:00"), store=make_store("fakeredis"), pump=pump) as sim:
+    with PumpDesign(sched, start=t("09:00"), store=make_store("fakeredis"), pump=pump) as sim:
         with pytest.raises(ValueError, match=message):
             sim.run(fires=3)
         assert sim.trace.skipped == STALL + 1
@@ -290,7 +290,7 @@ def test_concurrency_still_bounds_all_schedules_together(store):
     # its own run is waiting or running, and every job queues for the one worker
     a = Schedule("a", Every("15m"), overlap="skip")
     b = Schedule("b", Every("15m"))
-    with Simulation([a, b], start=t("09:00"), store=store, pump=Pump(mode="atomic"),
+    with PumpDesign([a, b], start=t("09:00"), store=store, pump=Pump(mode="atomic"),
                     worker=Worker(run="20m")) as sim:
         tr = sim.run(until=t("09:45"))
     assert [(f.name, hm(f.slot), hm(f.started), hm(f.finished)) for f in tr] == [

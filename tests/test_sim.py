@@ -11,7 +11,7 @@ from emqsim.engine.faults import Faults
 from emqsim.engine.ids import minted_at
 from emqsim.engine.pump import Pump
 from emqsim.engine.schedule import INF, Schedule
-from emqsim.engine.sim import Simulation
+from emqsim.engine.sim import PumpDesign
 from emqsim.engine.timefmt import at, hms
 from emqsim.engine.worker import Worker
 
@@ -20,7 +20,7 @@ MIN = 60_000
 
 
 def run(store, schedule, fires=None, until=None, start=T9, **kw):
-    with Simulation(schedule, start=start, store=store, **kw) as sim:
+    with PumpDesign(schedule, start=start, store=store, **kw) as sim:
         return sim.run(fires=fires, until=until)
 
 
@@ -55,7 +55,7 @@ def test_release_rule_drifts_to_the_beat_schedule_rule_keeps_the_gap(store):
 
 
 def test_limit_5_gives_exactly_5_runs_and_keeps_the_row(store):
-    with Simulation(Schedule("r", Every(100), limit=5), start=T9, store=store, pump=Pump(tick=0)) as sim:
+    with PumpDesign(Schedule("r", Every(100), limit=5), start=T9, store=store, pump=Pump(tick=0)) as sim:
         tr = sim.run(until=T9 + 10_000)
         assert tr.count == 5
         assert sim.registry.rows() == [("r", INF)]
@@ -89,7 +89,7 @@ def test_slot_derived_ids_absorb_the_restart_duplicate(store):
 
 @pytest.mark.parametrize("mode, produced", [("two-step", 3), ("atomic", 2)])
 def test_cancel_between_due_read_and_advance(store, mode, produced):
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode=mode),
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode=mode),
                     faults=Faults(cancel_at=3)) as sim:
         tr = sim.run(until=T9 + 3 * 60 * MIN)
         assert tr.count == produced          # no further fire after the cancel
@@ -113,7 +113,7 @@ def test_outage_collapses_missed_slots_into_one_run(store):
 
 
 def test_one_row_over_10000_fires_and_reregistering_keeps_it(store):
-    with Simulation(Schedule("reports", Every("15m")), start=T9, store=store, retain=100,
+    with PumpDesign(Schedule("reports", Every("15m")), start=T9, store=store, retain=100,
                     pump=Pump(mode="atomic")) as sim:
         tr = sim.run(fires=10_000)
         assert tr.count == 10_000 and len(tr) == 100
@@ -155,13 +155,13 @@ def test_same_trace_on_every_backend():
 
 
 def test_run_needs_an_end():
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
         with pytest.raises(ValueError, match="fires=N or until"):
             sim.run()
 
 
 def test_run_continues_where_it_stopped():
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=make_store("fakeredis")) as sim:
         sim.run(fires=2)
         tr = sim.run(fires=2)
         assert [f.n for f in tr] == [1, 2, 3, 4]
@@ -179,7 +179,7 @@ def test_table_dates_a_next_run_on_another_day():
 # -- the worker parks on the marker; what it measures is the trace ------------------------------
 
 def test_a_parked_worker_takes_each_job_off_redis_when_the_marker_wakes_it(store):
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic"),
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic"),
                     worker=Worker(run="4m")) as sim:
         tr = sim.run(fires=3)
         assert [f.started - f.released for f in tr] == [0, 0, 0]
@@ -191,7 +191,7 @@ def test_a_busy_worker_takes_the_next_job_when_done_and_reads_off_the_stale_mark
     """20-min runs every 15 min, two of them, one worker: the 09:15 job waits for the 09:00 run.
     Its "0" is left on the marker (nobody was parked); the worker that finishes at 09:40 with
     nothing waiting pops it, finds nothing, and parks on an empty marker."""
-    with Simulation(Schedule("r", Every("15m"), limit=2), start=T9, store=store, worker=Worker(run="20m")) as sim:
+    with PumpDesign(Schedule("r", Every("15m"), limit=2), start=T9, store=store, worker=Worker(run="20m")) as sim:
         sim.run(until=T9 + 30 * MIN)
         assert [(hms(f.released), hms(f.started)) for f in sim.trace] == [("09:00:00", "09:00:00"),
                                                                          ("09:15:00", "09:20:00")]
@@ -218,7 +218,7 @@ def test_a_marker_nobody_writes_leaves_the_job_waiting_until_the_next_write(stor
     src = store.scripts.source("fire")
     store.scripts.replace("fire", src.replace(   # only the releases on the half hour write it
         "if made then markReady(KEYS[3]) end", "if made and tonumber(now) % 1800000 == 0 then markReady(KEYS[3]) end"))
-    with Simulation(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic")) as sim:
+    with PumpDesign(Schedule("r", Every("15m")), start=T9, store=store, pump=Pump(mode="atomic")) as sim:
         tr = sim.run(until=T9 + 50 * MIN)
         assert released(tr) == ["09:00:00", "09:15:00", "09:30:00", "09:45:00"]
         assert [hms(f.started) for f in list(tr)[:3]] == ["09:00:00", "09:30:00", "09:30:00"]
@@ -312,7 +312,7 @@ def test_a_registry_changed_under_the_run_is_an_error_not_a_short_run(design, fo
     from emqsim.engine.registry import RegistryChanged
     from emqsim.engine.sim import simulate
 
-    monkeypatch.setattr(Simulation, "fast_forward", forward)
+    monkeypatch.setattr(PumpDesign, "fast_forward", forward)
     monkeypatch.setattr(Chain, "fast_forward", forward)
     store = make_store("fakeredis")
     with pytest.raises(RegistryChanged) as err:
@@ -337,7 +337,7 @@ def test_a_registry_deleted_right_after_the_run_writes_its_row_is_an_error(desig
     from emqsim.engine.registry import Registry, RegistryChanged
     from emqsim.engine.sim import simulate
 
-    monkeypatch.setattr(Simulation, "fast_forward", forward)
+    monkeypatch.setattr(PumpDesign, "fast_forward", forward)
     monkeypatch.setattr(Chain, "fast_forward", forward)
     store = make_store("fakeredis")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from emqsim import Cron, Every, InputError, Schedule
-from emqsim.engine.sim import Simulation, simulate
+from emqsim.engine.sim import PumpDesign, simulate
 from emqsim.engine.store import ENV, ServerError, Store, connect, embedded, redact
 from servers import emqsim, needs_redis_server, redis_server, signalled
 
@@ -96,8 +96,8 @@ def test_two_runs_on_one_server_give_their_own_traces(tmp_path, monkeypatch):
     """Two simulations at once on one server (a classroom): each sees only its own rows."""
     with redis_server(tmp_path) as server:
         monkeypatch.setenv(ENV, server.url)
-        a = Simulation(Schedule("reports", Every("15m")), start=T9)
-        b = Simulation(Schedule("reports", Every("10m")), start=T9)
+        a = PumpDesign(Schedule("reports", Every("15m")), start=T9)
+        b = PumpDesign(Schedule("reports", Every("10m")), start=T9)
         try:
             ta, tb = a.run(fires=5), b.run(fires=5)
             assert [f.slot - T9 for f in ta] == [0, 900_000, 1_800_000, 2_700_000, 3_600_000]
@@ -126,7 +126,7 @@ def test_failed_set_up_leaves_a_given_store_open_and_untouched():
     run before writing, so it finds the store as it was."""
     store = Store(client=embedded())
     with pytest.raises(ValueError, match="never matches"):
-        Simulation([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, store=store)
+        PumpDesign([Schedule("a", Every("15m")), Schedule("b", Cron("0 0 30 2 *"))], start=T9, store=store)
     assert store.client.keys("*") == []
     assert store.client.ping()  # still open
     store.close()

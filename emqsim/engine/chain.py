@@ -2,7 +2,7 @@
 
 Two designs run a registry row (``design=`` of `simulate`):
 
-- ``pump`` (EchoMQ's, `sim.Simulation`): a pump beats, reads the rows that are due,
+- ``pump`` (EchoMQ's, `sim.PumpDesign`): a pump beats, reads the rows that are due,
   enqueues one job per due row and advances the row. Jobs appear whether or not a
   worker is there to take them.
 - ``bullmq`` (this module, bullmq 6.x job schedulers): there is no pump. Upserting a
@@ -340,7 +340,7 @@ class Chain(HoldsStore):
 
     def run(self, fires: int | None = None, until: int | None = None, progress=None) -> Trace:
         """Hand jobs to workers as they come ready, until `fires` more are taken or `until`;
-        `progress(fires so far, virtual time)` is called after each (as in `Simulation.run`).
+        `progress(fires so far, virtual time)` is called after each (as in `PumpDesign.run`).
         Each pickup is an event on the core, at the time a worker takes the job; the next one is
         put there when a pickup is done (the store says which job comes ready next)."""
         check_run(fires=fires, until=until)

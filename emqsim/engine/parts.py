@@ -1,6 +1,6 @@
 """The parts and bounds of a run, checked before anything is written.
 
-Every way of running (the pump's `Simulation`, BullMQ's `Chain`, the reference model) checks
+Every way of running (the pump's `PumpDesign`, BullMQ's `Chain`, the reference model) checks
 its schedules, its pieces and its end the same way, here: a refused run has touched no store.
 """
 
@@ -25,7 +25,7 @@ MAX_RETAIN = 10_000_000
 
 
 def check_run(*, start=None, fires=None, until=None, need_end: bool = True, low_fires: int = 0) -> None:
-    """The checks every way of running shares (simulate, Simulation.run, reference):
+    """The checks every way of running shares (simulate, PumpDesign.run, reference):
     `start` and `until` whole Unix ms the ids can carry, `fires` a count up to MAX_FIRES."""
     if start is not None:
         instant(start, "start")

@@ -102,7 +102,7 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
               pump: Pump | None = None, worker: Worker | None = None,
               outage: tuple[int, int] | None = None, ids: str | None = "pump",
               keep: bool = True) -> RefTrace:
-    """What `Simulation(schedule, start=start, pump=, worker=, faults=Faults(outage=...))
+    """What `PumpDesign(schedule, start=start, pump=, worker=, faults=Faults(outage=...))
     .run(fires=, until=)` produces, without Redis.
 
     `ids`: "pump" follows `pump.ids`; "fresh" mints JOB ids at each release; "slot" gives

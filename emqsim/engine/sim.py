@@ -90,8 +90,10 @@ class _Plan:
     next: int | float          # the row's next score
 
 
-class Simulation(HoldsStore):
-    """Register `schedules` at `start`, then `run(fires=...)` or `run(until=...)`."""
+class PumpDesign(HoldsStore):
+    """EchoMQ's design, as this course models it: a pump beats, reads the rows that are due,
+    makes their jobs and advances each row; workers take the jobs. Register `schedules` at
+    `start`, then `run(fires=...)` or `run(until=...)`. (BullMQ's design is `chain.Chain`.)"""
 
     #: make runs of quiet fires in one script call (`_forward`); False keeps every fire on the
     #: event path (the tests hold the two equal)
@@ -590,5 +592,5 @@ def simulate(schedules, *, start: int, fires: int | None = None, until: int | No
 
         options.pop("pump", None)
         return simulate_chain(schedules, start=start, fires=fires, until=until, progress=progress, **options)
-    with Simulation(schedules, start=start, **options) as sim:
+    with PumpDesign(schedules, start=start, **options) as sim:
         return sim.run(fires=fires, until=until, progress=progress)

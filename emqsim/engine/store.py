@@ -7,7 +7,7 @@ rows, whatever process or container they run in. The name never reaches a trace,
 traces stay the same on every backend. Without the variable every `Store` gets a fresh
 fakeredis server, isolated by construction.
 
-A store is one run's: `Simulation` and `Chain` call `claim()` when they start, and a second
+A store is one run's: `PumpDesign` and `Chain` call `claim()` when they start, and a second
 run on a store already used is refused with `InputError`. Two runs on one queue would
 share its job ids (a slot-derived id made twice is one job, so slots go missing) and its
 registry row (a re-run would carry on from where the first left off, not start again), and

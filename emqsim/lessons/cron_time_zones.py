@@ -31,7 +31,7 @@ from .course import HOUR
 from ..engine.errors import InputError
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
-from ..engine.sim import Simulation
+from ..engine.sim import PumpDesign
 from ..engine.store import Store
 from ..engine.timefmt import (abbreviation, at, changes, day_bounds, hm, iso, label, offset, parse_day, utc, utc_offset,
                        year_changes, zone as check_zone)
@@ -366,7 +366,7 @@ def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
         lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(t0, tz)}: {reg.upsert(sched, t0)}",
                  f"  {row(reg)}",
                  f"  record: pattern {reg.record(name).get('pattern')!r}, tz {reg.record(name).get('tz')!r}"]
-        with Simulation(sched, start=t0, store=store) as sim:
+        with PumpDesign(sched, start=t0, store=store) as sim:
             for _ in range(fires):
                 f = sim.run(fires=1)[-1]
                 lines.append(f"fire {f.n}: released {label(f.released, tz)} -> {row(sim.registry)}")

@@ -7,7 +7,7 @@ it was down for a whole gap, that re-fire also takes the one catch-up run the sn
 allows, so the slot the outage missed gets no job. `FaultsModel` is one crash on a
 timeline for three designs; `sweep` runs seeded crashes for four; `two_pumps` and
 `cancel_race` show the fire script's guards. Every number comes from the engine
-(`Simulation` with `Faults`); what each script answered ("stale", "absent", "duplicate")
+(`PumpDesign` with `Faults`); what each script answered ("stale", "absent", "duplicate")
 is the trace's own count of the answers (`Trace.answers`, `Trace.refused`).
 """
 
@@ -25,7 +25,7 @@ from ..engine.faults import Faults
 from ..engine.ids import minted_at
 from ..engine.pump import Pump
 from ..engine.schedule import Schedule
-from ..engine.sim import Simulation
+from ..engine.sim import PumpDesign
 from ..engine.timefmt import hm, hms
 from .model import Model, choice, slider, spoken
 from .questions import Challenge, question
@@ -95,7 +95,7 @@ def run_design(design: str, faults: Faults, *, until: int, start: int = START, e
     """Run one registration under `design` with `faults` until `until` (Unix ms)."""
     mode, ids = _design(design)
     cadence = Every(every)
-    with Simulation(Schedule(NAME, cadence), start=start, faults=faults,
+    with PumpDesign(Schedule(NAME, cadence), start=start, faults=faults,
                     pump=Pump(mode=mode, ids=ids, jitter=jitter, seed=seed)) as sim:
         trace = sim.run(until=until)
         record = bool(sim.registry.record(NAME))

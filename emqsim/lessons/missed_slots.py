@@ -12,7 +12,7 @@ latest slot (Kubernetes with no deadline), and the same within a deadline (APSch
 from `emqsim.peers`, where each is checked against that peer.
 
 Where the numbers come from. A frame computes the seven policies with the reference model
-(`emqsim.engine.reference.reference`), not with the Lua engine: a Simulation per policy, with its
+(`emqsim.engine.reference.reference`), not with the Lua engine: a PumpDesign per policy, with its
 set-up and a script call per fire, is far too slow to follow a slider, and the sliders reach
 over 6,000 outages times 61 deadlines. The reference model computes the runs with the
 package's own formulas, and the engine tests hold it equal to the engine fire for fire.
@@ -38,7 +38,7 @@ from ..engine.faults import Faults
 from ..engine.pump import Pump
 from ..engine.reference import engine_fires, engine_skips, reference
 from ..engine.schedule import Schedule
-from ..engine.sim import Simulation, simulate
+from ..engine.sim import PumpDesign, simulate
 from ..engine.timefmt import hm, hms
 from ..peers import apscheduler, hangfire, kubernetes
 from .model import Model, Play, slider, spoken
@@ -155,14 +155,14 @@ class OutageRuns:
 def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
                engine: bool = False) -> OutageRuns:
     """`policy` for an outage from `down` to `up`, from the reference model, or from the Lua
-    engine (`Simulation` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
+    engine (`PumpDesign` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
     The engine's checks refuse an outage that ends before it starts or begins before the first run."""
     down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
     s = schedule(policy, deadline)
     dl = deadline if policy == "deadline" else None
     if engine:
-        with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
+        with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
             tr = sim.run(until=HORIZON)
         fires, skips = tuple((f.slot, f.released) for f in tr), tuple((k.slot, k.at) for k in tr.skips)
         lost, duplicates = tr.lost, tr.duplicates
@@ -252,7 +252,7 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
     lines = [f"pump down {_t(down)} \u2192 {_t(up)}, deadline {format_duration(deadline)}"]
     for policy in POLICIES:
         s = schedule(policy, deadline)
-        with Simulation(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
+        with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
             tr = sim.run(until=HORIZON)
         ref = reference(s, start=FIRST, until=HORIZON, pump=PUMP, outage=(down, up))
         same = (engine_fires(tr) == ref.to_fires() and engine_skips(tr) == ref.skips

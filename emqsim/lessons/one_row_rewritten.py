@@ -24,7 +24,7 @@ from ..engine.durations import parse_duration
 from ..engine.errors import InputError, whole
 from ..engine.ids import minted_at, parse, unsnowflake
 from ..engine.schedule import INF, Schedule
-from ..engine.sim import Simulation
+from ..engine.sim import PumpDesign
 from ..engine.store import Store
 from ..engine.timefmt import hm, hms, iso, zone
 from .model import Model, Play, slider
@@ -48,9 +48,9 @@ def fire_positions(top: int = FIRES) -> tuple[int, ...]:
     return tuple(sorted(v for v in values if v <= top))
 
 
-def reports(*, start: int | None = None, **options) -> Simulation:
+def reports(*, start: int | None = None, **options) -> PumpDesign:
     """The course's schedule: `reports`, every 15 min, registered at 09:00 UTC (not run yet)."""
-    return Simulation(Schedule(NAME, Every(EVERY)), start=START if start is None else start, **options)
+    return PumpDesign(Schedule(NAME, Every(EVERY)), start=START if start is None else start, **options)
 
 
 def _fires(n: int) -> str:
@@ -130,7 +130,7 @@ def _next_day(st: RowState) -> bool:
 class RegistryRowsModel(Model):
     """`reports` (every 15 min from 09:00 UTC) run fire by fire through the engine, up to `top`
     fires; the `fires` slider walks every fire to 30, then in growing steps. `options` go to
-    the Simulation (a pump, a worker, a store)."""
+    the PumpDesign (a pump, a worker, a store)."""
 
     readout_id = READOUT_ID
     questions = (
@@ -172,7 +172,7 @@ class RegistryRowsModel(Model):
                    play=Play(step=1, max_step=10, interval=300, label="positions per step")),
         )
         self.title = f"One row, rewritten each fire ({NAME}, {Every(EVERY).describe()})"
-        self._sim: Simulation | None = None
+        self._sim: PumpDesign | None = None
         self._close = None
         # index k = the state after k fires; k = 0 is the registration
         self._sizes: list[int] = []
@@ -187,7 +187,7 @@ class RegistryRowsModel(Model):
         """Fires run so far (-1 before the schedule is registered)."""
         return len(self._jobs) - 1
 
-    def _simulation(self) -> Simulation:
+    def _simulation(self) -> PumpDesign:
         """Register the schedule (on first use) and record the state right after."""
         if self._sim is None:
             sim = reports(retain=self.top, **self.options)

@@ -5,7 +5,7 @@ Every 15 minutes from 09:00, runs of 1 to 40 minutes, one lane per policy of the
 while a run is going, ``buffer-one`` holds one release until the run ends (and drops
 it if one is already held), ``replace`` cancels the running one, ``forbid`` (Kubernetes)
 produces nothing either but keeps the row due, so the latest slot passed meanwhile runs
-when the running one ends. Each lane is its own `Simulation`: one schedule, four workers,
+when the running one ends. Each lane is its own `PumpDesign`: one schedule, four workers,
 so under ``allow`` no job ever waits for a worker (at most three 40-minute runs overlap)
 and every difference between the lanes is the policy's. The peers' names for each lane
 come from `emqsim.peers`.
@@ -38,7 +38,7 @@ from ..engine.errors import one_of
 from ..engine.pump import Pump
 from ..engine.reference import reference
 from ..engine.schedule import OVERLAPS, Schedule
-from ..engine.sim import Simulation
+from ..engine.sim import PumpDesign
 from ..engine.timefmt import hm
 from ..engine.worker import Worker
 from ..peers import apscheduler, kubernetes, temporal
@@ -173,7 +173,7 @@ def policy_runs(policy: str, run: int | str, *, start: int = START, every: int |
     one_of(policy, POLICIES, "overlap policy")
     gap, end = _window(every, slots, start)
     worker = Worker(run=run, concurrency=workers)
-    with Simulation(Schedule(NAME, Every(gap), **lane(policy)), start=start, pump=Pump(mode="atomic"),
+    with PumpDesign(Schedule(NAME, Every(gap), **lane(policy)), start=start, pump=Pump(mode="atomic"),
                     worker=worker) as sim:
         trace = sim.run(until=end)
     jobs = tuple(OverlapJob(f.slot, f.released, f.started, f.finished, f.cancelled) for f in trace if f.released < end)

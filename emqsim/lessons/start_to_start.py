@@ -47,7 +47,7 @@ from ..engine.rand import draw
 from ..engine.reference import reference
 from ..engine.registry import ADVANCE, Registry
 from ..engine.schedule import Schedule
-from ..engine.sim import simulate, Simulation
+from ..engine.sim import simulate, PumpDesign
 from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
@@ -585,7 +585,7 @@ def start_latency(poll: int, *, jobs: int = JOBS, seed: int = SEED, start: int =
     """started - released per job (release order), ms, from the engine's trace: a worker polling
     every `poll` ms, or (0) one parked on the marker, whose start is when its read of the marker
     handed it the job."""
-    with Simulation(fleet(jobs, seed=seed, every=every), start=start, pump=Pump(tick=0, mode="atomic"),
+    with PumpDesign(fleet(jobs, seed=seed, every=every), start=start, pump=Pump(tick=0, mode="atomic"),
                     worker=Worker(poll=poll)) as sim:
         cols = sim.run(fires=jobs).arrays()
     return cols["started"] - cols["released"]
@@ -704,7 +704,7 @@ def waits(fires: int = 4, *, next_run: bool = False, start: int = START, every: 
             if READY_LINE not in src:
                 raise ValueError("the fire script has no ready-marker line to swap")
             store.scripts.replace("fire", src.replace(READY_LINE, NEXT_RUN_LINE))
-        with Simulation(Schedule(NAME, Every(every)), start=start, pump=Pump(mode="atomic"),
+        with PumpDesign(Schedule(NAME, Every(every)), start=start, pump=Pump(mode="atomic"),
                         store=store) as sim:
             trace = sim.run(fires=fires)
         return [f.started - f.released for f in trace]
