@@ -366,7 +366,7 @@ def trace(args: argparse.Namespace) -> str:
     from .engine.errors import InputError
     from .engine.durations import parse_duration
     from .engine.faults import Faults
-    from .engine.ids import instant
+    from .engine.ids import id_time
     from .engine.parts import MAX_FIRES
     from .engine.pump import Pump
     from .engine.schedule import Schedule
@@ -400,7 +400,7 @@ def trace(args: argparse.Namespace) -> str:
         outage = None
         if args.outage is not None:
             outage = parse_interval(args.outage, args.tz, repeated="refuse")
-            instant(outage[0], "outage"), instant(outage[1], "outage")
+            id_time(outage[0], "outage"), id_time(outage[1], "outage")
             if outage[0] < start:
                 raise InputError(f"--outage {args.outage!r} begins before --start {args.start!r}; "
                                  "give an outage from the start on", "--outage")
@@ -472,12 +472,12 @@ def _named(flag: str, text: str) -> str:
 def _instant(text: str, tz: str, flag: str) -> int:
     """A time flag: ISO 8601 in --tz, not a skipped or repeated local time, inside the ids' span."""
     from .engine.errors import InputError
-    from .engine.ids import instant, span
+    from .engine.ids import id_time, span
     from .engine.timefmt import parse_instant
 
     ms = parse_instant(text, tz, repeated="refuse")
     try:
-        return instant(ms, flag)
+        return id_time(ms, flag)
     except InputError:
         raise InputError(f"{flag} {text!r} is outside the times job ids can carry; {span()}", flag) from None
 

@@ -9,7 +9,7 @@ from emqsim.engine.ids import (
     Minter,
     base62,
     encode,
-    instant,
+    id_time,
     minted_at,
     parse,
     slot_job_id,
@@ -86,9 +86,9 @@ def test_ids_have_echomqs_41_bit_timestamp():
     So the ids reach 2093-09-06, not 2163 (an older commit's 42 bits)."""
     last = EPOCH_MS + 2**41 - 1
     assert snowflake(last, 1023, 4095) == 2**63 - 1
-    assert instant(last, "start") == last
+    assert id_time(last, "start") == last
     with pytest.raises(InputError, match=f"start {last + 1} is outside .* to 2093-09-06T15:47:35.551Z"):
-        instant(last + 1, "start")
+        id_time(last + 1, "start")
     assert span() == "give a time from 2024-01-01T00:00:00Z to 2093-09-06T15:47:35.551Z"
     assert span_dates() == "2024-01-01 to 2093-09-06"
     assert years() == "about 69.7 years"

@@ -43,7 +43,7 @@ def test_constants_come_from_the_course_and_the_engine():
     from emqsim.engine.schedule import MISSED
 
     assert mx.POLICIES == ("snap", "snap-v5", "epoch", "release", "all", "once", "deadline")
-    assert {mx.schedule(p).missed for p in mx.POLICIES} <= set(MISSED)
+    assert {mx.lane_schedule(p).missed for p in mx.POLICIES} <= set(MISSED)
     assert mx.CADENCE == Every(course.EVERY) and mx.FIRST == t("09:07") and mx.PHASE == 7 * MIN
     assert mx.GRID == tuple(range(t("09:07"), t("11:15") + 1, 15 * MIN))
     assert (mx.TIMES[0], mx.TIMES[-1], len(mx.TIMES)) == (t("09:10"), t("11:00"), 111)
@@ -149,18 +149,18 @@ def test_snap_arithmetic():
 
 
 def test_schedule_and_inputs():
-    assert mx.schedule("release").rule == "release"
-    s = mx.schedule("deadline", "5m")                     # emqsim.peers.apscheduler.settings(300)
+    assert mx.lane_schedule("release").rule == "release"
+    s = mx.lane_schedule("deadline", "5m")                     # emqsim.peers.apscheduler.settings(300)
     assert (s.missed, s.deadline, s.overlap) == ("once", 300_000, "skip")
-    assert (mx.schedule("all").missed, mx.schedule("once").missed, mx.schedule("once").deadline) == ("all", "once", None)
+    assert (mx.lane_schedule("all").missed, mx.lane_schedule("once").missed, mx.lane_schedule("once").deadline) == ("all", "once", None)
     with pytest.raises(InputError, match=r"^deadline 1500 must be whole seconds, 1 s or more"):
-        mx.schedule("deadline", 1500)
-    assert mx.schedule("snap").missed == "snap"
+        mx.lane_schedule("deadline", 1500)
+    assert mx.lane_schedule("snap").missed == "snap"
     with pytest.raises(InputError,
                        match=r"^policy 'late' is not one of snap, snap-v5, epoch, release, all, once, deadline$"):
-        mx.schedule("late")
-    assert mx.instant("9:30") == t("09:30")
-    assert mx.instant(t("09:30")) == t("09:30")
+        mx.lane_schedule("late")
+    assert mx.clock_time("9:30") == t("09:30")
+    assert mx.clock_time(t("09:30")) == t("09:30")
     for bad in ("25:00", "soon", "\uff11\uff10:\uff11\uff10", 9.5, True):
         with pytest.raises(InputError, match=r"^pump down .* is not a time; give HH:MM"):
             mx.policy_runs(bad, "10:10")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .durations import parse_duration
 from .errors import InputError, whole
-from .ids import instant
+from .ids import id_time
 
 MAX_PUMPS = 64        # pumps beating on one queue: enough to show a race, not a memory sink
 MAX_FIRE = 10**9      # a fire number beyond any run the package allows
@@ -54,7 +54,7 @@ def _interval(o, name: str) -> tuple[int, int]:
     """A (down, up) pair of Unix ms, down first."""
     if isinstance(o, (str, bytes)) or not hasattr(o, "__len__") or len(o) != 2:
         raise InputError(f"{name} {o!r} must be a pair (down, up) of Unix ms", name)
-    down, up = instant(o[0], name), instant(o[1], name)
+    down, up = id_time(o[0], name), id_time(o[1], name)
     if up < down:
         raise InputError(f"{name} ends at {up} before it starts at {down}; put the earlier time first", name)
     return down, up

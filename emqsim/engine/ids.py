@@ -28,7 +28,7 @@ _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
 _PAIRS = tuple(a + b for a in ALPHABET for b in ALPHABET)   # two base62 digits at once: 62**2 of them
 
 
-def instant(value, name: str) -> int:
+def id_time(value, name: str) -> int:
     """Whole Unix ms inside the span the branded ids cover (the only times a run can mint at)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"{name} {value!r} is not whole Unix ms; give an integer such as 1796029200000", name)

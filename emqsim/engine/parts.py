@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .errors import InputError, whole
 from .faults import Faults
-from .ids import EPOCH_MS, MAX_OFFSET_MS, instant
+from .ids import EPOCH_MS, MAX_OFFSET_MS, id_time
 from .pump import Pump
 from .schedule import Schedule
 from .timefmt import iso
@@ -28,13 +28,13 @@ def check_run(*, start=None, fires=None, until=None, need_end: bool = True, low_
     """The checks every way of running shares (simulate, PumpDesign.run, reference):
     `start` and `until` whole Unix ms the ids can carry, `fires` a count up to MAX_FIRES."""
     if start is not None:
-        instant(start, "start")
+        id_time(start, "start")
     if need_end and fires is None and until is None:
         raise InputError("give fires=N or until=<Unix ms> so the run ends", "fires")
     if fires is not None:
         whole(fires, "fires", low=low_fires, high=MAX_FIRES, what="a whole number of fires")
     if until is not None:
-        instant(until, "until")
+        id_time(until, "until")
         if start is not None and until < start:
             raise InputError(f"until {until} ms is before start {start} ms; give a later time", "until")
 
@@ -48,7 +48,7 @@ def check_reach(schedules, *, start: int, fires: int | None, pump=None, worker=N
     ended by `until` is bounded by `until` itself."""
     if fires is None or not isinstance(schedules, (list, tuple, Schedule)) or start is None:
         return  # nothing to bound, or check_parts refuses the pieces by name
-    instant(start, "start")
+    id_time(start, "start")
     from .cadence import Every
 
     end = EPOCH_MS + MAX_OFFSET_MS
@@ -89,7 +89,7 @@ def check_parts(schedules, *, start, pump=None, worker=None, faults=None, retain
     if len(set(names)) != len(names):
         raise InputError(f"schedules share a name ({', '.join(sorted({n for n in names if names.count(n) > 1}))}); "
                          "give each its own", "schedules")
-    instant(start, "start")
+    id_time(start, "start")
     for value, kind, name in ((pump, Pump, "pump"), (worker, Worker, "worker"), (faults, Faults, "faults"),
                               (store, Store, "store")):
         if value is not None and not isinstance(value, kind):

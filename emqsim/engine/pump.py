@@ -52,7 +52,7 @@ class Pump:
         for name, value in {**checked, "batch": batch, "seed": seed}.items():
             object.__setattr__(self, name, value)
 
-    def instant(self, origin: int, k: int) -> int:
+    def beat_at(self, origin: int, k: int) -> int:
         """The instant of beat k of a pump started at `origin`."""
         return origin + k * self.tick + draw(self.seed, k, self.jitter)
 
@@ -67,6 +67,6 @@ class Pump:
             return earliest if after is None else max(earliest, after)
         lo = earliest if after is None else max(earliest, after + 1)
         k = max(0, -(-(lo - origin - self.jitter) // self.tick))
-        while (b := self.instant(origin, k)) < lo:
+        while (b := self.beat_at(origin, k)) < lo:
             k += 1
         return b

@@ -29,7 +29,7 @@ import numpy as np
 
 from .cadence import Every
 from .errors import InputError
-from .ids import instant
+from .ids import id_time
 from .parts import check_run
 from .faults import Faults
 from .ids import Minter, slot_job_id
@@ -125,7 +125,7 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
 def _check(schedule, start, fires, until, pump, worker, outage, ids) -> None:
     if not isinstance(schedule, Schedule):
         raise InputError(f"schedule {schedule!r} must be a Schedule(...)", "schedule")
-    instant(start, "start")
+    id_time(start, "start")
     check_run(start=start, fires=fires, until=until)
     if not isinstance(pump, Pump):
         raise InputError(f"pump {pump!r} must be a Pump(...)", "pump")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
 from .errors import InputError, one_of, whole
-from .ids import instant
+from .ids import id_time
 
 RULES = ("schedule", "release", "finish")
 MISSED = ("snap", "snap-v5", "epoch", "all", "once", "now", "skip")
@@ -108,7 +108,7 @@ class Schedule:
                                                 what="a whole number of runs (0 for none)"))
         for name in ("start", "end"):
             if getattr(self, name) is not None:
-                object.__setattr__(self, name, instant(getattr(self, name), name))
+                object.__setattr__(self, name, id_time(getattr(self, name), name))
         if self.start is not None and self.end is not None and self.end <= self.start:
             raise InputError(f"end {self.end} ms is not after start {self.start} ms", "end")
 

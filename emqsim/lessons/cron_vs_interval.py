@@ -17,7 +17,7 @@ from ..engine.cadence import Cron, Every
 from .course import EVERY, HOUR, MINUTE, on_day
 from ..engine.durations import format_duration
 from ..engine.errors import one_of
-from ..engine.ids import instant
+from ..engine.ids import id_time
 from ..engine.keys import Keys
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
@@ -189,7 +189,7 @@ class CronIntervalModel(Model):
 
     def __init__(self, *, anchor: int = ANCHOR, every: int | str = EVERY, offset: int | str | None = None):
         super().__init__()
-        self.anchor = instant(anchor, "anchor")
+        self.anchor = id_time(anchor, "anchor")
         self.every = Every(every, offset)
         self.schedule = interval_schedule(self.every)
         self._slots: dict[str, CronSlots] = {}

@@ -80,7 +80,7 @@ LABELS = {
 _HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
 
 
-def schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
+def lane_schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
     """The every-15-min registration of a lane: "release" is the rule, the BullMQ lanes the
     `missed` policy of that name, the peers' lanes their settings from `emqsim.peers`
     (Hangfire Strict, a CronJob with no deadline, an APScheduler job with `deadline` as its
@@ -101,7 +101,7 @@ def schedule(policy: str, deadline: int | str = DEADLINE) -> Schedule:
     return Schedule(NAME, CADENCE, missed=policy)
 
 
-def instant(value: int | str, what: str = "time") -> int:
+def clock_time(value: int | str, what: str = "time") -> int:
     """`value` as Unix ms: whole ms, or "HH:MM" on the course's day (UTC), for the text helpers."""
     if isinstance(value, str):
         m = _HHMM.fullmatch(value)
@@ -157,9 +157,9 @@ def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline
     """`policy` for an outage from `down` to `up`, from the reference model, or from the Lua
     engine (`PumpDesign` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
     The engine's checks refuse an outage that ends before it starts or begins before the first run."""
-    down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
+    down, up = Faults(outage=(clock_time(down, "pump down"), clock_time(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
-    s = schedule(policy, deadline)
+    s = lane_schedule(policy, deadline)
     dl = deadline if policy == "deadline" else None
     if engine:
         with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
@@ -247,11 +247,11 @@ def restarts(down: int, **others) -> tuple[int, ...]:
 def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE) -> str:
     """Run the Lua engine for one outage and compare each policy with the reference model the
     figure uses; one line per policy with the engine's counts."""
-    down, up = Faults(outage=(instant(down, "pump down"), instant(up, "pump up"))).outage
+    down, up = Faults(outage=(clock_time(down, "pump down"), clock_time(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
     lines = [f"pump down {_t(down)} \u2192 {_t(up)}, deadline {format_duration(deadline)}"]
     for policy in POLICIES:
-        s = schedule(policy, deadline)
+        s = lane_schedule(policy, deadline)
         with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
             tr = sim.run(until=HORIZON)
         ref = reference(s, start=FIRST, until=HORIZON, pump=PUMP, outage=(down, up))
@@ -266,8 +266,8 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
 def deadline_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: int | str = UP) -> str:
     """The `deadline` lane through the engine up to 10:40: its fires, then each skipped
     occurrence as (slot, when it was skipped, why)."""
-    outage = (instant(down, "pump down"), instant(up, "pump up"))
-    tr = simulate(schedule("deadline", deadline), start=FIRST, until=LISTED, pump=PUMP, faults=Faults(outage=outage))
+    outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
+    tr = simulate(lane_schedule("deadline", deadline), start=FIRST, until=LISTED, pump=PUMP, faults=Faults(outage=outage))
     return f"{tr.table()}\n{[(hm(s.slot), hms(s.at), s.why) for s in tr.skips]}"
 
 
@@ -275,11 +275,11 @@ def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | 
                  up: int | str = UP) -> str:
     """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: the
     scheduler's row, its delayed jobs and its iteration count at each of the clock times `at`."""
-    outage = (instant(down, "pump down"), instant(up, "pump up"))
+    outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
     lines = []
-    with Chain(schedule("snap"), start=FIRST, faults=Faults(outage=outage)) as chain:
+    with Chain(lane_schedule("snap"), start=FIRST, faults=Faults(outage=outage)) as chain:
         for clock in at:
-            chain.run(until=instant(clock, "at"))
+            chain.run(until=clock_time(clock, "at"))
             st = chain.bullmq.state(NAME)
             lines.append(f"{clock}  row {hm(st['score'])} \u00b7 delayed {[(j, hm(s)) for j, s in st['delayed']]} "
                          f"\u00b7 ic {st['ic']}")
@@ -290,8 +290,8 @@ def designs(stopped: str, down: int | str = DOWN, up: int | str = UP) -> str:
     """The pump design with the `stopped` process ("pump" or "workers") down and BullMQ's with
     no worker, over the same outage (`compare`): the runs side by side, then what each design
     finds waiting at the restart and which :07 slots no job stood for."""
-    outage = (instant(down, "pump down"), instant(up, "pump up"))
-    c = compare(schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
+    outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
+    c = compare(lane_schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
     lines = [f"pump design with the {stopped} stopped, BullMQ's with no worker, {hm(outage[0])} to {hm(outage[1])}:",
              c.table()]
     no_job = c.no_job()
@@ -307,7 +307,7 @@ def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, ever
     each line beside what `Every.after` itself returns, so the two can be read against each other."""
     cad = Every(every)
     e = cad.ms
-    prev, now = instant(prev, "prev"), instant(now, "now")
+    prev, now = clock_time(prev, "prev"), clock_time(now, "now")
     phase = cad.phase(start)
     base = now // e * e
     a = base + phase
@@ -491,6 +491,6 @@ class MissedModel(Model):
 __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
-    "designs", "engine_check", "instant", "phase_text", "policy_run", "policy_runs", "readout_text",
-    "restarts", "runs_line", "schedule", "deadline_trace", "snap_arithmetic",
+    "designs", "engine_check", "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
+    "restarts", "runs_line", "lane_schedule", "deadline_trace", "snap_arithmetic",
 ]
