@@ -322,6 +322,24 @@ def speed(client):
     return client
 
 
+def release(client) -> None:
+    """Break the cycle an embedded server is (the server, its Lua runtime, the runtime's Python
+    callbacks back into the server) when its store closes, so its memory is freed now rather than
+    at Python's next full collection: the runtime and what fakeredis or this adapter cached on
+    the server are dropped (fakeredis makes them again if the server is used). On a fakeredis
+    the adapter was not checked on, nothing is touched."""
+    server, _ = _server_of(client)
+    if server is None or type(server).__module__.split(".")[0] != "fakeredis" or _parts()[0] is None:
+        return
+    runtime = vars(server).get("_lua_runtime")
+    lua = getattr(runtime, "_lua", runtime)
+    if lua is not None:   # the Lua side's references back into Python: `redis.call` and the like
+        getattr(runtime, "_compiled", {}).clear()
+        lua.execute("redis = nil; server = nil; collectgarbage()")
+    for name in [n for n in vars(server) if n.startswith("_lua_") or n == MARK]:
+        delattr(server, name)
+
+
 def _direct(client) -> None:
     """The client's pool makes `_Direct` connections from now on (a pool of a class of its own,
     a connection already made: left as they are)."""

@@ -118,6 +118,18 @@ def embedded():
     return speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=FAKE_VERSION), version=FAKE_VERSION))
 
 
+def _empty(client) -> None:
+    """Empty an embedded server that is closing (FLUSHALL, SCRIPT FLUSH): its keys are freed
+    now, by reference count, rather than whenever Python's cycle collector next visits the
+    server (the server, its Lua runtime and its connections hold each other). Without it a
+    reader's kernel grew by every run's keys until a full collection came."""
+    from .fakelua import release
+
+    client.flushall()
+    client.script_flush()
+    release(client)
+
+
 def connect(url: str | None = None) -> redis.Redis:
     """A client for `url`, else for $EMQSIM_REDIS_URL, else a new embedded fakeredis server.
 
@@ -251,6 +263,7 @@ class Store:
         self.url = env_url() if url is None and client is None else url
         self.client = client or connect(self.url)
         self.real = self.url is not None and client is None
+        self._own_server = self.url is None and client is None   # an embedded server made for it alone
         if self.real:  # a shared server: a random queue name, unique without the pid
             queue = f"{queue}-{secrets.token_hex(8)}"
         self.keys = Keys(queue)
@@ -323,6 +336,8 @@ class Store:
         try:
             if self.real:
                 self._delete_keys(earlier)
+            elif self._own_server:   # a client handed in keeps its server's data
+                _empty(self.client)
         finally:
             try:
                 self.client.close()
