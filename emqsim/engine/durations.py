@@ -76,8 +76,9 @@ def parse_duration(value: int | str, *, name: str = "duration", allow_zero: bool
 
 def format_duration(ms: int) -> str:
     """Short human text for log lines: 90000 -> '1 min 30 s', 250 -> '250 ms'."""
-    if isinstance(ms, bool) or not isinstance(ms, int) or ms < 0:
-        raise InputError(f"cannot format duration {ms!r}; give a whole number of ms, 0 or more")
+    if isinstance(ms, bool) or not isinstance(ms, numbers.Integral) or ms < 0:
+        raise InputError(f"cannot format duration {ms!r}; give a whole number of ms, 0 or more", "ms")
+    ms = int(ms)
     if ms == 0:
         return "0 s"
     if ms < 1000:

@@ -61,9 +61,12 @@ def slot_job_id(name: str, slot: int) -> str:
 
 
 def _int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """`value` as an int: numpy's integers too (whole numbers); bools, floats and text refused."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"{what} {value!r} is not an integer; give a whole number", what)
-    return value
+    return int(value)
 
 
 def base62(n: int) -> str:

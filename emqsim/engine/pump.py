@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .durations import parse_duration
-from .errors import InputError, one_of, whole
+from .errors import InputError, one_of, whole, whole_ms
 from .rand import draw, seed_arg
 
 MODES = ("two-step", "atomic")
@@ -54,15 +54,19 @@ class Pump:
 
     def beat_at(self, origin: int, k: int) -> int:
         """The instant of beat k of a pump started at `origin`."""
+        origin, k = whole_ms(origin, "origin"), whole(k, "k", low=0)
         return origin + k * self.tick + draw(self.seed, k, self.jitter)
 
     def rearm(self, origin: int, swept: int) -> int:
         """The origin of the beats after a sweep that released something and ended at `swept`:
         unchanged on a grid; a tick after the sweep under ``rearm`` (its beat 0)."""
+        origin, swept = whole_ms(origin, "origin"), whole_ms(swept, "swept")
         return swept + self.tick if self.beat == "rearm" else origin
 
     def wake(self, origin: int, earliest: int, after: int | None) -> int:
         """The first beat at or after `earliest` and strictly after the beat `after`."""
+        origin, earliest = whole_ms(origin, "origin"), whole_ms(earliest, "earliest")
+        after = None if after is None else whole_ms(after, "after")
         if self.tick == 0:
             return earliest if after is None else max(earliest, after)
         lo = earliest if after is None else max(earliest, after + 1)

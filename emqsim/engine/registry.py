@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from .errors import InputError
+from .errors import InputError, whole
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
 from .store import Store
@@ -130,6 +130,8 @@ class Registry:
     (slot, now) of each enqueue answered "duplicate" (its job id existed)."""
 
     def __init__(self, store: Store):
+        if not isinstance(store, Store):
+            raise InputError(f"store {store!r} is not a Store: give one, such as Store()", "store")
         self.store = store
         self.k = store.keys
         self.client = store.client
@@ -178,6 +180,7 @@ class Registry:
     def due(self, now: int, limit: int = 100) -> list[Due]:
         """Rows scored at or before `now`, oldest first, with their records: one round trip, and
         one more for the records not kept since this registry last read them."""
+        now, limit = ms_arg("now", now), whole(limit, "limit", low=1, high=1_000_000)
         rows = [(m.decode(), int(s)) for m, s in
                 self.client.zrangebyscore(self.k.repeat, "-inf", now, start=0, num=limit, withscores=True)]
         unknown = [name for name, _ in rows if name not in self._records]
@@ -321,6 +324,8 @@ class Registry:
     def finish(self, done: list[tuple[str, int, int, str]], evict: list[str] = ()) -> int:
         """Workers finished (job id, started, finished, "done"|"cancelled"): off pending, state
         set; `evict` deleted."""
+        if not isinstance(done, (list, tuple)) or not isinstance(evict, (list, tuple)):
+            raise InputError(f"done {done!r} and evict {evict!r} must be lists", "done")
         args: list = [len(done)]
         for row in done:
             if not isinstance(row, (tuple, list)) or len(row) != 4:
@@ -353,7 +358,7 @@ class Registry:
         return {k.decode(): v.decode() for k, v in self.client.hgetall(self.k.record(name)).items()}
 
     def score(self, name: str) -> int | float | None:
-        raw = self.client.zscore(self.k.repeat, name)
+        raw = self.client.zscore(self.k.repeat, name_arg("name", name))
         return None if raw is None else parse_score(raw)
 
     def size(self) -> int:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from .cadence import Cadence, Cron, Every
 from .durations import parse_duration
-from .errors import InputError, one_of, whole
+from .errors import InputError, one_of, whole, whole_ms
 from .ids import id_time
 
 RULES = ("schedule", "release", "finish")
@@ -131,6 +131,7 @@ class Schedule:
         before `now`, else the first of its successors at or after `now`: a run due exactly at
         `now` is still on the row, not yet released.
         """
+        registered, now = whole_ms(registered, "registered"), whole_ms(now, "now")
         first = self.first_run(registered)
         if first >= now:
             return first
@@ -193,6 +194,7 @@ class Schedule:
         before it are coalesced into this one run), and under ``missed="now"``, where it is the
         release instant (a late run is stamped "now"). A row that ``overlap="forbid"`` held to a
         run's end is off the grid: the grid, not the row, names the slot."""
+        slot, released = whole_ms(slot, "slot"), whole_ms(released, "released")
         if self.missed == "now":
             return released if released > slot else slot
         if self.missed != "once":
@@ -219,6 +221,8 @@ class Schedule:
         the end, the row is parked at +inf (the pump design's choice: bullmq 6.7.0 leaves the
         score on the last job's run time and compares an end date with the pickup instant, see
         `chain.BullMQ.pickup`)."""
+        nxt = nxt if nxt == INF else whole_ms(nxt, "nxt")
+        produced = whole(produced, "produced", low=0)
         if self.limit and produced >= self.limit:
             return INF
         if self.end is not None and nxt >= self.end:

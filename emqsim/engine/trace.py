@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import whole
+from .errors import InputError, one_of, whole, whole_ms
 from .parts import MAX_RETAIN
 from .schedule import INF
 from .timefmt import hms, iso
@@ -83,9 +83,22 @@ class Fire:
     next: int | float = INF        # the row's score after this fire (+inf: parked)
     cancelled: bool = False        # replaced by a later run of its schedule at `finished`
 
+    def __post_init__(self):
+        """Whole numbers (numpy's too, kept as int) in the times and the count, text in the names."""
+        if type(self.slot) is not int or type(self.started) is not int or type(self.n) is not int \
+                or type(self.released) is not int or type(self.finished) is not int:
+            for f in ("n", "slot", "released", "started", "finished"):
+                setattr(self, f, whole(getattr(self, f), f, low=0))
+        if not isinstance(self.name, str) or not isinstance(self.job_id, str):
+            raise InputError(f"name {self.name!r} and job_id {self.job_id!r} must be text", "name")
+
     def record(self) -> FireRecord:
         return FireRecord(self.n, self.slot, self.released, self.started, self.finished, self.job_id,
                           self.cancelled)
+
+
+#: the fields of a fire a column can be read of
+COLUMNS = ("n", "name", "slot", "released", "started", "finished", "job_id", "size", "next", "cancelled")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +154,8 @@ class Trace:
     def produced(self, fire: Fire, read: int | None = None) -> None:
         """`fire` was produced for the row score `read` (its slot, unless the missed policy
         labelled it with a later one)."""
+        if type(fire) is not Fire:
+            raise InputError(f"fire {fire!r} is not a Fire", "fire")
         self.count += 1
         self.fires.append(fire)
         labels = self._recent(self._labels, fire.name)
@@ -152,12 +167,19 @@ class Trace:
     def skip(self, name: str, slot: int, at: int, why: str, read: int | None = None) -> None:
         """An occurrence for `slot` was not produced; `read` is the row score it came from (its
         slot, unless the missed policy labelled it with a later one, as `produced` takes it)."""
+        if not isinstance(name, str) or not isinstance(why, str):
+            raise InputError(f"name {name!r} and why {why!r} must be text", "name")
+        slot, at = whole_ms(slot, "slot"), whole_ms(at, "at")
         self.skipped += 1
         self.skips.append(Skip(name, slot, at, why))
         self._recent(self._handled, name).add(slot if read is None else read)
 
     def rewritten(self, name: str, old: int | float, now: int) -> None:
         """The row of `name` held `old` and was just given a new score."""
+        if not isinstance(name, str):
+            raise InputError(f"name {name!r} must be text", "name")
+        old = old if old == INF else whole_ms(old, "old")
+        now = whole_ms(now, "now")
         if old != INF and old <= now and old not in self._recent(self._handled, name).seen:
             self.lost += 1
 
@@ -188,6 +210,7 @@ class Trace:
         return [x.record() for x in self.skips]
 
     def column(self, field: str) -> list:
+        one_of(field, COLUMNS, "field")
         return [getattr(f, field) for f in self.fires]
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -213,6 +236,7 @@ class Trace:
         }
 
     def to_json(self, indent: int | None = None) -> str:
+        indent = None if indent is None else whole(indent, "indent", low=0, high=16)
         return json.dumps(self.to_dict(), indent=indent)
 
     def table(self, tz: str = "UTC") -> str:
