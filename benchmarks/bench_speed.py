@@ -553,6 +553,57 @@ def notebook_report(folder: str = "notebooks") -> list[str]:
     return lines
 
 
+# -- what each fast path buys -------------------------------------------------------------------
+
+#: the fast paths, each behind its switch: (label, the switch's class and attribute or None for
+#: the fakeredis adapter, design, schedules, worker concurrency)
+FAST_PATHS = (
+    ("pump fast-forward (sim.PumpDesign.fast_forward)", "sim", "fast_forward", "pump", 1),
+    ("pump joined take (sim.PumpDesign.join_take), 10 rows", "sim", "join_take", "pump", 10),
+    ("bullmq fast-forward (chain.Chain.fast_forward)", "chain", "fast_forward", "bullmq", 1),
+    ("fakeredis adapter (fakelua.enabled), pump event path", "fakelua", "enabled", "pump", 1),
+)
+
+
+def fast_path_lines(fires: int = 3000) -> list[str]:
+    """Each fast path on and off, the rest as they are (the fast-forward off under the adapter's
+    and the joined take's lines, so those paths run), best of two: what it buys. A fast path that
+    buys under 2x is a candidate to go (issue 31); the real scripts' line above shows the
+    adapter's own share there."""
+    import importlib
+
+    from emqsim import Every, Schedule, Worker, simulate
+
+    def timed(design, rows):
+        best = float("inf")
+        for _ in range(2):
+            t = time.perf_counter()
+            simulate([Schedule(f"r{i}", Every("1m")) for i in range(rows)], start=T0, fires=fires, design=design,
+                     worker=Worker(concurrency=rows))
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    sim = importlib.import_module("emqsim.engine.sim")
+    out = []
+    for label, module, switch, design, rows in FAST_PATHS:
+        owner = importlib.import_module(f"emqsim.engine.{module}")
+        owner = getattr(owner, {"sim": "PumpDesign", "chain": "Chain"}.get(module, ""), owner)
+        forward = sim.PumpDesign.fast_forward
+        if switch != "fast_forward":
+            sim.PumpDesign.fast_forward = False
+        try:
+            on = timed(design, rows)
+            setattr(owner, switch, False)
+            try:
+                off = timed(design, rows)
+            finally:
+                setattr(owner, switch, True)
+        finally:
+            sim.PumpDesign.fast_forward = forward
+        out.append(f"fast path {label}: {fires:,} fires on {on:.2f} s, off {off:.2f} s, buys {off / on:.2f}x")
+    return out
+
+
 # -- main ----------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
@@ -603,6 +654,8 @@ def main(argv=None) -> int:
         print(f"[redis] classroom: 30 concurrent `emqsim trace` runs of {n} fires · "
               f"wall {wall:.1f} s · server memory {before:.1f} MB before, peak {peak:.1f} MB · "
               f"run keys on the server {k0} before, {k1} after")
+    for line in fast_path_lines(600 if args.quick else 3000):
+        print(line, flush=True)
     n = 100_000 if args.quick else 1_000_000
     print(f"reference model: {reference_rate(n, None):,.0f} fires/s without job ids, "
           f"{reference_rate(n, 'fresh'):,.0f} fires/s minting JOB ids")

@@ -18,3 +18,16 @@ def test_calls_per_fire_when_the_run_is_quiet():
     got = [(design, round(trips, 3), round(inner, 3)) for design, trips, inner in event_path_calls(500, forward=True)]
     # many fires a `forward` (`pickups` in BullMQ's design) call: about one call inside it a fire
     assert got == [("pump (two-step)", 0.008, 1.022), ("pump (atomic)", 0.008, 1.022), ("bullmq", 0.006, 1.036)]
+
+
+def test_each_fast_path_the_bench_times_is_a_switch_that_is_on():
+    """`make bench` times every fast path on and off by its switch: each named switch exists
+    and is on by default (a renamed switch would silently time nothing)."""
+    import importlib
+
+    from bench_speed import FAST_PATHS
+
+    for _, module, switch, _, _ in FAST_PATHS:
+        owner = importlib.import_module(f"emqsim.engine.{module}")
+        owner = getattr(owner, {"sim": "PumpDesign", "chain": "Chain"}.get(module, ""), owner)
+        assert getattr(owner, switch) is True, (module, switch)
