@@ -273,16 +273,44 @@ def _redis_server():
         proc.wait(timeout=30)
 
 
-def real_scripts_lines(fires: int = 2000) -> list[str]:
+def real_scripts_lines(fires: int = 2000, rounds: int = 3) -> list[str]:
     """BullMQ 6.7.0's own scripts per fire on the embedded fakeredis, with and without the
-    fakelua adapter (what the adapter buys them), or why they cannot run here."""
+    fakelua adapter (what the adapter buys them), and beside them the real BullMQ's pickups
+    (tests/oracles/bench_bullmq.mjs on redis-server, its own timer around the pickups only);
+    interleaved, `rounds` rounds, medians. Or why they cannot run here."""
     from emqsim.engine.bullmq_scripts import package
-    from emqsim.engine.bullmq_scripts.speed import bench_line
+    from emqsim.engine.bullmq_scripts.speed import bench_line, per_fire
 
     missing = package.available()
     if missing:
         return [f"BullMQ 6.7.0's own scripts: not measured ({missing})"]
-    return [bench_line(time.perf_counter, fires), bench_line(time.perf_counter, fires, fast=False)]
+    why = _bullmq_ready()
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    ours: dict[bool, list[dict]] = {True: [], False: []}
+    real: list[float] = []
+    version = "?"
+    with _redis_server() as url:
+        if why is None and url is None:
+            why = "no redis-server on PATH and EMQSIM_REDIS_URL unset"
+        for _ in range(rounds):
+            if why is None:
+                _, last = _whole(["node", os.path.join(ORACLES, "bench_bullmq.mjs"), str(fires)], {**env, ENV: url})
+                got = json.loads(last)
+                version = got["bullmq"]
+                real.append(got["ms"] / got["fires"])
+            for fast in (True, False):
+                ours[fast].append(per_fire(time.perf_counter, fires, fast=fast))
+    med = {fast: sorted(v, key=lambda r: r["ms_per_fire"])[len(v) // 2] for fast, v in ours.items()}
+    lines = [bench_line(time.perf_counter, fires, fast, med[fast]) + f" (median of {rounds})" for fast in (True, False)]
+    if real:
+        ms = sorted(real)[len(real) // 2]
+        lines.append(f"real BullMQ {version} under Node on redis-server: {ms:.2f} ms a pickup ({fires:,} on-time "
+                     f"pickups, the pickups only, median of {rounds}) · the own scripts on fakeredis "
+                     f"{ms / med[True]['ms_per_fire']:.2f}x BullMQ, plain fakeredis "
+                     f"{ms / med[False]['ms_per_fire']:.2f}x")
+    else:
+        lines.append(f"real BullMQ: not run ({why})")
+    return lines
 
 
 def side_by_side(rounds: int = 3, sizes=SIDE_BY_SIDE) -> list[str]:
@@ -623,7 +651,8 @@ def main(argv=None) -> int:
         from emqsim.engine.fakelua import state
 
         print(state(), flush=True)
-        for line in event_path_lines(1000) + [panel_line()] + real_scripts_lines() + side_by_side(args.rounds):
+        for line in (event_path_lines(1000) + [panel_line()] + real_scripts_lines(2000, args.rounds)
+                     + side_by_side(args.rounds)):
             print(line, flush=True)
         return 0
     fires = 600 if args.quick else args.fires
@@ -645,7 +674,7 @@ def main(argv=None) -> int:
                       f"per fire {r[1]:.2f} round trips, {r[2]:.2f} commands sent, {r[3]:.2f} calls inside "
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
     for line in (event_path_lines(200 if args.quick else 1000) + [panel_line()]
-                 + real_scripts_lines(300 if args.quick else 2000)
+                 + real_scripts_lines(300 if args.quick else 2000, 1 if args.quick else args.rounds)
                  + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE)):
         print(line, flush=True)
     if os.environ.get(ENV):

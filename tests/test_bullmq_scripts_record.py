@@ -115,7 +115,9 @@ def test_per_fire_reports_the_real_scripts_cost():
     r = per_fire(lambda: next(ticks) * 1e-3, fires=20)   # a timer that moves 1 ms a reading
     assert r["fires"] == 20 and 30 <= r["calls_per_fire"] <= 60
     assert r["ms_per_fire"] == pytest.approx(1 / 20) and r["evalsha_floor_ms"] == pytest.approx(1 / 20)
+    assert r["driver_floor_ms"] == pytest.approx(1 / 20)
     line = bench_line(lambda: next(ticks) * 1e-3, fires=10)
     assert line.startswith("BullMQ 6.7.0's own scripts on fakeredis: ") and "redis.call's" in line
+    assert " us the driver's way, " in line
     plain = per_fire(lambda: next(ticks) * 1e-3, fires=5, fast=False)
     assert plain["calls_per_fire"] == r["calls_per_fire"]     # the adapter changes costs, not calls

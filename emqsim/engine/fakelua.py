@@ -13,13 +13,19 @@ server a runtime that:
 - checks the globals once before and once after each script (fakeredis's own check at
   the end stays) instead of before every call inside it: a script that sets a global
   still fails with fakeredis's message, later (at its end rather than at its next call);
+  each check is one Lua walk of the globals table (`_CLEAN`), and only when it finds a
+  new global does fakeredis's own check read them all into Python (`_Globals`);
 - leaves garbage to Lua's incremental collector instead of a full collection per script;
 - looks each `redis.call` command up once per server (`_Calls`) and reads its arguments
   with the signature's own rule restricted to the positions that are not plain bytes
   (`_Planned`): the same conversions, key reads, type errors and short-cuts, in the same
   order. A command name it does not know and a container command (`CLIENT ...`) go
   through fakeredis's own `redis.call`, an argument Lua cannot pass meets fakeredis's own
-  conversion, and `redis.pcall` is left as it was, so every error reads as it did.
+  conversion, and `redis.pcall` is left as it was, so every error reads as it did;
+- runs each such call through `_Calls._run`: `_run_command`'s steps for a script's call on
+  a redis server under RESP2, without the branches that cannot apply there (dragonfly's; the
+  keyspace notifications when nobody subscribes; waking blocked clients when none waits).
+  When `_run_command` has been replaced (a counter wrapped around it), calls go through it.
 
 Outside scripts, a command sent by the client goes to the socket's own command handler
 (`_Direct`) instead of being packed into RESP bytes that the socket then parses back into
@@ -27,8 +33,13 @@ the same fields; the reply comes back through the socket's queue as before. Pipe
 transactions, a socket that CLIENT KILL closed, and a server made unreachable keep
 fakeredis's own path. `preload` fills a server's script cache as SCRIPT LOAD does.
 
-Each call still runs through fakeredis's own command code (`_run_command`: the command, its
-key writes, WATCH and keyspace notifications), so a counter wrapped around that
+`runner(client, source)` is for a caller that runs the same few scripts many times (the
+BullMQ driver, `bullmq_scripts/driver.py`): EVALSHA's fields handed to a socket of its own,
+the reply read from it, no redis-py command path between (tests/test_bullmq_scripts_fast.py
+holds its answers and keys equal to the plain path's).
+
+Each call still runs fakeredis's own command code (the command, its key writes, WATCH and
+keyspace notifications), and a counter wrapped around `_run_command`
 (`benchmarks/bench_speed.py`) sees every call. Outside the versions it was checked on, or when the private
 parts it relies on are missing, `speed` does nothing, silently: a notebook's stderr is part of
 what nbval compares, so a word there would fail every notebook on a fakeredis release the lock
@@ -57,7 +68,9 @@ def _parts():
     try:
         from fakeredis import _commands, _helpers, _msgs
         from fakeredis._core import CommandItem  # noqa: F401  (read by _Planned)
+        from fakeredis._core import _database
         from fakeredis._socket._base import BaseFakeSocket
+        from fakeredis.model import Hash
     except ImportError:
         return None, f"fakeredis {version} lacks the parts it wraps"
     from fakeredis._clients._sync import FakeRedisConnection
@@ -69,6 +82,9 @@ def _parts():
               (_commands, ("Signature", "Key", "SUPPORTED_COMMANDS", "COMMANDS_WITH_SUB")),
               (_commands.Signature, ("apply", "check_arity")), (_commands.Key, ("UNSPECIFIED",)),
               (_helpers, ("decode_command_bytes", "SimpleError")),
+              (BaseFakeSocket, ("_keyspace_notifications", "_subkey_notifications")),
+              (_database, ("Item", "CommandItem", "Database")), (_database.Database, ("schedule_expiry", "wake_all")),
+              (Hash, ("take_expired_fields",)),
               (_msgs, ("WRONGTYPE_MSG", "FLAG_DO_NOT_CREATE")))
     if not all(hasattr(owner, n) for owner, names in needed for n in names):
         return None, f"fakeredis {version} lacks the parts it wraps"
@@ -105,14 +121,62 @@ class _Modules:
         self.load_lua_modules = set(modules or ())
 
 
+#: Lua's own walk of its globals: true when every one is among `expected` (a table), so the
+#: common case costs one call instead of copying every global's name into Python
+_CLEAN = """
+local next, G = next, _G
+return function(expected)
+    for k in next, G do
+        if not expected[k] then return false end
+    end
+    return true
+end
+"""
+
+
+class _Globals:
+    """The globals table as fakeredis's end-of-script check reads it: `keys()` asks Lua first and,
+    when no global was added, answers with the expected names (so the check finds nothing, as it
+    would have); otherwise with the real names, so the check reports and clears them in its own
+    words. Everything else is the table itself."""
+
+    def __init__(self, table, clean, expected):
+        self._table, self._clean, self._expected = table, clean, expected
+
+    def keys(self):
+        return self._expected if self._clean() else self._table.keys()
+
+    def __getitem__(self, key):
+        return self._table[key]
+
+    def __setitem__(self, key, value):
+        self._table[key] = value
+
+    def __getattr__(self, name):
+        return getattr(self._table, name)
+
+
 class _ScriptRuntime:
-    """What fakeredis's EVAL sees as the server's runtime: compiled once, no full GC."""
+    """What fakeredis's EVAL sees as the server's runtime: compiled once, no full GC, the globals
+    compared in Lua."""
 
     def __init__(self, lua, sm, expected):
         self._lua, self._sm, self._expected = lua, sm, expected
         self._compiled: dict = {}
         self.table_from = lua.table_from
-        self.globals = lua.globals
+        walk = lua.execute(_CLEAN)
+        seen: list = [None, None]   # (the expected names' count, their Lua table)
+
+        def clean() -> bool:
+            if seen[0] != len(expected):
+                seen[:] = [len(expected), lua.table_from({k: True for k in expected})]
+            return bool(walk(seen[1]))
+
+        self._clean = clean
+        self._view = _Globals(lua.globals(), clean, expected)
+
+    def globals(self):
+        return self._view
 
     def execute(self, source):
         if source == "collectgarbage()":   # fakeredis's clean-up after every script
@@ -125,7 +189,8 @@ class _ScriptRuntime:
                 return self._lua.execute(source)   # raises, worded as fakeredis words it
             self._compiled[source] = chunk
         # a global left by an earlier failed script is reported before this one writes
-        self._sm._check_for_lua_globals(self._lua, self._expected)
+        if not self._clean():
+            self._sm._check_for_lua_globals(self._lua, self._expected)
         return chunk()
 
     def __getattr__(self, name):
@@ -161,11 +226,14 @@ class _Planned:
         self._fixed = tuple((i, t) for i, t in enumerate(sig.fixed) if t is not bytes)
         self._typed = tuple(j for j, t in enumerate(sig.repeat) if t is not bytes)
         self._plans: dict[int, tuple] = {}
+        self._made: dict[int, tuple] = {}
+        self._nfixed = len(sig.fixed)
 
     def __getattr__(self, name):   # anything fakeredis reads that is not copied
         return getattr(self._sig, name)
 
     def _plan(self, n: int) -> tuple:
+        """((position, type), ...) of the arguments to read for `n` arguments."""
         if not self._typed:
             return self._fixed
         plan = self._plans.get(n)
@@ -177,46 +245,82 @@ class _Planned:
                 self._plans[n] = plan
         return plan
 
+    def _steps(self, n: int) -> tuple:
+        """The plan for `n` arguments with each step's decisions made once: the first pass's steps
+        in position order ((position, decode, None) to convert, (position, None, reply) for a
+        key whose absence short-cuts the command), and the keys ((position, stored type, its
+        default's maker or None))."""
+        steps = self._made.get(n)
+        if steps is None:
+            key, create = self._key, self._msgs.FLAG_DO_NOT_CREATE not in self.flags
+            plan = self._plan(n)
+            first = tuple((i, None, t.missing_return) if isinstance(t, key) else (i, t.decode, None)
+                          for i, t in plan if not isinstance(t, key) or t.missing_return is not key.UNSPECIFIED)
+            keys = tuple((i, t.type_, t.type_ if create and t.type_ is not None and t.type_ is not bytes else None)
+                         for i, t in plan if isinstance(t, key))
+            steps = (first, keys)
+            if n <= self.LONGEST:
+                self._made[n] = steps
+        return steps
+
     def apply(self, args, db, version):
-        self._sig.check_arity(args, version)
-        plan = self._plan(len(args))
-        key, args_list = self._key, list(args)
-        for i, type_ in plan:   # first pass: typed arguments converted, a missing key's short-cut
-            if isinstance(type_, key):
-                if type_.missing_return is not key.UNSPECIFIED and args_list[i] not in db:
-                    return (type_.missing_return,)
+        """`Signature.apply`: the arity checked, typed arguments converted and a missing key's
+        short-cut taken (in position order), then each key read and its type checked. A key is
+        read as `Database.get` reads it: an expired one is dropped, as its `__getitem__` drops it."""
+        if len(args) != self._nfixed:
+            self._sig.check_arity(args, version)
+        first, keys = self._steps(len(args))
+        args_list = list(args)
+        stored = db._dict
+        now = db.time
+        for i, decode, missing in first:
+            if decode is not None:
+                args_list[i] = decode(args_list[i])
             else:
-                args_list[i] = type_.decode(args_list[i])
+                item = stored.get(args_list[i])
+                if item is None or (item.expireat is not None and item.expireat < now):
+                    if item is not None:
+                        del stored[args_list[i]]
+                    return (missing,)
         items = []
-        msgs = self._msgs
-        for i, type_ in plan:   # second pass: keys read, their types checked
-            if isinstance(type_, key):
-                arg = args_list[i]
-                item = db.get(arg)
-                default = None
-                if type_.type_ is not None and item is not None and type(item.value) is not type_.type_:
-                    raise self._error(msgs.WRONGTYPE_MSG)
-                if (msgs.FLAG_DO_NOT_CREATE not in self.flags and type_.type_ is not None and item is None
-                        and type_.type_ is not bytes):
-                    default = type_.type_()
-                args_list[i] = self._item(arg, db, item, default=default)
-                items.append(args_list[i])
+        for i, type_, default in keys:   # second pass: keys read, their types checked
+            arg = args_list[i]
+            item = stored.get(arg)
+            if item is not None and item.expireat is not None and item.expireat < now:
+                del stored[arg]
+                item = None
+            if type_ is not None and item is not None and type(item.value) is not type_:
+                raise self._error(self._msgs.WRONGTYPE_MSG)
+            made = self._item(arg, db, item, default=default() if default is not None and item is None else None)
+            args_list[i] = made
+            items.append(made)
         return args_list, items
 
 
 class _Calls:
     """`redis.call` for one server: the command looked up once per name, its arguments read by
-    `_Planned`, then fakeredis's own `_run_command` and result conversion, as `_lua_redis_call`
-    does them; anything else goes to `_lua_redis_call` itself."""
+    `_Planned`, then `_run` (fakeredis's `_run_command` for a script's call, as `_lua_redis_call`
+    makes it, with the steps that cannot apply to it left out) and fakeredis's result conversion;
+    anything else goes to `_lua_redis_call` itself."""
 
     def __init__(self, sm, current, call_rt, expected):
+        from fakeredis import _msgs
         from fakeredis._commands import COMMANDS_WITH_SUB, SUPPORTED_COMMANDS
-        from fakeredis._helpers import decode_command_bytes
+        from fakeredis._helpers import SimpleError, decode_command_bytes
+        from fakeredis._socket import _resp
+        from fakeredis._socket._base import BaseFakeSocket
 
         self._current, self._rt, self._expected = current, call_rt, expected
         self._convert = sm._convert_redis_arg
         self._decode, self._sub, self._known = decode_command_bytes, COMMANDS_WITH_SUB, SUPPORTED_COMMANDS
-        self._found: dict[bytes, tuple[str, _Planned]] = {}
+        self._found: dict[bytes, tuple] = {}
+        self._error, self._msgs, self._resp = SimpleError, _msgs, _resp
+        self._pubsub_ok = BaseFakeSocket.ACCEPTED_COMMANDS_WHILE_PUBSUB
+        self._genuine = _genuine_run_command()
+        from fakeredis._core._database import Item
+        from fakeredis.model import Hash
+
+        self._item, self._hash = Item, Hash
 
     def _lookup(self, sock, op):
         if type(op) is not bytes:
@@ -227,7 +331,10 @@ class _Calls:
         func, sig = sock._name_to_func(cmd)   # raises for a command this server type lacks
         if func is None:
             return None
-        found = self._found[op] = (sig.func_name, _Planned(sig))
+        flags, msgs = sig.flags, self._msgs
+        found = self._found[op] = (sig.func_name, _Planned(sig), msgs.FLAG_NO_SCRIPT in flags,
+                                   msgs.FLAG_SKIP_CONVERT_TO_RESP2 not in flags, msgs.FLAG_LEAVE_EMPTY_VAL not in flags,
+                                   sig.name.encode())
         return found
 
     def __call__(self, op, *args):
@@ -237,10 +344,92 @@ class _Calls:
             found = self._lookup(sock, op)
             if found is None:
                 return sock._lua_redis_call(self._rt, self._expected, op, *args)
-        name, sig = found
         convert = self._convert
-        result = sock._run_command(getattr(sock, name), sig, [convert(a) for a in args], True)
+        args = [convert(a) for a in args]
+        # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
+        if type(sock)._run_command is self._genuine and sock._script_resp == 2 and sock._server.server_type == "redis":
+            result = self._run(sock, found, args)
+        else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
+            result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
         return sock._convert_redis_result(self._rt, result)
+
+    def _run(self, sock, found, args):
+        """`BaseFakeSocket._run_command(func, sig, args, from_script=True)` on a redis server
+        under RESP2: the same steps in the same order; the dragonfly branches are not taken,
+        and keyspace notifications are skipped only where fakeredis returns at once (no
+        subscribers)."""
+        name, sig, no_script, convert, remove_empty, event = found
+        items = ()
+        sock._subkey_events = []
+        try:
+            ret = sig.apply(args, sock._db, sock.version)
+            if no_script:
+                raise self._error(self._msgs.COMMAND_IN_SCRIPT_MSG)
+            if sock._pubsub and sig.name not in self._pubsub_ok:
+                raise self._error(self._msgs.BAD_COMMAND_IN_PUBSUB_MSG)
+            if len(ret) == 1:
+                result = ret[0]
+            else:
+                args, items = ret
+                result = getattr(sock, name)(*args)
+                if convert:
+                    kind = type(result)
+                    if kind is not bytes and kind is not int and result is not None:
+                        result = self._resp.convert_to_resp2(result, "redis", keep_doubles=False)
+                        if not self._resp.valid_response_type(result, 2):
+                            raise AssertionError(f"Invalid response type for {result}")
+        except self._error as exc:
+            result = exc
+        for item in items:
+            if item._modified:
+                self._write(item, remove_empty)
+            elif item._expireat_modified:
+                item.writeback(remove_empty_val=remove_empty)
+        server = sock._server
+        if server.subscribers or server.psubscribers:
+            sock._keyspace_notifications(items, event)
+        if sock.version < (8, 8):   # `_subkey_notifications` before 8.8: expired fields taken, nothing sent
+            sock._subkey_events = []
+            hash_ = self._hash
+            for item in items:
+                if isinstance(item._value, hash_):
+                    item._value.take_expired_fields()
+        else:
+            sock._subkey_notifications(items)
+        return result
+
+
+    def _write(self, item, remove_empty):
+        """`CommandItem.writeback` of a modified item: the watchers told, and the database's
+        blocked clients woken only when there are any (a `notify_all` with nobody waiting does
+        nothing but check the lock), then the value stored as writeback stores it."""
+        db, key = item.db, item.key
+        watchers = db._watches.get(key)
+        if watchers:
+            for sock in watchers:
+                sock.notify_watch()
+        if db.condition._waiters or db._change_callbacks:
+            db.wake_all()
+        value = item._value
+        if not isinstance(value, bytes) and (value is None or (not value and remove_empty)):
+            db.pop(key, None)
+            return
+        stored = db.setdefault(key, self._item(None))
+        stored.value = value
+        stored.expireat = item._expireat
+        db.schedule_expiry(key, item._expireat)
+
+
+def _genuine_run_command():
+    """fakeredis's own `BaseFakeSocket._run_command`, or None when it has been replaced (then
+    every call goes through whatever replaced it)."""
+    from fakeredis._socket._base import BaseFakeSocket
+
+    f = BaseFakeSocket.__dict__.get("_run_command")
+    if getattr(f, "__module__", None) == "fakeredis._socket._base" and \
+            getattr(f, "__qualname__", None) == "BaseFakeSocket._run_command":
+        return f
+    return None
 
 
 @functools.cache
@@ -288,6 +477,56 @@ def preload(client, sources) -> bool:
         raw = source.encode()
         cache[hashlib.sha1(raw).hexdigest().encode()] = raw
     return True
+
+
+def runner(client, source: str):
+    """A callable `(keys, args) -> reply` that runs `source` on `client`'s embedded server as
+    `client.register_script(source)(keys=..., args=...)` does, for a caller that runs the same
+    scripts many times (the BullMQ driver): the script is put in the server's cache once
+    (`preload`), and each call hands its EVALSHA's fields straight to a socket of its own and
+    takes the reply as the connection takes it, without redis-py's command path in between
+    (pool, retries, response parsing: about a third of a trivial script's cost). A NOSCRIPT
+    (the cache flushed) is answered by redis-py's own script object, which loads it again.
+    None when the adapter does not apply (then use `register_script`)."""
+    import hashlib
+
+    if not enabled or not preload(client, [source]):
+        return None
+    script = client.register_script(source)
+    pool = client.connection_pool
+    conn = pool.make_connection()
+    encode = conn.encoder.encode
+    head = (b"EVALSHA", hashlib.sha1(source.encode()).hexdigest().encode())
+    from redis.exceptions import NoScriptError
+
+    def run(keys=(), args=()):
+        sock = conn._sock
+        if sock is None or sock._paused or sock._killed or not sock._server.connected:
+            return script(keys=keys, args=args)   # connects, or fails, as redis-py does
+        fields = [*head, str(len(keys)).encode(), *[encode(k) for k in keys], *[encode(a) for a in args]]
+        try:
+            sock._process_command(fields)
+        except BaseException:
+            conn.disconnect()
+            raise
+        try:
+            return conn.read_response()
+        except NoScriptError:
+            return script(keys=keys, args=args)
+
+    conn.connect()
+    sock = conn._sock
+    lookup = sock._name_to_func
+    planned = {}
+
+    def name_to_func(cmd):   # this socket's EVALSHA: its one typed argument read, not every argument
+        func, sig = lookup(cmd)
+        if cmd == "evalsha":
+            sig = planned.get(id(sig)) or planned.setdefault(id(sig), _Planned(sig))
+        return func, sig
+
+    sock._name_to_func = name_to_func
+    return run
 
 
 def speed(client):

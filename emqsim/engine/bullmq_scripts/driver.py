@@ -131,7 +131,11 @@ class BullMQScripts:
             raise InputError(f"queue {queue!r} and prefix {prefix!r} must be non-empty text", "queue")
         self.client = client if client is not None else runtime.embedded()
         self.texts = texts
-        self._scripts = {name.rsplit("-", 1)[0]: self.client.register_script(text) for name, text in texts.items()}
+        from ..fakelua import runner
+
+        # on the embedded server, each script called without redis-py's command path (fakelua.runner)
+        self._scripts = {name.rsplit("-", 1)[0]: runner(self.client, text) or self.client.register_script(text)
+                         for name, text in texts.items()}
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
