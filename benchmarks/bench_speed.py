@@ -7,6 +7,8 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
 - the baseline of the same run: a bare loop of ZRANGEBYSCORE + EVALSHA(advance);
 - Redis commands per fire: client round trips and calls made inside scripts, also on the
   event path (fire by fire) of one `every 15m` schedule, both designs;
+- BullMQ 6.7.0's own scripts per fire (with the fakelua adapter and without it) beside the real
+  BullMQ's pickups, and what each model script buys over them on the same runs (`model_lines`);
 - beside the real BullMQ (tests/oracles/bench_bullmq.mjs on redis-server, when Node and a
   server are there): whole processes making the same N on-time fires, and each ratio;
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
@@ -310,6 +312,92 @@ def real_scripts_lines(fires: int = 2000, rounds: int = 3) -> list[str]:
                      f"{ms / med[False]['ms_per_fire']:.2f}x")
     else:
         lines.append(f"real BullMQ: not run ({why})")
+    return lines
+
+
+MODEL_RUNS = ((10_000, "fast-forward"), (10_000, "event path"), (40, "event path"))
+
+
+def model_run_time(fires: int, path: str) -> float:
+    """Seconds of `Chain` (BullMQ's design on the model scripts) making `fires` on-time fires of one
+    `every 15m` scheduler with an on-time worker, from the upsert on (upsert included): on the
+    fast-forward path (`pickups-5` many pickups a call) or fire by fire (`activate-3`, `chain-6`;
+    `finish-1` in batches); the trace recorded as the engine records it."""
+    from emqsim.engine.chain import Chain
+
+    store = Store(client=embedded())
+    kind = type("Path", (Chain,), {"fast_forward": path == "fast-forward"})
+    with store:
+        t = time.perf_counter()
+        with kind(Schedule("reports", Every("15m")), start=T0, store=store) as run:
+            run.run(fires=fires)
+            assert run.trace.count == fires
+        return time.perf_counter() - t
+
+
+def real_run_time(fires: int) -> float:
+    """Seconds of the same run through BullMQ 6.7.0's own scripts (the driver): the upsert, then
+    each fire a worker's take (moveToActive-11, updateJobScheduler-12) and its finish
+    (moveToFinished-14), at the job's run time."""
+    from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+
+    b = BullMQScripts()
+    t = time.perf_counter()
+    b.upsert("reports", T0, every=900_000)
+    for k in range(fires):
+        if b.pickup(T0 + k * 900_000) is None:
+            raise RuntimeError(f"the real scripts made no job for fire {k + 1}")
+    return time.perf_counter() - t
+
+
+def upsert_times(n: int = 200) -> tuple[float, float]:
+    """(ms an upsert of a new `every 15m` scheduler: the model's `scheduler-7`, the real
+    `addJobScheduler-11`), over `n` schedulers on one server each."""
+    from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+    from emqsim.engine.chain import BullMQ
+
+    store = Store(client=embedded())
+    model = BullMQ(store)
+    model.upsert(Schedule("warm", Every("15m")), T0)
+    t = time.perf_counter()
+    for i in range(n):
+        model.upsert(Schedule(f"s{i}", Every("15m")), T0)
+    m = (time.perf_counter() - t) / n
+    store.close()
+    b = BullMQScripts()
+    b.upsert("warm", T0, every=900_000)
+    t = time.perf_counter()
+    for i in range(n):
+        b.upsert(f"s{i}", T0, every=900_000)
+    return m * 1e3, (time.perf_counter() - t) / n * 1e3
+
+
+def model_lines(runs=MODEL_RUNS, rounds: int = 3) -> list[str]:
+    """What each model script buys over BullMQ's own scripts on the same runs: per run, the model's
+    path and the real scripts fire by fire, interleaved, `rounds` rounds, medians; and an upsert."""
+    from emqsim.engine.bullmq_scripts import package
+
+    missing = package.available()
+    if missing:
+        return [f"model scripts against BullMQ's own: not measured ({missing})"]
+    times: dict[tuple, list[float]] = {}
+    for _ in range(rounds):
+        for fires, path in runs:
+            times.setdefault(("model", fires, path), []).append(model_run_time(fires, path))
+            if ("real", fires) not in times or len(times[("real", fires)]) < len(times[("model", fires, path)]):
+                times.setdefault(("real", fires), []).append(real_run_time(fires))
+    med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+    lines = []
+    scripts = {"fast-forward": "pickups-5, many pickups a call", "event path": "activate-3, chain-6 a fire, finish-1 in batches"}
+    for fires, path in runs:
+        m, r = med[("model", fires, path)], med[("real", fires)]
+        lines.append(f"model vs real scripts, {fires:,} on-time fires of every 15m, median of {rounds}: model "
+                     f"{path} ({scripts[path]}) {m:.2f} s ({m / fires * 1e3:.3f} ms a fire) · BullMQ 6.7.0's "
+                     f"own scripts fire by fire {r:.2f} s ({r / fires * 1e3:.3f} ms a fire) · the model buys "
+                     f"{r / m:.1f}x")
+    up = sorted((upsert_times() for _ in range(rounds)), key=lambda x: x[0] / x[1])[rounds // 2]
+    lines.append(f"model vs real scripts, an upsert of a new every 15m scheduler: model scheduler-7 {up[0]:.3f} ms · "
+                 f"BullMQ 6.7.0's addJobScheduler-11 {up[1]:.3f} ms · the model buys {up[1] / up[0]:.1f}x")
     return lines
 
 
@@ -652,7 +740,7 @@ def main(argv=None) -> int:
 
         print(state(), flush=True)
         for line in (event_path_lines(1000) + [panel_line()] + real_scripts_lines(2000, args.rounds)
-                     + side_by_side(args.rounds)):
+                     + model_lines(rounds=args.rounds) + side_by_side(args.rounds)):
             print(line, flush=True)
         return 0
     fires = 600 if args.quick else args.fires
@@ -675,6 +763,8 @@ def main(argv=None) -> int:
                       f"scripts · {r[0] / b[0]:.2f}x baseline")
     for line in (event_path_lines(200 if args.quick else 1000) + [panel_line()]
                  + real_scripts_lines(300 if args.quick else 2000, 1 if args.quick else args.rounds)
+                 + model_lines(((2_000, "fast-forward"), (2_000, "event path"), (40, "event path")) if args.quick
+                               else MODEL_RUNS, 1 if args.quick else args.rounds)
                  + side_by_side(1 if args.quick else args.rounds, (1_000,) if args.quick else SIDE_BY_SIDE)):
         print(line, flush=True)
     if os.environ.get(ENV):
