@@ -124,3 +124,17 @@ def test_a_scripts_error_and_a_type_error_read_as_before():
         answers.append((got, client.hgetall("h")))
     assert answers[0] == answers[1]
     assert answers[0][0][3] == 1 and answers[0][0][0][0] == "error"
+
+
+def test_clear_starts_the_queue_again_from_scratch():
+    """`clear` (lesson 04's lane reuses one driver): what is left is a new Queue's, and the same
+    run then answers and leaves what a new driver does."""
+    used, fresh = BullMQScripts(queue="q"), BullMQScripts(queue="q")
+    sc = scenario(SEED)
+    steps(used, sc)
+    used.client.set("other", "1")                      # another queue's key: left alone
+    used.clear()
+    assert sorted(used.client.keys("*")) == [b"bull:q:meta", b"other"]
+    assert steps(used, sc) == steps(fresh, sc)
+    used.client.delete("other")
+    assert keys(used) == keys(fresh)

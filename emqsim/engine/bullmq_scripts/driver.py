@@ -143,6 +143,17 @@ class BullMQScripts:
         self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
                                                      "version": f"bullmq:{package.NPM_RELEASE}"})
 
+    def clear(self) -> None:
+        """Delete every key of this queue and write what a new Queue writes: the same driver, its
+        scripts loaded once, for another run from scratch."""
+        c = self.client
+        pattern = "".join("\\" + ch if ch in "[]*?\\" else ch for ch in self.keys[""]) + "*"
+        doomed = list(c.scan_iter(match=pattern, count=1000))
+        if doomed:
+            c.delete(*doomed)
+        c.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
+                                           "version": f"bullmq:{package.NPM_RELEASE}"})
+
     def key(self, name: str) -> str:
         return self.keys[""] + name
 
