@@ -82,6 +82,40 @@ def _text(value, what: str) -> str:
     raise InputError(f"{what} {value!r} must be non-empty text", what)
 
 
+def _json_text(data) -> str:
+    """`JSON.stringify(data)` as the client sends a job's data, for what JSON can hold: dicts with
+    text keys, lists, text, finite numbers, booleans and None. Anything else is one line (a
+    set, an object, NaN or an infinity, which JSON.stringify would write as null or refuse)."""
+    try:
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        found = "NaN or an infinity" if isinstance(exc, ValueError) else type(_unwritable(data)).__name__
+        raise InputError(f"data {_short(data)} holds {found}, which JSON cannot write; expected dicts, lists, "
+                         "text, finite numbers, booleans and None", "data") from None
+
+
+def _unwritable(v):
+    """The first value inside `v` that JSON cannot write (for the refusal's words)."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if not isinstance(k, (str, int, float, bool)) and k is not None:
+                return k
+            bad = _unwritable(x)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(v, (list, tuple)):
+        return next((b for b in map(_unwritable, v) if b is not None), None)
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return None
+    return v
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _packable(v):
     """UNDEFINED as nil (msgpackr's `encodeUndefinedAsNil`), all the way down."""
     if v is UNDEFINED:
@@ -196,6 +230,7 @@ class BullMQScripts:
             if v is not None:
                 repeat[k] = v
         data = {} if data is None else data
+        _json_text(data)                                  # refused here, before any write
         return self._upsert(scheduler_id, repeat, name, data, {}, now, override=True, producer=None)
 
     def _upsert(self, sid: str, repeat: dict, name: str, data, opts: dict, now: int, *, override: bool,
@@ -223,7 +258,7 @@ class BullMQScripts:
         merged = self._next_job_opts(next_millis, sid, {**opts, "repeat": filtered,
                                                         "telemetry": opts.get("telemetry", UNDEFINED)},
                                      iteration, new_offset, now)
-        data_text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        data_text = _json_text(data)
         k = self.keys
         if override:                                                         # lines 134-160
             if next_millis is not UNDEFINED and next_millis < clock:
