@@ -651,12 +651,14 @@ def voila_times(paths: list[str]) -> dict[str, tuple[float, float | None]]:
     return out
 
 
-def notebook_report(folder: str = "notebooks") -> list[str]:
-    """One line per notebook: headless time beyond kernel start, time to its first figure, and
-    Voila's time to the first figure and to the whole page."""
+def notebook_report(folder: str = "notebooks", only=None) -> list[str]:
+    """One line per notebook (those whose names start with one of `only`, when given): headless
+    time beyond kernel start, time to its first figure, and Voila's time to the first figure and
+    to the whole page."""
     import glob
 
-    paths = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
+    paths = sorted(p for p in glob.glob(os.path.join(folder, "*.ipynb"))
+                   if not only or os.path.basename(p).startswith(tuple(only)))
     voila = voila_times(paths)
     lines = []
     for path in paths:
@@ -727,12 +729,14 @@ def main(argv=None) -> int:
     ap.add_argument("--fires", type=int, default=3000, help="fires per full-path measurement")
     ap.add_argument("--quick", action="store_true", help="small runs, no memory or figure section")
     ap.add_argument("--notebooks", action="store_true", help="only the per-notebook times")
+    ap.add_argument("--only", action="append", metavar="PREFIX",
+                    help="with --notebooks: only the notebooks whose names start so (e.g. --only 02 --only 03)")
     ap.add_argument("--bullmq", action="store_true",
                     help="only the calls per fire, notebook 02's panel and the side by side with the real BullMQ")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the side by side (default 3)")
     args = ap.parse_args(argv)
     if args.notebooks:
-        for line in notebook_report():
+        for line in notebook_report(only=args.only):
             print(line, flush=True)
         return 0
     if args.bullmq:
