@@ -306,9 +306,11 @@ class _Calls:
     def __init__(self, sm, current, call_rt, expected):
         from fakeredis import _msgs
         from fakeredis._commands import COMMANDS_WITH_SUB, SUPPORTED_COMMANDS
+        from fakeredis._core._database import Item
         from fakeredis._helpers import SimpleError, decode_command_bytes
         from fakeredis._socket import _resp
         from fakeredis._socket._base import BaseFakeSocket
+        from fakeredis.model import Hash
 
         self._current, self._rt, self._expected = current, call_rt, expected
         self._convert = sm._convert_redis_arg
@@ -317,9 +319,6 @@ class _Calls:
         self._error, self._msgs, self._resp = SimpleError, _msgs, _resp
         self._pubsub_ok = BaseFakeSocket.ACCEPTED_COMMANDS_WHILE_PUBSUB
         self._genuine = _genuine_run_command()
-        from fakeredis._core._database import Item
-        from fakeredis.model import Hash
-
         self._item, self._hash = Item, Hash
 
     def _lookup(self, sock, op):
@@ -397,7 +396,6 @@ class _Calls:
         else:
             sock._subkey_notifications(items)
         return result
-
 
     def _write(self, item, remove_empty):
         """`CommandItem.writeback` of a modified item: the watchers told, and the database's
