@@ -141,6 +141,7 @@
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
           show();
+          intoView();
         });
       })(boxes[i], data.questions[i]);
     }
@@ -242,6 +243,27 @@
       wrap.appendChild(speed);
       wrap.appendChild(speedOut);
       return wrap;
+    }
+
+    /* The bottom of the theme's headers that stay at the top of the window (0 if none does):
+       what a picture brought into view must land under. */
+    function headerBottom() {
+      var bottom = 0, heads = document.querySelectorAll(".bd-header, .bd-header-article");
+      for (var i = 0; i < heads.length; i++) {
+        var pos = getComputedStyle(heads[i]).position;
+        if (pos === "sticky" || pos === "fixed") bottom = Math.max(bottom, heads[i].getBoundingClientRect().bottom);
+      }
+      return Math.max(0, bottom);
+    }
+
+    /* Show me moved the figure: bring its picture into view if any of it is out of sight (the
+       reader pressed the button below it), smoothly unless the reader's system asks for less
+       motion. The readout, a polite live region, says the new frame. */
+    function intoView() {
+      var r = img.getBoundingClientRect(), top = headerBottom();
+      if (r.top >= top && r.bottom <= window.innerHeight) return;
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      window.scrollTo({top: window.scrollY + r.top - top - 8, behavior: still ? "auto" : "smooth"});
     }
 
     /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings
