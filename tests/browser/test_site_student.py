@@ -173,7 +173,8 @@ def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, b
         player.locator(".emqsim-controls").evaluate("r => r.scrollIntoView({block: 'start'})")
         page.wait_for_timeout(50)
         height = stage.bounding_box()["height"]
-        assert height <= STAGE_SHARE * PHONE["height"], (path.stem, n, height)
+        if stage.evaluate("s => getComputedStyle(s).position") == "sticky":
+            assert height <= STAGE_SHARE * PHONE["height"], (path.stem, n, height)
         used = [player.locator("button.emqsim-play")] if player.locator("button.emqsim-play").count() else []
         for box in player.locator("fieldset.emqsim-question").all():
             used.append(box.locator("input[type=radio]").first)
