@@ -608,3 +608,14 @@ def test_a_page_shows_no_notebook_test_marks():
     assert pages.without_test_marks("# NBVAL_IGNORE_OUTPUT\nfig.panel()") == "fig.panel()"
     assert pages.without_test_marks("x = 1  # NBVAL_ mention inside a line\ny") == \
         "x = 1  # NBVAL_ mention inside a line\ny"
+
+
+def test_the_site_leaves_out_prose_marked_lab_only():
+    """Issue 30: the site invited experiments it cannot run (01's cron box, 04's pump-down and
+    deadline); the notebooks mark that prose and the site leaves it out."""
+    src = "Drag `now`.<!-- lab-only --> With a kernel, type `*/20 8-9 * * *`.<!-- /lab-only --> Then read."
+    assert pages.without_lab_only(src) == "Drag `now`. Then read."
+    assert pages.without_lab_only("no marks") == "no marks"
+    marked = [nb for nb in NOTEBOOKS if "<!-- lab-only -->" in nb.read_text()]
+    assert {nb.stem for nb in marked} >= {"01_cron_vs_interval", "04_missed_slots"}
+

@@ -119,6 +119,8 @@ def _offline_copy(nb, players: dict | None = None):
     nb.metadata.pop("widgets", None)
     players = players or {}
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = without_lab_only(cell.source)
         if cell.cell_type != "code":
             continue
         title = figure_of(cell)
@@ -139,6 +141,16 @@ def _offline_copy(nb, players: dict | None = None):
             outputs.append(_html_output(player.html()))
         cell["outputs"] = outputs
     return nb
+
+
+#: prose that invites what only a kernel can do (type a cron expression, drag a control the
+#: site holds): the notebook marks it, the site leaves it out rather than offer what it cannot run
+LAB_ONLY = re.compile(r"<!-- lab-only -->.*?<!-- /lab-only -->", re.S)
+
+
+def without_lab_only(source: str) -> str:
+    """A Markdown cell as the site shows it: without the spans marked lab-only."""
+    return LAB_ONLY.sub("", source)
 
 
 def without_test_marks(source: str) -> str:

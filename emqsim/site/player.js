@@ -205,7 +205,8 @@
           select.value = String(cur[k]);
         }});
       }
-      if (c.held) row.appendChild(make("span", {"class": "emqsim-held-note"}, "held at its default on this page"));
+      /* held: disabled, its tooltip says so; the paragraph under the controls names it, once */
+      if (c.held) row.setAttribute("data-held", "1");
       box.appendChild(row);
     });
 

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
+from conftest import NOTEBOOKS  # noqa: E402
 from test_site_book import AXE, DESKTOP, PAGES, PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
 
 THEMES = ("light", "dark")
@@ -257,3 +258,13 @@ def test_the_index_names_the_author_and_says_what_each_page_holds(static_site, b
     article = page.locator("article").inner_text()
     # each page listed with its reading time, not as a bare link
     assert len(_TIME.findall(article.lower())) >= len(course)
+
+
+def test_the_site_offers_no_experiment_it_cannot_run(static_site, book_page):
+    """01 invited a cron expression typed into a box the site holds, 04 a drag of the pump-down
+    and deadline controls it holds: the site leaves that prose out (the notebooks keep it)."""
+    page = book_page
+    for stem, offer in (("01_cron_vs_interval", "also type another cron"), ("04_missed_slots", "also drag when it goes down")):
+        open_page(page, static_site, stem, DESKTOP)
+        assert offer not in page.locator("article").inner_text(), stem
+        assert offer in (NOTEBOOKS / f"{stem}.ipynb").read_text()
