@@ -121,9 +121,14 @@ def test_the_panel_carries_the_dark_rule_and_the_figure_its_class():
     kids = list(panel.box.children)
     at = kids.index(fig.live.image)
     assert style.FIGURE_CLASS in fig.live.image._dom_classes
-    assert kids[at - 1].value == f"<style>{style.DARK_CSS}</style>"
+    assert kids[at - 1].value == f"<style>{style.DARK_CSS} {style.ANSWER_CSS}</style>"
     assert style.DARK_CSS == ("body[data-jp-theme-light='false'] .emqsim-figure img, "
                               "body[data-jp-theme-light='false'] img.emqsim-figure "
                               "{ filter: invert(1) hue-rotate(180deg); }")
+    # the feedback's colours read on either background (Lab's light and dark)
+    for theme, bg in (("light", style.LIGHT_BG), ("dark", style.DARK_BG)):
+        for kind, colour in style.ANSWER_COLOURS[theme].items():
+            assert style.contrast(colour, bg) >= style.MIN_CONTRAST, (theme, kind)
+    assert "--emqsim-plain: #dddddd;" in style.ANSWER_CSS
     # transparent: Lab's own background shows through, light or dark
     assert fig.view.ax.figure.patch.get_alpha() == 0.0

@@ -396,13 +396,17 @@ def test_the_site_keeps_its_size_budget(built):
 def test_index_links_every_page_and_every_link_resolves(built):
     out, _ = built
     index = (out / "index.html").read_text()
-    contents = index[index.index('<div class="toctree-wrapper'):]
+    contents = index[index.index('<article'):]    # the listing (issue 30: each page's place and reading time)
     hrefs = [h for h in refs(contents).hrefs if h.endswith(".html")][:len(NOTEBOOKS)]
     assert hrefs == [f"{nb.stem}.html" for nb in NOTEBOOKS]
     assert all((out / h).is_file() for h in hrefs)
     for nb in NOTEBOOKS:  # each entry is titled with the notebook's first heading
         title = pages.title_of(read(nb))
         assert title and f">{title}</a>" in index.replace("&#x27;", "'").replace("&amp;", "&")
+    # the book names its author as CITATION.cff names the project's
+    assert f"By {pages.AUTHOR}" in index and "Author name not set" not in index
+    cff = (ROOT / "CITATION.cff").read_text()
+    assert f'- name: "{pages.AUTHOR}"' in cff
 
 
 @needs_notebooks
@@ -608,3 +612,26 @@ def test_a_page_shows_no_notebook_test_marks():
     assert pages.without_test_marks("# NBVAL_IGNORE_OUTPUT\nfig.panel()") == "fig.panel()"
     assert pages.without_test_marks("x = 1  # NBVAL_ mention inside a line\ny") == \
         "x = 1  # NBVAL_ mention inside a line\ny"
+
+
+def test_the_site_leaves_out_prose_marked_lab_only():
+    """Issue 30: the site invited experiments it cannot run (01's cron box, 04's pump-down and
+    deadline); the notebooks mark that prose and the site leaves it out."""
+    src = "Drag `now`.<!-- lab-only --> With a kernel, type `*/20 8-9 * * *`.<!-- /lab-only --> Then read."
+    assert pages.without_lab_only(src) == "Drag `now`. Then read."
+    assert pages.without_lab_only("no marks") == "no marks"
+    marked = [nb for nb in NOTEBOOKS if "<!-- lab-only -->" in nb.read_text()]
+    assert {nb.stem for nb in marked} >= {"01_cron_vs_interval", "04_missed_slots"}
+
+
+def test_each_page_gets_its_place_and_reading_time():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title\n\nIntro."),
+                                         nbformat.v4.new_markdown_cell("word " * 401)])
+    assert pages.reading_minutes(nb) == 3          # 403 words at 200 a minute, rounded up
+    assert pages.where_line(nb, 2, 8) == "*Page 2 of 8 \u00b7 about 3 min read*"
+    assert pages.where_line(nb, None, 8) == "*about 3 min read*"
+    shown = pages.with_where(nb, "*line*")
+    assert shown.cells[0].source == "# Title\n\n*line*\n\n\nIntro."
+    assert pages.in_course("03_start_to_start.ipynb") and not pages.in_course("course_pages_checked.ipynb")

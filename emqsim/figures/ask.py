@@ -18,6 +18,7 @@ pressed (a question's `show_me` frame may take the engine a moment).
 from __future__ import annotations
 
 from ..lessons.questions import PICK_FIRST, as_html, challenge_line, feedback
+from .style import answer_colour
 
 #: CSS classes a browser test finds the parts by
 QUESTION_CLASS = "emqsim-question"
@@ -34,13 +35,13 @@ def _feedback_html(text: str, right: bool | None) -> str:
     if not text:
         return '<div role="status" aria-live="polite"></div>'
     mark = "\u2713 " if right else "\u2717 " if right is False else ""
-    colour = "#1a7f37" if right else "#b35900" if right is False else "#333"
+    colour = answer_colour("right" if right else "wrong" if right is False else "plain")
     return f'<div role="status" aria-live="polite" style="color:{colour};{LINE}">{mark}{as_html(text)}</div>'
 
 
 def challenge_html(challenge, met: bool) -> str:
     """The challenge line under the figure: the goal, then a tick and the explanation once met."""
-    style = ("color:#1a7f37" if met else "color:#333") + f";{LINE}"
+    style = f"color:{answer_colour('right' if met else 'plain')};{LINE}"
     return (f'<div role="status" aria-live="polite" data-met="{int(met)}" style="{style}">'
             f'{as_html(challenge_line(challenge, met))}</div>')
 

@@ -18,7 +18,7 @@ import io
 import matplotlib.pyplot as plt
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from .style import DARK_CSS, FIGURE_CLASS
+from .style import ANSWER_CSS, DARK_CSS, FIGURE_CLASS
 
 
 def png(fig) -> bytes:
@@ -75,11 +75,12 @@ class Live:
 
     @staticmethod
     def theme():
-        """A widget holding the rule that turns every figure for JupyterLab's dark theme (it
-        shows nothing): a PNG cannot change its own colours, the page's style can."""
+        """A widget holding the rule that turns every figure for JupyterLab's dark theme, and
+        the one that lightens the questions' feedback there (it shows nothing): a PNG cannot
+        change its own colours, the page's style can."""
         import ipywidgets as w
 
-        return w.HTML(f"<style>{DARK_CSS}</style>", layout=w.Layout(height="0px", margin="0px"))
+        return w.HTML(f"<style>{DARK_CSS} {ANSWER_CSS}</style>", layout=w.Layout(height="0px", margin="0px"))
 
     def invalidate(self) -> None:
         """Something that does not move changed: the next refresh redraws everything."""

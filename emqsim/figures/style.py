@@ -38,6 +38,19 @@ FIGURE_CLASS = "emqsim-figure"
 DARK_FILTER = "invert(1) hue-rotate(180deg)"
 DARK_CSS = (f"body[data-jp-theme-light='false'] .{FIGURE_CLASS} img, "
             f"body[data-jp-theme-light='false'] img.{FIGURE_CLASS} {{ filter: {DARK_FILTER}; }}")
+#: the colours of a right answer, a wrong one and plain feedback in a panel (emqsim.figures.ask),
+#: each at least `MIN_CONTRAST` on `LIGHT_BG` and, under Lab's dark theme, on `DARK_BG`: a fixed
+#: green or grey read on one background only (#333 on Lab's dark one was 1.5:1)
+ANSWER_COLOURS = {"light": {"right": "#1a7f37", "wrong": "#8a4600", "plain": "#333333"},
+                  "dark": {"right": "#3fb950", "wrong": "#f0a35e", "plain": "#dddddd"}}
+ANSWER_CSS = ("body[data-jp-theme-light='false'] { "
+              + " ".join(f"--emqsim-{k}: {v};" for k, v in ANSWER_COLOURS["dark"].items()) + " }")
+
+
+def answer_colour(kind: str) -> str:
+    """The CSS colour of feedback of `kind` ("right", "wrong", "plain"): the dark theme's rule
+    (`ANSWER_CSS`) sets the variable, the light colour is its fallback."""
+    return f"var(--emqsim-{kind}, {ANSWER_COLOURS['light'][kind]})"
 
 
 def luminance(colour) -> float:

@@ -37,6 +37,10 @@ LIVE_NOTE = ("Live figure: its sliders need a running kernel. Open this notebook
 
 #: the book's title, on every page's header and the index
 TITLE = "emqsim: the course"
+#: the book's author, as CITATION.cff names the project's authors (the theme prints "By ...")
+AUTHOR = "The emqsim authors"
+#: words a reader takes in a minute, for a page's reading time
+WORDS_PER_MINUTE = 200
 
 _INDEX = """# {title}
 
@@ -45,9 +49,14 @@ kernel and no network: each live figure's sliders step through frames drawn in a
 To change what a page holds fixed, or to run the code, open the notebooks in JupyterLab
 (`make lab`) or as apps in Voila (`make present`).
 
+Read the pages in order: each one uses what the ones before it showed.
+
+{listing}
+
 ```{{toctree}}
 :maxdepth: 1
 :caption: Notebooks
+:hidden:
 
 {items}
 ```
@@ -56,6 +65,7 @@ To change what a page holds fixed, or to run the code, open the notebooks in Jup
 #: the Sphinx settings of the book (written as the conf.py of the folder Sphinx reads)
 CONF = {
     "project": TITLE,
+    "author": AUTHOR,
     "html_title": TITLE,
     "extensions": ["myst_nb", "sphinx_togglebutton"],
     "html_theme": "sphinx_book_theme",
@@ -119,6 +129,8 @@ def _offline_copy(nb, players: dict | None = None):
     nb.metadata.pop("widgets", None)
     players = players or {}
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = without_lab_only(cell.source)
         if cell.cell_type != "code":
             continue
         title = figure_of(cell)
@@ -141,6 +153,48 @@ def _offline_copy(nb, players: dict | None = None):
     return nb
 
 
+#: prose that invites what only a kernel can do (type a cron expression, drag a control the
+#: site holds): the notebook marks it, the site leaves it out rather than offer what it cannot run
+LAB_ONLY = re.compile(r"<!-- lab-only -->.*?<!-- /lab-only -->", re.S)
+
+
+def in_course(path) -> bool:
+    """Whether a notebook is one of the course's numbered pages (00_..., 01_...)."""
+    return bool(re.match(r"\d\d_", Path(path).name))
+
+
+def reading_minutes(nb) -> int:
+    """Minutes a first reading of a page takes: its prose's words (folds included, as the site
+    shows it) at `WORDS_PER_MINUTE`, rounded up."""
+    words = sum(len(re.findall(r"[\w'`*]+", without_lab_only(c.source))) for c in nb.cells
+                if c.cell_type == "markdown")
+    return max(1, -(-words // WORDS_PER_MINUTE))
+
+
+def where_line(nb, number: int | None, count: int) -> str:
+    """The line under a page's title: its place in the course and its reading time."""
+    place = f"Page {number} of {count} \u00b7 " if number is not None else ""
+    return f"*{place}about {reading_minutes(nb)} min read*"
+
+
+def with_where(nb, line: str):
+    """`nb` with `line` as a paragraph right under its first heading."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        for i, text in enumerate(lines):
+            if re.match(r"^#+\s+", text):
+                cell.source = "\n".join([*lines[:i + 1], "", line, "", *lines[i + 1:]])
+                return nb
+    return nb
+
+
+def without_lab_only(source: str) -> str:
+    """A Markdown cell as the site shows it: without the spans marked lab-only."""
+    return LAB_ONLY.sub("", source)
+
+
 def without_test_marks(source: str) -> str:
     """A code cell as a reader needs it: the notebook test's marks (`# NBVAL_IGNORE_OUTPUT`)
     tell the test what to compare and the reader nothing."""
@@ -160,10 +214,18 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
     import nbformat
 
     folder.mkdir(parents=True, exist_ok=True)
+    course = [path for path in books if in_course(path)]
+    listing = []
     for path, nb in books.items():
-        nbformat.write(_offline_copy(nb, players), folder / path.name)
+        number = course.index(path) + 1 if path in course else None
+        nbformat.write(with_where(_offline_copy(nb, players), where_line(nb, number, len(course))),
+                       folder / path.name)
+        what = f"page {number} of {len(course)}" if number is not None else "beside the course"
+        listing.append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>`: {what}, "
+                       f"about {reading_minutes(nb)} min read")
     items = "\n".join(path.stem for path in books)
-    (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items), encoding="utf-8")
+    (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items, listing="\n".join(listing)),
+                                     encoding="utf-8")
     (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")
     static = folder / "_static"
     static.mkdir(exist_ok=True)

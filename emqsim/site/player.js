@@ -50,6 +50,7 @@
     var cur = frames[data.start][2].slice();
     var shown = -1;
     var ui = [];
+    var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
 
@@ -136,11 +137,13 @@
           }
           out.innerHTML = q.feedback[picked.value];  /* HTML escaped by the build */
           out.setAttribute("data-right", picked.value === q.right ? "1" : "0");
+          revealFeedback(out);
         });
         var showMe = box.querySelector("button.emqsim-show-me");
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
           show();
+          intoView();
         });
       })(boxes[i], data.questions[i]);
     }
@@ -202,7 +205,8 @@
           select.value = String(cur[k]);
         }});
       }
-      if (c.held) row.appendChild(make("span", {"class": "emqsim-held-note"}, "held at its default on this page"));
+      /* held: disabled, its tooltip says so; the paragraph under the controls names it, once */
+      if (c.held) row.setAttribute("data-held", "1");
       box.appendChild(row);
     });
 
@@ -244,11 +248,61 @@
       return wrap;
     }
 
+    /* The bottom of the theme's headers that stay at the top of the window (0 if none does):
+       what a picture brought into view must land under. */
+    function headerBottom() {
+      var bottom = 0, heads = document.querySelectorAll(".bd-header, .bd-header-article");
+      for (var i = 0; i < heads.length; i++) {
+        var pos = getComputedStyle(heads[i]).position;
+        if (pos === "sticky" || pos === "fixed") bottom = Math.max(bottom, heads[i].getBoundingClientRect().bottom);
+      }
+      return Math.max(0, bottom);
+    }
+
+    /* Show me moved the figure: bring its picture into view if any of it is out of sight (the
+       reader pressed the button below it), smoothly unless the reader's system asks for less
+       motion. The readout, a polite live region, says the new frame. */
+    function intoView() {
+      var r = img.getBoundingClientRect(), top = headerBottom();
+      if (r.top >= top && r.bottom <= window.innerHeight) return;
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      window.scrollTo({top: window.scrollY + r.top - top - 8, behavior: still ? "auto" : "smooth"});
+    }
+
     /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings
        into view must land below it, not under it. */
     var stage = root.querySelector(".emqsim-stage");
+    /* A stage taller than STAGE_SHARE of the window would cover the questions and controls it
+       sticks over (04's took 690 px of a phone's 844): such a stage scrolls with the page. */
+    var STAGE_SHARE = 0.45;
+    function fit() {
+      if (!stage) return;
+      root.classList.remove("emqsim-tall");
+      if (getComputedStyle(stage).position === "sticky" && stage.offsetHeight > STAGE_SHARE * window.innerHeight)
+        root.classList.add("emqsim-tall");
+    }
+    function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }
+    /* The element the reader is using, moved out from under the sticky stage (and up from
+       below the window's bottom): focus by the keyboard, a feedback line just written. */
+    function reveal(e) {
+      /* a stage that reaches the end of its player moves up with the page: measured again after
+         each step, a few steps at most */
+      for (var i = 0; i < 4; i++) {
+        var r = e.getBoundingClientRect();
+        var under = (isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom()) + 8;
+        var by = r.top < under ? r.top - under
+               : r.bottom > window.innerHeight ? Math.min(r.bottom - window.innerHeight + 8, r.top - under) : 0;
+        if (Math.abs(by) < 1) return;
+        window.scrollBy({top: by, behavior: "instant"});
+      }
+    }
+    root.addEventListener("focusin", function (ev) {
+      if (!stage.contains(ev.target)) reveal(ev.target);
+    });
+    revealFeedback = reveal;
     function margins() {
-      var sticky = stage && getComputedStyle(stage).position === "sticky";
+      fit();
+      var sticky = isSticky();
       var top = sticky ? (stage.offsetHeight + (parseFloat(getComputedStyle(stage).top) || 0) + 8) + "px" : "";
       var rows = root.querySelectorAll(".emqsim-control, fieldset.emqsim-question, p.emqsim-challenge");
       for (var i = 0; i < rows.length; i++) rows[i].style.scrollMarginTop = top;

@@ -16,7 +16,9 @@ from emqsim.figures import style
 
 OPEN_MS = 90_000
 THEME = {"@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": "JupyterLab Dark"}}
-CELL = 'from emqsim.figures import catalogue\ncatalogue.figure("03 slip over cycles").panel()'
+CELL = ('from emqsim.figures import catalogue\ncatalogue.figure("03 slip over cycles").panel()')
+#: a figure with questions, for their feedback
+ASK_CELL = 'from emqsim.figures import catalogue\ncatalogue.figure("04 missed slots").panel()'
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,8 @@ def dark_lab(tmp_path_factory):
     nb.cells = [nbformat.v4.new_code_cell(CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "dark.ipynb")
+    nb.cells = [nbformat.v4.new_code_cell(ASK_CELL)]
+    nbformat.write(nb, root / "ask.ipynb")
     with running_lab(tmp, root, {**LAB_SETTINGS, **THEME}) as server:
         yield server
 
@@ -62,3 +66,28 @@ def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
     light = sum(p > 170 for p in pixels) / len(pixels)
     # mostly Lab's dark background, with light text and marks on it (a white slab was ~0 dark)
     assert dark > 0.7 and light > 0.005
+
+
+def test_feedback_and_challenge_read_on_the_dark_theme(dark_lab, page, artifacts):
+    """The challenge line and a question's feedback at least 4.5:1 on Lab's dark background
+    (the panel's fixed #333 and green were written for a white one: 1.5:1 and 3.7:1 there)."""
+    from test_site_student import MIN_CONTRAST, contrast_of
+
+    page.goto(dark_lab.url("/lab/tree/ask.ipynb?reset"), timeout=OPEN_MS)
+    page.wait_for_selector(".jp-Notebook", timeout=OPEN_MS)
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=OPEN_MS)
+    page.wait_for_function(
+        r"""() => [...document.querySelectorAll('.jp-StatusBar-Item')]
+                 .some(e => /\|\s*Idle$/.test(e.textContent.trim()))""", timeout=OPEN_MS)
+    page.locator(".jp-Notebook .jp-CodeCell").first.click()
+    page.keyboard.press("Shift+Enter")
+    line = page.wait_for_selector(".emqsim-challenge [role=status]", timeout=OPEN_MS)
+    page.wait_for_timeout(300)
+    low = {"challenge": contrast_of(line)}
+    box = page.locator(".emqsim-question").first
+    box.locator("input[type=radio]").first.check()
+    box.locator(".emqsim-check").click()
+    out = page.wait_for_selector(".emqsim-feedback [role=status][style]", timeout=OPEN_MS)
+    low["feedback"] = contrast_of(out)
+    page.screenshot(path=artifacts / "lab-dark-feedback.png")
+    assert {k: round(v, 2) for k, v in low.items() if v < MIN_CONTRAST} == {}

@@ -1,0 +1,270 @@
+"""The course book as a first-time student meets it (issue 30), in a real browser: a right
+answer and a met challenge can be read in the light theme and the dark one (computed colours
+and axe); Show me brings the figure it moves into view; on a 390x844 phone the sticky figure
+leaves room for the control in use and no page is wider than the phone; a held control is
+named once; and every page says how long it takes and where it sits in the course."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
+
+from conftest import NOTEBOOKS  # noqa: E402
+from test_site_book import AXE, DESKTOP, PAGES, PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+
+THEMES = ("light", "dark")
+#: WCAG 2.x AA for body text
+MIN_CONTRAST = 4.5
+#: the share of a phone's height the sticky figure may take
+STAGE_SHARE = 0.45
+#: the pages whose Show me buttons the issue measured off screen at 1366x900
+SHOW_ME_PAGES = [p for p in WITH_PLAYERS if p.stem[:2] in ("04", "05", "06", "07")]
+
+# the colour of an element's text and the colour behind it (the first ancestor with an opaque
+# background), both as [r, g, b, a]
+_COLOURS_JS = """e => {
+  const rgba = s => { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  let bg = null;
+  for (let a = e; a; a = a.parentElement) {
+    const c = rgba(getComputedStyle(a).backgroundColor);
+    if (c[3] > 0) { bg = c; break; }
+  }
+  return {fg: rgba(getComputedStyle(e).color), bg: bg || [255, 255, 255, 1]};
+}"""
+
+# move the player's controls to frame n's positions, one control after another as a reader
+# would (a slider's value is the place of its position among those the earlier controls allow)
+_GO_TO_FRAME_JS = """([root, n]) => {
+  const t = JSON.parse(root.querySelector('script.emqsim-data').textContent);
+  const want = t.frames[n][2];
+  for (let k = 0; k < t.controls.length; k++) {
+    const seen = {}, list = [];
+    t.frames.forEach(f => {
+      for (let j = 0; j < k; j++) if (f[2][j] !== want[j]) return;
+      if (!seen[f[2][k]]) { seen[f[2][k]] = 1; list.push(f[2][k]); }
+    });
+    const e = root.querySelectorAll('.emqsim-controls [data-name]:not(.emqsim-control)')[k];
+    if (e.disabled) continue;
+    if (e.tagName === 'SELECT') { e.value = String(want[k]); e.dispatchEvent(new Event('change')); }
+    else { e.value = String(list.indexOf(want[k])); e.dispatchEvent(new Event('input')); }
+  }
+  return root.getAttribute('data-frame');
+}"""
+
+
+# the picture wholly in the window, under the theme's sticky header
+_IN_VIEW_JS = """img => { const r = img.getBoundingClientRect();
+  const head = Math.max(0, ...[...document.querySelectorAll('.bd-header, .bd-header-article')]
+    .filter(h => ['sticky', 'fixed'].includes(getComputedStyle(h).position)).map(h => h.getBoundingClientRect().bottom));
+  return r.top >= head - 1 && r.bottom <= innerHeight + 1; }"""
+
+
+def _luminance(c) -> float:
+    def ch(v):
+        v /= 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+    return 0.2126 * ch(c[0]) + 0.7152 * ch(c[1]) + 0.0722 * ch(c[2])
+
+
+def contrast_of(element) -> float:
+    """The contrast ratio of an element's text against what is behind it (text alpha blended)."""
+    got = element.evaluate(_COLOURS_JS)
+    fg, bg = got["fg"], got["bg"]
+    a = fg[3]
+    fg = [fg[i] * a + bg[i] * (1 - a) for i in range(3)]
+    hi, lo = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def open_page(page, static_site, stem, size, theme="light"):
+    page.emulate_media(color_scheme=theme)
+    page.set_viewport_size(size)
+    page.goto((static_site / f"{stem}.html").as_uri())
+    assert page.evaluate("document.documentElement.dataset.theme") == theme
+    return page.locator(".emqsim-player")
+
+
+def axe_contrast(page, selector: str) -> list[str]:
+    """axe's colour-contrast violations inside the elements `selector` finds."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async sel => (await axe.run({include: [...document.querySelectorAll(sel)]},
+            {runOnly: ['color-contrast'], resultTypes: ['violations']}))
+        .violations.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(' | ')}`)""", selector)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_right_wrong_and_met_are_legible_in_both_themes(static_site, book_page, path, theme):
+    """Every question answered right and wrong, every challenge met: each line at least 4.5:1
+    against its background (the light theme's success colour was white on white)."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, DESKTOP, theme)
+    low = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        table = player.evaluate("r => JSON.parse(r.querySelector('script.emqsim-data').textContent)")
+        for q, box in zip(table.get("questions", []), player.locator("fieldset.emqsim-question").all(), strict=True):
+            wrong = next(k for k in q["feedback"] if k != q["right"])
+            for key, right in ((wrong, "0"), (q["right"], "1")):
+                box.locator(f"input[value='{key}']").check()
+                box.locator("button.emqsim-check").click()
+                out = box.locator(".emqsim-feedback")
+                assert out.get_attribute("data-right") == right
+                if (c := contrast_of(out)) < MIN_CONTRAST:
+                    low.append(f"{q['id']} {'right' if right == '1' else 'wrong'} {c:.2f}")
+        if "challenge" in table:
+            met = table["challenge"]["bits"].find("1")
+            assert met >= 0, table["challenge"]["id"]
+            page.evaluate(_GO_TO_FRAME_JS, [player.element_handle(), met])
+            line = player.locator("p.emqsim-challenge")
+            assert line.get_attribute("data-met") == "1", table["challenge"]["id"]
+            if (c := contrast_of(line)) < MIN_CONTRAST:
+                low.append(f"{table['challenge']['id']} met {c:.2f}")
+    assert low == [], low
+    if AXE.is_file():
+        assert axe_contrast(page, ".emqsim-player") == []
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+@pytest.mark.parametrize("path", SHOW_ME_PAGES, ids=[p.stem for p in SHOW_ME_PAGES])
+def test_show_me_brings_the_figure_into_view(static_site, book_page, path, reduced):
+    page = book_page
+    page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
+    players = open_page(page, static_site, path.stem, DESKTOP)
+    pressed = 0
+    for n in range(players.count()):
+        player = ready(page, n)
+        for button in player.locator("button.emqsim-show-me").all():
+            readout = player.locator("pre.emqsim-readout")
+            assert readout.get_attribute("aria-live") == "polite"
+            button.evaluate("b => b.scrollIntoView({block: 'end'})")
+            img = player.locator("img.emqsim-frame").element_handle()
+            hidden = not page.evaluate(_IN_VIEW_JS, img)   # pressed below it: the figure out of sight?
+            button.click()
+            pressed += hidden
+            if reduced:   # no animation: in view at once
+                assert page.evaluate(_IN_VIEW_JS, img), (path.stem, n)
+            else:         # in view once the smooth scroll is over
+                page.wait_for_function(_IN_VIEW_JS, arg=img, timeout=3000)
+            want = player.evaluate("""r => { const t = JSON.parse(r.querySelector('script.emqsim-data').textContent);
+                return t.readouts[t.frames[Number(r.getAttribute('data-frame'))][1]]; }""")
+            assert readout.text_content() == want
+    assert pressed > 0, f"{path.stem}: no Show me pressed with its figure out of sight"
+    assert page.errors == [] and page.outside == []
+
+
+def _covered(page, stage, element) -> bool:
+    """Whether the sticky stage (or the viewport's edges) hides any of `element`."""
+    s, e = stage.bounding_box(), element.bounding_box()
+    return e["y"] < s["y"] + s["height"] - 1 or e["y"] + e["height"] > PHONE["height"] + 1
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, book_page, path):
+    page = book_page
+    players = open_page(page, static_site, path.stem, PHONE)
+    hidden = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        stage = player.locator(".emqsim-stage")
+        player.locator(".emqsim-controls").evaluate("r => r.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(50)
+        height = stage.bounding_box()["height"]
+        if stage.evaluate("s => getComputedStyle(s).position") == "sticky":
+            assert height <= STAGE_SHARE * PHONE["height"], (path.stem, n, height)
+        used = [player.locator("button.emqsim-play")] if player.locator("button.emqsim-play").count() else []
+        for box in player.locator("fieldset.emqsim-question").all():
+            used.append(box.locator("input[type=radio]").first)
+        for control in used:
+            # the reader reaches it from below, scrolling up: it starts under the stage
+            control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - 120); }")
+            control.focus()
+            page.wait_for_timeout(400)
+            if _covered(page, stage, control):
+                hidden.append((n, control.evaluate("e => e.className || e.name")))
+        for box in player.locator("fieldset.emqsim-question").all():
+            box.locator("input[type=radio]").first.check()
+            box.locator("button.emqsim-check").click()
+            page.wait_for_timeout(400)
+            if _covered(page, stage, box.locator(".emqsim-feedback")):
+                hidden.append((n, "feedback " + box.get_attribute("data-question")))
+    top = page.locator("#pst-back-to-top")
+    if top.count():
+        page.evaluate("scrollTo(0, document.body.scrollHeight / 2)")
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(400)
+        if top.is_visible():
+            b = top.bounding_box()
+            under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('#pst-back-to-top') !== null",
+                                  [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2])
+            assert under, "the sticky figure covers Back to top"
+    assert hidden == [], (path.stem, hidden)
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_no_page_is_wider_than_a_phone(static_site, book_page, path):
+    page = book_page
+    open_page(page, static_site, path.stem, PHONE)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")   # folds opened too
+    page.wait_for_timeout(100)
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    wide = page.evaluate("""() => [...document.querySelectorAll('article *')]
+        .filter(e => e.getBoundingClientRect().right > innerWidth + 1 && getComputedStyle(e).position !== 'fixed')
+        .filter(e => !e.parentElement.closest('[data-scrolls]') && !(e.closest('.table-wrapper, .highlight, pre')
+                     && e !== e.closest('.table-wrapper, .highlight, pre')))
+        .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+    assert width <= PHONE["width"], (path.stem, width, wide)
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_a_held_control_is_named_once(static_site, book_page, path):
+    page = book_page
+    open_page(page, static_site, path.stem, DESKTOP)
+    for n in range(page.locator(".emqsim-player").count()):
+        player = ready(page, n)
+        text = player.evaluate("r => r.innerText").lower()
+        assert text.count("held at its default") <= 1, (path.stem, n)
+
+
+#: "page 3 of 8" and "12 min read" (or "1 min read")
+_WHERE = re.compile(r"page (\d) of (\d)")
+_TIME = re.compile(r"(\d+) min(?:ute)?s? read")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_every_page_says_its_place_and_reading_time(static_site, book_page, path):
+    page = book_page
+    open_page(page, static_site, path.stem, DESKTOP)
+    text = page.locator("article").inner_text().lower()
+    course = [p for p in PAGES if p.stem[:2].isdigit()]
+    if path in course:
+        where = _WHERE.search(text)
+        assert where and (int(where[1]), int(where[2])) == (course.index(path) + 1, len(course)), path.stem
+    assert _TIME.search(text), path.stem
+
+
+def test_the_index_names_the_author_and_says_what_each_page_holds(static_site, book_page):
+    page = book_page
+    open_page(page, static_site, "index", DESKTOP)
+    body = page.locator("body").inner_text()
+    assert "Author name not set" not in body
+    assert "The emqsim authors" in body
+    course = [p for p in PAGES if p.stem[:2].isdigit()]
+    article = page.locator("article").inner_text()
+    # each page listed with its reading time, not as a bare link
+    assert len(_TIME.findall(article.lower())) >= len(course)
+
+
+def test_the_site_offers_no_experiment_it_cannot_run(static_site, book_page):
+    """01 invited a cron expression typed into a box the site holds, 04 a drag of the pump-down
+    and deadline controls it holds: the site leaves that prose out (the notebooks keep it)."""
+    page = book_page
+    for stem, offer in (("01_cron_vs_interval", "also type another cron"), ("04_missed_slots", "also drag when it goes down")):
+        open_page(page, static_site, stem, DESKTOP)
+        assert offer not in page.locator("article").inner_text(), stem
+        assert offer in (NOTEBOOKS / f"{stem}.ipynb").read_text()
