@@ -46,7 +46,7 @@ OTHER = {
     "03 wake latency": ({"poll": 10_000}, "Polling every 10 s, the 24 jobs wait 228 ms to 9.896 s"),
     "04 missed slots": ({"up": 1796035080000}, "Pump down 09:30 to 10:38: 09:37, 09:52, 10:07, 10:22 and 10:37 missed"),
     "05 an overlapping run": ({"run": 40}, "skip 3 of 3 (5 skipped)"),
-    "06 crash between two writes": ({"design": "atomic, fresh ids"}, "every slot produced once"),
+    "06 crash between two writes": ({"setup": "atomic, fresh ids"}, "every slot produced once"),
     "07 cron across daylight saving": ({"day": "before forward"}, "2026-03-07: no change, a 24-hour day"),
 }
 BRANDED_ID = re.compile(r"\b[A-Z]{3}[0-9A-Za-z]{11}\b")

@@ -14,7 +14,7 @@ from emqsim.lessons.course import EVERY, MINUTE, START
 matplotlib.use("Agg")
 
 T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
-TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.DESIGNS
+TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.SETUPS
 TITLE = "06 crash between two writes"
 
 
@@ -31,11 +31,11 @@ def view(fig):
 def test_the_catalogue_pairs_model_and_view(fig):
     assert isinstance(fig.model, lf.FaultsModel)
     assert isinstance(fig.view, FaultsView)
-    assert fig.values == {"design": TWO_FRESH, "crash": 3, "delay": MIN}
+    assert fig.values == {"setup": TWO_FRESH, "crash": 3, "delay": MIN}
 
 
 def test_default_view(fig, view):
-    text = fig.update(crash=3, design=TWO_FRESH, delay=MIN)
+    text = fig.update(crash=3, setup=TWO_FRESH, delay=MIN)
     assert text == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots\n"
                     "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
                     "released 09:31:00\n  0 lost (slots the row held and passed over with no job)")
@@ -57,7 +57,7 @@ def test_default_view(fig, view):
 
 
 def test_slot_ids_view(fig, view):
-    text = fig.update(crash=5, design=TWO_SLOT, delay=5 * MIN)
+    text = fig.update(crash=5, setup=TWO_SLOT, delay=5 * MIN)
     assert "the re-fire of slot 10:00 at 10:05:00 found its job id taken (enqueue: duplicate)\n" in text
     assert view.refused.get_offsets().tolist() == [[T0 + 4 * SLOT + 5 * MIN, 5]]
     assert len(view.twins.get_offsets()) == 0
@@ -66,22 +66,22 @@ def test_slot_ids_view(fig, view):
 
 
 def test_atomic_view(fig, view):
-    fig.update(crash=8, design=ATOM_FRESH, delay=10 * MIN)
+    fig.update(crash=8, setup=ATOM_FRESH, delay=10 * MIN)
     assert view.released.get_offsets()[:, 0].tolist() == [T0 + k * SLOT for k in range(10)]
     assert list(view.restart_line.get_xdata()) == [T0 + 7 * SLOT + 10 * MIN] * 2
 
 
 def test_slot_with_no_job_view(fig, view):
-    text = fig.update(crash=3, design=TWO_FRESH, delay=20 * MIN)
+    text = fig.update(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert text.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert view.unserved.get_offsets().tolist() == [[T0 + 3 * SLOT, 0.5]]
     assert (view.down.get_x(), view.down.get_width()) == (T0 + 2 * SLOT, 20 * MIN)
-    assert fig.update(design=ATOM_FRESH).endswith("10 jobs for 10 slots\n  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
+    assert fig.update(setup=ATOM_FRESH).endswith("10 jobs for 10 slots\n  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert len(view.unserved.get_offsets()) == 0
 
 
 def test_late_duplicate_labels_left(fig, view):
-    fig.update(crash=8, design=TWO_FRESH, delay=0)
+    fig.update(crash=8, setup=TWO_FRESH, delay=0)
     assert view.ids[1].get_text() == "JOB0SUhpyyNfhh"
     assert view.ids[1].get_position() == (T0 + 7 * SLOT - 3 * MIN, 9)
     assert view.ids[1].get_horizontalalignment() == "right"
@@ -89,7 +89,7 @@ def test_late_duplicate_labels_left(fig, view):
 
 
 def test_a_move_changes_the_picture_and_a_refused_one_does_not(fig):
-    fig.update(crash=3, design=TWO_FRESH, delay=MIN)
+    fig.update(crash=3, setup=TWO_FRESH, delay=MIN)
     first = fig.png()
     fig.update(crash=6)
     moved = fig.png()
@@ -112,7 +112,7 @@ def test_moving_lists_what_a_move_changes(fig, view):
     assert view.ax.get_xlim() == (T0 - 5 * MIN, T0 + 9 * SLOT + 10 * MIN)
     assert [t.get_text() for t in view.ax.get_xticklabels()] == ["09:00", "09:30", "10:00", "10:30", "11:00"]
     assert (view.crash_text.get_position()[1], view.restart_text.get_position()[1]) == (11.9, 11.9)
-    fig.update(crash=1, design=TWO_FRESH, delay=0)
+    fig.update(crash=1, setup=TWO_FRESH, delay=0)
     assert view.ax.get_ylim() == (0.3, 12.0)
 
 
@@ -121,7 +121,7 @@ def test_a_view_on_its_own_axes():
 
     f, ax = plt.subplots()
     v = FaultsView(ax)
-    v.draw(lf.FaultsModel().frame(design=ATOM_FRESH))
+    v.draw(lf.FaultsModel().frame(setup=ATOM_FRESH))
     assert v.ax is ax and v._title.get_text() == "atomic, fresh ids: crash after fire 3"
     plt.close(f)
 
@@ -130,15 +130,15 @@ def test_panel():
     fig = catalogue.figure(TITLE)
     p = fig.panel()
     assert 'id="faults-readout"' in p.readout.value
-    assert [label for label, _ in p.widgets["design"].options] == list(lf.VIEW_DESIGNS)
+    assert [label for label, _ in p.widgets["setup"].options] == list(lf.VIEW_SETUPS)
     assert [v for _, v in p.widgets["crash"].options] == list(lf.CRASHES)
     assert [v for _, v in p.widgets["delay"].options] == list(lf.DELAYS)
-    p.widgets["design"].value = ATOM_FRESH
+    p.widgets["setup"].value = ATOM_FRESH
     p.widgets["delay"].value = 0
     p.widgets["crash"].value = 2
     assert fig.frame.readout == ("atomic, fresh ids, crash after fire 2, restart 0 s later: 10 jobs for 10 slots\n"
                                  "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert "atomic, fresh ids, crash after fire 2" in p.readout.value
-    p.widgets["design"].value = TWO_FRESH
+    p.widgets["setup"].value = TWO_FRESH
     assert fig.frame.readout.startswith("two-step, fresh ids, crash after fire 2, restart 0 s later: 11 jobs for "
                                         "10 slots\n  1 duplicate: slot 09:15 as ")

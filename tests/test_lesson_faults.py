@@ -16,7 +16,7 @@ from emqsim.lessons.course import EVERY, MINUTE, START
 from emqsim.engine.timefmt import hms
 
 T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
-TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.DESIGNS
+TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.SETUPS
 TITLE = "06 crash between two writes"
 
 
@@ -62,8 +62,8 @@ def test_every_crash_point(crash):
     fresh = lf.crash_run(crash, TWO_FRESH, 5 * MIN)
     assert (fresh.duplicates, fresh.lost) == (1, 0)
     assert list(fresh.twins()) == [T0 + (crash - 1) * SLOT]
-    for design in (TWO_SLOT, ATOM_FRESH, ATOM_SLOT):
-        r = lf.crash_run(crash, design, 5 * MIN)
+    for setup in (TWO_SLOT, ATOM_FRESH, ATOM_SLOT):
+        r = lf.crash_run(crash, setup, 5 * MIN)
         assert (r.duplicates, r.lost, len(r.jobs)) == (0, 0, 10)
 
 
@@ -81,14 +81,14 @@ def test_a_restart_after_a_whole_gap():
 
 
 def test_two_pumps():
-    runs = {r.design: r for r in lf.two_pumps(45)}
+    runs = {r.setup: r for r in lf.two_pumps(45)}
     assert (runs[TWO_FRESH].duplicates, len(runs[TWO_FRESH].jobs)) == (4, 8)
     assert runs[TWO_FRESH].answers == {"enqueue enqueued": 8, "advance advanced": 8}
     assert (runs[TWO_SLOT].duplicates, len(runs[TWO_SLOT].jobs)) == (0, 4)
     assert runs[TWO_SLOT].answers == {"enqueue enqueued": 4, "enqueue duplicate": 4, "advance advanced": 8}
-    for design in (ATOM_FRESH, ATOM_SLOT):
-        assert (runs[design].duplicates, len(runs[design].jobs)) == (0, 4)
-        assert runs[design].answers == {"fire fired": 4, "fire stale": 4}
+    for setup in (ATOM_FRESH, ATOM_SLOT):
+        assert (runs[setup].duplicates, len(runs[setup].jobs)) == (0, 4)
+        assert runs[setup].answers == {"fire fired": 4, "fire stale": 4}
     assert lf.two_pumps_text(list(runs.values())).splitlines()[2:] == [
         "two-step, fresh ids       4     8           4  enqueue: enqueued 8 \u00b7 advance: advanced 8",
         "two-step, slot ids        4     4           0  enqueue: duplicate 4, enqueued 4 \u00b7 advance: advanced 8",
@@ -115,7 +115,7 @@ def test_cancel_between_read_and_write():
 
 
 def test_a_run_without_faults_keeps_its_record():
-    r = lf.run_design(TWO_FRESH, Faults(), until=T0 + 2 * SLOT)
+    r = lf.run_setup(TWO_FRESH, Faults(), until=T0 + 2 * SLOT)
     assert (r.size, r.record, r.unserved, len(r.jobs)) == (1, True, (), 3)
 
 
@@ -139,7 +139,7 @@ def test_sweep_table():
     assert [(r.duplicates, r.lost, r.unserved) for r in rows] == [(20, 0, 11), (0, 0, 11), (0, 0, 1), (0, 0, 1)]
     worst = " (seed 7: crash after fire 6, restart 30 min later)"
     assert lf.sweep_table(rows) == "\n".join([
-        "design                runs  duplicates  lost  no job  worst run",
+        "pump setup            runs  duplicates  lost  no job  worst run",
         "---------------------------------------------------------------",
         "two-step, fresh ids     20          20     0      11  1 dup, 0 lost, 2 no job" + worst,
         "two-step, slot ids      20           0     0      11  0 dup, 0 lost, 2 no job" + worst,
@@ -151,18 +151,18 @@ def test_sweep_table():
 
 def test_sweep_horizon_changes_no_count():
     """Each sweep run stops two gaps after its restart; run to the longest horizon instead,
-    every design counts the same duplicates, lost slots and slots without a job."""
+    every setup counts the same duplicates, lost slots and slots without a job."""
     longest = T0 + 13 * SLOT
     plan = lf.draws(20)
     assert [lf.horizon(d) for d in plan[:3]] == [T0 + 8 * SLOT + 24 * MIN, T0 + 4 * SLOT + 18 * MIN,
                                                   T0 + 2 * SLOT + 2 * MIN]
     assert max(lf.horizon(d) for d in plan) <= longest
-    for design in lf.DESIGNS:
+    for setup in lf.SETUPS:
         for d in plan:
-            short = lf.sweep_run(design, d, until=lf.horizon(d))
-            full = lf.sweep_run(design, d, until=longest)
+            short = lf.sweep_run(setup, d, until=lf.horizon(d))
+            full = lf.sweep_run(setup, d, until=longest)
             counts = (short.duplicates, short.lost, short.unserved)
-            assert counts == (full.duplicates, full.lost, full.unserved), (design, d)
+            assert counts == (full.duplicates, full.lost, full.unserved), (setup, d)
             assert short.jobs == full.jobs[:len(short.jobs)]
 
 
@@ -172,7 +172,7 @@ def test_long_outages_cost_the_two_step_pump_one_slot_each():
     long = [d for d in lf.draws(20) if d.delay >= SLOT]
     assert [d.seed for d in long] == [0, 1, 3, 6, 7, 9, 11, 14, 16, 19]
     for d in long:
-        two, atom = (lf.sweep_run(design, d, until=T0 + 13 * SLOT) for design in (TWO_FRESH, ATOM_FRESH))
+        two, atom = (lf.sweep_run(setup, d, until=T0 + 13 * SLOT) for setup in (TWO_FRESH, ATOM_FRESH))
         assert len(two.unserved) == len(atom.unserved) + 1, d
 
 
@@ -213,19 +213,19 @@ def test_bullmq_retry_writes_nothing():
 
 
 def test_bad_design():
-    with pytest.raises(InputError, match="design 'one-step'"):
+    with pytest.raises(InputError, match="setup 'one-step'"):
         lf.crash_run(3, "one-step")
-    with pytest.raises(InputError, match="design 'one-step'"):
-        lf.sweep(1, designs=("one-step",))
+    with pytest.raises(InputError, match="setup 'one-step'"):
+        lf.sweep(1, setups=("one-step",))
 
 
 # -- the model -------------------------------------------------------------------------------------
 
 def test_controls(model):
-    assert [c.name for c in model.controls] == ["design", "crash", "delay"]
+    assert [c.name for c in model.controls] == ["setup", "crash", "delay"]
     assert model.main().name == "crash"
     assert model.readout_id == "faults-readout"
-    assert model.defaults() == {"design": TWO_FRESH, "crash": 3, "delay": MIN}
+    assert model.defaults() == {"setup": TWO_FRESH, "crash": 3, "delay": MIN}
     assert [label for label, _ in model.positions("delay", {})] == ["0 s", "1 min", "5 min", "10 min", "20 min"]
     combos, held = model.reachable()
     assert (len(combos), held) == (8 * 3 * 5, [])
@@ -253,14 +253,14 @@ def test_default_frame(model):
 
 
 def test_readouts_the_notebook_prints(model):
-    assert [model.frame(crash=3, design=d, delay=MIN).readout for d in lf.VIEW_DESIGNS][1:] == [
+    assert [model.frame(crash=3, setup=d, delay=MIN).readout for d in lf.VIEW_SETUPS][1:] == [
         "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
         "  the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)\n"
         "  0 lost (slots the row held and passed over with no job)",
         "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
         "  0 lost (slots the row held and passed over with no job)",
     ]
-    assert [model.frame(crash=3, design=d, delay=20 * MIN).readout for d in lf.VIEW_DESIGNS] == [
+    assert [model.frame(crash=3, setup=d, delay=20 * MIN).readout for d in lf.VIEW_SETUPS] == [
         "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots\n"
         "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00\n"
         "  0 lost (slots the row held and passed over with no job)\n"
@@ -278,13 +278,13 @@ def test_the_readout_keeps_lost_and_no_job_apart(model):
     """Issue 28: "10 jobs for 9 slots ... 0 lost; no job at all for 09:45" on one line read as a
     contradiction. The duplicate sits under the count it explains, and the slot with no job says
     why it is not lost."""
-    lines = model.frame(crash=3, design=lf.VIEW_DESIGNS[0], delay=20 * MIN).readout.splitlines()
+    lines = model.frame(crash=3, setup=lf.VIEW_SETUPS[0], delay=20 * MIN).readout.splitlines()
     assert lines[0].endswith("10 jobs for 9 slots") and lines[1].startswith("  1 duplicate: slot 09:30")
     assert not any("lost" in line and "no job for" in line and "not lost" not in line for line in lines)
 
 
 def test_slot_ids_frame(model):
-    f = model.frame(crash=5, design=TWO_SLOT, delay=5 * MIN)
+    f = model.frame(crash=5, setup=TWO_SLOT, delay=5 * MIN)
     assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots\n"
                          "  0 duplicates\n  the re-fire of slot 10:00 at 10:05:00 found its job id taken "
                          "(enqueue: duplicate)\n  0 lost (slots the row held and passed over with no job)")
@@ -294,7 +294,7 @@ def test_slot_ids_frame(model):
 
 
 def test_atomic_frame(model):
-    f = model.frame(crash=8, design=ATOM_FRESH, delay=10 * MIN)
+    f = model.frame(crash=8, setup=ATOM_FRESH, delay=10 * MIN)
     assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots\n"
                          "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
     assert [x for x, _ in f.released] == [T0 + k * SLOT for k in range(10)]
@@ -302,14 +302,14 @@ def test_atomic_frame(model):
 
 
 def test_slot_with_no_job_frame(model):
-    f = model.frame(crash=3, design=TWO_FRESH, delay=20 * MIN)
+    f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert f.readout.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
 
 def test_a_late_duplicate_is_labelled_to_its_left(model):
-    f = model.frame(crash=8, design=TWO_FRESH, delay=0)
+    f = model.frame(crash=8, setup=TWO_FRESH, delay=0)
     assert f.ids[1] == ("JOB0SUhpyyNfhh", T0 + 7 * SLOT - 3 * MIN, 9, "right")
     assert f.readout.startswith("two-step, fresh ids, crash after fire 8, restart 0 s later: 11 jobs for 10 slots\n")
 
@@ -331,7 +331,7 @@ def test_the_model_is_lazy(monkeypatch):
 @pytest.mark.parametrize("bad, names", [
     ({"crash": 9}, ["crash", "9", "1, 2, 3, 4, 5, 6, 7, 8"]),
     ({"crash": 3.0}, ["crash", "3.0", "1, 2, 3, 4, 5, 6, 7, 8"]),
-    ({"design": ATOM_SLOT}, ["design", "'atomic, slot ids'", "two-step, fresh ids", "atomic, fresh ids"]),
+    ({"setup": ATOM_SLOT}, ["setup", "'atomic, slot ids'", "two-step, fresh ids", "atomic, fresh ids"]),
     ({"delay": 2 * MIN}, ["restart after", "120000", "0", "60000", "300000", "600000", "1200000"]),
     ({"speed": 1}, ["no control 'speed'"]),
 ])

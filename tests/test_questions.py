@@ -181,7 +181,7 @@ def test_each_challenge_is_reachable_not_met_at_the_defaults_and_read_off_the_re
     if c.id == "02-next-day":
         assert min(v["fires"] for v in met) == 60
     if c.id == "06-nothing-wrong":
-        assert {(v["design"], v["delay"]) for v in met} == {("atomic, fresh ids", 20 * 60_000)}
+        assert {(v["setup"], v["delay"]) for v in met} == {("atomic, fresh ids", 20 * 60_000)}
         assert len(met) == 8    # every crash point
     if c.id == "07-short-day":
         assert [(v["zone"], v["day"]) for v in met] == [

@@ -1,11 +1,12 @@
-"""A pump that dies between its two writes: which designs repeat a slot, and which skip one.
+"""A pump that dies between its two writes: which pump setups (its mode and its job ids) repeat a
+slot, and which skip one.
 
 EchoMQ's pump enqueues an occurrence and then advances the registry row, in two round
 trips. A crash between them leaves the row on the slot it just produced, so the pump
 that restarts reads that slot due again and, minting a fresh id, produces it twice; if
 it was down for a whole gap, that re-fire also takes the one catch-up run the snap
 allows, so the slot the outage missed gets no job. `FaultsModel` is one crash on a
-timeline for three designs; `sweep` runs seeded crashes for four; `two_pumps` and
+timeline for three setups; `sweep` runs seeded crashes for four; `two_pumps` and
 `cancel_race` show the fire script's guards. Every number comes from the engine
 (`PumpDesign` with `Faults`); what each script answered ("stale", "absent", "duplicate")
 is the trace's own count of the answers (`Trace.answers`, `Trace.refused`).
@@ -30,21 +31,21 @@ from ..engine.timefmt import hm, hms
 from .model import Model, choice, slider, spoken
 from .questions import Challenge, question
 
-#: design -> (pump mode, job ids)
-DESIGNS = {
+#: setup -> (pump mode, job ids)
+SETUPS = {
     "two-step, fresh ids": ("two-step", "fresh"),   # EchoMQ.Pump
     "two-step, slot ids": ("two-step", "slot"),     # BullMQ's repeat:<id>:<ms> ids
     "atomic, fresh ids": ("atomic", "fresh"),       # the fire script
     "atomic, slot ids": ("atomic", "slot"),
 }
-VIEW_DESIGNS = ("two-step, fresh ids", "two-step, slot ids", "atomic, fresh ids")
+VIEW_SETUPS = ("two-step, fresh ids", "two-step, slot ids", "atomic, fresh ids")
 CRASHES = tuple(range(1, 9))                        # crash after the enqueue of fire N
 DELAYS = (0, MINUTE, 5 * MINUTE, 10 * MINUTE, 20 * MINUTE)   # restart delay slider, ms (20 min: a slot missed)
 SLOTS = 10                                          # the timeline's slots: 09:00 .. 11:15
 
 
-def _design(name: str) -> tuple[str, str]:
-    return DESIGNS[one_of(name, tuple(DESIGNS), "design")]
+def _setup(name: str) -> tuple[str, str]:
+    return SETUPS[one_of(name, tuple(SETUPS), "setup")]
 
 
 def _plural(n: int, word: str) -> str:
@@ -67,7 +68,7 @@ def answers_text(answers: Counter) -> str:
 class CrashRun:
     """One engine run under a fault: the jobs produced, the trace's counts and the scripts' answers."""
 
-    design: str
+    setup: str
     jobs: tuple           # (n, slot, released, job id), in production order
     duplicates: int
     lost: int
@@ -90,10 +91,10 @@ def _grid(cadence: Every, first: int, last: int) -> list[int]:
     return cadence.between(first, last, cadence.phase(first))
 
 
-def run_design(design: str, faults: Faults, *, until: int, start: int = START, every: int | str = "15m",
+def run_setup(setup: str, faults: Faults, *, until: int, start: int = START, every: int | str = "15m",
                jitter: int = 0, seed: int = 0) -> CrashRun:
-    """Run one registration under `design` with `faults` until `until` (Unix ms)."""
-    mode, ids = _design(design)
+    """Run one registration under `setup` with `faults` until `until` (Unix ms)."""
+    mode, ids = _setup(setup)
     cadence = Every(every)
     with PumpDesign(Schedule(NAME, cadence), start=start, faults=faults,
                     pump=Pump(mode=mode, ids=ids, jitter=jitter, seed=seed)) as sim:
@@ -102,14 +103,14 @@ def run_design(design: str, faults: Faults, *, until: int, start: int = START, e
     jobs = tuple((f.n, f.slot, f.released, f.job_id) for f in trace)
     made = {j[1] for j in jobs}
     grid = _grid(cadence, start, max(made)) if made else []
-    return CrashRun(design, jobs, trace.duplicates, trace.lost, Counter(trace.answers), tuple(trace.refused),
+    return CrashRun(setup, jobs, trace.duplicates, trace.lost, Counter(trace.answers), tuple(trace.refused),
                     tuple(s for s in grid if s not in made), trace.registry_size, record)
 
 
-def crash_run(crash: int, design: str, delay: int = MINUTE, *, start: int = START, slots: int = SLOTS) -> CrashRun:
+def crash_run(crash: int, setup: str, delay: int = MINUTE, *, start: int = START, slots: int = SLOTS) -> CrashRun:
     """The pump dies right after the enqueue of fire `crash` and restarts `delay` ms later;
     the run covers `slots` slots."""
-    return run_design(design, Faults(crash_after_enqueue=crash, restart_after=delay),
+    return run_setup(setup, Faults(crash_after_enqueue=crash, restart_after=delay),
                       until=start + (slots - 1) * EVERY, start=start)
 
 
@@ -141,7 +142,7 @@ def fire_guard() -> str:
     return "\n".join(src[first:last + 1])
 
 
-# -- 1. the timeline: one crash, three designs ------------------------------------------------
+# -- 1. the timeline: one crash, three setups ------------------------------------------------
 
 @dataclass(frozen=True)
 class FaultsLayout:
@@ -155,7 +156,7 @@ class FaultsLayout:
 
 @dataclass(frozen=True)
 class FaultsFrame:
-    """One crash of one design, as the timeline draws it (x in Unix ms, y the job's row)."""
+    """One crash of one setup, as the timeline draws it (x in Unix ms, y the job's row)."""
 
     readout: str
     title: str
@@ -181,12 +182,12 @@ def _jobs_for(frame: FaultsFrame, nth: int) -> int:
 
 
 class FaultsModel(Model):
-    """Crash after fire `crash`, restart `delay` ms later, under `design`: one engine run per
+    """Crash after fire `crash`, restart `delay` ms later, under `setup`: one engine run per
     frame, made when the frame is first asked for."""
 
     readout_id = "faults-readout"
     controls = (
-        choice("design", VIEW_DESIGNS, VIEW_DESIGNS[0], label="design"),
+        choice("setup", VIEW_SETUPS, VIEW_SETUPS[0], label="pump setup"),
         slider("crash", CRASHES, 3, label="crash after fire", main=True),
         slider("delay", DELAYS, MINUTE, label="restart after", fmt=format_duration),
     )
@@ -201,7 +202,7 @@ class FaultsModel(Model):
               "The enqueue was done but not the advance, and nothing ties the new job to the old one."),
              ("0", "None: the crash lost it",
               "The enqueue went through before the crash; what was lost is the advance.")],
-            answer=lambda f: str(_jobs_for(f, 5)), show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": MINUTE}),
+            answer=lambda f: str(_jobs_for(f, 5)), show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": MINUTE}),
         question(
             "06-slot-ids-refuse",
             "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<id>:<ms>). What "
@@ -213,7 +214,7 @@ class FaultsModel(Model):
              ("lost", "The slot is lost",
               "The first enqueue went through; only the re-fire is turned away.")],
             answer=lambda f: "refused" if f.refused else "twin" if f.twins else "lost",
-            show_me={"design": VIEW_DESIGNS[1], "crash": 5, "delay": MINUTE}),
+            show_me={"setup": VIEW_SETUPS[1], "crash": 5, "delay": MINUTE}),
         question(
             "06-fresh-ids-long-down",
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
@@ -227,10 +228,10 @@ class FaultsModel(Model):
              ("2", "Two jobs, like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
             answer=lambda f: str(_jobs_for(f, 6)),
-            show_me={"design": VIEW_DESIGNS[0], "crash": 5, "delay": 20 * MINUTE}),
+            show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": 20 * MINUTE}),
     )
     challenge = Challenge(
-        "06-nothing-wrong", "With the restart 20 min after the crash, find a design for which no slot is "
+        "06-nothing-wrong", "With the restart 20 min after the crash, find a pump setup for which no slot is "
                             "produced twice and none is left without a job.",
         met=lambda f: f.run.duplicates == 0 and f.run.lost == 0 and not f.run.unserved
         and f.restarted - f.crashed == 20 * MINUTE,
@@ -257,8 +258,8 @@ class FaultsModel(Model):
         said += [f"no job for slot {hm(s)}" for s in r.unserved]
         return f"{head}; {spoken(said) if said else 'every slot produced once'}; {r.lost} lost."
 
-    def compute(self, *, design: str, crash: int, delay: int) -> FaultsFrame:
-        r = crash_run(crash, design, delay, start=self.start, slots=self.slots)
+    def compute(self, *, setup: str, crash: int, delay: int) -> FaultsFrame:
+        r = crash_run(crash, setup, delay, start=self.start, slots=self.slots)
         jobs = r.jobs
         twins = r.twins()
         row = {slot: n for n, slot, _, _ in jobs}   # slot -> the row of the job that holds it
@@ -272,7 +273,7 @@ class FaultsModel(Model):
         crashed = next(released for n, _, released, _ in jobs if n == crash)
         back = crashed + delay
         return FaultsFrame(
-            readout=crash_readout(r, crash, delay), title=f"{design}: crash after fire {crash}", layout=self.layout,
+            readout=crash_readout(r, crash, delay), title=f"{setup}: crash after fire {crash}", layout=self.layout,
             slots=tuple((slot, n) for n, slot, _, _ in jobs),
             released=tuple((t, n) for n, _, t, _ in jobs),
             lag=tuple(((slot, n), (t, n)) for n, slot, t, _ in jobs if t != slot),
@@ -288,7 +289,7 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     count and the slots with no job, one a line, so that "0 lost" and a slot with no job do not
     read as a contradiction: a slot the row never held is not lost, as the trace counts it."""
     twins = r.twins()
-    lines = [f"{r.design}, crash after fire {crash}, restart {format_duration(delay)} later: "
+    lines = [f"{r.setup}, crash after fire {crash}, restart {format_duration(delay)} later: "
              f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots"]
     if twins:
         told = "; ".join(f"slot {hm(s)} as " + " and ".join(f"{j} released {hms(t)}" for _, t, j in js)
@@ -345,7 +346,7 @@ def horizon(d: Draw, *, fires: int = 10, delay_min: int = 30, start: int = START
 
 @dataclass(frozen=True)
 class SweepRow:
-    design: str
+    setup: str
     runs: int
     duplicates: int
     lost: int
@@ -353,36 +354,36 @@ class SweepRow:
     worst: tuple[int, int, int, Draw] | None   # (duplicates, lost, unserved, draw) of the worst run, or None
 
 
-def sweep_run(design: str, d: Draw, *, until: int, start: int = START) -> CrashRun:
-    """Draw `d` played against `design`, up to `until`."""
-    return run_design(design, Faults(crash_after_enqueue=d.crash, restart_after=d.delay), until=until,
+def sweep_run(setup: str, d: Draw, *, until: int, start: int = START) -> CrashRun:
+    """Draw `d` played against `setup`, up to `until`."""
+    return run_setup(setup, Faults(crash_after_enqueue=d.crash, restart_after=d.delay), until=until,
                       start=start, jitter=d.jitter, seed=d.seed)
 
 
-def sweep(seeds: int = 20, *, designs=tuple(DESIGNS), fires: int = 10, delay_min: int = 30,
+def sweep(seeds: int = 20, *, setups=tuple(SETUPS), fires: int = 10, delay_min: int = 30,
           start: int = START) -> list[SweepRow]:
-    """Each design through the same seeded crashes; the totals and the worst run. Each run
+    """Each setup through the same seeded crashes; the totals and the worst run. Each run
     stops at its draw's `horizon`, once nothing more can change its counts."""
     plan = draws(seeds, fires=fires, delay_min=delay_min)
-    for design in designs:
-        _design(design)
+    for setup in setups:
+        _setup(setup)
     rows = []
-    for design in designs:
+    for setup in setups:
         dups = lost = unserved = 0
         worst = None
         for d in plan:
-            r = sweep_run(design, d, until=horizon(d, fires=fires, delay_min=delay_min, start=start), start=start)
+            r = sweep_run(setup, d, until=horizon(d, fires=fires, delay_min=delay_min, start=start), start=start)
             dups, lost, unserved = dups + r.duplicates, lost + r.lost, unserved + len(r.unserved)
             bad = (r.duplicates, r.lost, len(r.unserved))
             if sum(bad) and (worst is None or sum(bad) > sum(worst[:3])):
                 worst = (*bad, d)
-        rows.append(SweepRow(design, len(plan), dups, lost, unserved, worst))
+        rows.append(SweepRow(setup, len(plan), dups, lost, unserved, worst))
     return rows
 
 
 def sweep_table(rows: list[SweepRow]) -> str:
     """The sweep as fixed-width text (deterministic: seeds, not clocks)."""
-    head = f"{'design':20}  {'runs':>4}  {'duplicates':>10}  {'lost':>4}  {'no job':>6}  worst run"
+    head = f"{'pump setup':20}  {'runs':>4}  {'duplicates':>10}  {'lost':>4}  {'no job':>6}  worst run"
     lines = [head, "-" * len(head)]
     for r in rows:
         if r.worst is None:
@@ -391,23 +392,23 @@ def sweep_table(rows: list[SweepRow]) -> str:
             n_dup, n_lost, n_none, d = r.worst
             worst = (f"{n_dup} dup, {n_lost} lost, {n_none} no job (seed {d.seed}: crash after fire {d.crash}, "
                      f"restart {format_duration(d.delay)} later)")
-        lines.append(f"{r.design:20}  {r.runs:>4}  {r.duplicates:>10}  {r.lost:>4}  {r.unserved:>6}  {worst}")
+        lines.append(f"{r.setup:20}  {r.runs:>4}  {r.duplicates:>10}  {r.lost:>4}  {r.unserved:>6}  {worst}")
     return "\n".join(lines)
 
 
 # -- 3. two pumps on one queue -------------------------------------------------------------------
 
-def two_pumps(minutes: int = 45, *, designs=tuple(DESIGNS), start: int = START) -> list[CrashRun]:
+def two_pumps(minutes: int = 45, *, setups=tuple(SETUPS), start: int = START) -> list[CrashRun]:
     """Two pumps beating together on one queue for `minutes` (slots at both ends included)."""
-    return [run_design(d, Faults(pumps=2), until=start + minutes * MINUTE, start=start) for d in designs]
+    return [run_setup(d, Faults(pumps=2), until=start + minutes * MINUTE, start=start) for d in setups]
 
 
 def two_pumps_text(runs: list[CrashRun]) -> str:
-    head = f"{'design':20}  {'slots':>5}  {'jobs':>4}  {'duplicates':>10}  what the scripts answered"
+    head = f"{'pump setup':20}  {'slots':>5}  {'jobs':>4}  {'duplicates':>10}  what the scripts answered"
     lines = [head, "-" * len(head)]
     for r in runs:
         slots = len({j[1] for j in r.jobs})
-        lines.append(f"{r.design:20}  {slots:>5}  {len(r.jobs):>4}  {r.duplicates:>10}  {answers_text(r.answers)}")
+        lines.append(f"{r.setup:20}  {slots:>5}  {len(r.jobs):>4}  {r.duplicates:>10}  {answers_text(r.answers)}")
     return "\n".join(lines)
 
 
@@ -442,18 +443,18 @@ def two_pump_window(latency: int = 20, gaps=(0, 10, 19, 20, 500), *, start: int 
 
 # -- 4. a cancel between the due read and the write ----------------------------------------------
 
-def cancel_race(cancel_at: int = 3, *, designs=("two-step, fresh ids", "atomic, fresh ids"),
+def cancel_race(cancel_at: int = 3, *, setups=("two-step, fresh ids", "atomic, fresh ids"),
                 minutes: int = 90, start: int = START) -> list[CrashRun]:
     """A cancel of the registration lands after the due read of fire `cancel_at`, before its write."""
-    return [run_design(d, Faults(cancel_at=cancel_at), until=start + minutes * MINUTE, start=start)
-            for d in designs]
+    return [run_setup(d, Faults(cancel_at=cancel_at), until=start + minutes * MINUTE, start=start)
+            for d in setups]
 
 
 def cancel_text(runs: list[CrashRun]) -> str:
     lines = []
     for r in runs:
         slots = ", ".join(hm(j[1]) for j in r.jobs)
-        lines.append(f"{r.design}: produced {len(r.jobs)} ({slots})")
+        lines.append(f"{r.setup}: produced {len(r.jobs)} ({slots})")
         lines.append(f"  {answers_text(r.answers)}")
         lines.append(f"  after: ZCARD {r.size}, record {'present' if r.record else 'gone'}")
     return "\n".join(lines)
