@@ -119,7 +119,7 @@ def test_a_user_without_a_permission_gets_one_line_and_status_12(tmp_path, monke
         assert server.keys() == []
     assert (status, out) == (12, "")
     assert err == (f"emqsim: error: redis://ro:***@127.0.0.1:{server.port}/0: the user lacks a permission (ACL) "
-                   f"(this user has no permissions to run the '{missing}' command)\n")
+                   f"(NOPERM this user has no permissions to run the '{missing}' command)\n")
 
 
 @needs_redis_server

@@ -60,6 +60,56 @@ FAULTS = {
     "server": (11, "the server refused a command"),
     "denied": (12, "the user lacks a permission (ACL)"),
 }
+#: another client turned a key of the run into another type (WRONGTYPE): the status the
+#: registry's own check gives when it finds its rows changed (`registry.RegistryChanged`)
+CHANGED = (13, "a key of the run changed under it (another client rewrote it)")
+
+#: The one table from a server's error reply to what went wrong. Redis starts every error
+#: reply with a code (its first word); the code decides, not the wording after it, which
+#: changes between versions. Each code: (a kind of FAULTS, or "changed"; what to do, if
+#: anything helps). A code not here is status 11 with the server's line quoted.
+CODES = {
+    "ERR": ("server", ""),   # a generic code: ERR_MESSAGES reads the few that mean more
+    "NOPERM": ("denied", ""),
+    "WRONGPASS": ("rejected", ""),
+    "NOAUTH": ("rejected", "the server wants a password: redis://:PASSWORD@HOST:PORT/0"),
+    "NOPROTO": ("protocol", "it does not speak the protocol version redis-py asked for"),
+    "OOM": ("full", ""),
+    "WRONGTYPE": ("changed", ""),
+    "NOREPLICAS": ("server", "the server takes no write while it has fewer replicas than "
+                             "min-replicas-to-write"),
+    "READONLY": ("server", "a read-only replica: give the primary's URL"),
+    "MASTERDOWN": ("server", "a replica whose link to its primary is down"),
+    "MISCONF": ("server", "its last save to disk failed, so it takes no write"),
+    "LOADING": ("server", "it is still loading its data set; try again when it is up"),
+    "BUSY": ("server", "a script or module command of another client is running too long"),
+    "NOTBUSY": ("server", ""),
+    "UNKILLABLE": ("server", ""),
+    "BUSYKEY": ("server", ""),
+    "BUSYGROUP": ("server", ""),
+    "NOGROUP": ("server", ""),
+    "UNBLOCKED": ("server", "another client unblocked the run's connection (CLIENT UNBLOCK)"),
+    "EXECABORT": ("server", ""),
+    "NOSCRIPT": ("server", "the server forgot the run's scripts (SCRIPT FLUSH by another client?)"),
+    "CLUSTERDOWN": ("server", "the cluster is down"),
+    "TRYAGAIN": ("server", "a cluster slot is moving; try again"),
+    "CROSSSLOT": ("server", ""),
+    "MOVED": ("server", "this is a cluster node, so the URL starts with redis+cluster://"),
+    "ASK": ("server", "this is a cluster node, so the URL starts with redis+cluster://"),
+}
+#: ERR replies whose message (how it starts, any case) says more than the code
+ERR_MESSAGES = {
+    "unknown command": ("server", "this server has renamed or disabled a command the run uses "
+                                  "(rename-command in its config)"),
+    "Unknown Redis command called from script": ("server", "this server has renamed or disabled a command "
+                                                           "the run's scripts use (rename-command in its config)"),
+    "The user executing the script can't run this command": ("denied", ""),
+    "DB index is out of range": ("rejected", ""),
+    "invalid password": ("rejected", ""),
+    "wrong number of arguments for 'auth'": ("rejected", ""),
+    "max number of clients reached": ("rejected", "the server has as many clients as maxclients allows"),
+    "This instance has cluster support disabled": ("server", "for a single server the URL starts with redis://"),
+}
 #: signals held off while a run's keys are removed, so an impatient second Ctrl-C or a
 #: hang-up during clean-up cannot leave half of them
 HELD = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
@@ -77,9 +127,10 @@ class ServerError(RuntimeError):
     remains: str | None = None
 
     def __init__(self, url: str | None, kind: str, detail: str = ""):
-        self.url, self.kind, self.status = redact(url), kind, FAULTS[kind][0]
+        status, what = CHANGED if kind == "changed" else FAULTS[kind]
+        self.url, self.kind, self.status = redact(url), kind, status
         detail = " ".join(str(detail).split())
-        super().__init__(f"{self.url}: {FAULTS[kind][1]}" + (f" ({detail})" if detail else ""))
+        super().__init__(f"{self.url}: {what}" + (f" ({detail})" if detail else ""))
 
 
 def redact(url: str | None) -> str:
@@ -143,7 +194,7 @@ def connect(url: str | None = None) -> redis.Redis:
         raise _fault(exc, url, used=False) or ServerError(url, "server", exc) from exc
     client.emqsim_url = url
     try:
-        client.ping()
+        _is_redis(client, url)
     except (ValueError, TypeError) as exc:  # an option redis-py only reads on connecting: ?bogus=1
         client.close()
         raise ServerError(url, "url", f"an option of the URL: {exc}") from None
@@ -152,6 +203,32 @@ def connect(url: str | None = None) -> redis.Redis:
         raise
     client.emqsim_used = True
     return client
+
+
+def _is_redis(client, url: str) -> None:
+    """Ask PING and INFO: a listener that takes the connection but is not Redis (another RESP
+    server, a web server, one that hangs up) is status 7 here, before anything is written.
+    PING must be answered PONG; INFO, where the user may ask it, must name a redis_version."""
+    try:
+        pong = client.ping()
+    except ServerError as err:
+        if err.kind == "server" and "unknown command" in str(err):   # no PING: not Redis
+            raise ServerError(url, "protocol", f"it answered PING with {str(err.__cause__)[:80]!r}") from None
+        raise
+    if pong is not True:
+        raise ServerError(url, "protocol", f"it answered PING with {pong!r:.80}, not PONG")
+    if isinstance(client, redis.RedisCluster):
+        return
+    try:
+        info = client.execute_command("INFO", "server")
+    except ServerError as err:
+        if err.kind in ("server", "denied") and isinstance(err.__cause__, redis.ResponseError):
+            return   # an ACL without INFO, or INFO renamed: an error reply, as Redis gives
+        raise
+    except (redis.RedisError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        raise ServerError(url, "protocol", f"its answer to INFO is not Redis's: {exc}") from None
+    if not isinstance(info, dict) or "redis_version" not in info:
+        raise ServerError(url, "protocol", f"its answer to INFO names no redis_version: {str(info)[:80]!r}")
 
 
 def _check_database(url: str, scheme: str) -> None:
@@ -169,27 +246,21 @@ def _check_database(url: str, scheme: str) -> None:
 
 
 def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
-    """The ServerError a redis-py error stands for, or None if it is not about the server."""
+    """The ServerError a redis-py error stands for, or None if it is not about the server.
+
+    An error reply of the server is read by its code (`reply_fault`); the rest is the
+    connection's own trouble, read by redis-py's class for it."""
     text = str(exc)
-    if isinstance(exc, redis.exceptions.NoPermissionError) or text.startswith("NOPERM"):
-        return ServerError(url, "denied", text)
+    if getattr(exc, "status_code", None) or isinstance(exc, redis.ResponseError):
+        return reply_fault(exc, url)
     if isinstance(exc, redis.TimeoutError) or "Timeout" in type(exc).__name__:
         if not used and (url or "").lower().startswith("rediss"):  # a plain server ignores the hello
             return ServerError(url, "tls", f"{text}; is that server set up for TLS, or is it a redis:// URL?")
         return ServerError(url, "timeout", text)
-    if isinstance(exc, (redis.AuthenticationError, redis.exceptions.AuthenticationWrongNumberOfArgsError)) \
-            or "DB index" in text or "Invalid Database" in text or text.startswith(("NOAUTH", "WRONGPASS")):
+    if isinstance(exc, (redis.AuthenticationError, redis.exceptions.AuthenticationWrongNumberOfArgsError)):
         return ServerError(url, "rejected", text)
     if isinstance(exc, redis.exceptions.InvalidResponse):
         return ServerError(url, "protocol", text)
-    if isinstance(exc, redis.exceptions.AskError):  # MOVED or ASK: a cluster node, asked as one server
-        verb = "MOVED" if isinstance(exc, redis.exceptions.MovedError) else "ASK"
-        return ServerError(url, "server", f"{verb} {text}; this is a cluster node, so the URL starts with "
-                           "redis+cluster://")
-    if "Cluster mode is not enabled" in text:
-        return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
-    if isinstance(exc, redis.exceptions.OutOfMemoryError) or text.startswith("OOM"):
-        return ServerError(url, "full", text)
     if isinstance(exc, (redis.ConnectionError, OSError)) or (isinstance(exc, RedisClusterException)
                                                              and "connect" in text):
         chain, e = [], exc
@@ -198,15 +269,43 @@ def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
             e = e.__cause__ or e.__context__
         if any(isinstance(e, ssl.SSLError) for e in chain) or "SSL" in text:
             return ServerError(url, "tls", text)
-        if isinstance(exc, redis.exceptions.BusyLoadingError):
-            return ServerError(url, "server", text)
         if not used and "closed by server" in text:  # took the connection, hung up without a reply
             return ServerError(url, "protocol", f"{text.rstrip('.')}; it gave no Redis reply")
         return ServerError(url, "lost" if used else "unreachable", text)
-    if isinstance(exc, (redis.exceptions.ReadOnlyError, redis.exceptions.ClusterError, RedisClusterException)) \
-            or text.startswith(("MISCONF", "LOADING", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN")):
+    if isinstance(exc, RedisClusterException):
+        if "Cluster mode is not enabled" in text:
+            return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
         return ServerError(url, "server", text)
-    return None  # NOSCRIPT (redis-py reloads the script), or a bug of ours: let it through
+    return None   # redis-py refusing our own arguments (DataError): a bug of ours, not the server's
+
+
+def reply_code(exc: BaseException) -> tuple[str, str]:
+    """(code, the server's line) of an error reply: redis-py keeps the code apart
+    (`status_code`) and drops it from the text of the codes it has a class for."""
+    lines = str(exc).strip().splitlines()
+    text = " ".join(lines[0].split()) if lines else ""
+    code = getattr(exc, "status_code", None)
+    if not code:
+        first = text.split(" ", 1)[0]
+        code = first if re.fullmatch(r"[A-Z][A-Z0-9_]*", first) else "ERR"
+    if not (text == code or text.startswith(code + " ") or f"error: {code} " in text):
+        text = f"{code} {text}".rstrip()
+    return code, text
+
+
+def reply_fault(exc: BaseException, url: str | None) -> ServerError:
+    """The ServerError for an error reply, from the table: its code, then for ERR how the
+    message starts; a code not in the table is status 11 with the server's line quoted."""
+    code, line = reply_code(exc)
+    kind, hint = CODES.get(code, ("server", "an error reply emqsim does not know"))
+    if code == "ERR":
+        message = line.split(" ", 1)[1] if line.startswith("ERR ") else line
+        message = message.split("caused error: ", 1)[-1].removeprefix("ERR ")
+        for start, (k, h) in ERR_MESSAGES.items():
+            if message.lower().startswith(start.lower()):
+                kind, hint = k, h
+                break
+    return ServerError(url, kind, f"{line}; {hint}" if hint else line)
 
 
 class _Guard:
@@ -216,18 +315,30 @@ class _Guard:
     emqsim_used = False    # a command went through: a later connection error means "lost"
     emqsim_fault: ServerError | None = None
 
+    def _noted(self, exc: BaseException) -> ServerError | None:
+        err = _fault(exc, self.emqsim_url, self.emqsim_used)
+        self.emqsim_fault = self.emqsim_fault or err
+        return err
+
     def _guarded(self, call, *args, **options):
         try:
             return call(*args, **options)
         except (redis.RedisError, RedisClusterException) as exc:
-            err = _fault(exc, self.emqsim_url, self.emqsim_used)
+            err = self._noted(exc)
             if err is None:
                 raise
-            self.emqsim_fault = self.emqsim_fault or err
             raise err from exc
 
     def execute_command(self, *args, **options):
-        return self._guarded(super().execute_command, *args, **options)
+        try:
+            return super().execute_command(*args, **options)
+        except redis.exceptions.NoScriptError:  # EVALSHA of a script the server forgot: redis-py's
+            raise                                # Script loads it again and retries
+        except (redis.RedisError, RedisClusterException) as exc:
+            err = self._noted(exc)
+            if err is None:
+                raise
+            raise err from exc
 
     def pipeline(self, *args, **kwargs):
         pipe = super().pipeline(*args, **kwargs)
