@@ -277,8 +277,14 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    import logging
+
     from .engine.registry import RegistryChanged
     from .engine.store import ServerError  # the engine loads here, once main's handlers are in
+
+    # redis-py warns through `logging` (a server that refuses HELLO: "Falling back to RESP2"),
+    # which with no handler set prints to stderr: the command's say is its own one line
+    logging.getLogger("redis").addHandler(logging.NullHandler())
 
     try:
         args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))

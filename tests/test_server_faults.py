@@ -13,7 +13,8 @@ import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, FAULTS
-from servers import emqsim, error_line, free_port, listener, needs_redis_server, redis_server, wait_for
+from servers import (emqsim, error_line, free_port, listener, needs_redis_server, redis_like, redis_server,
+                     resp_server, wait_for)
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 QUICK = "socket_timeout=0.5&socket_connect_timeout=0.5"
@@ -276,3 +277,47 @@ def test_another_client_turning_a_key_into_another_type(tmp_path, design):
     assert err.startswith(f"emqsim: error: {server.url}: a key of the run changed under it (another client "
                           "rewrote it) (WRONGTYPE ")
     assert err.count("\n") == 1
+
+
+# -- listeners that are not Redis -------------------------------------------------------------
+
+def _answers_like_redis_but(verb: bytes, reply: bytes | None):
+    """A RESP server that answers as Redis 7 does, except `reply` to `verb`."""
+    like = redis_like(b"ERR not reached")
+    return lambda args: reply if args[0].upper() == verb else like(args)
+
+
+NOT_REDIS = {
+    "+OK to everything": lambda args: b"+OK\r\n",
+    "an error to everything": lambda args: b"-ERR unknown command\r\n",
+    "a number to everything": lambda args: b":1\r\n",
+    "text to everything": lambda args: b"$5\r\nhello\r\n",
+    "a line that is not RESP": lambda args: b"hello world\r\n",
+    "hangs up after the first command": lambda args: None,
+    "+OK to PING": _answers_like_redis_but(b"PING", b"+OK\r\n"),
+    "an error to PING": _answers_like_redis_but(b"PING", b"-ERR what\r\n"),
+    "an unknown code to PING": _answers_like_redis_but(b"PING", b"-NOTHERE sorry\r\n"),
+    "INFO without redis_version": _answers_like_redis_but(b"INFO", b"$12\r\nversion:1.0\r\n\r\n"),
+    "a number to INFO": _answers_like_redis_but(b"INFO", b":7\r\n"),
+    "hangs up at INFO": _answers_like_redis_but(b"INFO", None),
+}
+
+
+@pytest.mark.parametrize("answer", list(NOT_REDIS))
+def test_a_resp_listener_that_is_not_redis(monkeypatch, capsys, answer):
+    """Whatever a listener that is not Redis answers to HELLO, PING or INFO: status 7, one line
+    (a RESP server answering +OK was an AttributeError traceback)."""
+    with resp_server(NOT_REDIS[answer]) as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (7, ""), err
+    assert error_line(err, url, "what answers there is not a Redis server")
+
+
+@pytest.mark.parametrize("reply", [b"", b"SSH-2.0-OpenSSH_9.2\r\n"], ids=["hangs up", "an ssh banner"])
+def test_a_listener_that_hangs_up_or_speaks_another_protocol(monkeypatch, capsys, reply):
+    with listener(reply) as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (7, ""), err
+    assert error_line(err, url, "what answers there is not a Redis server")

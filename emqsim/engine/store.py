@@ -125,6 +125,10 @@ class ServerError(RuntimeError):
 
     #: set when the run's keys could not all be removed: what may remain and the command that removes it
     remains: str | None = None
+    #: the code of the server's error reply this stands for (None: not an error reply), and
+    #: whether the table names it (a code of its own, or an ERR message it reads)
+    code: str | None = None
+    known = False
 
     def __init__(self, url: str | None, kind: str, detail: str = ""):
         status, what = CHANGED if kind == "changed" else FAULTS[kind]
@@ -211,10 +215,14 @@ def _is_redis(client, url: str) -> None:
     PING must be answered PONG; INFO, where the user may ask it, must name a redis_version."""
     try:
         pong = client.ping()
-    except ServerError as err:
-        if err.kind == "server" and "unknown command" in str(err):   # no PING: not Redis
-            raise ServerError(url, "protocol", f"it answered PING with {str(err.__cause__)[:80]!r}") from None
+    except ServerError as err:   # Redis answers PING with PONG, or an error of its own code
+        if err.code is not None and (not err.known or (err.code == "ERR" and err.kind == "server")):
+            raise ServerError(url, "protocol", f"it answered PING with the error {str(err.__cause__)[:80]!r}") \
+                from None
         raise
+    except (AttributeError, KeyError, IndexError, UnicodeError) as exc:  # redis-py reading its HELLO
+        raise ServerError(url, "protocol", f"its answer to HELLO is not Redis's ({type(exc).__name__}: "
+                          f"{str(exc)[:80]})") from None
     if pong is not True:
         raise ServerError(url, "protocol", f"it answered PING with {pong!r:.80}, not PONG")
     if isinstance(client, redis.RedisCluster):
@@ -298,14 +306,20 @@ def reply_fault(exc: BaseException, url: str | None) -> ServerError:
     message starts; a code not in the table is status 11 with the server's line quoted."""
     code, line = reply_code(exc)
     kind, hint = CODES.get(code, ("server", "an error reply emqsim does not know"))
+    known = code in CODES and code != "ERR"
     if code == "ERR":
         message = line.split(" ", 1)[1] if line.startswith("ERR ") else line
         message = message.split("caused error: ", 1)[-1].removeprefix("ERR ")
         for start, (k, h) in ERR_MESSAGES.items():
             if message.lower().startswith(start.lower()):
-                kind, hint = k, h
+                kind, hint, known = k, h, True
                 break
-    return ServerError(url, kind, f"{line}; {hint}" if hint else line)
+        else:
+            if isinstance(exc, redis.AuthenticationError):   # redis-py's reading of an ERR to AUTH
+                kind, known = "rejected", True
+    err = ServerError(url, kind, f"{line}; {hint}" if hint else line)
+    err.code, err.known = code, known
+    return err
 
 
 class _Guard:
