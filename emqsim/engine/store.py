@@ -28,7 +28,7 @@ import secrets
 import signal
 import ssl
 import threading
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -133,23 +133,65 @@ class ServerError(RuntimeError):
     def __init__(self, url: str | None, kind: str, detail: str = ""):
         status, what = CHANGED if kind == "changed" else FAULTS[kind]
         self.url, self.kind, self.status = redact(url), kind, status
-        detail = " ".join(str(detail).split())
+        detail = scrub(" ".join(str(detail).split()), url)
         super().__init__(f"{self.url}: {what}" + (f" ({detail})" if detail else ""))
 
 
+#: a URL's query options whose value is a secret: redis-py hands an option it does not parse
+#: to the connection as it is, so `?password=...` (and `ssl_password`) log in like the user part
+SECRET_OPTION = re.compile(r"pass|secret|token|credential", re.IGNORECASE)
+
+
 def redact(url: str | None) -> str:
-    """The URL with any password replaced by ***, fit to print."""
+    """The URL fit to print: the password of the user part and every secret query option
+    (SECRET_OPTION) replaced by ***. The one place a URL is made printable."""
     if url is None:
         return "(no URL)"
     try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        user = parts.username or ""
-        host = parts.netloc.rsplit("@", 1)[1]
-        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+        parts = urlsplit(str(url))
+        netloc = parts.netloc
+        if parts.password is not None:
+            netloc = f"{parts.netloc.rsplit('@', 1)[0].split(':', 1)[0]}:***@{parts.netloc.rsplit('@', 1)[1]}"
+        query = "&".join(_quiet(option) for option in parts.query.split("&")) if parts.query else ""
+        if (netloc, query) == (parts.netloc, parts.query):
+            return str(url)
+        shown = urlunsplit(parts._replace(netloc=netloc, query=query))
+        if not netloc and str(url).lower().startswith(f"{parts.scheme}://"):   # unix:///path keeps its //
+            shown = f"{parts.scheme}://{shown[len(parts.scheme) + 1:]}"
+        return shown
     except ValueError:
         return "(a malformed URL)"
+
+
+def _quiet(option: str) -> str:
+    name, eq, value = option.partition("=")
+    return f"{name}=***" if eq and SECRET_OPTION.search(unquote_plus(name)) else option
+
+
+def secrets_of(url: str | None) -> list[str]:
+    """The secrets a URL carries, as written and as decoded: what no printed line may hold."""
+    if not url:
+        return []
+    found = []
+    try:
+        parts = urlsplit(str(url))
+        if parts.password:
+            found.append(parts.netloc.rsplit("@", 1)[0].split(":", 1)[1])
+        for option in parts.query.split("&"):
+            name, eq, value = option.partition("=")
+            if eq and value and SECRET_OPTION.search(unquote_plus(name)):
+                found.append(value)
+    except ValueError:
+        return []
+    found += [unquote_plus(f) for f in found] + [unquote(f) for f in found]
+    return sorted({f for f in found if len(f) >= 3}, key=len, reverse=True)
+
+
+def scrub(text: str, url: str | None) -> str:
+    """`text` (a client's or server's message about `url`) with the URL's secrets taken out."""
+    for secret in secrets_of(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def env_url() -> str | None:
@@ -183,7 +225,7 @@ def connect(url: str | None = None) -> redis.Redis:
         return embedded()
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
-        raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
+        raise ServerError(url, "url", f"{redact(url)[:40]!r} does not start with one of "
                           + ", ".join(s + "://" for s in SCHEMES))
     _check_database(url, scheme)
     options = dict(socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=TIMEOUT)
