@@ -21,14 +21,16 @@ and what went wrong; its `status` is the command line's exit status for that cas
 
 from __future__ import annotations
 
+import codecs
 import functools
+import math
 import os
 import re
 import secrets
 import signal
 import ssl
 import threading
-from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -228,6 +230,7 @@ def connect(url: str | None = None) -> redis.Redis:
         raise ServerError(url, "url", f"{redact(url)[:40]!r} does not start with one of "
                           + ", ".join(s + "://" for s in SCHEMES))
     _check_database(url, scheme)
+    _check_options(url, scheme)
     options = dict(socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=TIMEOUT)
     try:
         if scheme.endswith(CLUSTER):
@@ -279,6 +282,73 @@ def _is_redis(client, url: str) -> None:
         raise ServerError(url, "protocol", f"its answer to INFO is not Redis's: {exc}") from None
     if not isinstance(info, dict) or "redis_version" not in info:
         raise ServerError(url, "protocol", f"its answer to INFO names no redis_version: {str(info)[:80]!r}")
+
+
+def _number(kind, low):
+    def check(value: str) -> bool:
+        try:
+            x = kind(value)
+        except ValueError:
+            return False
+        return math.isfinite(x) and x >= low and (kind is int or x > 0)
+    return check
+
+
+_BOOLS = {"0", "f", "false", "n", "no", "off", "1", "t", "true", "y", "yes", "on"}
+
+
+def _known(lookup):
+    def check(value: str) -> bool:
+        try:
+            lookup(value)
+        except LookupError:
+            return False
+        return True
+    return check
+
+
+#: URL options emqsim checks before redis-py reads them: redis-py turns a few values it cannot use
+#: into a traceback later (?socket_timeout=inf, ?health_check_interval=-5), takes any word for a
+#: yes, and hands options it does not parse to the connection as text (?decode_responses=true made
+#: every reply text, which the run cannot read). name -> (is the value usable?, what to give)
+OPTIONS = {
+    "db": (lambda v: v.isascii() and v.isdigit() and len(v) <= 5, "a database number such as 0"),
+    "socket_timeout": (_number(float, 0), "seconds, more than 0 and finite, such as 2"),
+    "socket_connect_timeout": (_number(float, 0), "seconds, more than 0 and finite, such as 2"),
+    "socket_read_size": (_number(int, 1), "a whole number of bytes, 1 or more"),
+    "max_connections": (_number(int, 1), "a whole number, 1 or more"),
+    "health_check_interval": (_number(int, 0), "whole seconds, 0 or more"),
+    "protocol": (lambda v: v in ("2", "3"), "2 or 3"),
+    "socket_keepalive": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "retry_on_timeout": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "legacy_responses": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "decode_responses": (lambda v: False, "none: leave it out (emqsim reads the server's replies as bytes, "
+                                          "and redis-py takes any value in a URL, false too, for true)"),
+    "client_name": (lambda v: re.fullmatch(r"[!-~]{1,200}", v) is not None,
+                    "printable ASCII without spaces, as Redis takes for a client name"),
+    "encoding": (lambda v: _known(codecs.lookup)(v) and "emq:{q} 1.5".encode(v) == b"emq:{q} 1.5",
+                 "an encoding that writes ASCII as ASCII, such as utf-8"),
+    "encoding_errors": (_known(codecs.lookup_error), "strict, replace or another error handler Python knows"),
+    "timeout": (lambda v: False, "socket_timeout instead: redis-py reads timeout but its connection takes "
+                                 "no such option"),
+}
+
+
+def _check_options(url: str, scheme: str) -> None:
+    """Refuse (status 3, naming the option) a URL option whose value emqsim cannot run with;
+    an option of TLS on a URL without TLS, too. Secret options are named, never shown."""
+    try:
+        query = parse_qs(urlsplit(url).query)
+    except ValueError:
+        return   # redis-py's own reading refuses it below
+    for name, values in query.items():
+        value = values[0]
+        shown = f"?{name}" if SECRET_OPTION.search(name) else f"?{name}={value[:40]!r}"
+        if name.startswith("ssl_") and not scheme.startswith("rediss"):
+            raise ServerError(url, "url", f"{shown} applies to a TLS connection only: a rediss:// URL")
+        check = OPTIONS.get(name)
+        if check is not None and not check[0](value):
+            raise ServerError(url, "url", f"{shown} is not usable; give {check[1]}")
 
 
 def _check_database(url: str, scheme: str) -> None:
