@@ -409,14 +409,20 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
             raise
         raise InputError(f"--until {args.until!r} is more than {dst.MAX_RUNS:,} runs of {args.expr!r} "
                          f"after --from; give a nearer --until", "--until") from None
+    end = None
+    if stopped in dst.CALENDAR_LINES:   # a complete listing that reached the calendar's end: status 0
+        end, stopped = stopped, None
     if stopped:
         stopped = f"{args.rule} stopped after {len(runs)} run{'s' if len(runs) != 1 else ''}: {stopped}"
     if args.format == "json":
         doc = {"runs": runs} if stopped is None else {"runs": runs, "error": stopped}
+        if end:
+            doc["end"] = end
         return json.dumps(doc), stopped
     foot = (f"{len(runs)} run{'s' if len(runs) != 1 else ''} of {args.expr!r} in {args.tz} by "
             f"{dst.SOURCES[args.rule]}")
-    return timefmt.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else ""), stopped
+    return (timefmt.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else "")
+            + (f"\n{end}" if end else "")), stopped
 
 
 def trace(args: argparse.Namespace) -> str:
