@@ -381,6 +381,8 @@ def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
         return ServerError(url, "rejected", text)
     if isinstance(exc, redis.exceptions.InvalidResponse):
         return ServerError(url, "protocol", text)
+    if "Cluster mode is not enabled" in text:   # redis-py's cluster client, told so by one server
+        return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
     if isinstance(exc, (redis.ConnectionError, OSError)) or (isinstance(exc, RedisClusterException)
                                                              and "connect" in text):
         chain, e = [], exc
@@ -393,8 +395,6 @@ def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
             return ServerError(url, "protocol", f"{text.rstrip('.')}; it gave no Redis reply")
         return ServerError(url, "lost" if used else "unreachable", text)
     if isinstance(exc, RedisClusterException):
-        if "Cluster mode is not enabled" in text:
-            return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
         return ServerError(url, "server", text)
     return None   # redis-py refusing our own arguments (DataError): a bug of ours, not the server's
 
