@@ -196,15 +196,29 @@ STOPS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQU
 
 class _Stop:
     """The handler of STOPS: the first signal unwinds like Ctrl-C; any later one is noted and
-    otherwise ignored, so an impatient second Ctrl-C cannot cut the clean-up short."""
+    otherwise ignored, so an impatient second Ctrl-C cannot cut the clean-up short.
 
-    def __init__(self):
+    Which signal came first is read from `wakeup`, the pipe Python's C-level handler writes each
+    signal's number to as it arrives: two signals that arrive before Python runs a handler are
+    handled in signal-number order, so SIGINT (2) would be called before an earlier SIGTERM (15)."""
+
+    def __init__(self, wakeup: int | None = None):
         self.first: int | None = None
+        self.wakeup = wakeup
 
     def __call__(self, signum, frame):
         if self.first is None:
-            self.first = signum
-            raise KeyboardInterrupt(signum)
+            self.first = self._earliest(signum)
+            raise KeyboardInterrupt(self.first)
+
+    def _earliest(self, signum: int) -> int:
+        if self.wakeup is None:
+            return signum
+        try:
+            arrived = os.read(self.wakeup, 512)
+        except OSError:   # nothing there (EAGAIN): this signal is the only one
+            return signum
+        return next((n for n in arrived if n in STOPS), signum)
 
 
 #: the handler `main` put in, while it runs (None otherwise, or off the main thread)
@@ -247,21 +261,59 @@ def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is not threading.main_thread():
         return _main(argv)
     global _active
-    handler, before = _Stop(), {}
+    wakeup = _wakeup()
+    handler, before = _Stop(wakeup and wakeup[0]), {}
     _active = handler
     hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
-    for sig in STOPS:  # a signal the caller ignores stays ignored (`nohup`, a background job)
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            before[sig] = signal.signal(sig, handler)
+    status = 1
     try:
-        return _main(argv)
+        for sig in STOPS:  # a signal the caller ignores stays ignored (`nohup`, a background job)
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                before[sig] = signal.signal(sig, handler)
+        status = _main(argv)
     except KeyboardInterrupt as stop:  # a second signal while the first one's line was printed
-        return 128 + (handler.first or (stop.args[0] if stop.args else signal.SIGINT))
+        status = 128 + (handler.first or (stop.args[0] if stop.args else signal.SIGINT))
     finally:  # called in-process with arguments (tests, a notebook): the caller's handlers back;
         _active, sys.unraisablehook = None, hook
         for sig, old in before.items():  # as the process's command once stopped: ignore the rest,
             keep = argv is None and handler.first is not None   # so a late second signal cannot
             signal.signal(sig, signal.SIG_IGN if keep else old)  # end it by a signal after its line
+        if wakeup is not None:
+            signal.set_wakeup_fd(wakeup[2])
+            os.close(wakeup[0]), os.close(wakeup[1])
+    if argv is None and handler.first is not None:
+        _exit_stopped(status, handler.first)
+    return status
+
+
+def _wakeup() -> tuple[int, int, int] | None:
+    """A non-blocking pipe for `signal.set_wakeup_fd`: (read end, write end, the fd it replaced)."""
+    try:
+        r, w = os.pipe()
+        os.set_blocking(r, False), os.set_blocking(w, False)
+    except OSError:
+        return None
+    try:
+        return r, w, signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        os.close(r), os.close(w)
+        return None
+
+
+def _exit_stopped(status: int, first: int):
+    """End the process stopped by `first` with 128 + first, now. Python's own exit would not:
+    a KeyboardInterrupt that passed through code run by exec() or eval() of a string (the
+    methods `dataclasses` writes while a module loads) marks the interpreter, which then ends
+    by killing itself with SIGINT after our status, caught or not: 130 for a SIGTERM."""
+    if status != 128 + first:   # the stop came after the run's own end (or its line was lost)
+        print(f"emqsim: stopped by {signal.Signals(first).name}", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(128 + first)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -272,13 +324,21 @@ def _main(argv: list[str] | None) -> int:
         return _run(argv)
     except KeyboardInterrupt as stop:  # a signal of STOPS: the store has closed on the way out
         signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
+        if _active is not None and _active.first is not None:   # the first signal decides
+            signum = _active.first
         print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return 128 + signum
 
 
 def _run(argv: list[str] | None) -> int:
+    import logging
+
     from .engine.registry import RegistryChanged
     from .engine.store import ServerError  # the engine loads here, once main's handlers are in
+
+    # redis-py warns through `logging` (a server that refuses HELLO: "Falling back to RESP2"),
+    # which with no handler set prints to stderr: the command's say is its own one line
+    logging.getLogger("redis").addHandler(logging.NullHandler())
 
     try:
         args = parser().parse_args(_glue_dash_values(sys.argv[1:] if argv is None else list(argv)))
@@ -349,14 +409,20 @@ def cron(args: argparse.Namespace) -> tuple[str, str | None]:
             raise
         raise InputError(f"--until {args.until!r} is more than {dst.MAX_RUNS:,} runs of {args.expr!r} "
                          f"after --from; give a nearer --until", "--until") from None
+    end = None
+    if stopped in dst.CALENDAR_LINES:   # a complete listing that reached the calendar's end: status 0
+        end, stopped = stopped, None
     if stopped:
         stopped = f"{args.rule} stopped after {len(runs)} run{'s' if len(runs) != 1 else ''}: {stopped}"
     if args.format == "json":
         doc = {"runs": runs} if stopped is None else {"runs": runs, "error": stopped}
+        if end:
+            doc["end"] = end
         return json.dumps(doc), stopped
     foot = (f"{len(runs)} run{'s' if len(runs) != 1 else ''} of {args.expr!r} in {args.tz} by "
             f"{dst.SOURCES[args.rule]}")
-    return timefmt.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else ""), stopped
+    return (timefmt.table(runs, args.tz) + "\n" + foot + (f"\n{stopped}" if stopped else "")
+            + (f"\n{end}" if end else "")), stopped
 
 
 def trace(args: argparse.Namespace) -> str:

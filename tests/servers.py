@@ -182,3 +182,88 @@ def signalled(server, args, *signals: signal.Signals, gap: float = 0.005, keys: 
             proc.kill()
             proc.communicate()
     return proc.returncode, out, err
+
+
+def _read_command(reader) -> list[bytes] | None:
+    """One command a client sent (an array of bulk strings), or None when it hung up."""
+    head = reader.readline()
+    if not head.startswith(b"*"):
+        return None
+    args = []
+    for _ in range(int(head[1:])):
+        size = int(reader.readline()[1:])
+        args.append(reader.read(size + 2)[:-2])
+    return args
+
+
+@contextmanager
+def resp_server(answer):
+    """A server on 127.0.0.1 that reads RESP commands and sends `answer(args)` (bytes) to each;
+    None hangs up. Yields its port. What a real Redis would say is the test's to give."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    sock.settimeout(0.2)
+    done = threading.Event()
+
+    def talk(conn):
+        conn.settimeout(5)
+        try:
+            with conn, conn.makefile("rb") as reader:
+                while not done.is_set():
+                    args = _read_command(reader)
+                    reply = None if args is None else answer(args)
+                    if reply is None:
+                        return
+                    conn.sendall(reply)
+        except (OSError, ValueError):
+            pass
+
+    def serve():
+        while not done.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=talk, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        done.set()
+        thread.join(5)
+        sock.close()
+
+
+def redis_like(error: bytes):
+    """An answer for `resp_server`: HELLO, PING, INFO, CLIENT, SCAN, DEL and SCRIPT as a Redis 7 with an
+    empty database answers them, and every other command (the run's first write) the error
+    reply `error` (a line such as b"NOREPLICAS Not enough good replicas to write.")."""
+    import hashlib
+
+    def answer(args: list[bytes]) -> bytes:
+        verb = args[0].upper()
+        if verb == b"HELLO":   # redis-py 8 asks for RESP3
+            return (b"%7\r\n+server\r\n+redis\r\n+version\r\n+7.0.15\r\n+proto\r\n:3\r\n+id\r\n:5\r\n"
+                    b"+mode\r\n+standalone\r\n+role\r\n+master\r\n+modules\r\n*0\r\n")
+        if verb == b"PING":
+            return b"+PONG\r\n"
+        if verb == b"INFO":
+            text = b"# Server\r\nredis_version:7.0.15\r\n"
+            return b"$%d\r\n%s\r\n" % (len(text), text)
+        if verb == b"CLIENT":
+            return b"+OK\r\n"
+        if verb == b"SCAN":
+            return b"*2\r\n$1\r\n0\r\n*0\r\n"
+        if verb == b"DEL":
+            return b":0\r\n"
+        if verb == b"SCRIPT" and args[1].upper() == b"LOAD":
+            sha = hashlib.sha1(args[2]).hexdigest().encode()
+            return b"$40\r\n%s\r\n" % sha
+        if verb == b"SCRIPT" and args[1].upper() == b"EXISTS":
+            return b"*%d\r\n" % (len(args) - 2) + b":1\r\n" * (len(args) - 2)
+        return b"-" + error + b"\r\n"
+
+    return answer

@@ -6,13 +6,15 @@ Every case runs against servers and sockets of its own on 127.0.0.1, with short 
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 
 import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, FAULTS
-from servers import emqsim, error_line, free_port, listener, needs_redis_server, redis_server, wait_for
+from servers import (emqsim, error_line, free_port, listener, needs_redis_server, redis_like, redis_server,
+                     resp_server, wait_for)
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 QUICK = "socket_timeout=0.5&socket_connect_timeout=0.5"
@@ -102,7 +104,7 @@ def test_maxmemory_reached(tmp_path, monkeypatch, capsys):
         assert server.keys() == []
     assert (status, out) == (10, "")
     assert err.startswith(f"emqsim: error: {server.url}: the server is out of memory (maxmemory reached) "
-                          "(command not allowed when used memory > 'maxmemory'.")
+                          "(OOM command not allowed when used memory > 'maxmemory'.")
     assert err.count("\n") == 1
 
 
@@ -177,3 +179,145 @@ def test_another_client_deleting_the_registry_mid_run(tmp_path, design):
     assert err.startswith(f"emqsim: error: the registry {key} changed under the run (another client deleted "
                           "or rewrote it): ")
     assert err.count("\n") == 1 and err.endswith("\n")
+
+
+# -- the server's error replies, driven on real servers (store.CODES) -------------------------
+
+def _run_until_keys(server, *extra):
+    """`emqsim trace` on `server` with a long horizon, once it has written more than 3 keys."""
+    proc = emqsim("trace", "--every", "1m", "--fires", "1000000", *extra, url=server.url)
+    wait_for(lambda: server.client.dbsize() > 3 or proc.poll() is not None, 60, "the run writing its keys")
+    assert proc.poll() is None
+    return proc
+
+
+def _finish(proc) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err
+
+
+@needs_redis_server
+def test_min_replicas_set_mid_run(tmp_path):
+    """`CONFIG SET min-replicas-to-write 1` mid-run: the next write is refused (NOREPLICAS), and
+    so is every DEL of the clean-up; the second line counts the keys left and gives the command
+    that removes them, which does once the setting is back (it was a traceback, 502 keys left
+    unmentioned)."""
+    with redis_server(tmp_path) as server:
+        proc = _run_until_keys(server)
+        server.client.config_set("min-replicas-to-write", 1)
+        status, out, err = _finish(proc)
+        left = server.client.dbsize()
+        server.client.config_set("min-replicas-to-write", 0)
+        lines = err.splitlines()
+        assert (status, out) == (11, ""), err
+        assert len(lines) == 2 and err.endswith("\n") and "Traceback" not in err
+        assert lines[0].startswith(f"emqsim: error: {server.url}: the server refused a command (NOREPLICAS ")
+        m = re.fullmatch(r"emqsim: ([0-9,]+) keys of queue (demo-[0-9a-f]{16}) may remain on the server; "
+                         r"remove them with: (redis-cli .+ del)", lines[1])
+        assert m and int(m[1].replace(",", "")) == left > 0, lines[1]
+        subprocess.run(m[3], shell=True, check=True, stdout=subprocess.DEVNULL, timeout=60)
+        assert server.keys() == []
+
+
+@needs_redis_server
+@pytest.mark.parametrize("command", ["hset", "zadd"])
+def test_a_user_denied_one_write_command(tmp_path, monkeypatch, capsys, command):
+    """An ACL user that may do all but HSET (or ZADD): the scripts' call is refused inside the
+    script, an ERR reply, not NOPERM; README status 12 (it was a traceback)."""
+    with redis_server(tmp_path) as server:
+        server.client.execute_command("ACL", "SETUSER", "u", "on", ">pw", "~*", "&*", "+@all", f"-{command}")
+        url = f"redis://u:pw@127.0.0.1:{server.port}/0"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+        assert server.keys() == []
+    assert (status, out) == (12, "")
+    assert err.startswith(f"emqsim: error: redis://u:***@127.0.0.1:{server.port}/0: the user lacks a permission "
+                          "(ACL) (ERR ")
+    assert err.count("\n") == 1 and "pw" not in err.replace("pattern", "")
+
+
+@needs_redis_server
+def test_a_renamed_command(tmp_path, monkeypatch, capsys):
+    """A server whose config renames HSET (`rename-command`): status 11, one line saying so."""
+    conf = tmp_path / "renamed.conf"
+    conf.write_text("rename-command hset hset_renamed_by_the_admin\n")
+    try:
+        cm = redis_server(tmp_path, "--include", str(conf))
+        server = cm.__enter__()
+    except BaseException as exc:   # an old redis-server without --include: say so, do not fail
+        pytest.skip(f"a redis-server with a config file did not start: {exc}")
+    try:
+        status, out, err = run_cli(monkeypatch, capsys, server.url)
+        assert server.keys() == []
+    finally:
+        cm.__exit__(None, None, None)
+    assert (status, out) == (11, "")
+    assert err.startswith(f"emqsim: error: {server.url}: the server refused a command (ERR ")
+    assert "renamed or disabled a command" in err and err.count("\n") == 1
+
+
+@needs_redis_server
+@pytest.mark.parametrize("design", ["pump", "bullmq"])
+def test_another_client_turning_a_key_into_another_type(tmp_path, design):
+    """Another client makes the run's pending list, delayed set and marker sets: the run's next
+    script gets WRONGTYPE; status 13, one line, and nothing of the run left."""
+    with redis_server(tmp_path) as server:
+        proc = _run_until_keys(server, "--design", design)
+        base = server.client.keys("emq:*:repeat")[0].decode().removesuffix(":repeat")
+        for what in ("pending", "delayed", "marker"):
+            server.client.delete(f"{base}:{what}")
+            server.client.sadd(f"{base}:{what}", "x")
+        status, out, err = _finish(proc)
+        assert server.keys() == []
+    assert (status, out) == (13, ""), err
+    assert err.startswith(f"emqsim: error: {server.url}: a key of the run changed under it (another client "
+                          "rewrote it) (WRONGTYPE ")
+    assert err.count("\n") == 1
+
+
+# -- listeners that are not Redis -------------------------------------------------------------
+
+def _answers_like_redis_but(verb: bytes, reply: bytes | None):
+    """A RESP server that answers as Redis 7 does, except `reply` to `verb`."""
+    like = redis_like(b"ERR not reached")
+    return lambda args: reply if args[0].upper() == verb else like(args)
+
+
+NOT_REDIS = {
+    "+OK to everything": lambda args: b"+OK\r\n",
+    "an error to everything": lambda args: b"-ERR unknown command\r\n",
+    "a number to everything": lambda args: b":1\r\n",
+    "text to everything": lambda args: b"$5\r\nhello\r\n",
+    "a line that is not RESP": lambda args: b"hello world\r\n",
+    "hangs up after the first command": lambda args: None,
+    "+OK to PING": _answers_like_redis_but(b"PING", b"+OK\r\n"),
+    "an error to PING": _answers_like_redis_but(b"PING", b"-ERR what\r\n"),
+    "an unknown code to PING": _answers_like_redis_but(b"PING", b"-NOTHERE sorry\r\n"),
+    "INFO without redis_version": _answers_like_redis_but(b"INFO", b"$12\r\nversion:1.0\r\n\r\n"),
+    "a number to INFO": _answers_like_redis_but(b"INFO", b":7\r\n"),
+    "hangs up at INFO": _answers_like_redis_but(b"INFO", None),
+}
+
+
+@pytest.mark.parametrize("answer", list(NOT_REDIS))
+def test_a_resp_listener_that_is_not_redis(monkeypatch, capsys, answer):
+    """Whatever a listener that is not Redis answers to HELLO, PING or INFO: status 7, one line
+    (a RESP server answering +OK was an AttributeError traceback)."""
+    with resp_server(NOT_REDIS[answer]) as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (7, ""), err
+    assert error_line(err, url, "what answers there is not a Redis server")
+
+
+@pytest.mark.parametrize("reply", [b"", b"SSH-2.0-OpenSSH_9.2\r\n"], ids=["hangs up", "an ssh banner"])
+def test_a_listener_that_hangs_up_or_speaks_another_protocol(monkeypatch, capsys, reply):
+    with listener(reply) as port:
+        url = f"redis://127.0.0.1:{port}/0?{QUICK}"
+        status, out, err = run_cli(monkeypatch, capsys, url)
+    assert (status, out) == (7, ""), err
+    assert error_line(err, url, "what answers there is not a Redis server")

@@ -33,13 +33,14 @@ local day) and the short texts that show instants are `emqsim.timefmt`'s.
 """
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cached_property
 
 from cronsim import CronSim, CronSimError
 
 from ..engine import cron_parser as _cron_parser
 from ..engine.cadence import Cron
-from ..engine.errors import InputError
+from ..engine.errors import CALENDAR_END, CALENDAR_START, CalendarEnd, InputError
 from ..engine.timefmt import _EPOCH, _MS, changes, day_bounds, offset, zone
 
 
@@ -63,6 +64,10 @@ _MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 
            "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
 #: the rules that walk cron-parser's search, which can give up part-way
 _CRON_PARSER_RULES = ("cron-parser", "bullmq")
+#: the last instant Python's calendar holds: 9999-12-31T23:59:59.999Z
+_LAST = 253_402_300_799_999
+#: the line a listing ends with where the calendar does (the same in every rule)
+CALENDAR_LINES = (CALENDAR_END, CALENDAR_START)
 #: the most runs one listing gives (`emqsim cron`), as many as `emqsim trace` lists: a horizon
 #: past it is refused once run 10,001 is found ('* * * * *' over ten years is 5.3 million runs,
 #: which took 91 s and 1.3 GB by Debian's rule)
@@ -121,6 +126,8 @@ class Window:
         _window(tz, start, end)
         self.expr, self.tz, self.start, self.end = expr, tz, int(start), int(end)
         self.cap = cap   # croniter and debian stop after this many runs (a listing's cap + 1)
+        #: rule -> CALENDAR_END where that rule's runs stop at the calendar's end, before `end`
+        self.ended: dict[str, str] = {}
 
     @cached_property
     def cron(self) -> Cron:
@@ -133,10 +140,16 @@ class Window:
         (`0 0 30 2 *`) is refused, as the other rules refuse it, not read as an empty window."""
         check(self.expr, "croniter", self.tz)
         runs = self.cron.between(self.start, self.end, inclusive=False, cap=self.cap)
-        if not runs:                               # InputError when there is no slot at all
-            try:
-                self.cron.after(self.start - 1)
-            except InputError as exc:
+        if self.cap is not None and len(runs) >= self.cap:
+            return runs
+        try:                                       # the next slot: past the calendar, or none at all
+            self.cron.after(runs[-1] if runs else self.start - 1)
+        except CalendarEnd as exc:
+            self.ended["croniter"] = exc.line
+        except InputError as exc:
+            if exc.arg == "time":                  # the window reaches the calendar's last local day
+                self.ended["croniter"] = CALENDAR_END
+            elif not runs:                         # InputError when there is no slot at all
                 why = "" if exc.__cause__ is None else f" (croniter refuses it: {exc.__cause__})"
                 raise InputError(f"{exc}{why}", "cron") from None
         return runs
@@ -153,7 +166,13 @@ class Window:
     def debian(self) -> list[int]:
         """cronsim's iterator from the window's start, in the zone: Debian cron's rule is cronsim's."""
         check(self.expr, "debian")
-        begin = (_EPOCH + (self.start - 1) * _MS).astimezone(zone(self.tz))
+        try:
+            begin = (_EPOCH + (self.start - 1) * _MS).astimezone(zone(self.tz))
+        except OverflowError:            # the window starts where the zone's calendar cannot show it
+            if self.start > 0:
+                self.ended["debian"] = CALENDAR_END
+                return []
+            begin = datetime(1, 1, 1, tzinfo=zone(self.tz))   # the zone's first local day
         out = []
         try:
             for dt in CronSim(_expand(self.expr), begin):
@@ -165,6 +184,7 @@ class Window:
                     if self.cap is not None and len(out) >= self.cap:
                         return out
         except OverflowError:            # past the year 9999: Python's dates end there
+            self.ended["debian"] = CALENDAR_END
             return out
         except CronSimError as exc:
             raise InputError(f"cron {self.expr!r}: cronsim refuses it: {exc}", "cron") from None
@@ -173,12 +193,24 @@ class Window:
     @cached_property
     def cron_parser(self) -> list[int]:
         """cron-parser's one iterator from the window's start (`emqsim.cron_parser`)."""
-        return _cron_parser.runs(self.expr, self.tz, self.start - 1, self.end)
+        return self._walk("cron-parser", _cron_parser.iter_runs)
 
     @cached_property
     def bullmq(self) -> list[int]:
         """BullMQ's chain: a fresh cron-parser parse from each previous run."""
-        return _cron_parser.chain(self.expr, self.tz, self.start - 1, self.end)
+        return self._walk("bullmq", _cron_parser.iter_chain)
+
+    def _walk(self, rule: str, walk) -> list[int]:
+        out: list[int] = []
+        try:
+            for t in walk(self.expr, self.tz, self.start - 1, self.end):
+                out.append(t)
+        except CalendarEnd as exc:
+            self.ended[rule] = exc.line
+        else:
+            if _beyond(self.expr, self.tz, out[-1] if out else self.start - 1):
+                self.ended[rule] = CALENDAR_END
+        return out
 
     def slots(self, rule: str = "croniter") -> list[int]:
         return list(getattr(self, _rule(rule).replace("-", "_")))
@@ -200,9 +232,12 @@ def runs_after(expr: str, tz: str, after: int, until: int, rule: str = "croniter
 
 def listing(expr: str, tz: str, after: int, until: int, rule: str = "croniter") -> tuple[list[int], str | None]:
     """`runs_after`, except that where cron-parser gives up part-way (its loop limit) the runs it
-    gave before that come back with its message instead of a ValueError. Bad input still raises."""
+    gave before that come back with its message instead of a ValueError, and where the runs stop
+    at the calendar's end (year 9999) before `until`, with CALENDAR_END, the same in every rule.
+    Bad input still raises."""
     if _rule(rule) not in _CRON_PARSER_RULES:
-        return _capped(Window(expr, tz, int(after) + 1, until, cap=MAX_RUNS + 1).slots(rule), until), None
+        window = Window(expr, tz, int(after) + 1, until, cap=MAX_RUNS + 1)
+        return _capped(window.slots(rule), until), window.ended.get(rule)
     _window(tz, int(after) + 1, until)
     check(expr, rule)                              # refused before any run, not as a stop
     walk = _cron_parser.iter_runs if rule == "cron-parser" else _cron_parser.iter_chain
@@ -214,6 +249,10 @@ def listing(expr: str, tz: str, after: int, until: int, rule: str = "croniter") 
                 break
     except _cron_parser.GaveUp as exc:
         return out, str(exc)
+    except CalendarEnd as exc:
+        return out, exc.line
+    if len(out) <= MAX_RUNS and _beyond(expr, tz, out[-1] if out else int(after)):
+        return out, CALENDAR_END
     return _capped(out, until), None
 
 
@@ -234,3 +273,15 @@ def slots(expr: str, tz: str, day, rule: str = "croniter") -> list[int]:
 def compare(expr: str, tz: str, day, rules=ALL) -> dict[str, list[int]]:
     """Each rule for one day: {rule: [ms, ...]}."""
     return Window(expr, tz, *day_bounds(tz, day)).all(rules)
+
+
+def _beyond(expr: str, tz: str, last: int) -> bool:
+    """Whether cron-parser's next run after `last` lies past the calendar's end: its walk counts
+    past 9999 (luxon's dates do), where the other rules' calendars stop, so the listing ends
+    there with the same line as theirs."""
+    try:
+        return _cron_parser.next_after(expr, tz, last) > _LAST
+    except CalendarEnd:
+        return True
+    except _cron_parser.GaveUp:
+        return False

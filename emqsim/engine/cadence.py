@@ -16,12 +16,15 @@ from croniter import croniter
 
 from . import cron_parser
 from .durations import parse_duration
-from .errors import InputError, one_of, whole
+from .errors import CALENDAR_END, CALENDAR_START, CalendarEnd, InputError, one_of, whole
 from .timefmt import zone
 
 MAX_EXPR = 200  # characters of a cron expression
 #: slots a `between` lists without a `cap`: more is refused (the cron listing's cap, 10,000)
 MAX_SLOTS = 10_000
+_DAY_MS = 86_400_000
+_FIRST = -62_135_596_800_000    # 0001-01-01T00:00:00Z, the first instant Python's calendar holds
+_LAST = 253_402_300_799_999     # 9999-12-31T23:59:59.999Z, its last
 
 #: the catch-up formulas of `Every.after`, for Schedule's missed "snap", "snap-v5" and "epoch"
 SNAPS = ("offset", "offset-v5", "epoch")
@@ -237,10 +240,29 @@ class Cron:
             raise InputError(f"time {t!r} is not Unix ms a calendar can hold; give whole ms within years 1 to 9999",
                              "time") from None
 
+    def _edge(self, t: int, later: bool) -> datetime:
+        """`t` as a local time, where `t` is an instant the zone's calendar cannot show (its
+        local date is before year 1 or after 9999, a day's offset from the UTC ends): looking
+        later from before the calendar starts at its first local instant, looking earlier from
+        after it at its last; the other two ways there is no slot (CalendarEnd)."""
+        t = whole(t, "time", what="Unix ms, a whole number")
+        try:
+            return self._at(t)
+        except InputError:
+            if not _FIRST - 2 * _DAY_MS <= t <= _LAST + 2 * _DAY_MS or _FIRST + 2 * _DAY_MS < t < _LAST - 2 * _DAY_MS:
+                raise
+        if t < 0:
+            if not later:
+                raise CalendarEnd(self.expr, CALENDAR_START)
+            return datetime(1, 1, 1, tzinfo=zone(self.tz))
+        if later:
+            raise CalendarEnd(self.expr, CALENDAR_END)
+        return datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=zone(self.tz))
+
     def after(self, t: int) -> int:
         """The first slot strictly after `t` (croniter's and cron-parser's rule). With the
         cron-parser reader, a fresh parse from `t` (cron_parser.GaveUp where it gives up)."""
-        start = self._at(t)
+        start = self._edge(t, later=True)
         if self.reader == "cron-parser":
             return cron_parser.next_after(self.expr, self.tz, t)
         try:
@@ -248,20 +270,23 @@ class Cron:
         except (OverflowError, ValueError) as exc:  # past 9999-12-31, where Python's dates end
             if not isinstance(exc, OverflowError) and "out of range" not in str(exc):
                 raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
-            raise InputError(f"cron {self.expr!r} has no slot after {t} ms before the year 10000, where "
-                             "the calendar ends", "cron") from None
+            raise CalendarEnd(self.expr, CALENDAR_END) from None
         except (ValueError, KeyError) as exc:  # e.g. '0 0 30 2 *' never matches
             raise InputError(f"cron {self.expr!r} has no slot after {t} ms; it never matches", "cron") from exc
 
     def before(self, t: int) -> int:
         """The last slot strictly before `t`: where a coalesced catch-up run is labelled."""
-        start = self._at(t)
+        start = self._edge(t, later=False)
         if self.reader == "cron-parser":
             raise InputError(f"cron {self.expr!r}: only cron-parser's forward search is modelled, so no "
                              "slot before a time; read it with croniter (reader='croniter')", "reader")
         try:
             return round(_reading(self.expr, self._seconds).get_prev(float, start) * 1000)
+        except OverflowError:   # before 0001-01-01, where Python's dates begin
+            raise CalendarEnd(self.expr, CALENDAR_START) from None
         except (ValueError, KeyError) as exc:
+            if "out of range" in str(exc):
+                raise CalendarEnd(self.expr, CALENDAR_START) from None
             raise InputError(f"cron {self.expr!r} has no slot before {t} ms; it never matches", "cron") from exc
 
     def at_or_after(self, t: int) -> int:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 
-from .errors import InputError
+from .errors import CALENDAR_END, CalendarEnd, InputError
 from .timefmt import _EPOCH, _MS, _NAIVE_EPOCH, zone
 
 VERSION = "5.10.3"
@@ -246,11 +246,18 @@ def _parse(expr: str) -> Fields:
 @lru_cache(maxsize=1 << 16)
 def _zone_offset(ts: int, tz) -> int:
     """The zone's offset at `ts`, in whole minutes (luxon's unit); a search asks for the same
-    instants again and again."""
-    return int((_EPOCH + ts * _MS).astimezone(tz).utcoffset() // timedelta(minutes=1))
+    instants again and again. Past either end of Python's calendar (luxon has none there: a look
+    a day ahead on 9999-12-31), the offset of the nearest instant inside, two days in."""
+    try:
+        return int((_EPOCH + ts * _MS).astimezone(tz).utcoffset() // timedelta(minutes=1))
+    except OverflowError:
+        inside = min(max(ts, _CALENDAR[0] + 2 * _DAY), _CALENDAR[1] - 2 * _DAY)
+        return int((_EPOCH + inside * _MS).astimezone(tz).utcoffset() // timedelta(minutes=1))
 
 
 _DAY = 86_400_000
+#: the first and last instants Python's calendar holds (0001-01-01T00:00Z, 9999-12-31T23:59:59.999Z)
+_CALENDAR = (-62_135_596_800_000, 253_402_300_799_999)
 
 
 @lru_cache(maxsize=4096)
@@ -258,7 +265,13 @@ def _month_start(y: int, mo: int) -> int:
     """The first of month `mo` of year `y` (months past 12 roll into later years) as ms of the
     bare clock."""
     y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
-    return (datetime(y, mo, 1) - _NAIVE_EPOCH) // _MS
+    # counted, not read from datetime, whose years end at 9999: the walk may look at the first
+    # of January 10000 (the end of December 9999) without leaving the calendar (days from
+    # 1970-01-01 in the proleptic Gregorian calendar, by eras of 400 years)
+    y -= mo <= 2
+    era, yoe = divmod(y, 400)
+    doy = (153 * (mo - 3 if mo > 2 else mo + 9) + 2) // 5
+    return (era * 146_097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719_468) * _DAY
 
 
 def _local_ts(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0, ms: int = 0) -> int:
@@ -474,16 +487,33 @@ class CronExpression:
 def iter_runs(expr: str, tz: str, start: int, end: int):
     """One iterator from `start`: each run strictly after `start` and before `end`, in order.
     Where cron-parser gives up (its loop limit), the runs before it come out, then GaveUp."""
-    it = CronExpression(expr, tz, start)
-    while (t := it.next()) < end:
+    try:
+        it = CronExpression(expr, tz, start)
+    except OverflowError:
+        raise CalendarEnd(expr, CALENDAR_END) from None
+    while (t := _next(it, expr)) < end:
         yield t
+
+
+def _next(it: "CronExpression", expr: str) -> int:
+    """`it.next()`, or CalendarEnd where the walk leaves Python's calendar (after 9999)."""
+    try:
+        return it.next()
+    except (OverflowError, ValueError) as exc:
+        if isinstance(exc, InputError) or not isinstance(exc, OverflowError) and "out of range" not in str(exc):
+            raise
+        raise CalendarEnd(expr, CALENDAR_END) from None
 
 
 def next_after(expr: str, tz: str, t: int) -> int:
     """A fresh parse from `t` and one `next()`: the run strictly after `t` that a BullMQ job
     scheduler asks cron-parser for (bullmq 6.7.0 `defaultRepeatStrategy`). GaveUp where
     cron-parser gives up."""
-    return CronExpression(expr, tz, t).next()
+    try:
+        it = CronExpression(expr, tz, t)
+    except OverflowError:
+        raise CalendarEnd(expr, CALENDAR_END) from None
+    return _next(it, expr)
 
 
 def iter_chain(expr: str, tz: str, start: int, end: int):

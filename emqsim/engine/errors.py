@@ -20,6 +20,21 @@ class InputError(ValueError):
         self.arg = arg
 
 
+#: the one line every cron listing ends with where the calendar does (Python's dates hold years
+#: 1 to 9999): `Cron`, each rule of `emqsim.cron.rules` and `emqsim cron` say it the same way
+CALENDAR_END = "no slot before 9999-12-31 23:59:59 (in the zone): the calendar ends there"
+CALENDAR_START = "no slot after 0001-01-01 00:00:00 (in the zone): the calendar begins there"
+
+
+class CalendarEnd(InputError):
+    """A cron's next (or previous) slot would fall after year 9999 (or before year 1); `line`
+    is CALENDAR_END or CALENDAR_START."""
+
+    def __init__(self, expr, line: str):
+        super().__init__(f"cron {expr!r}: {line}", "cron")
+        self.line = line
+
+
 def whole(value, name: str, *, low: int | None = None, high: int | None = None,
           what: str = "a whole number") -> int:
     """`value` as an int in [low, high]; bools, floats and text are refused, naming `name`.

@@ -10,7 +10,7 @@ from .errors import InputError, whole
 from .faults import Faults
 from .ids import EPOCH_MS, MAX_OFFSET_MS, id_time
 from .pump import Pump
-from .schedule import Schedule
+from .schedule import MAX_FIRES as _MAX_FIRES, Schedule
 from .timefmt import iso
 from .store import Store
 from .worker import Worker
@@ -18,8 +18,9 @@ from .worker import Worker
 
 #: what can make the jobs: EchoMQ's pump (sim.py) or BullMQ's job schedulers (chain.py)
 DESIGNS = ("pump", "bullmq")
-#: the most fires one run may be asked for (the command line's --fires cap too)
-MAX_FIRES = 1_000_000
+#: the most fires one run may be asked for (the command line's --fires cap too): schedule.py's,
+#: whose `on_time_runs` lists no more
+MAX_FIRES = _MAX_FIRES
 #: the most records a trace keeps
 MAX_RETAIN = 10_000_000
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .errors import InputError, whole
 from .schedule import INF, Schedule
 from .scripts import ms_arg, name_arg
-from .store import Store
+from .store import CHANGED, Store
 from .timefmt import iso
 
 REGISTER = {1: "registered", 0: "exists"}
@@ -36,7 +36,7 @@ class RegistryChanged(RuntimeError):
     deleted or rewrote it mid-run. `status` is the command line's exit status for it; a run
     that raises it has written nothing since it noticed, and its store's clean-up still runs."""
 
-    status = 13
+    status = CHANGED[0]
     remains: str | None = None   # as ServerError: the command line prints it when set
 
     def __init__(self, key: str, expected: tuple[int, int | float | None] | None,

@@ -33,6 +33,10 @@ from .durations import parse_duration
 from .errors import InputError, one_of, whole, whole_ms
 from .ids import id_time
 
+#: the most fires one run may be asked for, and the most runs `on_time_runs` lists
+#: (`parts.MAX_FIRES`, the command line's --fires cap)
+MAX_FIRES = 1_000_000
+
 RULES = ("schedule", "release", "finish")
 MISSED = ("snap", "snap-v5", "epoch", "all", "once", "now", "skip")
 #: the policies a `deadline` applies to: `skip` needs one, `once` may have one
@@ -148,7 +152,8 @@ class Schedule:
         The first is `on_time_score(registered, start)` (a run due exactly at `start` counts);
         each on-time release then writes the next: `+ every` for an interval, the next calendar
         slot for a cron. Like `on_time_score`, it reads the cadence and start date, not `limit`
-        or `end`. A cron that never matches has none."""
+        or `end`. A cron that never matches has none. Without a cap, a span of more than
+        MAX_FIRES runs (a trace's own bound) is refused, not listed."""
         start, end = whole(start, "start"), whole(end, "end")
         if cap is not None:
             cap = whole(cap, "cap", low=0)
@@ -156,12 +161,22 @@ class Schedule:
         if isinstance(c, Every):
             first = self.on_time_score(registered, start)
             runs = range(first, end + 1, c.ms)
+            if cap is None and len(runs) > MAX_FIRES:
+                self._too_many(end, runs[MAX_FIRES])
             return list(runs if cap is None else runs[:cap])
         try:
             first = self.on_time_score(registered, start)
         except ValueError:  # no slot at all
             return []
-        return c.between(first, end, cap=cap)
+        runs = c.between(first, end, cap=MAX_FIRES + 1 if cap is None else cap)
+        if cap is None and len(runs) > MAX_FIRES:
+            self._too_many(end, runs[MAX_FIRES])
+        return runs
+
+    @staticmethod
+    def _too_many(end: int, beyond: int):
+        raise InputError(f"end {end} ms is more than {MAX_FIRES:,} runs away (run {MAX_FIRES + 1:,} is at "
+                         f"{beyond} ms), more than a trace makes; give a nearer end or a cap", "end")
 
     def next_run(self, slot: int, *, released: int, finished: int | None, phase: int) -> int:
         """The score after the run of `slot`, released at `released` (and ended at `finished`)."""

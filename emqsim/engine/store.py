@@ -21,14 +21,16 @@ and what went wrong; its `status` is the command line's exit status for that cas
 
 from __future__ import annotations
 
+import codecs
 import functools
+import math
 import os
 import re
 import secrets
 import signal
 import ssl
 import threading
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -60,6 +62,56 @@ FAULTS = {
     "server": (11, "the server refused a command"),
     "denied": (12, "the user lacks a permission (ACL)"),
 }
+#: another client turned a key of the run into another type (WRONGTYPE): the status the
+#: registry's own check gives when it finds its rows changed (`registry.RegistryChanged`)
+CHANGED = (13, "a key of the run changed under it (another client rewrote it)")
+
+#: The one table from a server's error reply to what went wrong. Redis starts every error
+#: reply with a code (its first word); the code decides, not the wording after it, which
+#: changes between versions. Each code: (a kind of FAULTS, or "changed"; what to do, if
+#: anything helps). A code not here is status 11 with the server's line quoted.
+CODES = {
+    "ERR": ("server", ""),   # a generic code: ERR_MESSAGES reads the few that mean more
+    "NOPERM": ("denied", ""),
+    "WRONGPASS": ("rejected", ""),
+    "NOAUTH": ("rejected", "the server wants a password: redis://:PASSWORD@HOST:PORT/0"),
+    "NOPROTO": ("protocol", "it does not speak the protocol version redis-py asked for"),
+    "OOM": ("full", ""),
+    "WRONGTYPE": ("changed", ""),
+    "NOREPLICAS": ("server", "the server takes no write while it has fewer replicas than "
+                             "min-replicas-to-write"),
+    "READONLY": ("server", "a read-only replica: give the primary's URL"),
+    "MASTERDOWN": ("server", "a replica whose link to its primary is down"),
+    "MISCONF": ("server", "its last save to disk failed, so it takes no write"),
+    "LOADING": ("server", "it is still loading its data set; try again when it is up"),
+    "BUSY": ("server", "a script or module command of another client is running too long"),
+    "NOTBUSY": ("server", ""),
+    "UNKILLABLE": ("server", ""),
+    "BUSYKEY": ("server", ""),
+    "BUSYGROUP": ("server", ""),
+    "NOGROUP": ("server", ""),
+    "UNBLOCKED": ("server", "another client unblocked the run's connection (CLIENT UNBLOCK)"),
+    "EXECABORT": ("server", ""),
+    "NOSCRIPT": ("server", "the server forgot the run's scripts (SCRIPT FLUSH by another client?)"),
+    "CLUSTERDOWN": ("server", "the cluster is down"),
+    "TRYAGAIN": ("server", "a cluster slot is moving; try again"),
+    "CROSSSLOT": ("server", ""),
+    "MOVED": ("server", "this is a cluster node, so the URL starts with redis+cluster://"),
+    "ASK": ("server", "this is a cluster node, so the URL starts with redis+cluster://"),
+}
+#: ERR replies whose message (how it starts, any case) says more than the code
+ERR_MESSAGES = {
+    "unknown command": ("server", "this server has renamed or disabled a command the run uses "
+                                  "(rename-command in its config)"),
+    "Unknown Redis command called from script": ("server", "this server has renamed or disabled a command "
+                                                           "the run's scripts use (rename-command in its config)"),
+    "The user executing the script can't run this command": ("denied", ""),
+    "DB index is out of range": ("rejected", ""),
+    "invalid password": ("rejected", ""),
+    "wrong number of arguments for 'auth'": ("rejected", ""),
+    "max number of clients reached": ("rejected", "the server has as many clients as maxclients allows"),
+    "This instance has cluster support disabled": ("server", "for a single server the URL starts with redis://"),
+}
 #: signals held off while a run's keys are removed, so an impatient second Ctrl-C or a
 #: hang-up during clean-up cannot leave half of them
 HELD = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
@@ -75,26 +127,73 @@ class ServerError(RuntimeError):
 
     #: set when the run's keys could not all be removed: what may remain and the command that removes it
     remains: str | None = None
+    #: the code of the server's error reply this stands for (None: not an error reply), and
+    #: whether the table names it (a code of its own, or an ERR message it reads)
+    code: str | None = None
+    known = False
 
     def __init__(self, url: str | None, kind: str, detail: str = ""):
-        self.url, self.kind, self.status = redact(url), kind, FAULTS[kind][0]
-        detail = " ".join(str(detail).split())
-        super().__init__(f"{self.url}: {FAULTS[kind][1]}" + (f" ({detail})" if detail else ""))
+        status, what = CHANGED if kind == "changed" else FAULTS[kind]
+        self.url, self.kind, self.status = redact(url), kind, status
+        detail = scrub(" ".join(str(detail).split()), url)
+        super().__init__(f"{self.url}: {what}" + (f" ({detail})" if detail else ""))
+
+
+#: a URL's query options whose value is a secret: redis-py hands an option it does not parse
+#: to the connection as it is, so `?password=...` (and `ssl_password`) log in like the user part
+SECRET_OPTION = re.compile(r"pass|secret|token|credential", re.IGNORECASE)
 
 
 def redact(url: str | None) -> str:
-    """The URL with any password replaced by ***, fit to print."""
+    """The URL fit to print: the password of the user part and every secret query option
+    (SECRET_OPTION) replaced by ***. The one place a URL is made printable."""
     if url is None:
         return "(no URL)"
     try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        user = parts.username or ""
-        host = parts.netloc.rsplit("@", 1)[1]
-        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+        parts = urlsplit(str(url))
+        netloc = parts.netloc
+        if parts.password is not None:
+            netloc = f"{parts.netloc.rsplit('@', 1)[0].split(':', 1)[0]}:***@{parts.netloc.rsplit('@', 1)[1]}"
+        query = "&".join(_quiet(option) for option in parts.query.split("&")) if parts.query else ""
+        if (netloc, query) == (parts.netloc, parts.query):
+            return str(url)
+        shown = urlunsplit(parts._replace(netloc=netloc, query=query))
+        if not netloc and str(url).lower().startswith(f"{parts.scheme}://"):   # unix:///path keeps its //
+            shown = f"{parts.scheme}://{shown[len(parts.scheme) + 1:]}"
+        return shown
     except ValueError:
         return "(a malformed URL)"
+
+
+def _quiet(option: str) -> str:
+    name, eq, value = option.partition("=")
+    return f"{name}=***" if eq and SECRET_OPTION.search(unquote_plus(name)) else option
+
+
+def secrets_of(url: str | None) -> list[str]:
+    """The secrets a URL carries, as written and as decoded: what no printed line may hold."""
+    if not url:
+        return []
+    found = []
+    try:
+        parts = urlsplit(str(url))
+        if parts.password:
+            found.append(parts.netloc.rsplit("@", 1)[0].split(":", 1)[1])
+        for option in parts.query.split("&"):
+            name, eq, value = option.partition("=")
+            if eq and value and SECRET_OPTION.search(unquote_plus(name)):
+                found.append(value)
+    except ValueError:
+        return []
+    found += [unquote_plus(f) for f in found] + [unquote(f) for f in found]
+    return sorted({f for f in found if len(f) >= 3}, key=len, reverse=True)
+
+
+def scrub(text: str, url: str | None) -> str:
+    """`text` (a client's or server's message about `url`) with the URL's secrets taken out."""
+    for secret in secrets_of(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def env_url() -> str | None:
@@ -140,9 +239,10 @@ def connect(url: str | None = None) -> redis.Redis:
         return embedded()
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in SCHEMES:
-        raise ServerError(url, "url", f"{url[:40]!r} does not start with one of "
+        raise ServerError(url, "url", f"{redact(url)[:40]!r} does not start with one of "
                           + ", ".join(s + "://" for s in SCHEMES))
     _check_database(url, scheme)
+    _check_options(url, scheme)
     options = dict(socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=TIMEOUT)
     try:
         if scheme.endswith(CLUSTER):
@@ -155,7 +255,7 @@ def connect(url: str | None = None) -> redis.Redis:
         raise _fault(exc, url, used=False) or ServerError(url, "server", exc) from exc
     client.emqsim_url = url
     try:
-        client.ping()
+        _is_redis(client, url)
     except (ValueError, TypeError) as exc:  # an option redis-py only reads on connecting: ?bogus=1
         client.close()
         raise ServerError(url, "url", f"an option of the URL: {exc}") from None
@@ -164,6 +264,103 @@ def connect(url: str | None = None) -> redis.Redis:
         raise
     client.emqsim_used = True
     return client
+
+
+def _is_redis(client, url: str) -> None:
+    """Ask PING and INFO: a listener that takes the connection but is not Redis (another RESP
+    server, a web server, one that hangs up) is status 7 here, before anything is written.
+    PING must be answered PONG; INFO, where the user may ask it, must name a redis_version."""
+    try:
+        pong = client.ping()
+    except ServerError as err:   # Redis answers PING with PONG, or an error of its own code
+        if err.code is not None and (not err.known or (err.code == "ERR" and err.kind == "server")):
+            raise ServerError(url, "protocol", f"it answered PING with the error {str(err.__cause__)[:80]!r}") \
+                from None
+        raise
+    except (AttributeError, KeyError, IndexError, UnicodeError) as exc:  # redis-py reading its HELLO
+        raise ServerError(url, "protocol", f"its answer to HELLO is not Redis's ({type(exc).__name__}: "
+                          f"{str(exc)[:80]})") from None
+    if pong is not True:
+        raise ServerError(url, "protocol", f"it answered PING with {pong!r:.80}, not PONG")
+    if isinstance(client, redis.RedisCluster):
+        return
+    try:
+        info = client.execute_command("INFO", "server")
+    except ServerError as err:
+        if err.kind in ("server", "denied") and isinstance(err.__cause__, redis.ResponseError):
+            return   # an ACL without INFO, or INFO renamed: an error reply, as Redis gives
+        raise
+    except (redis.RedisError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        raise ServerError(url, "protocol", f"its answer to INFO is not Redis's: {exc}") from None
+    if not isinstance(info, dict) or "redis_version" not in info:
+        raise ServerError(url, "protocol", f"its answer to INFO names no redis_version: {str(info)[:80]!r}")
+
+
+def _number(kind, low):
+    def check(value: str) -> bool:
+        try:
+            x = kind(value)
+        except ValueError:
+            return False
+        return math.isfinite(x) and x >= low and (kind is int or x > 0)
+    return check
+
+
+_BOOLS = {"0", "f", "false", "n", "no", "off", "1", "t", "true", "y", "yes", "on"}
+
+
+def _known(lookup):
+    def check(value: str) -> bool:
+        try:
+            lookup(value)
+        except LookupError:
+            return False
+        return True
+    return check
+
+
+#: URL options emqsim checks before redis-py reads them: redis-py turns a few values it cannot use
+#: into a traceback later (?socket_timeout=inf, ?health_check_interval=-5), takes any word for a
+#: yes, and hands options it does not parse to the connection as text (?decode_responses=true made
+#: every reply text, which the run cannot read). name -> (is the value usable?, what to give)
+OPTIONS = {
+    "db": (lambda v: v.isascii() and v.isdigit() and len(v) <= 5, "a database number such as 0"),
+    "socket_timeout": (_number(float, 0), "seconds, more than 0 and finite, such as 2"),
+    "socket_connect_timeout": (_number(float, 0), "seconds, more than 0 and finite, such as 2"),
+    "socket_read_size": (_number(int, 1), "a whole number of bytes, 1 or more"),
+    "max_connections": (_number(int, 1), "a whole number, 1 or more"),
+    "health_check_interval": (_number(int, 0), "whole seconds, 0 or more"),
+    "protocol": (lambda v: v in ("2", "3"), "2 or 3"),
+    "socket_keepalive": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "retry_on_timeout": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "legacy_responses": (lambda v: v.lower() in _BOOLS, "true or false"),
+    "decode_responses": (lambda v: False, "none: leave it out (emqsim reads the server's replies as bytes, "
+                                          "and redis-py takes any value in a URL, false too, for true)"),
+    "client_name": (lambda v: re.fullmatch(r"[!-~]{1,200}", v) is not None,
+                    "printable ASCII without spaces, as Redis takes for a client name"),
+    "encoding": (lambda v: _known(codecs.lookup)(v) and "emq:{q} 1.5".encode(v) == b"emq:{q} 1.5",
+                 "an encoding that writes ASCII as ASCII, such as utf-8"),
+    "encoding_errors": (_known(codecs.lookup_error), "strict, replace or another error handler Python knows"),
+    "timeout": (lambda v: False, "socket_timeout instead: redis-py reads timeout but its connection takes "
+                                 "no such option"),
+}
+
+
+def _check_options(url: str, scheme: str) -> None:
+    """Refuse (status 3, naming the option) a URL option whose value emqsim cannot run with;
+    an option of TLS on a URL without TLS, too. Secret options are named, never shown."""
+    try:
+        query = parse_qs(urlsplit(url).query)
+    except ValueError:
+        return   # redis-py's own reading refuses it below
+    for name, values in query.items():
+        value = values[0]
+        shown = f"?{name}" if SECRET_OPTION.search(name) else f"?{name}={value[:40]!r}"
+        if name.startswith("ssl_") and not scheme.startswith("rediss"):
+            raise ServerError(url, "url", f"{shown} applies to a TLS connection only: a rediss:// URL")
+        check = OPTIONS.get(name)
+        if check is not None and not check[0](value):
+            raise ServerError(url, "url", f"{shown} is not usable; give {check[1]}")
 
 
 def _check_database(url: str, scheme: str) -> None:
@@ -181,27 +378,23 @@ def _check_database(url: str, scheme: str) -> None:
 
 
 def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
-    """The ServerError a redis-py error stands for, or None if it is not about the server."""
+    """The ServerError a redis-py error stands for, or None if it is not about the server.
+
+    An error reply of the server is read by its code (`reply_fault`); the rest is the
+    connection's own trouble, read by redis-py's class for it."""
     text = str(exc)
-    if isinstance(exc, redis.exceptions.NoPermissionError) or text.startswith("NOPERM"):
-        return ServerError(url, "denied", text)
+    if getattr(exc, "status_code", None) or isinstance(exc, redis.ResponseError):
+        return reply_fault(exc, url)
     if isinstance(exc, redis.TimeoutError) or "Timeout" in type(exc).__name__:
         if not used and (url or "").lower().startswith("rediss"):  # a plain server ignores the hello
             return ServerError(url, "tls", f"{text}; is that server set up for TLS, or is it a redis:// URL?")
         return ServerError(url, "timeout", text)
-    if isinstance(exc, (redis.AuthenticationError, redis.exceptions.AuthenticationWrongNumberOfArgsError)) \
-            or "DB index" in text or "Invalid Database" in text or text.startswith(("NOAUTH", "WRONGPASS")):
+    if isinstance(exc, (redis.AuthenticationError, redis.exceptions.AuthenticationWrongNumberOfArgsError)):
         return ServerError(url, "rejected", text)
     if isinstance(exc, redis.exceptions.InvalidResponse):
         return ServerError(url, "protocol", text)
-    if isinstance(exc, redis.exceptions.AskError):  # MOVED or ASK: a cluster node, asked as one server
-        verb = "MOVED" if isinstance(exc, redis.exceptions.MovedError) else "ASK"
-        return ServerError(url, "server", f"{verb} {text}; this is a cluster node, so the URL starts with "
-                           "redis+cluster://")
-    if "Cluster mode is not enabled" in text:
+    if "Cluster mode is not enabled" in text:   # redis-py's cluster client, told so by one server
         return ServerError(url, "server", f"{text}; for a single server the URL starts with redis://")
-    if isinstance(exc, redis.exceptions.OutOfMemoryError) or text.startswith("OOM"):
-        return ServerError(url, "full", text)
     if isinstance(exc, (redis.ConnectionError, OSError)) or (isinstance(exc, RedisClusterException)
                                                              and "connect" in text):
         chain, e = [], exc
@@ -210,15 +403,47 @@ def _fault(exc: BaseException, url: str, used: bool) -> ServerError | None:
             e = e.__cause__ or e.__context__
         if any(isinstance(e, ssl.SSLError) for e in chain) or "SSL" in text:
             return ServerError(url, "tls", text)
-        if isinstance(exc, redis.exceptions.BusyLoadingError):
-            return ServerError(url, "server", text)
         if not used and "closed by server" in text:  # took the connection, hung up without a reply
             return ServerError(url, "protocol", f"{text.rstrip('.')}; it gave no Redis reply")
         return ServerError(url, "lost" if used else "unreachable", text)
-    if isinstance(exc, (redis.exceptions.ReadOnlyError, redis.exceptions.ClusterError, RedisClusterException)) \
-            or text.startswith(("MISCONF", "LOADING", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN")):
+    if isinstance(exc, RedisClusterException):
         return ServerError(url, "server", text)
-    return None  # NOSCRIPT (redis-py reloads the script), or a bug of ours: let it through
+    return None   # redis-py refusing our own arguments (DataError): a bug of ours, not the server's
+
+
+def reply_code(exc: BaseException) -> tuple[str, str]:
+    """(code, the server's line) of an error reply: redis-py keeps the code apart
+    (`status_code`) and drops it from the text of the codes it has a class for."""
+    lines = str(exc).strip().splitlines()
+    text = " ".join(lines[0].split()) if lines else ""
+    code = getattr(exc, "status_code", None)
+    if not code:
+        first = text.split(" ", 1)[0]
+        code = first if re.fullmatch(r"[A-Z][A-Z0-9_]*", first) else "ERR"
+    if not (text == code or text.startswith(code + " ") or f"error: {code} " in text):
+        text = f"{code} {text}".rstrip()
+    return code, text
+
+
+def reply_fault(exc: BaseException, url: str | None) -> ServerError:
+    """The ServerError for an error reply, from the table: its code, then for ERR how the
+    message starts; a code not in the table is status 11 with the server's line quoted."""
+    code, line = reply_code(exc)
+    kind, hint = CODES.get(code, ("server", "an error reply emqsim does not know"))
+    known = code in CODES and code != "ERR"
+    if code == "ERR":
+        message = line.split(" ", 1)[1] if line.startswith("ERR ") else line
+        message = message.split("caused error: ", 1)[-1].removeprefix("ERR ")
+        for start, (k, h) in ERR_MESSAGES.items():
+            if message.lower().startswith(start.lower()):
+                kind, hint, known = k, h, True
+                break
+        else:
+            if isinstance(exc, redis.AuthenticationError):   # redis-py's reading of an ERR to AUTH
+                kind, known = "rejected", True
+    err = ServerError(url, kind, f"{line}; {hint}" if hint else line)
+    err.code, err.known = code, known
+    return err
 
 
 class _Guard:
@@ -228,18 +453,30 @@ class _Guard:
     emqsim_used = False    # a command went through: a later connection error means "lost"
     emqsim_fault: ServerError | None = None
 
+    def _noted(self, exc: BaseException) -> ServerError | None:
+        err = _fault(exc, self.emqsim_url, self.emqsim_used)
+        self.emqsim_fault = self.emqsim_fault or err
+        return err
+
     def _guarded(self, call, *args, **options):
         try:
             return call(*args, **options)
         except (redis.RedisError, RedisClusterException) as exc:
-            err = _fault(exc, self.emqsim_url, self.emqsim_used)
+            err = self._noted(exc)
             if err is None:
                 raise
-            self.emqsim_fault = self.emqsim_fault or err
             raise err from exc
 
     def execute_command(self, *args, **options):
-        return self._guarded(super().execute_command, *args, **options)
+        try:
+            return super().execute_command(*args, **options)
+        except redis.exceptions.NoScriptError:  # EVALSHA of a script the server forgot: redis-py's
+            raise                                # Script loads it again and retries
+        except (redis.RedisError, RedisClusterException) as exc:
+            err = self._noted(exc)
+            if err is None:
+                raise
+            raise err from exc
 
     def pipeline(self, *args, **kwargs):
         pipe = super().pipeline(*args, **kwargs)
