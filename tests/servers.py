@@ -176,6 +176,15 @@ def signalled(server, args, *signals: signal.Signals, gap: float = 0.005, keys: 
             if i:
                 time.sleep(gap)
             proc.send_signal(sig)
+    except BaseException:
+        finished(proc)
+        raise
+    return finished(proc)
+
+
+def finished(proc) -> tuple[int, str, str]:
+    """`proc`'s exit status, stdout and stderr once it ends (killed after 60 s)."""
+    try:
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

@@ -13,8 +13,8 @@ import pytest
 
 from emqsim import cli
 from emqsim.engine.store import ENV, FAULTS
-from servers import (emqsim, error_line, free_port, listener, needs_redis_server, redis_like, redis_server,
-                     resp_server, wait_for)
+from servers import (emqsim, error_line, finished, free_port, listener, needs_redis_server, redis_like,
+                     redis_server, resp_server, wait_for)
 
 TRACE = ["trace", "--every", "15m", "--fires", "3"]
 QUICK = "socket_timeout=0.5&socket_connect_timeout=0.5"
@@ -191,16 +191,6 @@ def _run_until_keys(server, *extra):
     return proc
 
 
-def _finish(proc) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, out, err
-
-
 @needs_redis_server
 def test_min_replicas_set_mid_run(tmp_path):
     """`CONFIG SET min-replicas-to-write 1` mid-run: the next write is refused (NOREPLICAS), and
@@ -210,7 +200,7 @@ def test_min_replicas_set_mid_run(tmp_path):
     with redis_server(tmp_path) as server:
         proc = _run_until_keys(server)
         server.client.config_set("min-replicas-to-write", 1)
-        status, out, err = _finish(proc)
+        status, out, err = finished(proc)
         left = server.client.dbsize()
         server.client.config_set("min-replicas-to-write", 0)
         lines = err.splitlines()
@@ -271,7 +261,7 @@ def test_another_client_turning_a_key_into_another_type(tmp_path, design):
         for what in ("pending", "delayed", "marker"):
             server.client.delete(f"{base}:{what}")
             server.client.sadd(f"{base}:{what}", "x")
-        status, out, err = _finish(proc)
+        status, out, err = finished(proc)
         assert server.keys() == []
     assert (status, out) == (13, ""), err
     assert err.startswith(f"emqsim: error: {server.url}: a key of the run changed under it (another client "

@@ -36,10 +36,9 @@ def dark_lab(tmp_path_factory):
         yield server
 
 
-def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
-    from PIL import Image
-
-    page.goto(dark_lab.url("/lab/tree/dark.ipynb?reset"), timeout=OPEN_MS)
+def _run_first_cell(page, url: str) -> None:
+    """Open `url` in the dark Lab, wait for its kernel, and run the notebook's first cell."""
+    page.goto(url, timeout=OPEN_MS)
     page.wait_for_selector(".jp-Notebook", timeout=OPEN_MS)
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=OPEN_MS)
     # the kernel answers (the toolbar says idle before it has started; the status bar only after)
@@ -48,6 +47,12 @@ def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
                  .some(e => /\|\s*Idle$/.test(e.textContent.trim()))""", timeout=OPEN_MS)
     page.locator(".jp-Notebook .jp-CodeCell").first.click()
     page.keyboard.press("Shift+Enter")
+
+
+def test_figure_follows_the_dark_theme(dark_lab, page, artifacts):
+    from PIL import Image
+
+    _run_first_cell(page, dark_lab.url("/lab/tree/dark.ipynb?reset"))
     try:
         img = page.wait_for_selector(f"img.widget-image.{style.FIGURE_CLASS}", timeout=OPEN_MS)
     except Exception:
@@ -73,14 +78,7 @@ def test_feedback_and_challenge_read_on_the_dark_theme(dark_lab, page, artifacts
     (the panel's fixed #333 and green were written for a white one: 1.5:1 and 3.7:1 there)."""
     from test_site_student import MIN_CONTRAST, contrast_of
 
-    page.goto(dark_lab.url("/lab/tree/ask.ipynb?reset"), timeout=OPEN_MS)
-    page.wait_for_selector(".jp-Notebook", timeout=OPEN_MS)
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=OPEN_MS)
-    page.wait_for_function(
-        r"""() => [...document.querySelectorAll('.jp-StatusBar-Item')]
-                 .some(e => /\|\s*Idle$/.test(e.textContent.trim()))""", timeout=OPEN_MS)
-    page.locator(".jp-Notebook .jp-CodeCell").first.click()
-    page.keyboard.press("Shift+Enter")
+    _run_first_cell(page, dark_lab.url("/lab/tree/ask.ipynb?reset"))
     line = page.wait_for_selector(".emqsim-challenge [role=status]", timeout=OPEN_MS)
     page.wait_for_timeout(300)
     low = {"challenge": contrast_of(line)}
