@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -98,7 +98,7 @@ class Fire:
 
 
 #: the fields of a fire a column can be read of
-COLUMNS = ("n", "name", "slot", "released", "started", "finished", "job_id", "size", "next", "cancelled")
+COLUMNS = tuple(f.name for f in fields(Fire))
 
 
 @dataclass(frozen=True, slots=True)
