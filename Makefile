@@ -19,7 +19,7 @@ PRESENT ?= 1
 CHROMIUM := /usr/bin/chromium
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: all bootstrap bytecode lab present html lock test test-latest test-unit test-site test-notebooks test-browser bench clean
+.PHONY: all bootstrap bytecode lab present html lock test test-latest test-unit test-site test-notebooks test-browser bench docs clean
 
 all: test
 
@@ -158,6 +158,11 @@ test-browser: bytecode
 
 # `make bench`'s classroom check: how many students start at once (benchmarks/classroom.py)
 CLASSROOM_STUDENTS ?= 20
+# the output blocks of README.md and docs/, each rewritten by the command that prints it
+# (docs/blocks.py; `make docs SLOW=--slow` runs the benchmarks' blocks too, make bench's time)
+docs: bytecode
+	$(PY) docs/blocks.py $(SLOW)
+
 bench: $(VENV)/.lock-classroom bytecode
 	$(PY) benchmarks/bench_speed.py
 	$(PY) benchmarks/bench_memory.py
