@@ -6,6 +6,7 @@ of its own, and no key of the run left unsaid. Every server is one of the test's
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -319,3 +320,36 @@ def test_a_stop_that_lands_in_a_finalizer_is_not_lost():
     done = subprocess.run([sys.executable, "-c", code, "trace", "--every", "1m", "--fires", "3000"], cwd=ROOT,
                           env=_env(), capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (143, "", "emqsim: stopped by SIGTERM\n")
+
+
+# -- a run nobody closed ---------------------------------------------------------------------
+
+@needs_redis_server
+def test_a_run_left_open_takes_its_keys_off_the_server_when_python_exits(tmp_path):
+    """A reader's notebook makes a run without `with` and never closes it; its kernel shuts
+    down. `make bench`'s memory readings left 2,004 such keys on the server before."""
+    with redis_server(tmp_path) as server:
+        code = textwrap.dedent("""
+            from emqsim import Every, Schedule, at
+            from emqsim.engine.sim import PumpDesign
+            sim = PumpDesign(Schedule('b', Every('1m')), start=at('2026-11-30 09:00'))
+            sim.run(fires=3)
+            print(len(sim.store.queue_keys()))
+        """)
+        done = subprocess.run([sys.executable, "-c", code], env={**os.environ, ENV: server.url},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert int(done.stdout) > 0 and server.keys() == []
+
+
+@needs_redis_server
+def test_a_store_dropped_unclosed_takes_its_keys_off_the_server(tmp_path):
+    import gc
+
+    with redis_server(tmp_path) as server:
+        store = Store(url=server.url)
+        store.client.set(f"{store.keys.base}:x", 1)
+        assert len(server.keys()) == 1
+        del store
+        gc.collect()
+        assert server.keys() == []

@@ -30,6 +30,7 @@ import secrets
 import signal
 import ssl
 import threading
+import weakref
 from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 
 import redis
@@ -528,6 +529,9 @@ class Store:
             except BaseException:
                 self.client.close()
                 raise
+        # a store nobody closed (a notebook's run left open when its kernel shuts down, or dropped)
+        # still takes its keys off a shared server: at collection or at the interpreter's exit
+        self._left_open = weakref.finalize(self, _drop_keys, self.client, self.keys.pattern) if self.real else None
 
     def _embedded(self) -> bool:
         """Whether the client is an embedded fakeredis (made here, or handed in)."""
@@ -568,6 +572,8 @@ class Store:
 
         On a cluster SCAN visits every primary. If the server already failed during the run,
         a failing clean-up stays quiet: the first error is the one to report."""
+        if self._left_open is not None:
+            self._left_open.detach()
         earlier = getattr(self.client, "emqsim_fault", None)
         held = _hold() if self.real else None
         try:
@@ -606,6 +612,22 @@ class Store:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _drop_keys(client, pattern: str) -> None:
+    """A store's clean-up when it was never closed: delete its queue's keys, quietly (at exit
+    there is no one left to tell), then let the connection go."""
+    try:
+        batch = list(client.scan_iter(match=pattern, count=1000))
+        for i in range(0, len(batch), 500):
+            client.delete(*batch[i : i + 500])
+    except Exception:
+        pass
+    finally:
+        try:
+            client.close()
+        except Exception:
+            pass
 
 
 def _hold():
