@@ -135,3 +135,24 @@ def test_closing_a_store_frees_its_embedded_server_s_keys_now_and_leaves_a_hande
     theirs.set("kept", "1")
     Store(client=theirs).close()
     assert theirs.get("kept") == b"1"
+
+
+def test_the_memory_bench_leaves_no_key_on_a_shared_server(tmp_path, monkeypatch):
+    """`make bench` reads the kernels' memory with `EMQSIM_REDIS_URL` set when the reader set it:
+    a kernel killed outright cannot delete its run's keys (a `make bench` left 2,004 on the
+    server), so the bench asks the kernel to shut down, as Lab's Shut Down does."""
+    from servers import redis_server
+
+    from emqsim.engine.store import ENV
+
+    with redis_server(tmp_path) as server:
+        monkeypatch.setenv(ENV, server.url)
+        kernel = bench_memory.Kernel(tmp_path)
+        try:
+            kernel.run(f"{CELLS[0]}\n{CELLS[2].split(chr(10))[0]}\n"
+                       "sim = PumpDesign(Schedule('b', Every('1m')), start=at('2026-11-30 09:00'))\n"
+                       "sim.run(fires=3)")
+            assert server.keys(), "the run's keys are on the server while the kernel holds it"
+        finally:
+            kernel.close()
+        assert server.keys() == []
