@@ -98,13 +98,22 @@ def lane_fires(rule: str, run: int | str, *, start: int = START, every: int | st
     return tuple((f.started, f.finished, int(f.next)) for f in trace)
 
 
+def verdict_facts(rule: str, starts, every: int, run: int) -> dict:
+    """What a lane's verdict states: its `starts`, the distinct `slips` between them beyond the
+    gap (sorted; [0] when the gap holds), and whether a 0-min run explains a finish lane holding."""
+    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
+    return {"rule": rule, "starts": tuple(starts), "slips": tuple(slips), "holds": slips == [0],
+            "zero_run": rule == "finish" and run == 0}
+
+
 def lane_verdict(rule: str, starts, every: int, run: int) -> str:
     """One lane's verdict: the start times, then whether the gap between them holds."""
-    times = ", ".join(hm(s) for s in starts)
-    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
-    if slips == [0]:
-        marks = ", ".join(":" + hm(s)[3:] for s in starts)
-        why = " (a 0-min run adds nothing to the gap)" if rule == "finish" and run == 0 else ""
+    facts = verdict_facts(rule, starts, every, run)
+    times = ", ".join(hm(s) for s in facts["starts"])
+    slips = facts["slips"]
+    if facts["holds"]:
+        marks = ", ".join(":" + hm(s)[3:] for s in facts["starts"])
+        why = " (a 0-min run adds nothing to the gap)" if facts["zero_run"] else ""
         return f"{LABEL[rule]}: {times} \u2014 holds at {marks}{why}"
     if len(slips) == 1:
         return f"{LABEL[rule]}: {times} \u2014 drifts {format_duration(slips[0])} later each cycle"
@@ -276,27 +285,43 @@ def tick_text(tick: int) -> str:
     return "0 (woken at the score)" if tick == 0 else format_duration(tick)
 
 
+def growth_facts(slip: np.ndarray) -> dict:
+    """How a slip series moves, as `growth` words it: `kind` "flat", "step" (always `lo` more a
+    run), "steps" (always later, by `lo` to `hi` a run) or "range" (between `lo` and `hi`)."""
+    steps = np.diff(slip)
+    if not len(steps) or not steps.any():
+        return {"kind": "flat"}
+    lo, hi = int(steps.min()), int(steps.max())
+    if lo == hi:
+        return {"kind": "step", "lo": lo}
+    if lo > 0:
+        return {"kind": "steps", "lo": lo, "hi": hi}
+    return {"kind": "range", "lo": int(slip.min()), "hi": int(slip.max())}
+
+
 def growth(slip: np.ndarray) -> str:
     """How a slip series moves: "flat", "+X a run" (a constant step), "+X to +Y a run"
     (always later, by varying steps), or "between X and Y" (it comes and goes)."""
-    steps = np.diff(slip)
-    if not len(steps) or not steps.any():
+    g = growth_facts(slip)
+    if g["kind"] == "flat":
         return "flat"
-    lo, hi = int(steps.min()), int(steps.max())
-    if lo == hi:
-        return f"+{format_duration(lo)} a run"
-    if lo > 0:
-        return f"+{format_duration(lo)} to +{format_duration(hi)} a run"
-    return f"between {format_duration(int(slip.min()))} and {format_duration(int(slip.max()))}"
+    if g["kind"] == "step":
+        return f"+{format_duration(g['lo'])} a run"
+    if g["kind"] == "steps":
+        return f"+{format_duration(g['lo'])} to +{format_duration(g['hi'])} a run"
+    return f"between {format_duration(g['lo'])} and {format_duration(g['hi'])}"
+
+
+def engine_agreement(tick: int = 1000, cycles: int = 24) -> dict[str, bool]:
+    """Per rule: does the Lua engine release at the reference model's instants?"""
+    return {rule: slips(rule, tick, cycles=cycles, engine=True).tolist() == slips(rule, tick, cycles=cycles).tolist()
+            for rule in SLIP_RULES}
 
 
 def engine_agrees(tick: int = 1000, cycles: int = 24) -> str:
     """One line per rule: does the Lua engine release at the reference model's instants?"""
-    lines = []
-    for rule in SLIP_RULES:
-        same = slips(rule, tick, cycles=cycles, engine=True).tolist() == slips(rule, tick, cycles=cycles).tolist()
-        lines.append(f"{rule:8} engine == reference for {cycles} runs: {same}")
-    return "\n".join(lines)
+    return "\n".join(f"{rule:8} engine == reference for {cycles} runs: {same}"
+                     for rule, same in engine_agreement(tick, cycles).items())
 
 
 @dataclass(frozen=True)
@@ -410,17 +435,27 @@ def _apart(values) -> str:
     return "/".join(str(v) for v in sorted(set(values)))
 
 
-def period_readout(rows: dict, every: int) -> str:
-    """What each rule keeps, measured on the engine's rows: the schedule rule's slot gap and
-    release lags, and the release rule's gap between releases (its effective period)."""
+def period_facts(rows: dict, every: int) -> dict:
+    """What each rule keeps, measured on the engine's rows: the gap asked for (`every`), the
+    schedule rule's distinct slot gaps and release lags, the release rule's distinct gaps
+    between releases (its effective period) and its release instants."""
     sched, rel = rows["schedule"], [r for _, r in rows["release"]]
-    slot_gaps = [b[0] - a[0] for a, b in zip(sched, sched[1:])]
+    return {"every": every,
+            "slot_gaps": tuple(sorted({b[0] - a[0] for a, b in zip(sched, sched[1:])})),
+            "lags": tuple(sorted({r - s for s, r in sched})),
+            "release_gaps": tuple(sorted({b - a for a, b in zip(rel, rel[1:])})),
+            "releases": tuple(rel)}
+
+
+def period_readout(rows: dict, every: int) -> str:
+    """What each rule keeps, measured on the engine's rows (`period_facts`), in three lines."""
+    f = period_facts(rows, every)
     return "\n".join([
-        f"asked for every {every} ms",
-        f"  schedule rule: slots {_apart(slot_gaps)} ms apart, each released {_apart(r - s for s, r in sched)} ms"
+        f"asked for every {f['every']} ms",
+        f"  schedule rule: slots {_apart(f['slot_gaps'])} ms apart, each released {_apart(f['lags'])} ms"
         " after its slot",
-        f"  release rule:  released {_apart(b - a for a, b in zip(rel, rel[1:]))} ms apart: "
-        + ", ".join(hmsms(r) for r in rel),
+        f"  release rule:  released {_apart(f['release_gaps'])} ms apart: "
+        + ", ".join(hmsms(r) for r in f["releases"]),
     ])
 
 
@@ -429,33 +464,54 @@ def period_readout(rows: dict, every: int) -> str:
 CHEAP_SWEEP = "with a sweep that costs only the enqueue latency"
 
 
-def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
-            start: int = START) -> str:
-    """The release rule's gap between releases (its effective period), from the engine, on a
-    grid pump and on EchoMQ's re-arming one, for each sweep latency."""
+def period_gaps(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+                start: int = START) -> dict[tuple[int, str], tuple[int, ...]]:
+    """{(latency, beat): the distinct gaps between the release rule's releases}, from the engine."""
     gap = Every(every).ms
-    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs, "
-             f"{CHEAP_SWEEP}"]
+    out = {}
     for lat in latencies:
-        cells = []
         for beat in ("grid", "rearm"):
             trace = simulate(Schedule(NAME, Every(gap), rule="release"), start=start, fires=fires,
                              pump=Pump(tick=tick, latency=lat, beat=beat))
             rel = [f.released for f in trace]
-            cells.append(f"{beat} {_apart(b - a for a, b in zip(rel, rel[1:]))} ms")
+            out[lat, beat] = tuple(sorted({b - a for a, b in zip(rel, rel[1:])}))
+    return out
+
+
+def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+            start: int = START) -> str:
+    """The release rule's gap between releases (its effective period), from the engine, on a
+    grid pump and on EchoMQ's re-arming one, for each sweep latency (`period_gaps`)."""
+    gap = Every(every).ms
+    gaps = period_gaps(every=gap, tick=tick, latencies=latencies, fires=fires, start=start)
+    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs, "
+             f"{CHEAP_SWEEP}"]
+    for lat in latencies:
+        cells = [f"{beat} {_apart(gaps[lat, beat])} ms" for beat in ("grid", "rearm")]
         lines.append(f"  latency {lat:>3} ms: " + " \u00b7 ".join(cells))
     return "\n".join(lines)
 
 
+def lost_per_cycle(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYCLES,
+                   start: int = START) -> dict[tuple[int, str], tuple[int, int]]:
+    """{(tick, beat): (least, most) the release rule loses per cycle over `cycles` runs}."""
+    out = {}
+    for tick in ticks:
+        for beat in ("grid", "rearm"):
+            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
+            out[tick, beat] = (int(steps.min()), int(steps.max()))
+    return out
+
+
 def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYCLES, start: int = START) -> str:
     """What the release rule loses per cycle (min-max over `cycles` runs every 15 min), on a grid
-    pump and on EchoMQ's re-arming one: the slip is a range, not one number."""
+    pump and on EchoMQ's re-arming one (`lost_per_cycle`): the slip is a range, not one number."""
+    lost = lost_per_cycle(ticks=ticks, latency=latency, cycles=cycles, start=start)
     lines = [f"release rule, every 15 min, lost per cycle over {cycles} runs, {CHEAP_SWEEP}, {latency} ms"]
     for tick in ticks:
         cells = []
         for beat in ("grid", "rearm"):
-            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
-            lo, hi = int(steps.min()), int(steps.max())
+            lo, hi = lost[tick, beat]
             cells.append(f"{beat} {format_duration(lo)}" + ("" if lo == hi else f" to {format_duration(hi)}"))
         lines.append(f"  tick {format_duration(tick):>5}: " + " \u00b7 ".join(cells))
     return "\n".join(lines)
