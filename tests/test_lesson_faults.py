@@ -13,7 +13,7 @@ from emqsim.figures.catalogue import figure
 from emqsim.engine.ids import minted_at
 from emqsim.lessons import faults as lf
 from emqsim.lessons.course import EVERY, MINUTE, START
-from emqsim.engine.timefmt import hms
+from emqsim.engine.timefmt import hm, hms
 
 T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
 TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.SETUPS
@@ -23,6 +23,11 @@ TITLE = "06 crash between two writes"
 @pytest.fixture(scope="module")
 def model():
     return lf.FaultsModel()
+
+
+def facts(frame, crash: int = 3, delay: int = MIN) -> dict:
+    """The facts the frame's readout states (`crash_facts`, from the frame's own run)."""
+    return lf.crash_facts(frame.run, crash, delay)
 
 
 # -- the engine's answers ----------------------------------------------------------------------
@@ -233,9 +238,10 @@ def test_controls(model):
 
 def test_default_frame(model):
     f = model.frame()
-    assert f.readout == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots\n"
-                         "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
-                         "released 09:31:00\n  0 lost (slots the row held and passed over with no job)")
+    assert facts(f) == {"setup": TWO_FRESH, "crash": 3, "delay": MIN, "jobs": 11, "slots": 10, "duplicates": 1,
+                        "twins": {T0 + 2 * SLOT: (("JOB0SUcTgkt1v6", T0 + 2 * SLOT),
+                                                  ("JOB0SUcY7S3MI4", T0 + 2 * SLOT + MIN))},
+                        "refused": (), "lost": 0, "unserved": ()}
     assert f.title == "two-step, fresh ids: crash after fire 3"
     assert f.released[:5] == ((T0, 1), (T0 + SLOT, 2), (T0 + 2 * SLOT, 3), (T0 + 2 * SLOT + MIN, 4),
                               (T0 + 3 * SLOT, 5))
@@ -253,25 +259,38 @@ def test_default_frame(model):
 
 
 def test_readouts_the_notebook_prints(model):
-    assert [model.frame(crash=3, setup=d, delay=MIN).readout for d in lf.VIEW_SETUPS][1:] == [
-        "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)\n"
-        "  0 lost (slots the row held and passed over with no job)",
-        "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  0 lost (slots the row held and passed over with no job)",
-    ]
-    assert [model.frame(crash=3, setup=d, delay=20 * MIN).readout for d in lf.VIEW_SETUPS] == [
-        "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots\n"
-        "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00\n"
-        "  0 lost (slots the row held and passed over with no job)\n"
-        "  no job for 09:45: the row never held it, so it is not lost",
-        "two-step, slot ids, crash after fire 3, restart 20 min later: 9 jobs for 9 slots\n  0 duplicates\n"
-        "  the re-fire of slot 09:30 at 09:50:00 found its job id taken (enqueue: duplicate)\n"
-        "  0 lost (slots the row held and passed over with no job)\n"
-        "  no job for 09:45: the row never held it, so it is not lost",
-        "atomic, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  0 lost (slots the row held and passed over with no job)",
-    ]
+    """The facts of the five readouts the notebook prints: (jobs, slots, duplicates, refused
+    re-fires, lost, slots with no job) per setup, restart 1 min and 20 min after fire 3."""
+    def counts(setup, delay):
+        f = facts(model.frame(crash=3, setup=setup, delay=delay), 3, delay)
+        return f["jobs"], f["slots"], f["duplicates"], f["refused"], f["lost"], f["unserved"]
+    at_0930, at_0945 = T0 + 2 * SLOT, T0 + 3 * SLOT
+    assert [counts(d, MIN) for d in lf.VIEW_SETUPS][1:] == [
+        (10, 10, 0, ((at_0930, at_0930 + MIN),), 0, ()),
+        (10, 10, 0, (), 0, ())]
+    assert [counts(d, 20 * MIN) for d in lf.VIEW_SETUPS] == [
+        (10, 9, 1, (), 0, (at_0945,)),
+        (9, 9, 0, ((at_0930, at_0930 + 20 * MIN),), 0, (at_0945,)),
+        (10, 10, 0, (), 0, ())]
+    twins = facts(model.frame(crash=3, setup=lf.VIEW_SETUPS[0], delay=20 * MIN))["twins"]
+    assert twins == {at_0930: (("JOB0SUcTgkt1v6", at_0930), ("JOB0SUduIgDbKS", at_0930 + 20 * MIN))}
+
+
+@pytest.mark.parametrize("setup, crash, delay", [(TWO_FRESH, 3, MIN), (TWO_FRESH, 3, 20 * MIN),
+                                                 (TWO_SLOT, 5, 5 * MIN), (ATOM_FRESH, 8, 10 * MIN)])
+def test_the_readout_states_its_facts(model, setup, crash, delay):
+    """The one test of the readout's words: every fact `crash_facts` holds is in the text."""
+    f = model.frame(crash=crash, setup=setup, delay=delay)
+    got, text = facts(f, crash, delay), f.readout
+    assert text.startswith(f"{setup}, crash after fire {crash}, restart {lf.format_duration(delay)} later: "
+                           f"{got['jobs']} jobs for {got['slots']} slots")
+    assert f"  {got['duplicates']} duplicate" in text and f"  {got['lost']} lost" in text
+    for slot, ids in got["twins"].items():
+        assert f"slot {hm(slot)} as " in text and all(f"{j} released {hms(t)}" in text for j, t in ids)
+    for slot, t in got["refused"]:
+        assert f"the re-fire of slot {hm(slot)} at {hms(t)} found its job id taken" in text
+    assert all(f"no job for {hm(s)}" in text for s in got["unserved"])
+    assert text.count("\n") == 2 + len(got["refused"]) + bool(got["unserved"])
 
 
 def test_the_readout_keeps_lost_and_no_job_apart(model):
@@ -285,9 +304,8 @@ def test_the_readout_keeps_lost_and_no_job_apart(model):
 
 def test_slot_ids_frame(model):
     f = model.frame(crash=5, setup=TWO_SLOT, delay=5 * MIN)
-    assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots\n"
-                         "  0 duplicates\n  the re-fire of slot 10:00 at 10:05:00 found its job id taken "
-                         "(enqueue: duplicate)\n  0 lost (slots the row held and passed over with no job)")
+    assert {k: facts(f, 5, 5 * MIN)[k] for k in ("jobs", "slots", "duplicates", "refused", "lost")} == {
+        "jobs": 10, "slots": 10, "duplicates": 0, "refused": ((T0 + 4 * SLOT, T0 + 4 * SLOT + 5 * MIN),), "lost": 0}
     assert f.refused == ((T0 + 4 * SLOT + 5 * MIN, 5),)
     assert (f.twins, f.twin_links) == ((), ())
     assert [label for label, *_ in f.ids] == ["", ""]
@@ -295,14 +313,15 @@ def test_slot_ids_frame(model):
 
 def test_atomic_frame(model):
     f = model.frame(crash=8, setup=ATOM_FRESH, delay=10 * MIN)
-    assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots\n"
-                         "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
+    assert {k: facts(f, 8, 10 * MIN)[k] for k in ("jobs", "slots", "duplicates", "refused", "lost", "unserved")} == {
+        "jobs": 10, "slots": 10, "duplicates": 0, "refused": (), "lost": 0, "unserved": ()}
     assert [x for x, _ in f.released] == [T0 + k * SLOT for k in range(10)]
     assert f.restarted == T0 + 7 * SLOT + 10 * MIN
 
 
 def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
+    assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
     assert f.readout.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
