@@ -93,15 +93,22 @@ def cursor_text(st: RowState, tz: str = "UTC") -> str:
     return f"cursor at {_fires(st.fires)}: row {st.name} -> {row_score(st.score, tz)}\nlatest job {job}"
 
 
+def id_parts(job_id: str) -> dict:
+    """A branded id taken apart: its length in bytes, namespace, the snowflake number, and what
+    the number packs (`minted` Unix ms, `worker`, `seq`)."""
+    namespace, number = parse(job_id)
+    _, worker, seq = unsnowflake(number)
+    return {"bytes": len(job_id), "namespace": namespace, "number": number, "minted": minted_at(job_id),
+            "worker": worker, "seq": seq}
+
+
 def job_id_anatomy(job_ids) -> str:
-    """Each branded id taken apart: its length, namespace, the snowflake number, and what the
-    number packs (minted at, worker, sequence), one line per id."""
+    """Each branded id taken apart (`id_parts`), one line per id."""
     lines = []
     for job_id in job_ids:
-        namespace, number = parse(job_id)
-        _, worker, seq = unsnowflake(number)
-        lines.append(f"{job_id}  {len(job_id)} bytes  {namespace}  {number:>20}  "
-                     f"minted {iso(minted_at(job_id))}  worker {worker}  seq {seq}")
+        p = id_parts(job_id)
+        lines.append(f"{job_id}  {p['bytes']} bytes  {p['namespace']}  {p['number']:>20}  "
+                     f"minted {iso(p['minted'])}  worker {p['worker']}  seq {p['seq']}")
     return "\n".join(lines)
 
 
@@ -251,9 +258,10 @@ class RegistryRowsModel(Model):
         return RegistryRowsFrame(fires=k, readout=describe(st, self.tz), box=cursor_text(st, self.tz), x=x,
                                  jobs=jobs, sizes=sizes, state=st, top=self.top, title=self.title)
 
-    def summary(self, fires: int | None = None) -> str:
+    def live(self, fires: int | None = None) -> dict:
         """The live registry read from Redis (not from the kept states), after `fires` fires (the
-        walk is run there first), or where the walk stands if None. Redis holds only the latest
+        walk is run there first), or where the walk stands if None: the fires walked, ZCARD, the
+        rows (name, score) and the record's `every_ms` and `fired`. Redis holds only the latest
         state, so a count the walk has already passed is refused."""
         if fires is not None:
             fires = self._check(fires)
@@ -262,10 +270,16 @@ class RegistryRowsModel(Model):
                                  f"state; ask for {self.reached} or more, or use a fresh model", "fires")
             self.walk(fires)
         reg = self._simulation().registry
-        rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in reg.rows())
         record = reg.record(self.name)
-        return (f"after {_fires(self.reached)} the registry holds ZCARD {reg.size()}: {rows}\n"
-                f"its record: every_ms {record.get('every_ms')}, fired {record.get('fired')} "
+        return {"fires": self.reached, "size": reg.size(), "rows": tuple(reg.rows()),
+                "every_ms": record.get("every_ms"), "fired": record.get("fired")}
+
+    def summary(self, fires: int | None = None) -> str:
+        """The live registry (`live`) in two lines."""
+        f = self.live(fires)
+        rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in f["rows"])
+        return (f"after {_fires(f['fires'])} the registry holds ZCARD {f['size']}: {rows}\n"
+                f"its record: every_ms {f['every_ms']}, fired {f['fired']} "
                 "(the simulator's count of fires made)")
 
     def close(self) -> None:
