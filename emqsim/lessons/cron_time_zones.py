@@ -124,21 +124,35 @@ def _wall_day(wall: int) -> date:
     return date(1970, 1, 1) + timedelta(days=wall // (24 * HOUR))
 
 
-def day_header(tz: str, day) -> str:
-    """What the clocks do that day: 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
+def day_facts(tz: str, day) -> dict:
+    """What the header states of a day: the zone, the date, its length (ms), and either the zone's
+    abbreviation and UTC offset all day (`change` None) or the change: when (`at`, UTC ms), which
+    way, the wall clock before and after with their abbreviations, and the wall hour it skips or
+    repeats (`hour`, 'HH:MM' first and last minute)."""
     start, end = day_bounds(tz, day)
-    length = end - start
-    head = f"{tz} {parse_day(day).isoformat()}"
     found = day_changes(tz, day)
-    if not found:
-        return (f"{head}: no change, {abbreviation(start, tz)} ({utc_offset(offset(start, tz))}) "
-                f"all day ({_hours(length)})")
-    c = found[0]
-    lo, hi = c.wall
-    way, what = ("forward", "never happens") if c.forward else ("back", "happens twice")
-    return (f"{head}: at {utc(c.at)} clocks go {way} from {hm(c.at + c.before)} {abbreviation(c.at - 1, tz)}"
-            f" to {hm(c.at + c.after)} {abbreviation(c.at, tz)}, so {hm(lo)}-{hm(hi - 60_000)} {what} "
-            f"({_hours(length)})")
+    facts = {"zone": tz, "day": parse_day(day).isoformat(), "length": end - start, "change": None,
+             "abbreviation": abbreviation(start, tz), "offset": offset(start, tz)}
+    if found:
+        c = found[0]
+        lo, hi = c.wall
+        facts["change"] = {"at": c.at, "forward": c.forward, "from": (hm(c.at + c.before), abbreviation(c.at - 1, tz)),
+                           "to": (hm(c.at + c.after), abbreviation(c.at, tz)), "hour": (hm(lo), hm(hi - 60_000))}
+    return facts
+
+
+def day_header(tz: str, day) -> str:
+    """What the clocks do that day (`day_facts`): 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
+    f = day_facts(tz, day)
+    head = f"{f['zone']} {f['day']}"
+    c = f["change"]
+    if c is None:
+        return (f"{head}: no change, {f['abbreviation']} ({utc_offset(f['offset'])}) "
+                f"all day ({_hours(f['length'])})")
+    way, what = ("forward", "never happens") if c["forward"] else ("back", "happens twice")
+    return (f"{head}: at {utc(c['at'])} clocks go {way} from {' '.join(c['from'])}"
+            f" to {' '.join(c['to'])}, so {c['hour'][0]}-{c['hour'][1]} {what} "
+            f"({_hours(f['length'])})")
 
 
 def _phrase(slots: list[int], who: str, tz: str, matched: list[str]) -> str:
@@ -239,23 +253,31 @@ def _recording() -> dict:
     return json.loads((Path(__file__).resolve().parents[2] / RECORDING).read_text())
 
 
-def recorded(expr: str, tz: str, day) -> str:
+def recorded_facts(expr: str, tz: str, day) -> dict:
     """What the real cron-parser 5.10.3 answered (the recording in the repository) for the window
-    holding `day`, its runs on that day, and whether emqsim's cron-parser and BullMQ rules agree."""
+    holding `day`: its runs that day by next() iterated (`runs`) and by a fresh parse per run
+    (`chain`), and emqsim's cron-parser and BullMQ rules' runs (`mine`, `bull`)."""
     doc = _recording()
     start, end = day_bounds(tz, day)
     for q, a in zip(doc["questions"], doc["answers"]):
         if q["expr"] == expr and q["tz"] == tz and q["from"] < start and q["until"] >= end and "runs" in a:
-            runs = [t for t in a["runs"] if start <= t < end]
-            chain = [t for t in a["chain"] if start <= t < end]
-            mine, bull = dst.slots(expr, tz, day, "cron-parser"), dst.slots(expr, tz, day, "bullmq")
-            return "\n".join([
-                f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {parse_day(day).isoformat()}, {expr!r}",
-                f"  next() iterated:          {[label(t, tz) for t in runs]}",
-                f"  fresh parse per run:      {[label(t, tz) for t in chain]}",
-                f"  emqsim 'cron-parser' rule: {'the same' if mine == runs else mine}; "
-                f"'bullmq' rule: {'the same' if bull == chain else bull}"])
+            return {"runs": [t for t in a["runs"] if start <= t < end],
+                    "chain": [t for t in a["chain"] if start <= t < end],
+                    "mine": dst.slots(expr, tz, day, "cron-parser"), "bull": dst.slots(expr, tz, day, "bullmq")}
     raise ValueError(f"no recorded cron-parser case for {expr!r} in {tz} on {day}; see {RECORDING}")
+
+
+def recorded(expr: str, tz: str, day) -> str:
+    """`recorded_facts` in four lines: the recording's runs both ways, and whether emqsim's
+    cron-parser and BullMQ rules agree with them."""
+    f = recorded_facts(expr, tz, day)
+    mine, bull = f["mine"], f["bull"]
+    return "\n".join([
+        f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {parse_day(day).isoformat()}, {expr!r}",
+        f"  next() iterated:          {[label(t, tz) for t in f['runs']]}",
+        f"  fresh parse per run:      {[label(t, tz) for t in f['chain']]}",
+        f"  emqsim 'cron-parser' rule: {'the same' if mine == f['runs'] else mine}; "
+        f"'bullmq' rule: {'the same' if bull == f['chain'] else bull}"])
 
 
 def recording_summary() -> str:
@@ -304,21 +326,35 @@ def _first_runs(expr: str, tz: str, start: int, end: int, rule: str, n: int = 3)
     return runs[:n]
 
 
-def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
-    """For each expression, each rule's first three runs in `year` (local), or the library's own
-    refusal; rules that answer alike share a line."""
+def syntax_facts(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> dict:
+    """{expression: {rule: its first three runs in `year` (local) as a tuple of Unix ms, or the
+    library's own refusal as text}}."""
     start, end = day_bounds(tz, date(year, 1, 1))[0], day_bounds(tz, date(year + 1, 1, 1))[0]
-    out = []
+    out: dict = {}
     for e in expressions:
-        answers: dict[str, list[str]] = {}
+        out[e] = {}
         for rule in dst.ALL:
             try:
-                runs = _first_runs(e, tz, start, end, rule)
-                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
+                out[e][rule] = tuple(_first_runs(e, tz, start, end, rule))
             except InputError as exc:
                 text = str(exc)
-                said = "refused: " + (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
-                                      else text.split("refuses it: ", 1)[-1])
+                out[e][rule] = (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
+                                else text.split("refuses it: ", 1)[-1])
+    return out
+
+
+def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
+    """For each expression, each rule's first three runs in `year` (local), or the library's own
+    refusal (`syntax_facts`); rules that answer alike share a line."""
+    start = day_bounds(tz, date(year, 1, 1))[0]
+    out = []
+    for e, by_rule in syntax_facts(expressions, tz, year).items():
+        answers: dict[str, list[str]] = {}
+        for rule, runs in by_rule.items():
+            if isinstance(runs, str):
+                said = "refused: " + runs
+            else:
+                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
             answers.setdefault(said, []).append(SYNTAX_NAMES.get(rule, dst.RULE_NAMES[rule]))
         out.append(e)
         out += [f"  {_and(names)}: {said}" for said, names in answers.items()]
