@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine.cadence import Every
 from ..engine.chain import BullMQ
-from .course import EVERY, NAME, START
+from .course import DAY, EVERY, NAME, START, on_day
 from ..engine.durations import parse_duration
 from ..engine.errors import InputError, whole
 from ..engine.ids import minted_at, parse, unsnowflake
@@ -129,9 +129,8 @@ class RegistryRowsFrame:
     title: str
 
 
-def _next_day(st: RowState) -> bool:
-    """Is the row's next run on a later day than the registration (09:00 on the course's day)?"""
-    return st.score != INF and iso(int(st.score))[:10] > iso(START)[:10]
+#: the first instant of the course's next day: where the challenge asks the row's score to land
+MIDNIGHT = on_day("00:00") + DAY
 
 
 class RegistryRowsModel(Model):
@@ -164,10 +163,11 @@ class RegistryRowsModel(Model):
             answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),
     )
     challenge = Challenge(
-        "02-next-day", "Move the fires on until the row's next run falls on the next day.",
-        met=lambda f: _next_day(f.state),
-        explain="Every fire rewrote the same row: 60 fires of 15 min after 09:00 its score points past "
-                "midnight, and ZCARD is still 1; only the jobs piled up.")
+        "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",
+        met=lambda f: f.state.score == MIDNIGHT,
+        explain="60 fires of 15 min after 09:00 make 15 hours: the row's score reads 00:00 on 1 December. "
+                "Nothing happened to the row at midnight: its score is one number of Unix ms, moved one gap "
+                "on by each fire; ZCARD is still 1, and only the jobs piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
         super().__init__()

@@ -191,8 +191,9 @@ class CadenceModel(Model):
             answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
     )
     challenge = Challenge(
-        "03-fourth-at-ten", "Make the fourth start-to-finish run start at or after 10:00 (with that lane lit).",
-        met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] >= f.lanes[0].starts[0] + HOUR,
+        "03-fourth-at-ten", "Find the run length that makes the fourth start-to-finish run start at 10:00 exactly "
+                            "(with that lane lit).",
+        met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] == f.lanes[0].starts[0] + HOUR,
         explain="Three cycles of run + 15 min after 09:00: with 5-min runs that is 3 x 20 min, 10:00. "
                 "Start-to-start keeps :00, :15, :30, :45 while each run is shorter than the gap.")
 
@@ -359,12 +360,14 @@ class SlipModel(Model):
     readout_id = "slip-readout"
     controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
     challenge = Challenge(
-        "03-schedule-on-time", "Find a pump tick at which the schedule rule's run 96 is released less than "
-                               "0.1 s after its slot.",
-        met=lambda f: _line(f, "schedule").slips[-1] < 100,
-        explain="slot + every never carries a late release into the next slot: its slip is only how long the "
-                "pump takes to notice (up to a tick) plus the enqueue latency, so a pump woken at the score "
-                "releases on time.")
+        "03-schedule-on-time", "Find a pump tick longer than 1 s at which the schedule rule's run 96 is released "
+                               "less than 0.5 s after its slot.",
+        met=lambda f: f.tick > SECOND and _line(f, "schedule").slips[-1] < SECOND // 2,
+        explain="slot + every never carries a late release into the next slot: its slip is only where the "
+                "pump's beat falls against the slot (up to a tick) plus the enqueue latency. The re-armed beat "
+                "drifts 20 ms a run and starts over each time it passes a tick, so a longer tick can leave run "
+                "96 closer to its slot. The release rule carries every run's lag forward: 1.92 s by run 96 "
+                "whatever the tick.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
                  latency: int = LATENCY, run: int | str = SLIP_RUN):
@@ -696,10 +699,12 @@ class WakeModel(Model):
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
     challenge = Challenge(
-        "03-mean-under-10", "Find a poll interval at which the polling worker's mean wait is under 10 s.",
-        met=lambda f: f.mean < 10,
-        explain="The mean wait is about half the poll interval, so only polling every 10 s gets it under 10 s, "
-                "at the price of a query every 10 s; the worker parked on the marker waits 0 ms.")
+        "03-longest-wait", "Find a poll interval shorter than 1 min at which some job still waits more than "
+                           "45 s before it starts.",
+        met=lambda f: f.poll < MINUTE and max(f.waits) > 45 * SECOND,
+        explain="A job that becomes ready just after a poll waits almost the whole interval, so the longest "
+                "wait grows with the poll and passes 45 s before the poll reaches a minute. The worker parked "
+                "on the marker waits 0 ms for every job, whatever the interval.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()
