@@ -26,7 +26,7 @@ TITLES = list(catalogue.SOURCES)
 ANSWERS = {
     "01-first-interval-run": "08:00",
     "01-cron-after-its-slot": "tomorrow",
-    "02-rows-after-50": "1",
+    "02-rows-and-jobs-after-50": "1 row, 50 jobs",
     "02-score-after-4": "10:00",
     "02-registry-after-zadd": "one",
     "02-who-writes-the-wake": "update",
@@ -35,7 +35,7 @@ ANSWERS = {
     "03-finish-fourth-start": "09:54",
     "03-schedule-fourth-start": "09:45",
     "03-poll-mean": "half",
-    "04-strict-replays": "5",
+    "04-strict-last-slot": "10:40:04",
     "04-snap-lands": "1 then 10:22",
     "04-grace-drops": "skip",
     "05-allow-at-once": "2",
@@ -45,7 +45,7 @@ ANSWERS = {
     "06-slot-ids-refuse": "refused",
     "06-fresh-ids-long-down": "0",
     "07-croniter-fall-back": "2",
-    "07-cron-parser-fall-back": "1",
+    "07-first-pass-time": "00:30Z",
     "07-read-in-utc": "1",
 }
 
@@ -149,12 +149,18 @@ def test_wrong_options_are_what_the_other_rules_really_do(models):
     assert missed_slots._lands(missed_slots._lane(late, "release")) == "1 then 10:30"    # now + every
     long = m.frame(up=on_day("10:40"))
     assert len(missed_slots._lane(long, "snap").catch_up) == 1
+    assert missed_slots._released(missed_slots._lane(long, "snap"), on_day("10:37")) == "never"  # a collapse
+    assert [r for s, r in missed_slots._lane(long, "all").catch_up][0] == on_day("10:40")     # the first goes at once
     after = m.frame(up=on_day("10:20"))
     assert len(missed_slots._lane(after, "once").catch_up) == 1                     # a CronJob with no deadline runs it
     tz = models["07 cron across daylight saving"]
     london = tz.frame(zone="Europe/London", day="back")
     assert cron_time_zones._rule_count(london, 1, "debian") == 1                   # Debian cron: once
     assert len(london.runs[1]) == 2                                             # croniter: twice
+    assert cron_time_zones._rule_utc(london, 1, "croniter") == "both"            # ... on both passes
+    assert cron_time_zones._rule_utc(london, 1, "cron-parser") == "00:30Z"       # cron-parser: the first pass
+    rows = models["02 one row rewritten"].frame(fires=50).state
+    assert (rows.size, rows.jobs) == (1, 50)                                    # not 1 job, not 49
     cad = models["03 start-to-start"].frame(run=10)
     assert iso(next(ln for ln in cad.lanes if ln.rule == "finish").starts[3])[11:16] == "10:15"
 

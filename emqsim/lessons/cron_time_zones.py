@@ -499,6 +499,19 @@ def _rule_count(frame: "TimeZonesFrame", row: int, rule: str) -> int:
     return len(frame.runs[row]) + len(lane.extra) - len(lane.skipped)
 
 
+def _rule_utc(frame: "TimeZonesFrame", row: int, rule: str) -> str:
+    """The UTC times ('00:30Z') at which `rule` runs the expression in `row` on the frame's day:
+    one time, or 'both' when it runs two. croniter's are the frame's runs; each other rule's are
+    those with its lane's differences."""
+    lane = next((m for m in frame.lanes if m.row == row and m.rule == rule), None)
+    hours = set(frame.runs[row])
+    if lane is not None:
+        hours = (hours - set(lane.skipped)) | set(lane.extra)
+    start = day_bounds(frame.zone, frame.day)[0]
+    times = [utc(start + round(h * HOUR)) for h in sorted(hours)]
+    return times[0] if len(times) == 1 else "both" if len(times) == 2 else ", ".join(times) or "never"
+
+
 class TimeZonesModel(Model):
     """The figure "07 cron across daylight saving": pick a zone, then one of its days.
 
@@ -527,17 +540,18 @@ class TimeZonesModel(Model):
               "01:30 is not skipped on this night; it is repeated.")],
             answer=lambda f: str(len(f.runs[1])), show_me={"zone": "Europe/London", "day": "back"}),
         question(
-            "07-cron-parser-fall-back",
-            "The same night and `30 1 * * *`, by cron-parser, which BullMQ asks for each next run. How many "
-            "times does it fire?",
-            [("1", "Once, at 01:30 BST",
-              "For a fixed hour such as this one's, cron-parser runs a wall time of the repeated hour on its "
-              "first pass only."),
-             ("2", "Twice, like croniter",
-              "The libraries disagree here: croniter runs both passes, cron-parser the first."),
-             ("0", "Never",
-              "The hour is repeated, not skipped: there is a 01:30 to run.")],
-            answer=lambda f: str(_rule_count(f, 1, "cron-parser")), show_me={"zone": "Europe/London", "day": "back"}),
+            "07-first-pass-time",
+            "The same night and `30 1 * * *`, by Debian cron's rule: a wall time in the repeated hour runs "
+            "once, on its first pass. At what UTC time does it run?",
+            [("00:30Z", "00:30Z: 01:30 BST, before the clocks go back",
+              "The first pass of 01:30 is the summer-time one, BST (UTC+1): 00:30 in UTC. cron-parser, which "
+              "BullMQ asks, runs it there too."),
+             ("01:30Z", "01:30Z: 01:30 GMT, once the clocks are back",
+              "That is the second pass. The first-pass rule runs the wall time the first time it comes, still "
+              "in summer time, an hour earlier in UTC."),
+             ("both", "00:30Z and 01:30Z: the wall time comes twice",
+              "That is croniter's rule, which runs every pass; the first-pass rule runs it once.")],
+            answer=lambda f: _rule_utc(f, 1, "debian"), show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-read-in-utc",
             "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "

@@ -463,6 +463,12 @@ def _lane(frame: MissedFrame, policy: str) -> OutageRuns:
     return frame.runs[POLICIES.index(policy)]
 
 
+def _released(runs: OutageRuns, slot: int) -> str:
+    """When the catch-up job for `slot` went out: 'HH:MM', or 'HH:MM:SS' off the minute; 'never'."""
+    rel = next((r for s, r in runs.catch_up if s == slot), None)
+    return "never" if rel is None else hms(rel) if rel % MINUTE else hm(rel)
+
+
 def _lands(runs: OutageRuns) -> str:
     """'1 then 10:22': how many catch-up runs, then where the cadence lands."""
     return f"{len(runs.catch_up)} then {hm(runs.then[0]) if runs.then else '-'}"
@@ -484,16 +490,23 @@ class MissedModel(Model):
     runs_kept = 4096
     questions = (
         question(
-            "04-strict-replays",
-            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. How many "
-            "catch-up runs does Hangfire Strict (the `all` lane) make when it is back?",
-            [("5", "5, one per missed slot",
-              "Strict replays every occurrence it missed, one job per slot, all at the restart."),
-             ("1", "1, for the missed slots together",
-              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed); Strict replays each slot."),
-             ("0", "None: missed is missed",
-              "That is a run dropped for being late (APScheduler's default grace); Strict keeps them all.")],
-            answer=lambda f: str(len(_lane(f, "all").catch_up)), show_me={"up": on_day("10:40")}),
+            "04-strict-last-slot",
+            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
+            "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
+            "When is the job for the last missed slot, 10:37, released?",
+            [("10:40:04", "At 10:40:04, one pump beat after the fourth catch-up job",
+              "Each beat fires the row once: one job, the score moved one gap on. The row is still due, so "
+              "the next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
+             ("10:40", "At 10:40:00, with the four others, as the pump comes back",
+              "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
+              "a second later, so the five jobs go out one beat apart."),
+             ("10:37", "At 10:37, its own slot",
+              "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
+              "the restart."),
+             ("never", "Never: the missed slots collapse into the first one",
+              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
+              "each slot.")],
+            answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
             "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "

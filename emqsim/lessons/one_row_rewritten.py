@@ -141,15 +141,23 @@ class RegistryRowsModel(Model):
     readout_id = READOUT_ID
     questions = (
         question(
-            "02-rows-after-50",
-            f"After 50 fires of `{NAME}`, how many rows does the registry (its sorted set) hold?",
-            [("1", "1",
-              "One schedule is one row: each fire rewrites that row's score to the next run, it never adds one."),
-             ("50", "50, one per fire",
-              "The fires make jobs, not rows: the registry keeps one row per schedule, rewritten on each fire."),
-             ("51", "51, the registration and one per fire",
-              "The registration writes the one row; every fire after it rewrites that same row.")],
-            answer=lambda f: str(f.state.size), show_me={"fires": 50}),
+            "02-rows-and-jobs-after-50",
+            f"`{NAME}` runs every 15 min from 09:00, registered at 09:00. After 50 fires, how many rows does the "
+            "registry (its sorted set) hold, and how many jobs have been made?",
+            [("1 row, 50 jobs", "1 row and 50 jobs",
+              "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
+              "the jobs pile up, the row does not."),
+             ("1 row, 1 job", "1 row and 1 job: each fire replaces the job as it replaces the row",
+              "Only the row is rewritten. A job is a new key each fire, with an id minted at its release, "
+              "so 50 fires leave 50 jobs."),
+             ("50 rows, 50 jobs", "50 rows and 50 jobs, one row per run",
+              "That would be a registry of runs. The sorted set keys schedules: one member, its score the "
+              "next run."),
+             ("1 row, 49 jobs", "1 row and 49 jobs: the registration is not a run",
+              "An interval registered with no start date or offset is due at once: the first fire, at 09:00, "
+              "is its first job.")],
+            answer=lambda f: f"{f.state.size} row{'s' if f.state.size != 1 else ''}, {f.state.jobs} jobs",
+            show_me={"fires": 50}),
         question(
             "02-score-after-4",
             f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
