@@ -109,14 +109,13 @@ def test_cancel_between_read_and_write():
     assert [j[1] for j in atom.jobs] == [T0, T0 + SLOT]
     assert atom.answers == {"fire fired": 2, "fire absent": 1}
     assert (two.size, two.record, atom.size, atom.record) == (0, False, 0, False)
-    assert lf.cancel_text([two, atom]) == "\n".join([
-        "two-step, fresh ids: produced 3 (09:00, 09:15, 09:30)",
-        "  enqueue: enqueued 3 \u00b7 advance: absent 1, advanced 2",
-        "  after: ZCARD 0, record gone",
-        "atomic, fresh ids: produced 2 (09:00, 09:15)",
-        "  fire: absent 1, fired 2",
-        "  after: ZCARD 0, record gone",
-    ])
+    # the text prints those facts, three lines a setup
+    text = lf.cancel_text([two, atom]).splitlines()
+    for k, r in enumerate((two, atom)):
+        head, answers, after = text[3 * k:3 * k + 3]
+        assert head.startswith(f"{r.setup}: produced {len(r.jobs)} (") and all(hm(j[1]) in head for j in r.jobs)
+        assert answers.strip() == lf.answers_text(r.answers)
+        assert after == "  after: ZCARD 0, record gone"
 
 
 def test_a_run_without_faults_keeps_its_record():
@@ -142,15 +141,19 @@ def test_draws_are_seeded():
 def test_sweep_table():
     rows = lf.sweep(20)
     assert [(r.duplicates, r.lost, r.unserved) for r in rows] == [(20, 0, 11), (0, 0, 11), (0, 0, 1), (0, 0, 1)]
-    worst = " (seed 7: crash after fire 6, restart 30 min later)"
-    assert lf.sweep_table(rows) == "\n".join([
-        "pump setup            runs  duplicates  lost  no job  worst run",
-        "---------------------------------------------------------------",
-        "two-step, fresh ids     20          20     0      11  1 dup, 0 lost, 2 no job" + worst,
-        "two-step, slot ids      20           0     0      11  0 dup, 0 lost, 2 no job" + worst,
-        "atomic, fresh ids       20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
-        "atomic, slot ids        20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
-    ])
+    seed7 = lf.draws(20)[7]
+    assert (seed7.crash, seed7.delay) == (6, 30 * MIN)
+    assert [(r.setup, r.runs, r.worst) for r in rows] == [
+        (TWO_FRESH, 20, (1, 0, 2, seed7)), (TWO_SLOT, 20, (0, 0, 2, seed7)), (ATOM_FRESH, 20, (0, 0, 1, seed7)),
+        (ATOM_SLOT, 20, (0, 0, 1, seed7))]
+    table = lf.sweep_table(rows).splitlines()
+    assert len(table) == 2 + len(rows)
+    for line, r in zip(table[2:], rows):
+        dup, lost, none, d = r.worst
+        assert line.startswith(r.setup) and line[len(r.setup):].split()[:4] == [
+            str(r.runs), str(r.duplicates), str(r.lost), str(r.unserved)]
+        assert line.endswith(f"{dup} dup, {lost} lost, {none} no job (seed {d.seed}: crash after fire {d.crash}, "
+                             f"restart {lf.format_duration(d.delay)} later)")
     assert lf.sweep_table([lf.SweepRow(ATOM_FRESH, 1, 0, 0, 0, None)]).splitlines()[2].endswith("  none")
 
 
@@ -192,8 +195,11 @@ def test_jobs_text_marks_the_repeat():
 
 
 def test_minted_text_names_the_twins():
-    assert lf.minted_text(lf.crash_run(3, TWO_FRESH, MIN)) == (
-        "job 3: JOB0SUcTgkt1v6 minted at 09:30:00\njob 4: JOB0SUcY7S3MI4 minted at 09:31:00")
+    r = lf.crash_run(3, TWO_FRESH, MIN)
+    twins = [(n, job_id) for js in r.twins().values() for n, _, job_id in js]
+    assert twins == [(3, "JOB0SUcTgkt1v6"), (4, "JOB0SUcY7S3MI4")]
+    assert [minted_at(j) for _, j in twins] == [T0 + 2 * SLOT, T0 + 2 * SLOT + MIN]
+    assert lf.minted_text(r).splitlines() == [f"job {n}: {j} minted at {hms(minted_at(j))}" for n, j in twins]
     assert lf.minted_text(lf.crash_run(3, ATOM_FRESH, MIN)) == ""
 
 
@@ -210,11 +216,12 @@ def test_fire_guard_is_the_script():
 
 
 def test_bullmq_retry_writes_nothing():
-    assert lf.bullmq_retry() == "\n".join([
-        "pickup of repeat:reports:1796029200000: chained, next run 09:15",
-        "the same step again: stale, next run inf",
-        "row 09:15 \u00b7 ic 2 \u00b7 delayed [['repeat:reports:1796030100000', 1796030100000]]",
-    ])
+    f = lf.retry_facts()
+    assert f == {"job_id": f"repeat:reports:{T0}", "pickup": ("chained", T0 + SLOT), "again": ("stale", float("inf")),
+                 "score": T0 + SLOT, "ic": 2, "delayed": [[f"repeat:reports:{T0 + SLOT}", T0 + SLOT]]}
+    text = lf.bullmq_retry()
+    assert f"pickup of {f['job_id']}: chained, next run 09:15" in text
+    assert "again: stale, next run inf" in text and "ic 2" in text and f"repeat:reports:{T0 + SLOT}" in text
 
 
 def test_bad_design():

@@ -472,9 +472,10 @@ def cancel_text(runs: list[CrashRun]) -> str:
 
 # -- 5. BullMQ's chain step, retried -------------------------------------------------------------
 
-def bullmq_retry(start: int = START) -> str:
+def retry_facts(start: int = START) -> dict:
     """BullMQ's design: a worker takes the first job, then runs the chain step again a second
-    later (the worker's retry after an error); the retry writes nothing."""
+    later (the worker's retry after an error). The job taken, each step's answer and the next run
+    it gave (`pickup`, `again`), and the scheduler's row, `ic` and delayed jobs after both."""
     from ..engine.chain import BullMQ
     from ..engine.store import Store
 
@@ -484,8 +485,15 @@ def bullmq_retry(start: int = START) -> str:
         taken = bullmq.pickup(start)
         again = bullmq.retry_chain(taken, start + 1000)
         st = bullmq.state(NAME)
+    return {"job_id": taken.job_id, "pickup": (taken.result, taken.next), "again": (again.result, again.next),
+            "score": st["score"], "ic": st["ic"], "delayed": st["delayed"]}
+
+
+def bullmq_retry(start: int = START) -> str:
+    """`retry_facts` in three lines: the retry writes nothing."""
+    f = retry_facts(start)
     return "\n".join([
-        f"pickup of {taken.job_id}: {taken.result}, next run {hm(taken.next)}",
-        f"the same step again: {again.result}, next run {again.next}",
-        f"row {hm(st['score'])} \u00b7 ic {st['ic']} \u00b7 delayed {st['delayed']}",
+        f"pickup of {f['job_id']}: {f['pickup'][0]}, next run {hm(f['pickup'][1])}",
+        f"the same step again: {f['again'][0]}, next run {f['again'][1]}",
+        f"row {hm(f['score'])} \u00b7 ic {f['ic']} \u00b7 delayed {f['delayed']}",
     ])
