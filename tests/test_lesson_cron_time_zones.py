@@ -1,6 +1,6 @@
 """Lesson 07's model and texts, exact: the facts the readouts state (one test each that the words
-carry them), the frame's hours, the days each zone offers, and the texts the notebook prints. The cron-parser and BullMQ facts here are the ones cron-parser
-5.10.3 gives (tests/test_oracle_cron.py)."""
+carry them), the frame's hours, the days each zone offers, and the texts the notebook prints. The
+cron-parser and BullMQ facts here are the ones cron-parser 5.10.3 gives (tests/test_oracle_cron.py)."""
 
 from __future__ import annotations
 

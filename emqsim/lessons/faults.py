@@ -313,7 +313,8 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     if f["unserved"]:
         slots = ", ".join(hm(s) for s in f["unserved"])
         it = "it" if len(f["unserved"]) == 1 else "them"
-        lines.append(f"  no job for {slots}" + (f": the row never held {it}, so {it} is not lost".replace("them is", "they are") if not f["lost"] else ""))
+        why = f": the row never held {it}, so {it} is not lost".replace("them is", "they are")
+        lines.append(f"  no job for {slots}" + (why if not f["lost"] else ""))
     return "\n".join(lines)
 
 

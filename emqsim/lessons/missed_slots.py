@@ -599,6 +599,7 @@ class MissedModel(Model):
 __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
-    "bullmq_states", "designs", "engine_check", "engine_counts", "line_facts", "snap_facts", "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
+    "bullmq_states", "designs", "engine_check", "engine_counts", "line_facts", "snap_facts",
+    "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
     "restarts", "runs_line", "lane_schedule", "deadline_trace", "snap_arithmetic",
 ]

@@ -489,5 +489,6 @@ class OverlapModel(Model):
 
 
 __all__ = ["OverlapFrame", "OverlapJob", "OverlapLayout", "OverlapModel", "PolicyMarks", "OverlapRuns",
-           "backlog_facts", "backlog_growth", "bar_rows", "outcome", "snapped_facts", "marks", "policy_runs", "readout", "reference_runs", "slots_table",
+           "backlog_facts", "backlog_growth", "bar_rows", "outcome", "snapped_facts",
+           "marks", "policy_runs", "readout", "reference_runs", "slots_table",
            "snapped_slots"]

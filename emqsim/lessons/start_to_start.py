@@ -522,14 +522,13 @@ def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYC
 
 # -- 4. EchoMQ's advance, live on a Store --------------------------------------------------------
 
-def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
-                 lag: int = LATENCY) -> str:
-    """Register, advance to `now + every`, cancel, advance again: the answers and the registry.
+def advance_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                  lag: int = LATENCY) -> list[dict]:
+    """Register, advance to `now + every`, cancel, advance again: per call, its `call`, `answer`
+    (with the script's code, `code`, for an advance), the instants it names and the registry's
+    rows ([(name, score)]) and ZCARD (`size`) after it.
 
-    The next scores are the release rule's (`Schedule.next_run`), as the pump would write them.
-    Only row names, scores and answers are printed: key names carry the queue name, which a
-    real server makes unique per Store.
-    """
+    The next scores are the release rule's (`Schedule.next_run`), as the pump would write them."""
     own = store is None
     store = store or Store()
     try:
@@ -537,28 +536,46 @@ def advance_demo(store: Store | None = None, *, start: int = START, every: int |
         sched = Schedule(NAME, Every(every), rule="release")
         phase = sched.cadence.phase(sched.first_run(start))
         code = {v: k for k, v in ADVANCE.items()}
-
-        def rows() -> str:
-            shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in reg.rows()) or "(empty)"
-            return f"  registry: {shown}   ZCARD {reg.size()}"
-
-        out = [f"register {NAME}, every {format_duration(sched.cadence.ms)}, first run {hmsms(start)}: "
-               f"{reg.register(sched, start)}", rows()]
+        out = [{"call": "register", "every": sched.cadence.ms, "first": start, "answer": reg.register(sched, start),
+                "rows": reg.rows(), "size": reg.size()}]
         now = start + lag
         nxt = sched.next_run(start, released=now, finished=None, phase=phase)
         ans = reg.advance(NAME, nxt)
-        out += [f"released at {hmsms(now)}; advance({NAME}, now + every = {hmsms(nxt)}): {ans} ({code[ans]})",
-                rows()]
-        out.append(f"cancel({NAME}): {reg.cancel(NAME)}")
+        out.append({"call": "advance", "released": now, "next": nxt, "answer": ans, "code": code[ans],
+                    "rows": reg.rows(), "size": reg.size()})
+        out.append({"call": "cancel", "answer": reg.cancel(NAME), "rows": reg.rows(), "size": reg.size()})
         now = nxt                                      # the next tick reads the row at its score
         nxt = sched.next_run(now, released=now, finished=None, phase=phase)
         ans = reg.advance(NAME, nxt)
-        out += [f"a tick that read the row before the cancel: advance({NAME}, {hmsms(nxt)}): {ans} ({code[ans]})",
-                rows()]
-        return "\n".join(out)
+        out.append({"call": "advance", "released": now, "next": nxt, "answer": ans, "code": code[ans],
+                    "rows": reg.rows(), "size": reg.size()})
+        return out
     finally:
         if own:
             store.close()
+
+
+def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                 lag: int = LATENCY) -> str:
+    """`advance_facts` as the notebook prints it: the answers and the registry after the
+    register and after each advance. Only row names, scores and answers are printed: key names
+    carry the queue name, which a real server makes unique per Store."""
+    reg, first, cancel, late = advance_facts(store, start=start, every=every, lag=lag)
+
+    def rows(step) -> str:
+        shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in step["rows"]) or "(empty)"
+        return f"  registry: {shown}   ZCARD {step['size']}"
+
+    return "\n".join([
+        f"register {NAME}, every {format_duration(reg['every'])}, first run {hmsms(reg['first'])}: {reg['answer']}",
+        rows(reg),
+        f"released at {hmsms(first['released'])}; advance({NAME}, now + every = {hmsms(first['next'])}): "
+        f"{first['answer']} ({first['code']})",
+        rows(first),
+        f"cancel({NAME}): {cancel['answer']}",
+        f"a tick that read the row before the cancel: advance({NAME}, {hmsms(late['next'])}): "
+        f"{late['answer']} ({late['code']})",
+        rows(late)])
 
 
 #: the poll-interval slider, ms
@@ -577,10 +594,11 @@ def _shown(marker: list[tuple[str, int]], clock: bool = False) -> str:
     return "{" + ", ".join(f'"{m}": {score(s)}' for m, s in marker) + "}" if marker else "(empty)"
 
 
-def marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
-    """Register, fire one occurrence, let a parked worker take it, let it park again: the answer
-    of each script and what the marker key holds after it. Only names, answers and scores are
-    printed (a real server's key names carry a per-store queue name)."""
+def marker_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> list[dict]:
+    """Register, fire one occurrence, let a parked worker take it, let it park again: per step,
+    its `verb`, the script's `answer` and the `marker` after it ([(member, score)]); the fire
+    adds the registry's next run (`head`) and its instant (`at`), the take its job, instant and
+    the job's state."""
     own = store is None
     store = store or Store()
     try:
@@ -588,46 +606,70 @@ def marker_steps(store: Store | None = None, *, start: int = START, every: int |
         first = sched.first_run(start)
         nxt = sched.next_run(first, released=first, finished=None, phase=sched.cadence.phase(first))
         job = Minter().mint(first)
-        out = [f"register {NAME} (every {format_duration(sched.cadence.ms)}): {reg.register(sched, start)}"
-               f"  \u00b7 marker {_shown(reg.marker())}"]
+        out = [{"verb": "register", "every": sched.cadence.ms, "answer": reg.register(sched, start),
+                "marker": reg.marker()}]
         _, head, res = reg.fire(first, [(NAME, first, nxt, job, first, "{}")])
-        out.append(f"fire {hms(first)} (enqueue + advance): {res[0].result}  \u00b7 marker {_shown(reg.marker())}"
-                   f"  \u00b7 registry next run {hms(head)}")
+        out.append({"verb": "fire", "at": first, "answer": res[0].result, "marker": reg.marker(), "head": head})
         answer, when, _ = reg.take(job, first, parked=True)
-        out.append(f"parked worker takes {job}: {answer} at {hms(when)}  \u00b7 marker {_shown(reg.marker())}"
-                   f"  \u00b7 job {reg.job(job)['state']}")
+        out.append({"verb": "take", "job": job, "answer": answer, "at": when, "marker": reg.marker(),
+                    "state": reg.job(job)["state"]})
         answer, _, _ = reg.take("", first, parked=True)
-        out.append(f"the worker, done, parks again: {answer}  \u00b7 marker {_shown(reg.marker())}")
-        return "\n".join(out)
+        out.append({"verb": "park", "answer": answer, "marker": reg.marker()})
+        return out
+    finally:
+        if own:
+            store.close()
+
+
+def marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
+    """`marker_facts` one line a step. Only names, answers and scores are printed (a real
+    server's key names carry a per-store queue name)."""
+    reg, fire, take, park = marker_facts(store, start=start, every=every)
+    return "\n".join([
+        f"register {NAME} (every {format_duration(reg['every'])}): {reg['answer']}"
+        f"  \u00b7 marker {_shown(reg['marker'])}",
+        f"fire {hms(fire['at'])} (enqueue + advance): {fire['answer']}  \u00b7 marker {_shown(fire['marker'])}"
+        f"  \u00b7 registry next run {hms(fire['head'])}",
+        f"parked worker takes {take['job']}: {take['answer']} at {hms(take['at'])}  \u00b7 marker "
+        f"{_shown(take['marker'])}  \u00b7 job {take['state']}",
+        f"the worker, done, parks again: {park['answer']}  \u00b7 marker {_shown(park['marker'])}"])
+
+
+def bullmq_marker_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> dict:
+    """The same marker in the BullMQ design, which has delayed jobs: the upsert's answer and the
+    marker after it; the pickup's job, instant, answer, the marker after it, the next job's run
+    time and the jobs left waiting."""
+    own = store is None
+    store = store or Store()
+    try:
+        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
+        answer = bull.upsert(sched, start)
+        upsert = {"every": sched.cadence.ms, "answer": answer, "marker": bull.registry.marker()}
+        taken = bull.pickup(start)
+        pickup = {"job": taken.job_id, "at": taken.started, "answer": taken.result, "marker": bull.registry.marker(),
+                  "next": taken.next, "waiting": list(bull.registry.pending())}
+        return {"upsert": upsert, "pickup": pickup}
     finally:
         if own:
             store.close()
 
 
 def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
-    """The same marker in the BullMQ design, which has delayed jobs: the upsert makes the first
-    job, ready now ("0"); the pickup makes the next one, delayed, and "1" goes to its run time
-    (bullmq 6.7.0's addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through
-    `lua/includes/scheduled_job.lua`). The pickup leaves "0" with nothing waiting, the state
-    6.7.0 leaves too (its prepareJobForProcessing writes "0" back after every take): "0" means
-    "try to take a job now", not "a job waits"."""
-    own = store is None
-    store = store or Store()
-    try:
-        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
-        answer = bull.upsert(sched, start)
-        out = [f"upsert {NAME} (every {format_duration(sched.cadence.ms)}): {answer}"
-               f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"]
-        taken = bull.pickup(start)
-        waiting = bull.registry.pending()
-        out.append(f"worker takes {taken.job_id} at {hms(taken.started)}: {taken.result}"
-                   f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"
-                   f"  \u00b7 next job delayed to {hms(taken.next)}"
-                   f"  \u00b7 waiting: {', '.join(waiting) if waiting else 'none'}")
-        return "\n".join(out)
-    finally:
-        if own:
-            store.close()
+    """`bullmq_marker_facts` in two lines: the upsert makes the first job, ready now ("0"); the
+    pickup makes the next one, delayed, and "1" goes to its run time (bullmq 6.7.0's
+    addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through `lua/includes/scheduled_job.lua`).
+    The pickup leaves "0" with nothing waiting, the state 6.7.0 leaves too (its
+    prepareJobForProcessing writes "0" back after every take): "0" means "try to take a job now",
+    not "a job waits"."""
+    f = bullmq_marker_facts(store, start=start, every=every)
+    up, took = f["upsert"], f["pickup"]
+    return "\n".join([
+        f"upsert {NAME} (every {format_duration(up['every'])}): {up['answer']}"
+        f"  \u00b7 marker {_shown(up['marker'], clock=True)}",
+        f"worker takes {took['job']} at {hms(took['at'])}: {took['answer']}"
+        f"  \u00b7 marker {_shown(took['marker'], clock=True)}"
+        f"  \u00b7 next job delayed to {hms(took['next'])}"
+        f"  \u00b7 waiting: {', '.join(took['waiting']) if took['waiting'] else 'none'}"])
 
 
 # -- wake latency: the marker against polling --------------------------------------------------
