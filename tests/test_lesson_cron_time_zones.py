@@ -9,7 +9,7 @@ import pytest
 from emqsim import InputError
 from emqsim.lessons import cron_time_zones as tz
 from emqsim.lessons.cron_time_zones import RuleMarks, RunTag, TimeZonesModel
-from emqsim.engine.timefmt import at, iso, label, utc, utc_offset
+from emqsim.engine.timefmt import abbreviation, at, iso, label, utc, utc_offset
 
 NY = "America/New_York"
 
@@ -367,17 +367,18 @@ def test_recorded():
 
 
 def test_row_across_change():
-    assert tz.row_across_change(fires=3) == "\n".join([
-        "upsert 'nightly' cron '30 1 * * *' tz America/New_York at 2026-10-31 12:00 EDT: created",
-        f"  nightly score {at('2026-11-01 05:30')} = 2026-11-01T05:30:00Z = 2026-11-01T01:30:00-04:00 EDT (rows: 1)",
-        "  record: pattern '30 1 * * *', tz 'America/New_York'",
-        f"fire 1: released 01:30 EDT (05:30Z) -> nightly score {at('2026-11-01 06:30')} = 2026-11-01T06:30:00Z"
-        " = 2026-11-01T01:30:00-05:00 EST (rows: 1)",
-        f"fire 2: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-02 06:30')} = 2026-11-02T06:30:00Z"
-        " = 2026-11-02T01:30:00-05:00 EST (rows: 1)",
-        f"fire 3: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-03 06:30')} = 2026-11-03T06:30:00Z"
-        " = 2026-11-03T01:30:00-05:00 EST (rows: 1)",
-    ])
+    f = tz.row_facts(fires=3)
+    assert (f["answer"], f["at"], f["record"]) == ("created", at("2026-10-31 12:00", NY), ("30 1 * * *", NY))
+    nightly = [at("2026-11-01 05:30"), at("2026-11-01 06:30"), at("2026-11-02 06:30"), at("2026-11-03 06:30")]
+    assert f["steps"] == [(released, [("nightly", score)], 1) for released, score in
+                          zip([None, at("2026-11-01 05:30"), at("2026-11-01 06:30"), at("2026-11-02 06:30")], nightly)]
+    text = tz.row_across_change(fires=3).splitlines()
+    assert text[0].endswith(": created") and text[2] == "  record: pattern '30 1 * * *', tz 'America/New_York'"
+    assert "2026-11-01T01:30:00-04:00 EDT (rows: 1)" in text[1]
+    for line, (released, rows, size) in zip(text[3:], f["steps"][1:]):
+        (_, score), = rows
+        assert f"released {label(released, NY)}" in line and f"score {score} = {iso(score)} = " in line
+        assert line.endswith(f"{abbreviation(score, NY)} (rows: {size})")
 
 
 def test_syntax_lines_say_what_each_library_reads():

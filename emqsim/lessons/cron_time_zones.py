@@ -385,27 +385,44 @@ def labelled_runs(runs: list[int], tz: str) -> str:
 
 # -- the registry keeps one row, scored in UTC ---------------------------------------------------------
 
-def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
-                      now: str = "2026-10-31 12:00", fires: int = 4, name: str = "nightly") -> str:
-    """Upsert a cron schedule with a zone just before a change, fire it through the engine, and
-    print the one registry row after each fire: its score is a UTC millisecond, shown both ways."""
+def row_facts(expr: str = "30 1 * * *", tz: str = "America/New_York", *, now: str = "2026-10-31 12:00",
+              fires: int = 4, name: str = "nightly") -> dict:
+    """Upsert a cron schedule with a zone just before a change and fire it through the engine:
+    the upsert's `answer` and instant (`at`), the `record`'s pattern and zone, and per step (the
+    upsert, then each fire) the instant released (None for the upsert), the registry's rows
+    [(member, score)] and its ZCARD."""
     sched = Schedule(name, Cron(expr, tz))
     t0 = at(now, tz)
-
-    def row(reg: Registry) -> str:
-        (member, score), = reg.rows()
-        local = f"{iso(score, tz)} {abbreviation(score, tz)}"
-        return f"{member} score {score} = {iso(score)} = {local} (rows: {reg.size()})"
-
     with Store() as store:
         reg = Registry(store)
-        lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(t0, tz)}: {reg.upsert(sched, t0)}",
-                 f"  {row(reg)}",
-                 f"  record: pattern {reg.record(name).get('pattern')!r}, tz {reg.record(name).get('tz')!r}"]
+        answer = reg.upsert(sched, t0)
+        record = reg.record(name)
+        steps = [(None, reg.rows(), reg.size())]
         with PumpDesign(sched, start=t0, store=store) as sim:
             for _ in range(fires):
                 f = sim.run(fires=1)[-1]
-                lines.append(f"fire {f.n}: released {label(f.released, tz)} -> {row(sim.registry)}")
+                steps.append((f.released, sim.registry.rows(), sim.registry.size()))
+    return {"answer": answer, "at": t0, "record": (record.get("pattern"), record.get("tz")), "steps": steps}
+
+
+def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
+                      now: str = "2026-10-31 12:00", fires: int = 4, name: str = "nightly") -> str:
+    """`row_facts` printed: the one registry row after the upsert and after each fire. Its score
+    is a UTC millisecond, shown both ways."""
+    f = row_facts(expr, tz, now=now, fires=fires, name=name)
+
+    def row(rows, size) -> str:
+        (member, score), = rows
+        local = f"{iso(score, tz)} {abbreviation(score, tz)}"
+        return f"{member} score {score} = {iso(score)} = {local} (rows: {size})"
+
+    (_, rows, size), *fired = f["steps"]
+    pattern, zone = f["record"]
+    lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(f['at'], tz)}: {f['answer']}",
+             f"  {row(rows, size)}",
+             f"  record: pattern {pattern!r}, tz {zone!r}"]
+    lines += [f"fire {n}: released {label(released, tz)} -> {row(rows, size)}"
+              for n, (released, rows, size) in enumerate(fired, 1)]
     return "\n".join(lines)
 
 
