@@ -270,16 +270,28 @@ def test_bullmq_store():
 
 
 def test_designs():
-    pump = mx.designs("pump").splitlines()
-    assert pump[0] == "pump design with the pump stopped, BullMQ's with no worker, 09:30 to 10:10:"
-    assert pump[-2:] == ["pump   waiting at 10:10: [] \u00b7 no job for ['09:52', '10:07']",
-                         "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
-    assert pump[5] == "   3  09:37:00   10:10:00  09:37:00     10:10:00"
-    workers = mx.designs("workers").splitlines()
-    assert workers[0] == "pump design with the workers stopped, BullMQ's with no worker, 09:30 to 10:10:"
-    assert workers[-2:] == ["pump   waiting at 10:10: ['09:37', '09:52', '10:07'] \u00b7 no job for []",
-                            "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
-    assert "pump: 7 runs" in workers[-4] and "at most 3 waiting" in workers[-4]
+    def clocks(by_design):
+        return {d: [hm(x) for x in slots] for d, slots in by_design.items()}
+
+    pump = mx.designs_facts("pump")
+    assert pump["outage"] == (t("09:30"), t("10:10"))
+    assert clocks(pump["waiting"]) == {"pump": [], "bullmq": ["09:37"]}
+    assert clocks(pump["no_job"]) == {"pump": ["09:52", "10:07"], "bullmq": ["09:52", "10:07"]}
+    third = list(pump["comparison"].pump)[2], list(pump["comparison"].bullmq)[2]
+    assert [(hm(x.slot), hm(x.started)) for x in third] == [("09:37", "10:10"), ("09:37", "10:10")]
+    workers = mx.designs_facts("workers")
+    assert clocks(workers["waiting"]) == {"pump": ["09:37", "09:52", "10:07"], "bullmq": ["09:37"]}
+    assert clocks(workers["no_job"]) == {"pump": [], "bullmq": ["09:52", "10:07"]}
+    assert workers["comparison"].summary()["pump"]["runs"] == 7
+    assert workers["comparison"].summary()["pump"]["waiting"] == 3
+    # the text prints them: the outage, the comparison's table, then a line a design
+    for stopped, f in (("pump", pump), ("workers", workers)):
+        text = mx.designs(stopped).splitlines()
+        assert text[0].startswith(f"pump design with the {stopped} stopped") and "09:30 to 10:10" in text[0]
+        assert "\n".join(text[1:-2]) == f["comparison"].table()
+        for line, design in zip(text[-2:], ("pump", "bullmq")):
+            assert line.startswith(design) and str(clocks(f["waiting"])[design]) in line
+            assert line.endswith(f"no job for {clocks(f['no_job'])[design]}")
     with pytest.raises(InputError, match="stopped 'nobody'"):
         mx.designs("nobody")
 

@@ -372,16 +372,23 @@ def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | 
                      f"\u00b7 ic {st['ic']}" for clock, st in bullmq_states(at, down, up).items())
 
 
-def designs(stopped: str, down: int | str = DOWN, up: int | str = UP) -> str:
+def designs_facts(stopped: str, down: int | str = DOWN, up: int | str = UP) -> dict:
     """The pump design with the `stopped` process ("pump" or "workers") down and BullMQ's with
-    no worker, over the same outage (`compare`): the runs side by side, then what each design
-    finds waiting at the restart and which :07 slots no job stood for."""
+    no worker, over the same outage (`compare`): the `comparison`, the `outage`, and per design
+    the slots waiting at the restart and the slots no job stood for."""
     outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
     c = compare(lane_schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
+    return {"comparison": c, "outage": outage, "waiting": c.waiting(outage[1]), "no_job": c.no_job()}
+
+
+def designs(stopped: str, down: int | str = DOWN, up: int | str = UP) -> str:
+    """`designs_facts` printed: the runs side by side, then what each design finds waiting at the
+    restart and which :07 slots no job stood for."""
+    f = designs_facts(stopped, down, up)
+    outage, no_job = f["outage"], f["no_job"]
     lines = [f"pump design with the {stopped} stopped, BullMQ's with no worker, {hm(outage[0])} to {hm(outage[1])}:",
-             c.table()]
-    no_job = c.no_job()
-    for design, slots in c.waiting(outage[1]).items():
+             f["comparison"].table()]
+    for design, slots in f["waiting"].items():
         lines.append(f"{design:6} waiting at {hm(outage[1])}: {[hm(s) for s in slots]} "
                      f"\u00b7 no job for {[hm(s) for s in no_job[design]]}")
     return "\n".join(lines)
@@ -599,7 +606,7 @@ class MissedModel(Model):
 __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
-    "bullmq_states", "designs", "engine_check", "engine_counts", "line_facts", "snap_facts",
+    "bullmq_states", "designs", "designs_facts", "engine_check", "engine_counts", "line_facts", "snap_facts",
     "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
     "restarts", "runs_line", "lane_schedule", "deadline_trace", "snap_arithmetic",
 ]
