@@ -1,6 +1,6 @@
-"""Lesson 07's model and texts, exact: the readouts, the frame's hours, the days each zone offers,
-and the texts the notebook prints. The cron-parser and BullMQ facts here are the ones cron-parser
-5.10.3 gives (tests/test_oracle_cron.py)."""
+"""Lesson 07's model and texts, exact: the facts the readouts state (one test each that the words
+carry them), the frame's hours, the days each zone offers, and the texts the notebook prints. The
+cron-parser and BullMQ facts here are the ones cron-parser 5.10.3 gives (tests/test_oracle_cron.py)."""
 
 from __future__ import annotations
 
@@ -9,27 +9,30 @@ import pytest
 from emqsim import InputError
 from emqsim.lessons import cron_time_zones as tz
 from emqsim.lessons.cron_time_zones import RuleMarks, RunTag, TimeZonesModel
-from emqsim.engine.timefmt import at
+from emqsim.engine.timefmt import abbreviation, at, iso, label, utc, utc_offset
 
 NY = "America/New_York"
-FALL_NY = "\n".join([
-    "America/New_York 2026-11-01: at 06:00Z clocks go back from 02:00 EDT to 01:00 EST, "
-    "so 01:00-01:59 happens twice (a 25-hour day)",
-    "30 2 * * * fires once by croniter, 02:30 EST (07:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
-    # cron-parser runs the repeated 01:30 once, in its first pass, like Debian cron (the recording says so)
-    "30 1 * * * fires twice by croniter, 01:30 EDT (05:30Z) and 01:30 EST (06:30Z); "
-    "once by Debian cron, cron-parser and BullMQ, 01:30 EDT (05:30Z)",
-    "0 * * * * fires 25 times by croniter, 01:00 twice (05:00Z and 06:00Z); "
-    "Debian cron, cron-parser and BullMQ agree with croniter",
-])
-SPRING_NY = "\n".join([
-    "America/New_York 2026-03-08: at 07:00Z clocks go forward from 02:00 EST to 03:00 EDT, "
-    "so 02:00-02:59 never happens (a 23-hour day)",
-    "30 2 * * * fires once by croniter, 03:00 EDT (07:00Z); Debian cron agrees with croniter; "
-    "once by cron-parser and BullMQ, 03:30 EDT (07:30Z)",
-    "30 1 * * * fires once by croniter, 01:30 EST (06:30Z); Debian cron, cron-parser and BullMQ agree with croniter",
-    "0 * * * * fires 23 times by croniter, no 02:00; Debian cron, cron-parser and BullMQ agree with croniter",
-])
+
+
+def header(zone, day):
+    """What `day_header` states of a day, compact: ("no change", abbreviation, UTC offset, hours),
+    or (when UTC, which way, wall clock before, after, the hour skipped or repeated, hours)."""
+    f = tz.day_facts(zone, day)
+    c, hours = f["change"], f["length"] / 3_600_000
+    if c is None:
+        return ("no change", f["abbreviation"], utc_offset(f["offset"]), hours)
+    return (utc(c["at"]), "forward" if c["forward"] else "back", " ".join(c["from"]), " ".join(c["to"]),
+            "-".join(c["hour"]), hours)
+
+
+def runs(expr, zone, day):
+    """Each rule's runs of `expr` on the local day, labelled ('01:30 EDT (05:30Z)'): the facts an
+    expression's line states (it names them, or summarises many)."""
+    return {rule: [label(t, zone) for t in slots] for rule, slots in tz.day_rules(expr, zone, day)[0].items()}
+
+
+def same(labels, *rules):
+    return {r: labels for r in rules}
 
 
 @pytest.fixture()
@@ -41,84 +44,134 @@ def model():
 
 def test_default_is_new_york_falling_back(model):
     assert model.defaults() == {"zone": NY, "day": "back"}
-    assert model.frame().readout == FALL_NY
-    assert tz.readout(NY, "2026-11-01") == FALL_NY
+    assert model.frame().readout == tz.readout(NY, "2026-11-01")
+    assert header(NY, "2026-11-01") == ("06:00Z", "back", "02:00 EDT", "01:00 EST", "01:00-01:59", 25.0)
+    assert tz.EXPRESSIONS == ("30 2 * * *", "30 1 * * *", "0 * * * *")
+    assert runs("30 2 * * *", NY, "2026-11-01") == same(["02:30 EST (07:30Z)"], *tz.dst.ALL)
+    # cron-parser runs the repeated 01:30 once, in its first pass, like Debian cron (the recording says so)
+    assert runs("30 1 * * *", NY, "2026-11-01") == {"croniter": ["01:30 EDT (05:30Z)", "01:30 EST (06:30Z)"],
+                                                    **same(["01:30 EDT (05:30Z)"], "debian", "cron-parser", "bullmq")}
+    hourly = runs("0 * * * *", NY, "2026-11-01")
+    assert {r: len(v) for r, v in hourly.items()} == same(25, *tz.dst.ALL)
+    assert len(set(map(tuple, hourly.values()))) == 1 and hourly["croniter"][1:3] == ["01:00 EDT (05:00Z)",
+                                                                                       "01:00 EST (06:00Z)"]
 
 
 def test_spring_forward_readout(model):
-    assert model.frame(day="forward").readout == SPRING_NY
+    assert model.frame(day="forward").readout == tz.readout(NY, "2026-03-08")
+    assert header(NY, "2026-03-08") == ("07:00Z", "forward", "02:00 EST", "03:00 EDT", "02:00-02:59", 23.0)
+    assert runs("30 2 * * *", NY, "2026-03-08") == {**same(["03:00 EDT (07:00Z)"], "croniter", "debian"),
+                                                    **same(["03:30 EDT (07:30Z)"], "cron-parser", "bullmq")}
+    assert runs("30 1 * * *", NY, "2026-03-08") == same(["01:30 EST (06:30Z)"], *tz.dst.ALL)
+    hourly = runs("0 * * * *", NY, "2026-03-08")
+    assert {r: len(v) for r, v in hourly.items()} == same(23, *tz.dst.ALL)
+    assert not any(x.startswith("02:00") for x in hourly["croniter"])
 
 
-@pytest.mark.parametrize("zone, day, header", [
-    ("UTC", "2026-11-01", "UTC 2026-11-01: no change, UTC (UTC+00:00) all day (a 24-hour day)"),
-    (NY, "2026-06-15", "America/New_York 2026-06-15: no change, EDT (UTC-04:00) all day (a 24-hour day)"),
-    (NY, "2026-12-25", "America/New_York 2026-12-25: no change, EST (UTC-05:00) all day (a 24-hour day)"),
-    ("Europe/London", "2026-03-29", "Europe/London 2026-03-29: at 01:00Z clocks go forward from 01:00 GMT "
-                                    "to 02:00 BST, so 01:00-01:59 never happens (a 23-hour day)"),
-    ("Australia/Sydney", "2026-04-05", "Australia/Sydney 2026-04-05: at 16:00Z clocks go back from 03:00 AEDT "
-                                       "to 02:00 AEST, so 02:00-02:59 happens twice (a 25-hour day)"),
+@pytest.mark.parametrize("zone, day", [(NY, "2026-11-01"), (NY, "2026-03-08"), ("Europe/London", "2026-03-29"),
+                                       ("Australia/Sydney", "2026-04-05"), ("UTC", "2026-06-15")])
+def test_the_readout_states_its_facts(zone, day):
+    """The one test of the readout's words: the header names the zone, the day, the change (when,
+    which way, the clocks either side, the hour) or the zone's time all day, and the length; each
+    expression's line names its runs by croniter, and every other rule agrees or names its own."""
+    lines = tz.readout(zone, day).splitlines()
+    facts = header(zone, day)
+    assert lines[0] == tz.day_header(zone, day)         # its words: test_the_header_states_its_facts
+    assert all(x in lines[0] for x in facts[:-1]) and f"a {facts[-1]:g}-hour day" in lines[0]
+    for expr, line in zip(tz.EXPRESSIONS, lines[1:]):
+        got = runs(expr, zone, day)
+        assert line.startswith(f"{expr} fires ")
+        if len(got["croniter"]) <= 3:
+            assert all(x in line for x in got["croniter"])
+        for rule in tz.dst.ALL[1:]:
+            name = tz.dst.RULE_NAMES[rule]
+            assert name in line
+            if got[rule] != got["croniter"] and len(got[rule]) <= 3:
+                assert all(x in line for x in got[rule])
+
+
+@pytest.mark.parametrize("zone, day, facts", [
+    ("UTC", "2026-11-01", ("no change", "UTC", "UTC+00:00", 24.0)),
+    (NY, "2026-06-15", ("no change", "EDT", "UTC-04:00", 24.0)),
+    (NY, "2026-12-25", ("no change", "EST", "UTC-05:00", 24.0)),
+    ("Europe/London", "2026-03-29", ("01:00Z", "forward", "01:00 GMT", "02:00 BST", "01:00-01:59", 23.0)),
+    ("Australia/Sydney", "2026-04-05", ("16:00Z", "back", "03:00 AEDT", "02:00 AEST", "02:00-02:59", 25.0)),
     # half an hour back: the day is 24.5 hours long (it used to read "a 24-hour day")
-    ("Australia/Lord_Howe", "2026-04-05", "Australia/Lord_Howe 2026-04-05: at 15:00Z clocks go back from 02:00 +11 "
-                                          "to 01:30 +1030, so 01:30-01:59 happens twice (a 24.5-hour day)"),
+    ("Australia/Lord_Howe", "2026-04-05", ("15:00Z", "back", "02:00 +11", "01:30 +1030", "01:30-01:59", 24.5)),
 ])
-def test_day_headers(zone, day, header):
-    assert tz.day_header(zone, day) == header
+def test_day_headers(zone, day, facts):
+    assert header(zone, day) == facts
 
 
-@pytest.mark.parametrize("zone, day, header", [
+@pytest.mark.parametrize("zone, day, facts", [
     # changes at the edge of the local day belong to it (these read "no change ... (a 23-hour day)")
-    ("America/Havana", "2026-03-08", "America/Havana 2026-03-08: at 05:00Z clocks go forward from 00:00 CST "
-                                     "to 01:00 CDT, so 00:00-00:59 never happens (a 23-hour day)"),
-    ("America/Santiago", "2026-09-06", "America/Santiago 2026-09-06: at 04:00Z clocks go forward from 00:00 -04 "
-                                       "to 01:00 -03, so 00:00-00:59 never happens (a 23-hour day)"),
-    ("Africa/Cairo", "2026-04-24", "Africa/Cairo 2026-04-24: at 22:00Z clocks go forward from 00:00 EET "
-                                   "to 01:00 EEST, so 00:00-00:59 never happens (a 23-hour day)"),
-    ("America/Nuuk", "2026-03-28", "America/Nuuk 2026-03-28: at 01:00Z clocks go forward from 23:00 -02 "
-                                   "to 00:00 -01, so 23:00-23:59 never happens (a 23-hour day)"),
+    ("America/Havana", "2026-03-08", ("05:00Z", "forward", "00:00 CST", "01:00 CDT", "00:00-00:59", 23.0)),
+    ("America/Santiago", "2026-09-06", ("04:00Z", "forward", "00:00 -04", "01:00 -03", "00:00-00:59", 23.0)),
+    ("Africa/Cairo", "2026-04-24", ("22:00Z", "forward", "00:00 EET", "01:00 EEST", "00:00-00:59", 23.0)),
+    ("America/Nuuk", "2026-03-28", ("01:00Z", "forward", "23:00 -02", "00:00 -01", "23:00-23:59", 23.0)),
     # Santiago falls back at midnight: the hour repeated is 23:00-23:59 of 4 April, not the one after it
-    ("America/Santiago", "2026-04-04", "America/Santiago 2026-04-04: at 03:00Z clocks go back from 00:00 -03 "
-                                       "to 23:00 -04, so 23:00-23:59 happens twice (a 25-hour day)"),
-    ("America/Santiago", "2026-04-05", "America/Santiago 2026-04-05: no change, -04 (UTC-04:00) all day "
-                                       "(a 24-hour day)"),
-    ("America/Nuuk", "2026-03-29", "America/Nuuk 2026-03-29: no change, -01 (UTC-01:00) all day (a 24-hour day)"),
+    ("America/Santiago", "2026-04-04", ("03:00Z", "back", "00:00 -03", "23:00 -04", "23:00-23:59", 25.0)),
+    ("America/Santiago", "2026-04-05", ("no change", "-04", "UTC-04:00", 24.0)),
+    ("America/Nuuk", "2026-03-29", ("no change", "-01", "UTC-01:00", 24.0)),
 ])
-def test_day_headers_at_the_edge_of_the_day(zone, day, header):
-    assert tz.day_header(zone, day) == header
-    assert tz.title(zone, day).split(": ")[1].startswith("no change" if "no change" in header else "clocks go")
+def test_day_headers_at_the_edge_of_the_day(zone, day, facts):
+    assert header(zone, day) == facts
+    assert tz.title(zone, day).split(": ")[1].startswith("no change" if facts[0] == "no change" else "clocks go")
+
+
+@pytest.mark.parametrize("zone, day", [("UTC", "2026-11-01"), ("Europe/London", "2026-03-29"),
+                                       ("Australia/Sydney", "2026-04-05"), ("Australia/Lord_Howe", "2026-04-05")])
+def test_the_header_states_its_facts(zone, day):
+    """The one test of the header's words: each fact of `day_facts` is in it."""
+    text, facts = tz.day_header(zone, day), header(zone, day)
+    assert text.startswith(f"{zone} {day}: ") and text.endswith(f"(a {facts[-1]:g}-hour day)")
+    if facts[0] == "no change":
+        assert f"no change, {facts[1]} ({facts[2]}) all day" in text
+    else:
+        at_, way, before, after, hour, _ = facts
+        assert f"at {at_} clocks go {way} from {before} to {after}, so {hour} " in text
 
 
 def test_london_springs_forward_over_one_thirty():
-    assert tz.expression_line("30 1 * * *", "Europe/London", "2026-03-29") == (
-        "30 1 * * * fires once by croniter, 02:00 BST (01:00Z); Debian cron agrees with croniter; "
-        "once by cron-parser and BullMQ, 02:30 BST (01:30Z)")
+    assert runs("30 1 * * *", "Europe/London", "2026-03-29") == {
+        **same(["02:00 BST (01:00Z)"], "croniter", "debian"), **same(["02:30 BST (01:30Z)"], "cron-parser", "bullmq")}
 
 
 def test_sydney_falls_back_over_two_thirty():
-    assert tz.expression_line("30 2 * * *", "Australia/Sydney", "2026-04-05") == (
-        "30 2 * * * fires twice by croniter, 02:30 AEDT (15:30Z) and 02:30 AEST (16:30Z); "
-        "once by Debian cron, cron-parser and BullMQ, 02:30 AEDT (15:30Z)")
+    assert runs("30 2 * * *", "Australia/Sydney", "2026-04-05") == {
+        "croniter": ["02:30 AEDT (15:30Z)", "02:30 AEST (16:30Z)"],
+        **same(["02:30 AEDT (15:30Z)"], "debian", "cron-parser", "bullmq")}
 
 
 def test_every_half_hour_summarised():
-    assert tz.expression_line("*/30 * * * *", NY, "2026-11-01") == (
-        "*/30 * * * * fires 50 times by croniter, 01:00 twice (05:00Z and 06:00Z), "
-        "01:30 twice (05:30Z and 06:30Z); Debian cron, cron-parser and BullMQ agree with croniter")
-    assert tz.expression_line("*/30 * * * *", NY, "2026-03-08") == (
-        "*/30 * * * * fires 46 times by croniter, no 02:00 or 02:30; "
-        "Debian cron, cron-parser and BullMQ agree with croniter")
+    fall = runs("*/30 * * * *", NY, "2026-11-01")
+    assert {r: len(v) for r, v in fall.items()} == same(50, *tz.dst.ALL) and len(set(map(tuple, fall.values()))) == 1
+    twice = sorted({x[:5] for x in fall["croniter"] if sum(y[:5] == x[:5] for y in fall["croniter"]) == 2})
+    assert twice == ["01:00", "01:30"]
+    spring = runs("*/30 * * * *", NY, "2026-03-08")
+    assert {r: len(v) for r, v in spring.items()} == same(46, *tz.dst.ALL)
+    assert [w for w in tz.day_rules("*/30 * * * *", NY, "2026-03-08")[1] if not any(x.startswith(w) for x in
+                                                                                     spring["croniter"])] == [
+        "02:00", "02:30"]
+    # the line summarises: the walls seen twice, the ones never shown
+    line = tz.expression_line("*/30 * * * *", NY, "2026-11-01")
+    assert "50 times" in line and "01:00 twice (05:00Z and 06:00Z)" in line and "01:30 twice" in line
+    assert "no 02:00 or 02:30" in tz.expression_line("*/30 * * * *", NY, "2026-03-08")
 
 
 def test_where_bullmq_and_the_cron_parser_iterator_part():
     # one iterator notes the skipped 02:00 hour and runs all three slots in the landing hour;
     # BullMQ parses afresh from each run, so after 03:00 it has no note and goes to the next day
-    assert tz.expression_line("*/20 2 * * *", NY, "2026-03-08") == (
-        "*/20 2 * * * fires once by croniter, 03:00 EDT (07:00Z); never by Debian cron, no 02:00 or 02:20 or 02:40; "
-        "3 times by cron-parser, 03:00 EDT (07:00Z), 03:20 EDT (07:20Z) and 03:40 EDT (07:40Z); "
-        "BullMQ agrees with croniter")
-    assert tz.expression_line("* 1 * * *", NY, "2026-11-01") == (
-        "* 1 * * * fires 120 times by croniter, 01:00 twice (05:00Z and 06:00Z), 01:01 twice (05:01Z and 06:01Z), "
-        + ", ".join(f"01:{m:02d} twice (05:{m:02d}Z and 06:{m:02d}Z)" for m in range(2, 60))
-        + "; Debian cron agrees with croniter; 60 times by cron-parser and BullMQ")
+    assert runs("*/20 2 * * *", NY, "2026-03-08") == {
+        **same(["03:00 EDT (07:00Z)"], "croniter", "bullmq"), "debian": [],
+        "cron-parser": ["03:00 EDT (07:00Z)", "03:20 EDT (07:20Z)", "03:40 EDT (07:40Z)"]}
+    assert tz.day_rules("*/20 2 * * *", NY, "2026-03-08")[1] == ["02:00", "02:20", "02:40"]
+    minutes = runs("* 1 * * *", NY, "2026-11-01")
+    assert {r: len(v) for r, v in minutes.items()} == {**same(120, "croniter", "debian"),
+                                                       **same(60, "cron-parser", "bullmq")}
+    assert minutes["debian"] == minutes["croniter"] and minutes["bullmq"] == minutes["cron-parser"]
+    line = tz.expression_line("*/20 2 * * *", NY, "2026-03-08")
+    assert "never by Debian cron, no 02:00 or 02:20 or 02:40" in line and "BullMQ agrees with croniter" in line
 
 
 def test_lane_text():
@@ -172,7 +225,8 @@ def test_spring_forward_frame(model):
 
 def test_utc_has_no_such_day(model):
     f = model.frame(zone="UTC", day="forward")
-    assert f.readout.splitlines()[0] == "UTC 2026-03-08: no change, UTC (UTC+00:00) all day (a 24-hour day)"
+    assert header("UTC", "2026-03-08") == ("no change", "UTC", "UTC+00:00", 24.0)
+    assert f.readout.splitlines()[0] == tz.day_header("UTC", "2026-03-08")
     assert (f.change, f.passes, f.length) == (None, (), 24.0)
     assert all(not lane.skipped and not lane.extra for lane in f.lanes)
     assert f.counts == ("", "", "24 runs")
@@ -274,12 +328,12 @@ def test_lazy_one_day_per_frame(monkeypatch):
 # -- the notebook's texts --------------------------------------------------------------------------------
 
 def test_rule_runs():
-    assert tz.rule_runs("30 1 * * *", NY, "2026-11-01").splitlines() == [
-        f"croniter     [{at('2026-11-01 05:30')}, {at('2026-11-01 06:30')}]  "
-        "['01:30 EDT (05:30Z)', '01:30 EST (06:30Z)']",
-        f"debian       [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']",
-        f"cron-parser  [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']",
-        f"bullmq       [{at('2026-11-01 05:30')}]  ['01:30 EDT (05:30Z)']"]
+    """`rule_runs` prints `dst.compare`: each rule's runs as Unix ms, then labelled."""
+    got = tz.dst.compare("30 1 * * *", NY, "2026-11-01")
+    assert got == {"croniter": [at("2026-11-01 05:30"), at("2026-11-01 06:30")],
+                   **same([at("2026-11-01 05:30")], "debian", "cron-parser", "bullmq")}
+    for line, (rule, slots) in zip(tz.rule_runs("30 1 * * *", NY, "2026-11-01").splitlines(), got.items()):
+        assert line.startswith(rule) and str(slots) in line and str([label(t, NY) for t in slots]) in line
 
 
 def test_labelled_runs():
@@ -289,54 +343,69 @@ def test_labelled_runs():
 
 
 def test_rules_table():
-    assert tz.rules_table("America/Havana", "2026-11-01", ["15 0 * * *", "0 * * * *"]).splitlines() == [
-        "America/Havana 2026-11-01",
-        "expression  croniter          Debian cron  cron-parser  BullMQ",
-        "----------  ----------------  -----------  -----------  ---------",
-        "15 0 * * *  2: 04:15Z 05:15Z  1: 04:15Z    1: 04:15Z    1: 04:15Z",
-        "0 * * * *   25                25           25           25"]
+    """The table's cells are `dst.compare`'s runs: the count, and the UTC times when three or fewer."""
+    havana = "America/Havana"
+    quarter = tz.dst.compare("15 0 * * *", havana, "2026-11-01")
+    assert quarter == {"croniter": [at("2026-11-01 04:15"), at("2026-11-01 05:15")],
+                       **same([at("2026-11-01 04:15")], "debian", "cron-parser", "bullmq")}
+    assert {r: len(v) for r, v in tz.dst.compare("0 * * * *", havana, "2026-11-01").items()} == same(25, *tz.dst.ALL)
+    table = tz.rules_table(havana, "2026-11-01", ["15 0 * * *", "0 * * * *"]).splitlines()
+    assert table[0] == f"{havana} 2026-11-01" and table[1].split("  ")[0] == "expression"
+    assert table[3].split() == ["15", "0", "*", "*", "*", "2:", "04:15Z", "05:15Z", "1:", "04:15Z", "1:", "04:15Z",
+                                "1:", "04:15Z"]
+    assert table[4].split()[5:] == ["25"] * 4
 
 
 def test_recorded():
-    assert tz.recorded("30 1 * * *", NY, "2026-11-01").splitlines() == [
-        "recorded: cron-parser 5.10.3 on America/New_York 2026-11-01, '30 1 * * *'",
-        "  next() iterated:          ['01:30 EDT (05:30Z)']",
-        "  fresh parse per run:      ['01:30 EDT (05:30Z)']",
-        "  emqsim 'cron-parser' rule: the same; 'bullmq' rule: the same"]
+    one = [at("2026-11-01 05:30")]
+    assert tz.recorded_facts("30 1 * * *", NY, "2026-11-01") == {"runs": one, "chain": one, "mine": one, "bull": one}
+    text = tz.recorded("30 1 * * *", NY, "2026-11-01")
+    assert text.count("['01:30 EDT (05:30Z)']") == 2 and "5.10.3" in text
+    assert "'cron-parser' rule: the same; 'bullmq' rule: the same" in text
     with pytest.raises(ValueError, match="no recorded cron-parser case for '1 2 3 4 5'"):
         tz.recorded("1 2 3 4 5", NY, "2026-11-01")
 
 
 def test_row_across_change():
-    assert tz.row_across_change(fires=3) == "\n".join([
-        "upsert 'nightly' cron '30 1 * * *' tz America/New_York at 2026-10-31 12:00 EDT: created",
-        f"  nightly score {at('2026-11-01 05:30')} = 2026-11-01T05:30:00Z = 2026-11-01T01:30:00-04:00 EDT (rows: 1)",
-        "  record: pattern '30 1 * * *', tz 'America/New_York'",
-        f"fire 1: released 01:30 EDT (05:30Z) -> nightly score {at('2026-11-01 06:30')} = 2026-11-01T06:30:00Z"
-        " = 2026-11-01T01:30:00-05:00 EST (rows: 1)",
-        f"fire 2: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-02 06:30')} = 2026-11-02T06:30:00Z"
-        " = 2026-11-02T01:30:00-05:00 EST (rows: 1)",
-        f"fire 3: released 01:30 EST (06:30Z) -> nightly score {at('2026-11-03 06:30')} = 2026-11-03T06:30:00Z"
-        " = 2026-11-03T01:30:00-05:00 EST (rows: 1)",
-    ])
+    f = tz.row_facts(fires=3)
+    assert (f["answer"], f["at"], f["record"]) == ("created", at("2026-10-31 12:00", NY), ("30 1 * * *", NY))
+    nightly = [at("2026-11-01 05:30"), at("2026-11-01 06:30"), at("2026-11-02 06:30"), at("2026-11-03 06:30")]
+    assert f["steps"] == [(released, [("nightly", score)], 1) for released, score in
+                          zip([None, at("2026-11-01 05:30"), at("2026-11-01 06:30"), at("2026-11-02 06:30")], nightly)]
+    text = tz.row_across_change(fires=3).splitlines()
+    assert text[0].endswith(": created") and text[2] == "  record: pattern '30 1 * * *', tz 'America/New_York'"
+    assert "2026-11-01T01:30:00-04:00 EDT (rows: 1)" in text[1]
+    for line, (released, rows, size) in zip(text[3:], f["steps"][1:]):
+        (_, score), = rows
+        assert f"released {label(released, NY)}" in line and f"score {score} = {iso(score)} = " in line
+        assert line.endswith(f"{abbreviation(score, NY)} (rows: {size})")
 
 
 def test_syntax_lines_say_what_each_library_reads():
-    # each rule's first runs of 2026 in New York, or its library's own refusal (tests/test_cron_syntax.py
-    # holds the rules to the libraries)
-    assert tz.syntax_lines(["0 9 * * 5L", "0 0 15W * *", "0 5-1 * * *"]).splitlines() == [
-        "0 9 * * 5L",
-        "  croniter: refused: [0 9 * * 5l] is not acceptable",
-        "  cronsim, cron-parser and BullMQ: Fri 2026-01-30 09:00, Fri 2026-02-27 09:00, Fri 2026-03-27 09:00, ...",
-        "0 0 15W * *",
-        "  croniter: Thu 2026-01-15 00:00, Mon 2026-02-16 00:00, Mon 2026-03-16 00:00, ...",
-        "  cronsim: refused: Bad day-of-month",
-        "  cron-parser and BullMQ: refused: Invalid characters, got value: 15W",
-        "0 5-1 * * *",
-        "  croniter: Thu 2026-01-01 01:00, Thu 2026-01-01 05:00, Thu 2026-01-01 06:00, ...",
-        "  cronsim: refused: Bad hour",
-        "  cron-parser and BullMQ: refused: Invalid range: 5-1, min(5) > max(1)",
-    ]
+    # each rule's first runs of 2026 in New York, or its library's refusal (tests/test_cron_syntax.py
+    # holds the rules to the libraries; their wording is theirs, so only the refusal is held here)
+    exprs = ["0 9 * * 5L", "0 0 15W * *", "0 5-1 * * *"]
+    facts = tz.syntax_facts(exprs)
+
+    def ran(rule_runs):
+        return None if isinstance(rule_runs, str) else [iso(t, NY)[:16] for t in rule_runs]
+
+    assert {e: {r: ran(x) for r, x in by.items()} for e, by in facts.items()} == {
+        "0 9 * * 5L": {"croniter": None, **same(["2026-01-30T09:00", "2026-02-27T09:00", "2026-03-27T09:00"],
+                                               "debian", "cron-parser", "bullmq")},
+        "0 0 15W * *": {"croniter": ["2026-01-15T00:00", "2026-02-16T00:00", "2026-03-16T00:00"],
+                        **same(None, "debian", "cron-parser", "bullmq")},
+        "0 5-1 * * *": {"croniter": ["2026-01-01T01:00", "2026-01-01T05:00", "2026-01-01T06:00"],
+                        **same(None, "debian", "cron-parser", "bullmq")},
+    }
+    text = tz.syntax_lines(exprs).splitlines()
+    # one line an expression, then one a distinct answer, naming who gave it; refusals say so
+    assert text[0] == "0 9 * * 5L" and text[1].startswith("  croniter: refused: ")
+    assert text[2] == "  cronsim, cron-parser and BullMQ: Fri 2026-01-30 09:00, Fri 2026-02-27 09:00, " \
+                      "Fri 2026-03-27 09:00, ..."
+    assert text[3] == "0 0 15W * *" and text[4].startswith("  croniter: Thu 2026-01-15 00:00, Mon 2026-02-16")
+    assert text[5].startswith("  cronsim: refused: ") and text[6].startswith("  cron-parser and BullMQ: refused: ")
+    assert all(facts["0 0 15W * *"][r] in line for r, line in (("debian", text[5]), ("cron-parser", text[6])))
 
 
 def _cronsim_matrix() -> dict[str, dict[str, str]]:

@@ -1,5 +1,5 @@
-"""Lesson 01 as a model: the two rules' next runs, the marks on the axis, the readouts, and the
-one registry row each rule becomes; every instant from the engine."""
+"""Lesson 01 as a model: the two rules' next runs, the marks on the axis, the facts the readout
+states, and the one registry row each rule becomes; every instant from the engine."""
 
 from __future__ import annotations
 
@@ -45,23 +45,39 @@ def test_fixture_instants():
 
 def test_cron_before_nine_is_today():
     assert next_run(NOV30_0848, "cron") == NOV30_9
-    assert readout(NOV30_0848, "cron") == "now 08:48 | cron 0 9 * * * -> next run 09:00:00"
+    assert ci.readout_facts(NOV30_0848, "cron") == {"now": NOV30_0848, "rule": "cron 0 9 * * *", "next": NOV30_9,
+                                                    "error": None}
 
 
 def test_cron_at_nine_counts_the_slot_itself():
-    assert next_run(NOV30_9, "cron") == NOV30_9
-    assert readout(NOV30_9, "cron") == "now 09:00 | cron 0 9 * * * -> next run 09:00:00"
+    assert next_run(NOV30_9, "cron") == NOV30_9 == ci.readout_facts(NOV30_9, "cron")["next"]
     assert Cron("0 9 * * *").after(NOV30_9) == DEC01_9  # croniter's strictly-after rule differs
 
 
 def test_cron_after_nine_snaps_to_tomorrow():
-    assert next_run(NOV30_0901, "cron") == DEC01_9
-    assert readout(NOV30_0901, "cron") == "now 09:01 | cron 0 9 * * * -> next run 09:00:00 (tomorrow, 2026-12-01)"
+    assert next_run(NOV30_0901, "cron") == DEC01_9 == ci.readout_facts(NOV30_0901, "cron")["next"]
 
 
 def test_cron_days_away_shows_the_date():
     # 2026-11-30 is a Monday: past 09:00 the next Monday slot is a week later
-    assert readout(NOV30_0901, "cron", expr="0 9 * * 1") == "now 09:01 | cron 0 9 * * 1 -> next run 09:00:00 (2026-12-07)"
+    assert ci.readout_facts(NOV30_0901, "cron", expr="0 9 * * 1")["next"] == at("2026-12-07 09:00")
+
+
+@pytest.mark.parametrize("now, mode, expr, when", [
+    (NOV30_0848, "cron", "0 9 * * *", "09:00:00"),
+    (NOV30_0901, "cron", "0 9 * * *", "09:00:00 (tomorrow, 2026-12-01)"),
+    (NOV30_0901, "cron", "0 9 * * 1", "09:00:00 (2026-12-07)"),
+    (NOV30_0901, "interval", "0 9 * * *", "09:15:00"),
+])
+def test_the_readout_states_its_facts(now, mode, expr, when):
+    """The one test of the readout's words: now, the rule, and the next run's time, with its day
+    when it is not today; a refused expression's error instead."""
+    f = ci.readout_facts(now, mode, expr=expr)
+    assert readout(now, mode, expr=expr) == f"now {ci.hm(f['now'])} | {f['rule']} -> next run {when}"
+    assert ci.clock_and_day(f["next"], now) == when
+    bad = ci.readout_facts(now, "cron", expr=BAD)
+    assert (bad["next"], bad["error"]) == (None, BAD_MSG)
+    assert readout(now, "cron", expr=BAD) == f"now {ci.hm(now)} | {BAD_MSG}"
 
 
 @pytest.mark.parametrize("now, nxt, text", [
@@ -72,15 +88,15 @@ def test_cron_days_away_shows_the_date():
 ])
 def test_interval_next_is_first_mark_at_or_after_now(now, nxt, text):
     assert next_run(now, "interval") == nxt
-    assert readout(now, "interval").endswith(f"| every 15 min -> next run {text}")
+    assert ci.readout_facts(now, "interval") == {"now": now, "rule": "every 15 min", "next": nxt, "error": None}
+    assert ci.clock_and_day(nxt, now) == text
 
 
 def test_interval_anchor():
     anchor = at("2026-11-30 07:07")
     assert next_run(at("2026-11-30 08:22"), "interval", anchor=anchor) == at("2026-11-30 08:22")
     assert next_run(at("2026-11-30 08:22") + 1, "interval", anchor=anchor) == at("2026-11-30 08:37")
-    assert readout(NOV30_0901, "interval", anchor=at("2026-11-30 08:07")) == \
-        "now 09:01 | every 15 min -> next run 09:07:00"
+    assert ci.readout_facts(NOV30_0901, "interval", anchor=at("2026-11-30 08:07"))["next"] == at("2026-11-30 09:07")
 
 
 def test_the_interval_rule_is_the_engines():
@@ -95,7 +111,7 @@ def test_the_interval_rule_is_the_engines():
     # BullMQ's first run with an explicit offset is the next slot on that phase strictly after the
     # registration: registered 08:00 with offset 7 min, the first run is 08:07, not 08:00
     assert next_run(anchor, "interval", anchor=anchor, offset="7m") == at("2026-11-30 08:07")
-    assert readout(anchor, "interval", anchor=anchor, offset="7m") == "now 08:00 | every 15 min -> next run 08:07:00"
+    assert ci.readout_facts(anchor, "interval", anchor=anchor, offset="7m")["next"] == at("2026-11-30 08:07")
     # ... and registered exactly on a slot of that phase (08:07), it skips it: 08:22
     reg = at("2026-11-30 08:07")
     assert next_run(reg, "interval", anchor=reg, offset="7m") == at("2026-11-30 08:22")
@@ -118,8 +134,8 @@ def test_cron_slots_in_window_and_cap():
 
 
 def test_invalid_expression_is_a_readout_not_an_exception():
-    assert readout(NOV30_0848, "cron", expr=BAD) == f"now 08:48 | {BAD_MSG}"
-    assert readout(NOV30_0848, "cron", expr="0 0 30 2 *").endswith("it never matches")
+    assert ci.readout_facts(NOV30_0848, "cron", expr=BAD)["error"] == BAD_MSG
+    assert ci.readout_facts(NOV30_0848, "cron", expr="0 0 30 2 *")["error"].endswith("it never matches")
     with pytest.raises(ValueError, match=r"^invalid cron '61 \* \* \* \*'"):
         next_run(NOV30_0848, "cron", expr=BAD)
 
@@ -148,7 +164,7 @@ def test_controls():
 def test_first_frame():
     f = CronIntervalModel().frame()
     assert (f.now, f.mode, f.expr, f.next, f.row) == (NOV30_0848, "cron", "0 9 * * *", NOV30_9, 1)
-    assert f.readout == f.title == "now 08:48 | cron 0 9 * * * -> next run 09:00:00"
+    assert f.readout == f.title == readout(NOV30_0848, "cron")
     assert f.cron_slots == (NOV30_9,)
     assert f.interval_runs == tuple(range(at("2026-11-30 08:00"), at("2026-11-30 10:00") + 1, 15 * MIN))
     assert (f.cron_label, f.interval_label) == ("cron 0 9 * * *", "every 15 min\nfrom 08:00")
@@ -163,22 +179,20 @@ def test_the_interval_runs_are_the_engines():
     assert f.interval_runs == tuple(runs)
     assert f.interval_runs[:2] == (at("2026-11-30 08:07"), at("2026-11-30 08:22"))
     assert f.interval_label == "every 15 min\nfrom 08:07"
-    assert m.frame(mode="interval", now=at("2026-11-30 08:48")).readout == \
-        "now 08:48 | every 15 min -> next run 08:52:00"
+    assert m.frame(mode="interval", now=at("2026-11-30 08:48")).next == at("2026-11-30 08:52")
 
 
 def test_frames_along_the_slider():
     m = CronIntervalModel()
     f = m.frame(now=NOV30_9)
-    assert f.readout == "now 09:00 | cron 0 9 * * * -> next run 09:00:00"
+    assert f.next == NOV30_9 and f.readout == readout(NOV30_9, "cron")
     assert f.next_label == "next 09:00:00\ndue now"
     f = m.frame(now=NOV30_0901)
-    assert f.readout == "now 09:01 | cron 0 9 * * * -> next run 09:00:00 (tomorrow, 2026-12-01)"
     assert f.next == DEC01_9  # off the axis: the edge label says where it went
     assert f.next_label == "next 09:00:00 (tomorrow, 2026-12-01) \u2192\nin 23 h 59 min"
     assert (f.next_x, f.next_align) == (ci.AXIS_END, "right")
     f = m.frame(now=NOV30_0901, mode="interval")
-    assert f.readout == "now 09:01 | every 15 min -> next run 09:15:00"
+    assert f.readout == readout(NOV30_0901, "interval")
     assert (f.next, f.row, f.next_label) == (NOV30_0915, 0, "next 09:15:00\nin 14 min")
     for k in range(20):  # a sweep of now from 08:30 to 09:27, switching the rule every 5 moves
         now, mode = at("2026-11-30 08:30") + 3 * k * MIN, ci.MODES[(k // 5) % 2]
@@ -188,16 +202,16 @@ def test_frames_along_the_slider():
 def test_another_expression_and_a_broken_one():
     m = CronIntervalModel()
     f = m.frame(expr="*/20 8-9 * * *")
-    assert f.readout == "now 08:48 | cron */20 8-9 * * * -> next run 09:00:00"
+    assert (f.next, f.readout) == (NOV30_9, readout(NOV30_0848, "cron", expr="*/20 8-9 * * *"))
     assert f.cron_slots == tuple(at("2026-11-30 08:00") + k * 20 * MIN for k in range(6))
     assert f.cron_label == "cron */20 8-9 * * *"
     f = m.frame(expr=BAD)
-    assert f.readout == f"now 08:48 | {BAD_MSG}"
+    assert f.readout == readout(NOV30_0848, "cron", expr=BAD)
     assert (f.next, f.error, f.cron_slots, f.next_label) == (None, BAD_MSG, (), "")
     assert f.note == "invalid cron: see the readout"
     assert f.title == "now 08:48 | invalid cron '61 * * * *'"
     # the interval still answers
-    assert m.frame(expr=BAD, mode="interval").readout == "now 08:48 | every 15 min -> next run 09:00:00"
+    assert m.frame(expr=BAD, mode="interval").next == NOV30_9
     f = m.frame(expr="0 12 * * *")
     assert (f.note, f.next) == ("no cron slot in this window", at("2026-11-30 12:00"))
     assert f.next_label == "next 12:00:00 \u2192\nin 3 h 12 min"
@@ -270,23 +284,16 @@ def test_one_timestamp_same_row_shape():
         # upserting again keeps both scores: one row per name
         assert one_timestamp(reg, NOV30_0848) == {"reports": "kept", "heartbeat": "kept"}
         assert reg.rows() == [("heartbeat", NOV30_0848), ("reports", NOV30_9)]
-        assert registry_text(reg) == "\n".join([
-            "ZRANGE emq:{demo}:repeat 0 -1 WITHSCORES   (ZCARD 2)",
-            "  heartbeat  score 1796028480000  = 08:48:00",
-            "  reports    score 1796029200000  = 09:00:00",
-            "HGETALL emq:{demo}:repeat:heartbeat",
-            "  cadence   every:900000:0   (as registered: no offset given)",
-            "  every_ms  900000",
-            "  offset    180000   (the first run's phase, 3 min into the gap, kept for catch-up)",
-            "  rule      schedule",
-            "  template  {}",
-            "HGETALL emq:{demo}:repeat:reports",
-            "  cadence   cron:0 9 * * *:UTC",
-            "  pattern   0 9 * * *",
-            "  rule      schedule",
-            "  template  {}",
-            "  tz        UTC",
-        ])
+        # the text prints the rows and the records asserted above, member names and fields sorted
+        text = registry_text(reg).splitlines()
+        assert text[0] == "ZRANGE emq:{demo}:repeat 0 -1 WITHSCORES   (ZCARD 2)"
+        assert [line.split()[:3] for line in text[1:3]] == [[name, "score", str(score)] for name, score in reg.rows()]
+        fields = [line for line in text[3:] if not line.startswith("HGETALL")]
+        want = [(k, v) for name, _ in reg.rows() for k, v in sorted(reg.record(name).items())]
+        assert len(fields) == len(want)
+        assert all(line.split()[0] == k and f" {v}" in line for line, (k, v) in zip(fields, want))
+        assert [line for line in text if line.startswith("HGETALL")] == [
+            "HGETALL emq:{demo}:repeat:heartbeat", "HGETALL emq:{demo}:repeat:reports"]
         assert [row.name for row in reg.due(NOV30_9)] == ["heartbeat", "reports"]
 
 

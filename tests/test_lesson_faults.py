@@ -13,7 +13,7 @@ from emqsim.figures.catalogue import figure
 from emqsim.engine.ids import minted_at
 from emqsim.lessons import faults as lf
 from emqsim.lessons.course import EVERY, MINUTE, START
-from emqsim.engine.timefmt import hms
+from emqsim.engine.timefmt import hm, hms
 
 T0, MIN, SLOT = START, MINUTE, EVERY   # the course's day, unit and interval
 TWO_FRESH, TWO_SLOT, ATOM_FRESH, ATOM_SLOT = lf.SETUPS
@@ -23,6 +23,11 @@ TITLE = "06 crash between two writes"
 @pytest.fixture(scope="module")
 def model():
     return lf.FaultsModel()
+
+
+def facts(frame, crash: int = 3, delay: int = MIN) -> dict:
+    """The facts the frame's readout states (`crash_facts`, from the frame's own run)."""
+    return lf.crash_facts(frame.run, crash, delay)
 
 
 # -- the engine's answers ----------------------------------------------------------------------
@@ -89,12 +94,12 @@ def test_two_pumps():
     for setup in (ATOM_FRESH, ATOM_SLOT):
         assert (runs[setup].duplicates, len(runs[setup].jobs)) == (0, 4)
         assert runs[setup].answers == {"fire fired": 4, "fire stale": 4}
-    assert lf.two_pumps_text(list(runs.values())).splitlines()[2:] == [
-        "two-step, fresh ids       4     8           4  enqueue: enqueued 8 \u00b7 advance: advanced 8",
-        "two-step, slot ids        4     4           0  enqueue: duplicate 4, enqueued 4 \u00b7 advance: advanced 8",
-        "atomic, fresh ids         4     4           0  fire: fired 4, stale 4",
-        "atomic, slot ids          4     4           0  fire: fired 4, stale 4",
-    ]
+    assert {len({j[1] for j in r.jobs}) for r in runs.values()} == {4}          # four slots, whoever makes them
+    # the text's rows carry those facts: slots, jobs, duplicates, then the scripts' answers
+    for line, r in zip(lf.two_pumps_text(list(runs.values())).splitlines()[2:], runs.values()):
+        assert line.startswith(r.setup) and line[len(r.setup):].split()[:3] == [
+            str(len({j[1] for j in r.jobs})), str(len(r.jobs)), str(r.duplicates)]
+        assert line.endswith(lf.answers_text(r.answers))
 
 
 def test_cancel_between_read_and_write():
@@ -104,14 +109,13 @@ def test_cancel_between_read_and_write():
     assert [j[1] for j in atom.jobs] == [T0, T0 + SLOT]
     assert atom.answers == {"fire fired": 2, "fire absent": 1}
     assert (two.size, two.record, atom.size, atom.record) == (0, False, 0, False)
-    assert lf.cancel_text([two, atom]) == "\n".join([
-        "two-step, fresh ids: produced 3 (09:00, 09:15, 09:30)",
-        "  enqueue: enqueued 3 \u00b7 advance: absent 1, advanced 2",
-        "  after: ZCARD 0, record gone",
-        "atomic, fresh ids: produced 2 (09:00, 09:15)",
-        "  fire: absent 1, fired 2",
-        "  after: ZCARD 0, record gone",
-    ])
+    # the text prints those facts, three lines a setup
+    text = lf.cancel_text([two, atom]).splitlines()
+    for k, r in enumerate((two, atom)):
+        head, answers, after = text[3 * k:3 * k + 3]
+        assert head.startswith(f"{r.setup}: produced {len(r.jobs)} (") and all(hm(j[1]) in head for j in r.jobs)
+        assert answers.strip() == lf.answers_text(r.answers)
+        assert after == "  after: ZCARD 0, record gone"
 
 
 def test_a_run_without_faults_keeps_its_record():
@@ -137,15 +141,19 @@ def test_draws_are_seeded():
 def test_sweep_table():
     rows = lf.sweep(20)
     assert [(r.duplicates, r.lost, r.unserved) for r in rows] == [(20, 0, 11), (0, 0, 11), (0, 0, 1), (0, 0, 1)]
-    worst = " (seed 7: crash after fire 6, restart 30 min later)"
-    assert lf.sweep_table(rows) == "\n".join([
-        "pump setup            runs  duplicates  lost  no job  worst run",
-        "---------------------------------------------------------------",
-        "two-step, fresh ids     20          20     0      11  1 dup, 0 lost, 2 no job" + worst,
-        "two-step, slot ids      20           0     0      11  0 dup, 0 lost, 2 no job" + worst,
-        "atomic, fresh ids       20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
-        "atomic, slot ids        20           0     0       1  0 dup, 0 lost, 1 no job" + worst,
-    ])
+    seed7 = lf.draws(20)[7]
+    assert (seed7.crash, seed7.delay) == (6, 30 * MIN)
+    assert [(r.setup, r.runs, r.worst) for r in rows] == [
+        (TWO_FRESH, 20, (1, 0, 2, seed7)), (TWO_SLOT, 20, (0, 0, 2, seed7)), (ATOM_FRESH, 20, (0, 0, 1, seed7)),
+        (ATOM_SLOT, 20, (0, 0, 1, seed7))]
+    table = lf.sweep_table(rows).splitlines()
+    assert len(table) == 2 + len(rows)
+    for line, r in zip(table[2:], rows):
+        dup, lost, none, d = r.worst
+        assert line.startswith(r.setup) and line[len(r.setup):].split()[:4] == [
+            str(r.runs), str(r.duplicates), str(r.lost), str(r.unserved)]
+        assert line.endswith(f"{dup} dup, {lost} lost, {none} no job (seed {d.seed}: crash after fire {d.crash}, "
+                             f"restart {lf.format_duration(d.delay)} later)")
     assert lf.sweep_table([lf.SweepRow(ATOM_FRESH, 1, 0, 0, 0, None)]).splitlines()[2].endswith("  none")
 
 
@@ -179,16 +187,21 @@ def test_long_outages_cost_the_two_step_pump_one_slot_each():
 # -- text the notebook prints ----------------------------------------------------------------------
 
 def test_jobs_text_marks_the_repeat():
-    lines = lf.jobs_text(lf.crash_run(3, TWO_FRESH, MIN)).splitlines()
-    assert lines[0] == "  n  slot   released  job id"
-    assert lines[4] == "  3  09:30  09:30:00  JOB0SUcTgkt1v6"
-    assert lines[5] == "  4  09:30  09:31:00  JOB0SUcY7S3MI4  <- same slot again"
-    assert len(lines) == 13
+    r = lf.crash_run(3, TWO_FRESH, MIN)
+    lines = lf.jobs_text(r).splitlines()
+    assert lines[0].split() == ["n", "slot", "released", "job", "id"] and len(lines) == 2 + len(r.jobs)
+    for line, (n, slot, released, job_id) in zip(lines[2:], r.jobs):
+        assert line.split()[:4] == [str(n), hm(slot), hms(released), job_id]
+    # the second job of a slot, and only it, is marked
+    assert [line.split()[0] for line in lines[2:] if line.endswith("<- same slot again")] == ["4"]
 
 
 def test_minted_text_names_the_twins():
-    assert lf.minted_text(lf.crash_run(3, TWO_FRESH, MIN)) == (
-        "job 3: JOB0SUcTgkt1v6 minted at 09:30:00\njob 4: JOB0SUcY7S3MI4 minted at 09:31:00")
+    r = lf.crash_run(3, TWO_FRESH, MIN)
+    twins = [(n, job_id) for js in r.twins().values() for n, _, job_id in js]
+    assert twins == [(3, "JOB0SUcTgkt1v6"), (4, "JOB0SUcY7S3MI4")]
+    assert [minted_at(j) for _, j in twins] == [T0 + 2 * SLOT, T0 + 2 * SLOT + MIN]
+    assert lf.minted_text(r).splitlines() == [f"job {n}: {j} minted at {hms(minted_at(j))}" for n, j in twins]
     assert lf.minted_text(lf.crash_run(3, ATOM_FRESH, MIN)) == ""
 
 
@@ -205,11 +218,12 @@ def test_fire_guard_is_the_script():
 
 
 def test_bullmq_retry_writes_nothing():
-    assert lf.bullmq_retry() == "\n".join([
-        "pickup of repeat:reports:1796029200000: chained, next run 09:15",
-        "the same step again: stale, next run inf",
-        "row 09:15 \u00b7 ic 2 \u00b7 delayed [['repeat:reports:1796030100000', 1796030100000]]",
-    ])
+    f = lf.retry_facts()
+    assert f == {"job_id": f"repeat:reports:{T0}", "pickup": ("chained", T0 + SLOT), "again": ("stale", float("inf")),
+                 "score": T0 + SLOT, "ic": 2, "delayed": [[f"repeat:reports:{T0 + SLOT}", T0 + SLOT]]}
+    text = lf.bullmq_retry()
+    assert f"pickup of {f['job_id']}: chained, next run 09:15" in text
+    assert "again: stale, next run inf" in text and "ic 2" in text and f"repeat:reports:{T0 + SLOT}" in text
 
 
 def test_bad_design():
@@ -233,9 +247,10 @@ def test_controls(model):
 
 def test_default_frame(model):
     f = model.frame()
-    assert f.readout == ("two-step, fresh ids, crash after fire 3, restart 1 min later: 11 jobs for 10 slots\n"
-                         "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUcY7S3MI4 "
-                         "released 09:31:00\n  0 lost (slots the row held and passed over with no job)")
+    assert facts(f) == {"setup": TWO_FRESH, "crash": 3, "delay": MIN, "jobs": 11, "slots": 10, "duplicates": 1,
+                        "twins": {T0 + 2 * SLOT: (("JOB0SUcTgkt1v6", T0 + 2 * SLOT),
+                                                  ("JOB0SUcY7S3MI4", T0 + 2 * SLOT + MIN))},
+                        "refused": (), "lost": 0, "unserved": ()}
     assert f.title == "two-step, fresh ids: crash after fire 3"
     assert f.released[:5] == ((T0, 1), (T0 + SLOT, 2), (T0 + 2 * SLOT, 3), (T0 + 2 * SLOT + MIN, 4),
                               (T0 + 3 * SLOT, 5))
@@ -253,25 +268,38 @@ def test_default_frame(model):
 
 
 def test_readouts_the_notebook_prints(model):
-    assert [model.frame(crash=3, setup=d, delay=MIN).readout for d in lf.VIEW_SETUPS][1:] == [
-        "two-step, slot ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  the re-fire of slot 09:30 at 09:31:00 found its job id taken (enqueue: duplicate)\n"
-        "  0 lost (slots the row held and passed over with no job)",
-        "atomic, fresh ids, crash after fire 3, restart 1 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  0 lost (slots the row held and passed over with no job)",
-    ]
-    assert [model.frame(crash=3, setup=d, delay=20 * MIN).readout for d in lf.VIEW_SETUPS] == [
-        "two-step, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 9 slots\n"
-        "  1 duplicate: slot 09:30 as JOB0SUcTgkt1v6 released 09:30:00 and JOB0SUduIgDbKS released 09:50:00\n"
-        "  0 lost (slots the row held and passed over with no job)\n"
-        "  no job for 09:45: the row never held it, so it is not lost",
-        "two-step, slot ids, crash after fire 3, restart 20 min later: 9 jobs for 9 slots\n  0 duplicates\n"
-        "  the re-fire of slot 09:30 at 09:50:00 found its job id taken (enqueue: duplicate)\n"
-        "  0 lost (slots the row held and passed over with no job)\n"
-        "  no job for 09:45: the row never held it, so it is not lost",
-        "atomic, fresh ids, crash after fire 3, restart 20 min later: 10 jobs for 10 slots\n  0 duplicates\n"
-        "  0 lost (slots the row held and passed over with no job)",
-    ]
+    """The facts of the five readouts the notebook prints: (jobs, slots, duplicates, refused
+    re-fires, lost, slots with no job) per setup, restart 1 min and 20 min after fire 3."""
+    def counts(setup, delay):
+        f = facts(model.frame(crash=3, setup=setup, delay=delay), 3, delay)
+        return f["jobs"], f["slots"], f["duplicates"], f["refused"], f["lost"], f["unserved"]
+    at_0930, at_0945 = T0 + 2 * SLOT, T0 + 3 * SLOT
+    assert [counts(d, MIN) for d in lf.VIEW_SETUPS][1:] == [
+        (10, 10, 0, ((at_0930, at_0930 + MIN),), 0, ()),
+        (10, 10, 0, (), 0, ())]
+    assert [counts(d, 20 * MIN) for d in lf.VIEW_SETUPS] == [
+        (10, 9, 1, (), 0, (at_0945,)),
+        (9, 9, 0, ((at_0930, at_0930 + 20 * MIN),), 0, (at_0945,)),
+        (10, 10, 0, (), 0, ())]
+    twins = facts(model.frame(crash=3, setup=lf.VIEW_SETUPS[0], delay=20 * MIN))["twins"]
+    assert twins == {at_0930: (("JOB0SUcTgkt1v6", at_0930), ("JOB0SUduIgDbKS", at_0930 + 20 * MIN))}
+
+
+@pytest.mark.parametrize("setup, crash, delay", [(TWO_FRESH, 3, MIN), (TWO_FRESH, 3, 20 * MIN),
+                                                 (TWO_SLOT, 5, 5 * MIN), (ATOM_FRESH, 8, 10 * MIN)])
+def test_the_readout_states_its_facts(model, setup, crash, delay):
+    """The one test of the readout's words: every fact `crash_facts` holds is in the text."""
+    f = model.frame(crash=crash, setup=setup, delay=delay)
+    got, text = facts(f, crash, delay), f.readout
+    assert text.startswith(f"{setup}, crash after fire {crash}, restart {lf.format_duration(delay)} later: "
+                           f"{got['jobs']} jobs for {got['slots']} slots")
+    assert f"  {got['duplicates']} duplicate" in text and f"  {got['lost']} lost" in text
+    for slot, ids in got["twins"].items():
+        assert f"slot {hm(slot)} as " in text and all(f"{j} released {hms(t)}" in text for j, t in ids)
+    for slot, t in got["refused"]:
+        assert f"the re-fire of slot {hm(slot)} at {hms(t)} found its job id taken" in text
+    assert all(f"no job for {hm(s)}" in text for s in got["unserved"])
+    assert text.count("\n") == 2 + len(got["refused"]) + bool(got["unserved"])
 
 
 def test_the_readout_keeps_lost_and_no_job_apart(model):
@@ -285,9 +313,8 @@ def test_the_readout_keeps_lost_and_no_job_apart(model):
 
 def test_slot_ids_frame(model):
     f = model.frame(crash=5, setup=TWO_SLOT, delay=5 * MIN)
-    assert f.readout == ("two-step, slot ids, crash after fire 5, restart 5 min later: 10 jobs for 10 slots\n"
-                         "  0 duplicates\n  the re-fire of slot 10:00 at 10:05:00 found its job id taken "
-                         "(enqueue: duplicate)\n  0 lost (slots the row held and passed over with no job)")
+    assert {k: facts(f, 5, 5 * MIN)[k] for k in ("jobs", "slots", "duplicates", "refused", "lost")} == {
+        "jobs": 10, "slots": 10, "duplicates": 0, "refused": ((T0 + 4 * SLOT, T0 + 4 * SLOT + 5 * MIN),), "lost": 0}
     assert f.refused == ((T0 + 4 * SLOT + 5 * MIN, 5),)
     assert (f.twins, f.twin_links) == ((), ())
     assert [label for label, *_ in f.ids] == ["", ""]
@@ -295,14 +322,15 @@ def test_slot_ids_frame(model):
 
 def test_atomic_frame(model):
     f = model.frame(crash=8, setup=ATOM_FRESH, delay=10 * MIN)
-    assert f.readout == ("atomic, fresh ids, crash after fire 8, restart 10 min later: 10 jobs for 10 slots\n"
-                         "  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
+    assert {k: facts(f, 8, 10 * MIN)[k] for k in ("jobs", "slots", "duplicates", "refused", "lost", "unserved")} == {
+        "jobs": 10, "slots": 10, "duplicates": 0, "refused": (), "lost": 0, "unserved": ()}
     assert [x for x, _ in f.released] == [T0 + k * SLOT for k in range(10)]
     assert f.restarted == T0 + 7 * SLOT + 10 * MIN
 
 
 def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
+    assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
     assert f.readout.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)

@@ -1,4 +1,5 @@
-"""Lesson 04, missed slots: seven lanes after one outage, their readouts, the engine's texts, the model."""
+"""Lesson 04, missed slots: seven lanes after one outage, the facts their readouts and the
+engine's texts state (one test each that the words carry them), the model."""
 
 from __future__ import annotations
 
@@ -20,18 +21,31 @@ def t(hhmm: str) -> int:
     return at(f"2026-11-30 {hhmm}")
 
 
-EXAMPLE = [
-    "pump down 09:30 \u2192 10:10 (40 min): slots 09:37, 09:52, 10:07 missed",
-    "snap:     10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "snap-v5:  10:10 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "epoch:    10:10 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
-    "release:  10:10 (slot 09:37), then 10:25, 10:40 \u00b7 phase :07 \u2192 :10",
-    "all:      10:10:00 (slot 09:37), 10:10:01 (slot 09:52), 10:10:02 (slot 10:07), then 10:22, 10:37 "
-    "\u00b7 phase :07 kept",
-    "once:     10:10 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept",
-    "deadline: 10:10 (slot 10:07, 3 min late \u2264 5 min), then 10:22, 10:37 \u00b7 phase :07 kept"
-    " \u00b7 misfire_grace_time 5 min (default 1 s)",
-]
+#: what each policy's readout line states after the example outage (09:30 to 10:10, deadline
+#: 5 min): its catch-up jobs (slot, released), its skips, the next two releases and the phase
+#: before and after, as ("09:37", "10:10") clock texts
+EXAMPLE = {
+    "snap": ([("09:37", "10:10:00")], [], ["10:22", "10:37"], (":07", ":07")),
+    "snap-v5": ([("09:37", "10:10:00")], [], ["10:22", "10:37"], (":07", ":07")),
+    "epoch": ([("09:37", "10:10:00")], [], ["10:15", "10:30"], (":07", ":00")),
+    "release": ([("09:37", "10:10:00")], [], ["10:25", "10:40"], (":07", ":10")),
+    "all": ([("09:37", "10:10:00"), ("09:52", "10:10:01"), ("10:07", "10:10:02")], [], ["10:22", "10:37"],
+            (":07", ":07")),
+    "once": ([("10:07", "10:10:00")], [], ["10:22", "10:37"], (":07", ":07")),
+    "deadline": ([("10:07", "10:10:00")], [], ["10:22", "10:37"], (":07", ":07")),
+}
+
+
+def line_facts(runs) -> dict:
+    """Per policy, `mx.line_facts` as clock texts (see EXAMPLE)."""
+    out = {}
+    for r in runs:
+        f = mx.line_facts(r)
+        out[r.policy] = ([(hm(s), hms(x)) for s, x in f["catch_up"]], [(hm(s), hms(x)) for s, x in f["skipped"]],
+                         [hm(x) for x in f["then"]], f["phase"])
+    return out
+
+
 def runs_of(runs, policy):
     return next(r for r in runs if r.policy == policy)
 
@@ -79,7 +93,28 @@ def test_the_example_releases_per_policy():
     # before the outage all seven agree: 09:07 and 09:22
     assert {tuple(f for f in r.fires if f[1] < t("09:30")) for r in runs} == \
         {((t("09:07"), t("09:07")), (t("09:22"), t("09:22")))}
-    assert mx.readout_text(t("09:30"), t("10:10"), runs).splitlines() == EXAMPLE
+    assert line_facts(runs) == EXAMPLE
+    assert {r.deadline for r in runs} == {None, 5 * MIN}
+
+
+def test_the_readout_states_its_facts():
+    """The one test of the readout's words: the outage and its missed slots head it; each
+    policy's line names its catch-up jobs, skips, next releases, phase and deadline."""
+    for down, up, deadline in [("09:30", "10:10", "5m"), ("09:30", "10:10", "1s"), ("09:30", "09:35", "5m")]:
+        runs = mx.policy_runs(down, up, deadline)
+        lines = mx.readout_text(t(down), t(up), runs).splitlines()
+        assert lines[0].startswith(f"pump down {down} \u2192 {up} (")
+        assert all(hm(s) in lines[0] for s in runs[0].missed) and ("no slot missed" in lines[0]) == (not runs[0].missed)
+        for line, r in zip(lines[1:], runs):
+            f = mx.line_facts(r)
+            assert line.startswith(f"{r.policy}:")
+            assert all(f"(slot {hm(s)}" in line for s, _ in f["catch_up"])
+            assert all(f"{hm(s)} skipped at {hm(x)}" in line for s, x in f["skipped"])
+            assert ", ".join(hm(x) for x in f["then"]) in line
+            before, after = f["phase"]
+            assert (f"phase {before} kept" if before == after else f"phase {before} \u2192 {after}") in line
+            assert r.deadline is None or f"misfire_grace_time {mx.format_duration(r.deadline)}" in line
+            assert ("misfire_grace_time" in line) == (r.deadline is not None)
 
 
 def test_a_restart_just_before_a_slot_parts_the_three_snaps():
@@ -88,12 +123,10 @@ def test_a_restart_just_before_a_slot_parts_the_three_snaps():
     assert [hm(r) for r in runs["snap-v5"].then[:2]] == ["10:22", "10:37"]   # bullmq 5.58.8-5.80.1: steps over 10:07
     assert [hm(r) for r in runs["epoch"].then[:2]] == ["10:15", "10:30"]     # legacy repeatable: quarter hours
     assert mx.policy_runs("09:30", "10:05", "5m", engine=True) == list(runs.values())
-    lines = mx.readout_text(t("09:30"), t("10:05"), list(runs.values())).splitlines()
-    assert lines[1:4] == [
-        "snap:     10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
-        "snap-v5:  10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-        "epoch:    10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
-    ]
+    assert {p: f for p, f in line_facts(runs.values()).items() if p in ("snap", "snap-v5", "epoch")} == {
+        "snap": ([("09:37", "10:05:00")], [], ["10:07", "10:22"], (":07", ":07")),
+        "snap-v5": ([("09:37", "10:05:00")], [], ["10:22", "10:37"], (":07", ":07")),
+        "epoch": ([("09:37", "10:05:00")], [], ["10:15", "10:30"], (":07", ":00"))}
 
 
 def test_engine_agrees_with_the_reference_model():
@@ -107,11 +140,12 @@ def test_engine_agrees_with_the_reference_model():
 
 
 def test_engine_check_text():
-    counts = [("snap", 9, 0), ("snap-v5", 9, 0), ("epoch", 10, 0), ("release", 9, 0), ("all", 11, 0), ("once", 9, 0),
-              ("deadline", 9, 0)]
-    assert mx.engine_check().splitlines() == ["pump down 09:30 \u2192 10:10, deadline 5 min"] + [
-        f"{p + ':':9} engine = reference \u00b7 {n} jobs \u00b7 skipped {k} \u00b7 lost 0 \u00b7 duplicates 0 "
-        "\u00b7 registry rows 1" for p, n, k in counts]
+    jobs = {"snap": 9, "snap-v5": 9, "epoch": 10, "release": 9, "all": 11, "once": 9, "deadline": 9}
+    assert mx.engine_counts() == {p: {"same": True, "jobs": n, "skipped": 0, "lost": 0, "duplicates": 0, "rows": 1}
+                                  for p, n in jobs.items()}
+    lines = mx.engine_check().splitlines()
+    assert lines[0] == "pump down 09:30 \u2192 10:10, deadline 5 min" and len(lines) == 1 + len(jobs)
+    assert all(line.startswith(p + ":") and f"{n} jobs" in line for line, (p, n) in zip(lines[1:], jobs.items()))
 
 
 def test_snap_arithmetic():
@@ -120,29 +154,18 @@ def test_snap_arithmetic():
     assert phase == 7 * MIN
     assert e.after(t("09:37"), t("10:10"), phase, "offset") == t("10:22")
     assert e.after(t("09:37"), t("10:10"), phase, "epoch") == t("10:15")
-    assert mx.snap_arithmetic().splitlines() == [
-        "every  = 900000 ms (15 min); offset = phase of the first run 09:07 = 420000 ms (7 min)",
-        f"prev   = {t('09:37')} (09:37, the slot the row holds); now = {t('10:10')} (10:10, the release)",
-        f"prev + every = {t('09:52')} (09:52) < now: missed, snap forward",
-        f"floor(now/every)*every = {t('10:00')} (10:00)",
-        f"offset snap: a = {t('10:00')} + 420000 = {t('10:07')} (10:07); a <= now, so a + every = {t('10:22')} (10:22)",
-        f"v5 snap:     {t('10:00')} + 900000 + 420000 = {t('10:22')} (10:22)",
-        f"epoch snap:  {t('10:00')} + 900000 = {t('10:15')} (10:15)",
-        f'Every("15m").after(prev, now, 420000, "offset")    = {t("10:22")} (10:22)',
-        f'Every("15m").after(prev, now, 420000, "offset-v5") = {t("10:22")} (10:22)',
-        f'Every("15m").after(prev, now, 420000, "epoch")     = {t("10:15")} (10:15)',
-    ]
-    # restart at 10:05: a = 10:07 is still ahead, so the offset snap lands there
-    assert mx.snap_arithmetic("09:37", "10:05").splitlines()[4] == \
-        f"offset snap: a = {t('10:00')} + 420000 = {t('10:07')} (10:07); a > now, so a = {t('10:07')} (10:07)"
-    # ... where the 5.58.8-5.80.1 formula steps over 10:07 to 10:22, and the legacy one goes to 10:15
-    assert mx.snap_arithmetic("09:37", "10:05").splitlines()[5:] == [
-        f"v5 snap:     {t('10:00')} + 900000 + 420000 = {t('10:22')} (10:22)",
-        f"epoch snap:  {t('10:00')} + 900000 = {t('10:15')} (10:15)",
-        f'Every("15m").after(prev, now, 420000, "offset")    = {t("10:07")} (10:07)',
-        f'Every("15m").after(prev, now, 420000, "offset-v5") = {t("10:22")} (10:22)',
-        f'Every("15m").after(prev, now, 420000, "epoch")     = {t("10:15")} (10:15)',
-    ]
+    assert mx.snap_facts() == {"every": 15 * MIN, "phase": 7 * MIN, "prev": t("09:37"), "now": t("10:10"),
+                               "base": t("10:00"), "a": t("10:07"), "offset": t("10:22"), "v5": t("10:22"),
+                               "epoch": t("10:15")}
+    # restart at 10:05: a = 10:07 is still ahead, so the offset snap lands there, where the
+    # 5.58.8-5.80.1 formula steps over 10:07 to 10:22, and the legacy one goes to 10:15
+    assert {k: hm(v) for k, v in mx.snap_facts("09:37", "10:05").items() if k in ("a", "offset", "v5", "epoch")} == \
+        {"a": "10:07", "offset": "10:07", "v5": "10:22", "epoch": "10:15"}
+    # the worked lines name every number, and say which side of now `a` fell
+    for now in ("10:10", "10:05"):
+        f, text = mx.snap_facts("09:37", now), mx.snap_arithmetic("09:37", now)
+        assert all(str(f[k]) in text for k in ("every", "phase", "prev", "now", "base", "a", "offset", "v5", "epoch"))
+        assert ("a <= now" in text) == (f["a"] <= f["now"])
     assert mx.snap_arithmetic("09:37", "09:45") == (
         f"prev + every = {t('09:52')} (09:52) is not before now = {t('09:45')} (09:45): "
         "nothing to snap, the next run is 09:52 under all three formulas")
@@ -234,24 +257,41 @@ def test_the_cli_prints_the_replay_all_lane():
 
 
 def test_bullmq_store():
-    assert mx.bullmq_store().splitlines() == [
-        f"09:29  row 09:37 \u00b7 delayed [('repeat:reports:{t('09:37')}', '09:37')] \u00b7 ic 3",
-        f"10:09  row 09:37 \u00b7 delayed [('repeat:reports:{t('09:37')}', '09:37')] \u00b7 ic 3",
-        f"10:10  row 10:22 \u00b7 delayed [('repeat:reports:{t('10:22')}', '10:22')] \u00b7 ic 4",
-    ]
+    def job(slot):
+        return (f"repeat:reports:{t(slot)}", t(slot))
+
+    states = mx.bullmq_states()
+    assert states == {"09:29": {"score": t("09:37"), "delayed": (job("09:37"),), "ic": 3},
+                      "10:09": {"score": t("09:37"), "delayed": (job("09:37"),), "ic": 3},
+                      "10:10": {"score": t("10:22"), "delayed": (job("10:22"),), "ic": 4}}
+    for line, (clock, st) in zip(mx.bullmq_store().splitlines(), states.items()):
+        assert line.startswith(f"{clock}  row {hm(st['score'])}") and st["delayed"][0][0] in line
+        assert line.endswith(f"ic {st['ic']}")
 
 
 def test_designs():
-    pump = mx.designs("pump").splitlines()
-    assert pump[0] == "pump design with the pump stopped, BullMQ's with no worker, 09:30 to 10:10:"
-    assert pump[-2:] == ["pump   waiting at 10:10: [] \u00b7 no job for ['09:52', '10:07']",
-                         "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
-    assert pump[5] == "   3  09:37:00   10:10:00  09:37:00     10:10:00"
-    workers = mx.designs("workers").splitlines()
-    assert workers[0] == "pump design with the workers stopped, BullMQ's with no worker, 09:30 to 10:10:"
-    assert workers[-2:] == ["pump   waiting at 10:10: ['09:37', '09:52', '10:07'] \u00b7 no job for []",
-                            "bullmq waiting at 10:10: ['09:37'] \u00b7 no job for ['09:52', '10:07']"]
-    assert "pump: 7 runs" in workers[-4] and "at most 3 waiting" in workers[-4]
+    def clocks(by_design):
+        return {d: [hm(x) for x in slots] for d, slots in by_design.items()}
+
+    pump = mx.designs_facts("pump")
+    assert pump["outage"] == (t("09:30"), t("10:10"))
+    assert clocks(pump["waiting"]) == {"pump": [], "bullmq": ["09:37"]}
+    assert clocks(pump["no_job"]) == {"pump": ["09:52", "10:07"], "bullmq": ["09:52", "10:07"]}
+    third = list(pump["comparison"].pump)[2], list(pump["comparison"].bullmq)[2]
+    assert [(hm(x.slot), hm(x.started)) for x in third] == [("09:37", "10:10"), ("09:37", "10:10")]
+    workers = mx.designs_facts("workers")
+    assert clocks(workers["waiting"]) == {"pump": ["09:37", "09:52", "10:07"], "bullmq": ["09:37"]}
+    assert clocks(workers["no_job"]) == {"pump": [], "bullmq": ["09:52", "10:07"]}
+    assert workers["comparison"].summary()["pump"]["runs"] == 7
+    assert workers["comparison"].summary()["pump"]["waiting"] == 3
+    # the text prints them: the outage, the comparison's table, then a line a design
+    for stopped, f in (("pump", pump), ("workers", workers)):
+        text = mx.designs(stopped).splitlines()
+        assert text[0].startswith(f"pump design with the {stopped} stopped") and "09:30 to 10:10" in text[0]
+        assert "\n".join(text[1:-2]) == f["comparison"].table()
+        for line, design in zip(text[-2:], ("pump", "bullmq")):
+            assert line.startswith(design) and str(clocks(f["waiting"])[design]) in line
+            assert line.endswith(f"no job for {clocks(f['no_job'])[design]}")
     with pytest.raises(InputError, match="stopped 'nobody'"):
         mx.designs("nobody")
 
@@ -260,7 +300,7 @@ def test_designs():
 
 def test_default_frame_is_the_example():
     f = mx.MissedModel().frame()
-    assert f.readout.splitlines() == EXAMPLE
+    assert line_facts(f.runs) == EXAMPLE and f.readout == mx.readout_text(f.down, f.up, f.runs)
     assert (f.down, f.up, f.deadline) == (t("09:30"), t("10:10"), 5 * MIN)
     assert f.title == "pump down 09:30 \u2192 10:10 \u00b7 deadline 5 min"
     assert f.band == (t("09:30"), 40 * MIN)
@@ -292,27 +332,23 @@ def test_frame_points():
 
 def test_moving_the_restart_and_the_deadline():
     m = mx.MissedModel()
-    lines = m.frame(up=t("10:07")).readout.splitlines()
-    assert lines[1] == "snap:     10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert lines[4] == "release:  10:07 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert lines[6] == "once:     10:07 (slot 10:07), then 10:22, 10:37 \u00b7 phase :07 kept"
-    assert m.frame(up=t("10:07")).band == (t("09:30"), 37 * MIN)
+    f = m.frame(up=t("10:07"))
+    facts = line_facts(f.runs)
+    assert facts["snap"] == facts["release"] == ([("09:37", "10:07:00")], [], ["10:22", "10:37"], (":07", ":07"))
+    assert facts["once"] == ([("10:07", "10:07:00")], [], ["10:22", "10:37"], (":07", ":07"))
+    assert f.band == (t("09:30"), 37 * MIN)
     f = m.frame(deadline=1000)
-    assert f.readout.splitlines()[7] == \
-        "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
-        " \u00b7 misfire_grace_time 1 s"
+    assert line_facts(f.runs)["deadline"] == ([], [("10:07", "10:10:00")], ["10:22", "10:37"], (":07", ":07"))
+    assert f.runs[-1].deadline == 1000
     assert f.skips == ((t("10:07"), 0),)
     assert f.title.endswith("deadline 1 s")
-    assert m.frame(up=t("10:05")).readout.splitlines()[:4] == [
-        "pump down 09:30 \u2192 10:05 (35 min): slots 09:37, 09:52 missed",
-        "snap:     10:05 (slot 09:37), then 10:07, 10:22 \u00b7 phase :07 kept",
-        "snap-v5:  10:05 (slot 09:37), then 10:22, 10:37 \u00b7 phase :07 kept",
-        "epoch:    10:05 (slot 09:37), then 10:15, 10:30 \u00b7 phase :07 \u2192 :00",
-    ]
-    assert m.frame(down=t("09:30"), up=t("09:35")).readout.splitlines() == \
-        ["pump down 09:30 \u2192 09:35 (5 min): no slot missed"] + [
-        f"{p + ':':10}nothing missed; next 09:37, 09:52 \u00b7 phase :07 kept"
-        + (" \u00b7 misfire_grace_time 5 min (default 1 s)" if p == "deadline" else "") for p in mx.POLICIES]
+    f = m.frame(up=t("10:05"))
+    assert f.runs[0].missed == (t("09:37"), t("09:52"))
+    assert {p: x[2] for p, x in line_facts(f.runs).items() if p in ("snap", "snap-v5", "epoch")} == {
+        "snap": ["10:07", "10:22"], "snap-v5": ["10:22", "10:37"], "epoch": ["10:15", "10:30"]}
+    f = m.frame(down=t("09:30"), up=t("09:35"))
+    assert f.runs[0].missed == ()
+    assert line_facts(f.runs) == {p: ([], [], ["09:37", "09:52"], (":07", ":07")) for p in mx.POLICIES}
 
 
 def test_pump_up_offers_only_restarts_at_or_after_pump_down():

@@ -1,5 +1,5 @@
 """Lesson 02 as a model: one engine run walked as far as the slider goes, its states kept, the
-live registry read from Redis, and the re-registration demo."""
+live registry read from Redis, and the re-registration demo; the facts each text states."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from emqsim import Store, at, minted_at
+from emqsim.engine.timefmt import hms, iso
 from emqsim.engine.errors import InputError
 from emqsim.lessons import one_row_rewritten as rr
 from emqsim.lessons.one_row_rewritten import RegistryRowsModel
@@ -92,33 +93,43 @@ def test_a_walk_in_steps_is_the_same_run_as_one_go():
 
 def test_registration_state_at_zero_fires(model):
     f = model.frame(fires=0)
-    assert f.readout == "after 0 fires · ZCARD 1 · jobs 0 · row reports -> 09:00 on 2026-11-30 · no job yet"
     st = model.state(0)
-    assert (st.size, st.jobs, st.score, st.job_id, st.minted) == (1, 0, START, None, None)
-    assert f.box == "cursor at 0 fires: row reports -> 09:00 on 2026-11-30\nlatest job none yet"
+    assert st == f.state
+    assert (st.fires, st.size, st.jobs, st.name, st.score, st.job_id, st.minted) == (0, 1, 0, "reports", START, None,
+                                                                                    None)
     assert (f.x.tolist(), f.jobs.tolist(), f.sizes.tolist()) == ([0], [0], [1])
 
 
 def test_four_fires(model):
     f = model.frame(fires=4)
-    assert f.readout == ("after 4 fires · ZCARD 1 · jobs 4 · row reports -> 10:00 on 2026-11-30 · "
-                         "last job JOB0SUdY9CNxTc minted 09:45:00 on 2026-11-30")
     st = model.state(4)
-    assert st == f.state and st.score == START + 4 * EVERY
+    assert st == f.state and (st.fires, st.size, st.jobs, st.score) == (4, 1, 4, START + 4 * EVERY)
+    assert st.job_id == "JOB0SUdY9CNxTc"
     assert minted_at(st.job_id) == at("2026-11-30 09:45") == st.minted
-    assert f.box == "cursor at 4 fires: row reports -> 10:00 on 2026-11-30\nlatest job JOB0SUdY9CNxTc (09:45:00)"
     assert (f.x.tolist(), f.jobs.tolist(), f.sizes.tolist()) == ([0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [1] * 5)
     assert (f.top, f.title) == (10_000, "One row, rewritten each fire (reports, every 15 min)")
 
 
 def test_first_fire_gets_the_first_id(model):
-    assert model.frame(fires=1).readout == ("after 1 fire · ZCARD 1 · jobs 1 · row reports -> 09:15 on 2026-11-30 · "
-                                            "last job JOB0SUaKlrtAo4 minted 09:00:00 on 2026-11-30")
+    st = model.frame(fires=1).state
+    assert (st.jobs, st.score, st.job_id, st.minted) == (1, START + EVERY, "JOB0SUaKlrtAo4", START)
+
+
+@pytest.mark.parametrize("fires", [0, 1, 4, 100])
+def test_the_readout_and_the_box_state_the_frames_facts(model, fires):
+    """The one test of the readout's and the box's words: each names the fires, the row and its
+    score (time and day), and the latest job's id and mint time (or that there is none)."""
+    f = model.frame(fires=fires)
+    st = f.state
+    for text in (f.readout, f.box):
+        assert f"{st.fires} fire" in text and f"{st.name} -> {rr.row_score(st.score)}" in text
+        assert (st.job_id is None and ("no job yet" in text or "none yet" in text)) or \
+            (st.job_id in text and hms(st.minted) in text)
+    assert f"ZCARD {st.size}" in f.readout and f"jobs {st.jobs}" in f.readout
 
 
 def test_hundred_fires_score_is_exact(model):
-    assert model.frame(fires=100).readout.startswith(
-        "after 100 fires · ZCARD 1 · jobs 100 · row reports -> 10:00 on 2026-12-01")
+    assert (model.state(100).size, model.state(100).jobs) == (1, 100)
     assert model.state(100).score == START + 100 * EVERY == at("2026-12-01 10:00")
     assert model.state(100).minted == at("2026-12-01 09:45")
 
@@ -142,17 +153,21 @@ def test_frames_along_the_slider(model):
 
 def test_live_registry_after_the_run(model):
     model.walk(100)
-    assert model.summary() == ("after 100 fires the registry holds ZCARD 1: reports -> 10:00 on 2026-12-01\n"
-                               "its record: every_ms 900000, fired 100 (the simulator's count of fires made)")
-    assert model.summary(100) == model.summary()
+    assert model.live() == {"fires": 100, "size": 1, "rows": (("reports", at("2026-12-01 10:00")),),
+                            "every_ms": "900000", "fired": "100"}
+    assert model.live(100) == model.live()
+    text = model.summary()
+    assert "100 fires" in text and "ZCARD 1" in text and "reports -> 10:00 on 2026-12-01" in text
+    assert "every_ms 900000" in text and "fired 100" in text
     with pytest.raises(InputError, match="the run is already at 100 fires and Redis holds only its latest state"):
         model.summary(50)
 
 
 def test_summary_walks_to_the_count_asked():
     m = RegistryRowsModel()
-    assert m.summary(4) == ("after 4 fires the registry holds ZCARD 1: reports -> 10:00 on 2026-11-30\n"
-                            "its record: every_ms 900000, fired 4 (the simulator's count of fires made)")
+    assert m.live(4) == {"fires": 4, "size": 1, "rows": (("reports", at("2026-11-30 10:00")),),
+                         "every_ms": "900000", "fired": "4"}
+    assert m.reached == 4
     m.close()
 
 
@@ -176,7 +191,8 @@ def test_bad_construction():
     with pytest.raises(ValueError, match="Mars"):
         RegistryRowsModel(tz="Mars/Olympus")
     m = RegistryRowsModel(top=10, tz="Europe/Paris")
-    assert m.frame(fires=4).readout.endswith("last job JOB0SUdY9CNxTc minted 10:45:00 on 2026-11-30")
+    assert m.frame(fires=4).state.job_id == "JOB0SUdY9CNxTc"
+    assert "minted 10:45:00 on 2026-11-30" in m.frame(fires=4).readout      # 09:45 UTC, read in Paris
     m.close()
 
 
@@ -185,25 +201,26 @@ def test_the_notebooks_run_keeps_one_row(reports_walk):
     (the walk is shared: conftest's reports_walk)."""
     m = reports_walk
     n = rr.FIRES
-    text = m.frame(fires=n).readout
-    assert text.startswith("after 10000 fires · ZCARD 1 · jobs 10000 · row reports -> 13:00 on 2027-03-14 · ")
-    assert text.endswith(" minted 12:45:00 on 2027-03-14")
-    assert minted_at(m.state(n).job_id) == at("2027-03-14 12:45")
-    assert m.state(n).score == START + n * EVERY == at("2027-03-14 13:00")
-    assert m.summary() == ("after 10000 fires the registry holds ZCARD 1: reports -> 13:00 on 2027-03-14\n"
-                           "its record: every_ms 900000, fired 10000 (the simulator's count of fires made)")
-    assert rr.job_id_anatomy(m.state(k).job_id for k in (1, 4, n)).splitlines() == [
-        "JOB0SUaKlrtAo4  14 bytes  JOB    385716584448000000  minted 2026-11-30T09:00:00Z  worker 0  seq 0",
-        "JOB0SUdY9CNxTc  14 bytes  JOB    385727909068800000  minted 2026-11-30T09:45:00Z  worker 0  seq 0",
-        "JOB0VHSPyipaMq  14 bytes  JOB    423461545574400000  minted 2027-03-14T12:45:00Z  worker 0  seq 0",
-    ]
+    st = m.state(n)
+    assert (st.size, st.jobs, st.job_id) == (1, n, "JOB0VHSPyipaMq")
+    assert minted_at(st.job_id) == at("2027-03-14 12:45") == st.minted
+    assert st.score == START + n * EVERY == at("2027-03-14 13:00")
+    assert m.live() == {"fires": n, "size": 1, "rows": (("reports", at("2027-03-14 13:00")),),
+                        "every_ms": "900000", "fired": str(n)}
+    assert rr.id_parts(st.job_id) == {"bytes": 14, "namespace": "JOB", "number": 423461545574400000,
+                                      "minted": at("2027-03-14 12:45"), "worker": 0, "seq": 0}
 
 
 def test_job_id_anatomy(model):
-    assert rr.job_id_anatomy([model.state(1).job_id, model.state(4).job_id]).splitlines() == [
-        "JOB0SUaKlrtAo4  14 bytes  JOB    385716584448000000  minted 2026-11-30T09:00:00Z  worker 0  seq 0",
-        "JOB0SUdY9CNxTc  14 bytes  JOB    385727909068800000  minted 2026-11-30T09:45:00Z  worker 0  seq 0",
-    ]
+    ids = [model.state(1).job_id, model.state(4).job_id]
+    assert [rr.id_parts(j) for j in ids] == [
+        {"bytes": 14, "namespace": "JOB", "number": 385716584448000000, "minted": START, "worker": 0, "seq": 0},
+        {"bytes": 14, "namespace": "JOB", "number": 385727909068800000, "minted": at("2026-11-30 09:45"),
+         "worker": 0, "seq": 0}]
+    for line, job_id in zip(rr.job_id_anatomy(ids).splitlines(), ids):
+        p = rr.id_parts(job_id)
+        assert line.split() == [job_id, str(p["bytes"]), "bytes", p["namespace"], str(p["number"]),
+                                "minted", iso(p["minted"]), "worker", str(p["worker"]), "seq", str(p["seq"])]
 
 
 # -- registering the same name again ----------------------------------------------------------
@@ -232,24 +249,31 @@ def test_reregister_demo():
     assert [s.at for s in steps] == [START, at("2026-11-30 09:45"), nine_fifty, nine_fifty, nine_fifty]
 
 
+def table_cells(step, count="fired"):
+    """What a steps-table row states of a step: time, call, answer, ZCARD, rows, every_ms, count."""
+    rows = "; ".join(f"{name} -> {rr.row_score(score)}" for name, score in step.rows)
+    return [hms(step.at), step.call, step.answer, str(step.size), rows, step.record.get("every_ms", "-"),
+            step.record.get(count, "-")]
+
+
 def test_steps_table_and_records_table():
+    """The tables are written from the steps (their facts: test_reregister_demo): each row carries
+    its step's, in the header's order; each record line its hash's fields, the template left out."""
     with Store() as store:
         steps = rr.reregister_demo(store, START)
-    assert rr.steps_table(steps).splitlines() == [
-        "time      call                    answer      ZCARD  row (member -> score)           every_ms  fired",
-        "----------------------------------------------------------------------------------------------------",
-        "09:00:00  register every 15 min   registered      1  reports -> 09:00 on 2026-11-30    900000  -",
-        "09:45:00  after 4 fires           -               1  reports -> 10:00 on 2026-11-30    900000  4",
-        "09:50:00  register every 5 min    exists          1  reports -> 10:00 on 2026-11-30    900000  4",
-        "09:50:00  upsert every 5 min      rewritten       1  reports -> 09:50 on 2026-11-30    300000  4",
-        "09:50:00  upsert every 5 min      kept            1  reports -> 09:50 on 2026-11-30    300000  4",
-    ]
-    assert rr.records_table(steps[1:]).splitlines() == [
-        "after 4 fires          -          cadence=every:900000:0, every_ms=900000, fired=4, offset=0, rule=schedule",
-        "register every 5 min   exists     cadence=every:900000:0, every_ms=900000, fired=4, offset=0, rule=schedule",
-        "upsert every 5 min     rewritten  cadence=every:300000:0, every_ms=300000, fired=4, offset=0, rule=schedule",
-        "upsert every 5 min     kept       cadence=every:300000:0, every_ms=300000, fired=4, offset=0, rule=schedule",
-    ]
+    table = rr.steps_table(steps).splitlines()
+    assert table[0].split()[:3] == ["time", "call", "answer"] and table[0].endswith("every_ms  fired")
+    assert len(table) == 2 + len(steps)
+    for line, step in zip(table[2:], steps):
+        cells = table_cells(step)
+        at_ = 0
+        for cell in cells:                                   # each fact, in order, on the row
+            assert cell in line[at_:], (cell, line)
+            at_ = line.index(cell, at_) + len(cell)
+    for line, step in zip(rr.records_table(steps[1:]).splitlines(), steps[1:]):
+        fields = [f"{k}={v}" for k, v in sorted(step.record.items()) if k != "template"]
+        assert line.split()[-len(fields):] == [f + "," for f in fields[:-1]] + fields[-1:]
+        assert step.answer in line and "template" not in line
 
 
 def test_bullmq_demo_counts_ic_as_bullmq_does():
@@ -265,14 +289,9 @@ def test_bullmq_demo_counts_ic_as_bullmq_does():
         ("upsert every 5 min", "rewritten", "5"),
         ("upsert every 5 min", "kept", "5"),
     ]
-    assert rr.steps_table(steps, count="ic").splitlines() == [
-        "time      call                    answer      ZCARD  row (member -> score)           every_ms  ic",
-        "-------------------------------------------------------------------------------------------------",
-        "09:00:00  upsert every 15 min     created         1  reports -> 09:00 on 2026-11-30    900000  1",
-        "09:45:00  after 4 pickups         -               1  reports -> 10:00 on 2026-11-30    900000  5",
-        "09:50:00  upsert every 5 min      rewritten       1  reports -> 09:50 on 2026-11-30    300000  5",
-        "09:50:00  upsert every 5 min      kept            1  reports -> 09:50 on 2026-11-30    300000  5",
-    ]
+    table = rr.steps_table(steps, count="ic").splitlines()
+    assert table[0].endswith("every_ms  ic")
+    assert [line.split()[-1] for line in table[2:]] == ["1", "5", "5", "5"]
 
 
 @pytest.mark.parametrize("kw, match", [({"fires": 0}, "fires 0 must be"), ({"later": 0}, "later")])

@@ -1,5 +1,5 @@
 """Lesson 05: runs longer than the period under each overlap policy, as the engine runs them;
-the model's frames, its laziness, and the text the notebook prints."""
+the model's frames, its laziness, and the facts the text the notebook prints states."""
 
 from __future__ import annotations
 
@@ -118,16 +118,23 @@ def test_bad_policy_or_run_length():
 
 
 def test_slots_table():
-    table = ov.slots_table(tuple(ov.policy_runs(p, "20m") for p in ov.POLICIES)).splitlines()
-    assert table[0] == ("slot   allow        skip                   buffer-one                   replace"
-                        "                forbid")
-    assert table[3] == ("09:15  09:15-09:35  skipped (one running)  09:20-09:40 (waited 5 min)   09:15-09:30 cancelled"
-                        "  09:20-09:40 (held 5 min)")
-    assert table[5] == ("09:45  09:45-10:05  skipped (one running)  10:00-10:20 (waited 15 min)  09:45-10:00 cancelled"
-                        "  skipped (one running)")
-    assert table[7] == ("10:15  10:15-10:35  skipped (one running)  skipped (one waiting)        10:15-10:30 cancelled"
-                        "  10:20-10:40 (held 5 min)")
-    assert len(table) == 10
+    runs = tuple(ov.policy_runs(p, "20m") for p in ov.POLICIES)
+
+    def row(slot):
+        return [ov.outcome(r.policy, next((j for j in r.jobs if j.slot == t(slot)), None)) for r in runs]
+
+    assert row("09:15") == [("ran", t("09:15"), t("09:35"), 0), ("skipped", "running"),
+                            ("waited", t("09:20"), t("09:40"), 5 * MIN), ("cancelled", t("09:15"), t("09:30"), 0),
+                            ("held", t("09:20"), t("09:40"), 5 * MIN)]
+    assert row("09:45")[2:] == [("waited", t("10:00"), t("10:20"), 15 * MIN), ("cancelled", t("09:45"), t("10:00"), 0),
+                                ("skipped", "running")]
+    assert row("10:15")[1:3] == [("skipped", "running"), ("skipped", "waiting")]
+    table = ov.slots_table(runs).splitlines()
+    assert table[0].split() == ["slot", *ov.POLICIES] and len(table) == 2 + ov.SLOTS
+    # the cells' words carry the outcomes
+    assert table[3].startswith("09:15  09:15-09:35  skipped (one running)  09:20-09:40 (waited 5 min)")
+    assert "09:45-10:00 cancelled" in table[5] and "(held 5 min)" in table[7]
+    assert "skipped (one waiting)" in table[7]
 
 
 def test_forbid_is_not_skip():
@@ -144,14 +151,12 @@ def test_forbid_is_not_skip():
 
 # -- the model's frames ---------------------------------------------------------------------------
 
-README_20 = """\
-runs of 20 min, a release every 15 min from 09:00 to 10:45 (8 slots), 4 workers a lane
-allow       8 runs, 8 completed, 0 cancelled, 0 skipped, at most 2 at once
-skip        4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once
-buffer-one  7 runs, 7 completed, 0 cancelled, 1 skipped, at most 1 at once, longest wait 20 min
-replace     8 runs, 0 completed, 8 cancelled, 0 skipped, at most 1 at once
-            nothing completes: each run is cancelled by the next release, 15 min in
-forbid      6 runs, 6 completed, 0 cancelled, 2 skipped, at most 1 at once"""
+def lane_facts(frame) -> dict:
+    """Per policy, what its readout line states: (runs, completed, cancelled, skipped, most at once,
+    longest wait in min, min into each run where nothing completes or None)."""
+    return {r.policy: (lambda f: (f["runs"], f["completed"], f["cancelled"], f["skipped"], f["most"],
+                                  f["longest_wait"] // MIN, None if f["cut"] is None else f["cut"] // MIN))(r.facts())
+            for r in frame.runs}
 
 
 def test_the_slider():
@@ -166,26 +171,39 @@ def test_the_slider():
 
 
 def test_readout_at_20_min(model):
-    assert model.frame().readout == README_20
-    assert model.frame(run=20).readout == README_20
+    assert lane_facts(model.frame(run=20)) == {
+        "allow": (8, 8, 0, 0, 2, 0, None), "skip": (4, 4, 0, 4, 1, 0, None), "buffer-one": (7, 7, 0, 1, 1, 20, None),
+        "replace": (8, 0, 8, 0, 1, 0, 15), "forbid": (6, 6, 0, 2, 1, 0, None)}
+    assert model.frame() is model.frame(run=20)
     assert model.frame().title == "20 min"
 
 
 def test_readout_at_15_min_all_lanes_agree(model):
-    lines = model.frame(run=15).readout.splitlines()
-    assert lines[0] == "runs of 15 min, a release every 15 min from 09:00 to 10:45 (8 slots), 4 workers a lane"
-    assert lines[1:] == [f"{p:<10}  8 runs, 8 completed, 0 cancelled, 0 skipped, at most 1 at once"
-                         for p in ov.POLICIES]
+    assert lane_facts(model.frame(run=15)) == {p: (8, 8, 0, 0, 1, 0, None) for p in ov.POLICIES}
 
 
 def test_readout_at_40_min(model):
-    assert model.frame(run=40).readout.splitlines()[1:] == [
-        "allow       8 runs, 8 completed, 0 cancelled, 0 skipped, at most 3 at once",
-        "skip        3 runs, 3 completed, 0 cancelled, 5 skipped, at most 1 at once",
-        "buffer-one  4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once, longest wait 35 min",
-        "replace     8 runs, 0 completed, 8 cancelled, 0 skipped, at most 1 at once",
-        "            nothing completes: each run is cancelled by the next release, 15 min in",
-        "forbid      3 runs, 3 completed, 0 cancelled, 5 skipped, at most 1 at once"]
+    assert lane_facts(model.frame(run=40)) == {
+        "allow": (8, 8, 0, 0, 3, 0, None), "skip": (3, 3, 0, 5, 1, 0, None), "buffer-one": (4, 4, 0, 4, 1, 35, None),
+        "replace": (8, 0, 8, 0, 1, 0, 15), "forbid": (3, 3, 0, 5, 1, 0, None)}
+
+
+@pytest.mark.parametrize("run", [15, 20, 40])
+def test_the_readout_states_its_facts(model, run):
+    """The one test of the readout's words: the header names the run, the gap, the window and the
+    workers; each policy's line names each of its facts."""
+    f = model.frame(run=run)
+    text = f.readout
+    assert text.splitlines()[0] == (f"runs of {run} min, a release every 15 min from 09:00 to 10:45 "
+                                    f"({ov.SLOTS} slots), {ov.WORKERS} workers a lane")
+    for r in f.runs:
+        x, line = r.facts(), r.line()
+        assert line in text and line.startswith(r.policy)
+        assert (f"{x['runs']} run" in line and f"{x['completed']} completed" in line
+                and f"{x['cancelled']} cancelled" in line and f"{x['skipped']} skipped" in line
+                and f"at most {x['most']} at once" in line)
+        assert (f"longest wait {x['longest_wait'] // MIN} min" in line) == bool(x["longest_wait"])
+        assert ("nothing completes" in line) == (x["cut"] is not None)
 
 
 def test_marks_at_20_min(model):
@@ -287,27 +305,37 @@ def test_a_bad_run_length_is_refused_and_nothing_is_kept():
 # -- section 4: the pump against BullMQ's chain -------------------------------------------------
 
 def test_backlog_growth():
-    assert ov.backlog_growth() == """\
- 4 runs: pump  2 waiting, up to  75 min late · bullmq 1 waiting, up to 35 min late
- 8 runs: pump  5 waiting, up to 175 min late · bullmq 1 waiting, up to 35 min late
-16 runs: pump 10 waiting, up to 375 min late · bullmq 1 waiting, up to 35 min late
-32 runs: pump 20 waiting, up to 775 min late · bullmq 1 waiting, up to 35 min late"""
-    assert ov.backlog_growth((4,), run="10m") == (" 4 runs: pump  0 waiting, up to   0 min late"
-                                                  " · bullmq 0 waiting, up to 0 min late")
+    facts = ov.backlog_facts()
+    assert {n: (x["pump"]["waiting"], x["pump"]["late_ms"] // MIN, x["bullmq"]["waiting"],
+                x["bullmq"]["late_ms"] // MIN) for n, x in facts.items()} == {
+        4: (2, 75, 1, 35), 8: (5, 175, 1, 35), 16: (10, 375, 1, 35), 32: (20, 775, 1, 35)}
+    short = ov.backlog_facts((4,), run="10m")[4]
+    assert (short["pump"]["waiting"], short["pump"]["late_ms"], short["bullmq"]["waiting"],
+            short["bullmq"]["late_ms"]) == (0, 0, 0, 0)
+    lines = ov.backlog_growth().splitlines()
+    for line, (n, x) in zip(lines, facts.items()):
+        assert line.split() == [str(n), "runs:", "pump", str(x["pump"]["waiting"]), "waiting,", "up", "to",
+                                str(x["pump"]["late_ms"] // MIN), "min", "late", "\u00b7", "bullmq",
+                                str(x["bullmq"]["waiting"]), "waiting,", "up", "to", str(x["bullmq"]["late_ms"] // MIN),
+                                "min", "late"]
 
 
 def test_snapped_slots():
-    assert ov.snapped_slots() == """\
-   n  pump slot  started   bullmq slot  started
------------------------------------------------
-   1  09:00:00   09:00:00  09:00:00     09:00:00
-   2  09:15:00   09:40:00  09:15:00     09:40:00
-   3  09:30:00   10:20:00  09:45:00     10:20:00
-   4  09:45:00   11:00:00  10:30:00     11:00:00
-   5  10:00:00   11:40:00  11:15:00     11:40:00
-   6  10:15:00   12:20:00  11:45:00     12:20:00
-pump: 6 runs · starts up to 7500000 ms late · at most 1 running · at most 4 waiting
-bullmq: 6 runs · starts up to 2100000 ms late · at most 1 running · at most 1 waiting
-pump: no job for no slot
-bullmq: no job for 09:30, 10:00, 10:15, 10:45, 11:00, 11:30
-with 3 workers: {'runs': 6, 'late_ms': 0, 'running': 3, 'waiting': 0} · no job for no slot"""
+    f = ov.snapped_facts()
+    one = f["one"]
+    assert [(hm(x.slot), hm(x.started)) for x in one.pump] == [
+        ("09:00", "09:00"), ("09:15", "09:40"), ("09:30", "10:20"), ("09:45", "11:00"), ("10:00", "11:40"),
+        ("10:15", "12:20")]
+    assert [(hm(x.slot), hm(x.started)) for x in one.bullmq] == [
+        ("09:00", "09:00"), ("09:15", "09:40"), ("09:45", "10:20"), ("10:30", "11:00"), ("11:15", "11:40"),
+        ("11:45", "12:20")]
+    assert one.summary() == {"pump": {"runs": 6, "late_ms": 7_500_000, "running": 1, "waiting": 4},
+                             "bullmq": {"runs": 6, "late_ms": 2_100_000, "running": 1, "waiting": 1}}
+    assert {d: [hm(x) for x in slots] for d, slots in f["no_job"].items()} == {
+        "pump": [], "bullmq": ["09:30", "10:00", "10:15", "10:45", "11:00", "11:30"]}
+    assert (f["workers"], f["more"], f["more_no_job"]) == (
+        3, {"runs": 6, "late_ms": 0, "running": 3, "waiting": 0}, [])
+    text = ov.snapped_slots()
+    assert text.startswith(one.table())
+    assert "pump: no job for no slot" in text and "bullmq: no job for 09:30, 10:00, 10:15, 10:45, 11:00, 11:30" in text
+    assert text.endswith(f"with 3 workers: {f['more']} \u00b7 no job for no slot")

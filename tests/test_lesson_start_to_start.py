@@ -1,5 +1,6 @@
-"""Lesson 03's cadence and slip models and text helpers: exact frames, readouts and tables,
-computed lazily, and bad control values refused before anything is kept."""
+"""Lesson 03's cadence and slip models and text helpers: exact frames and the facts each readout
+states (one test per readout that its words carry them), computed lazily, and bad control values
+refused before anything is kept."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 from emqsim import InputError
 from emqsim.lessons.course import MINUTE, START
 from emqsim.lessons import start_to_start as cd
-from emqsim.engine.timefmt import at
+from emqsim.engine.durations import format_duration
+from emqsim.engine.timefmt import at, hm
 
 T0 = START
 MIN = MINUTE
@@ -33,13 +35,19 @@ def lane(frame, rule):
     return next(x for x in frame.lanes if x.rule == rule)
 
 
+def verdicts(frame):
+    """The facts each lit lane's verdict line states, in the readout's order."""
+    return [cd.verdict_facts(x.rule, x.starts, 15 * MIN, frame.run * MIN) for x in frame.lanes if x.lit]
+
+
 # -- the cadence model ----------------------------------------------------------------------
 
 def test_run_4_both(cadence):
     f = cadence.frame(run=4, measure="both")
-    assert f.readout == ("start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45\n"
-                         "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle")
     sched, fin = lane(f, "schedule"), lane(f, "finish")
+    assert verdicts(f) == [
+        {"rule": "schedule", "starts": sched.starts, "slips": (0,), "holds": True, "zero_run": False},
+        {"rule": "finish", "starts": fin.starts, "slips": (4 * MIN,), "holds": False, "zero_run": False}]
     assert sched.starts == hhmm("09:00", "09:15", "09:30", "09:45")
     assert fin.starts == hhmm("09:00", "09:19", "09:38", "09:57")
     assert fin.finishes == hhmm("09:04", "09:23", "09:42", "10:01")
@@ -63,26 +71,26 @@ def test_the_axis_holds_the_longest_runs_and_is_the_same_in_every_frame(cadence)
 
 def test_measure_lights_one_lane(cadence):
     f = cadence.frame(run=4, measure="start-to-start")
-    assert f.readout == "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
+    assert [(v["rule"], v["slips"]) for v in verdicts(f)] == [("schedule", (0,))]
     assert (lane(f, "schedule").lit, lane(f, "finish").lit) == (True, False)
     assert f.title.endswith("lit: start-to-start, the other greyed")
     f = cadence.frame(run=4, measure="start-to-finish")
-    assert f.readout == "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle"
+    assert [(v["rule"], v["starts"], v["slips"]) for v in verdicts(f)] == [
+        ("finish", hhmm("09:00", "09:19", "09:38", "09:57"), (4 * MIN,))]
     assert (lane(f, "schedule").lit, lane(f, "finish").lit) == (False, True)
 
 
 def test_run_0_both_hold(cadence):
     f = cadence.frame(run=0, measure="both")
-    assert f.readout == (
-        "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45\n"
-        "start-to-finish: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
-        " (a 0-min run adds nothing to the gap)")
+    assert [(v["rule"], v["holds"], v["zero_run"]) for v in verdicts(f)] == [("schedule", True, False),
+                                                                            ("finish", True, True)]
+    assert lane(f, "finish").starts == hhmm("09:00", "09:15", "09:30", "09:45")
     assert lane(f, "finish").finishes == lane(f, "finish").starts
 
 
 def test_run_14_finish_drifts_14(cadence):
     f = cadence.frame(run=14, measure="start-to-finish")
-    assert f.readout == "start-to-finish: 09:00, 09:29, 09:58, 10:27 \u2014 drifts 14 min later each cycle"
+    assert [(v["holds"], v["slips"]) for v in verdicts(f)] == [(False, (14 * MIN,))]
     assert lane(f, "finish").starts == hhmm("09:00", "09:29", "09:58", "10:27")
     assert lane(f, "schedule").starts == hhmm("09:00", "09:15", "09:30", "09:45")
     assert [b - a for a, b in zip(lane(f, "finish").starts, lane(f, "finish").finishes)] == [14 * MIN] * 4
@@ -98,8 +106,23 @@ def test_every_run_value_drifts_by_the_run(cadence):
 def test_lane_verdict_words():
     every = 15 * MIN
     uneven = [T0, T0 + 16 * MIN, T0 + 33 * MIN]
-    assert cd.lane_verdict("finish", uneven, every, MIN) == \
-        "start-to-finish: 09:00, 09:16, 09:33 \u2014 drifts later by +1 min, +2 min"
+    assert cd.verdict_facts("finish", uneven, every, MIN)["slips"] == (MIN, 2 * MIN)
+
+
+@pytest.mark.parametrize("run, measure", [(0, "both"), (4, "both"), (14, "start-to-finish")])
+def test_the_cadence_readout_states_its_facts(cadence, run, measure):
+    """The one test of the verdict's words: each lit lane's line names its starts, then that
+    the gap holds (with the 0-min note) or each distinct drift."""
+    f = cadence.frame(run=run, measure=measure)
+    lines = f.readout.splitlines()
+    assert len(lines) == len(verdicts(f))
+    for line, v in zip(lines, verdicts(f)):
+        assert line.startswith(cd.LABEL[v["rule"]] + ": " + ", ".join(hm(s) for s in v["starts"]))
+        assert ("holds at :00" in line) == v["holds"]
+        assert ("0-min run" in line) == v["zero_run"]
+        assert v["holds"] or all(format_duration(d) in line for d in v["slips"])
+    uneven = cd.lane_verdict("finish", [T0, T0 + 16 * MIN, T0 + 33 * MIN], 15 * MIN, MIN)
+    assert "+1 min, +2 min" in uneven
 
 
 def refused(model, accepted: str, **kw) -> str:
@@ -150,12 +173,21 @@ def test_lane_fires_are_the_engines():
 
 # -- the slip over a day ------------------------------------------------------------------
 
+#: the finish rule's slip by run 96: 95 runs of 4 min, and 96 latencies of 20 ms
+FINISH_96 = 95 * 4 * MIN + 96 * 20
+
+
+def slip_facts(frame):
+    """What the slip readout states per rule: the slip at the last run and how it grew."""
+    return {x.rule: (x.slips[-1], cd.growth_facts(np.array(x.slips))) for x in frame.lines}
+
+
 def test_slip_tick_1s_by_hand(slip):
     n = np.arange(1, 97)
     f = slip.frame(tick=1000)
-    assert f.readout == (
-        "by run 96, pump tick 1 s: schedule +920 ms (between 20 ms and 1 s) \u00b7 release +1.92 s (+20 ms a run)"
-        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    assert slip_facts(f) == {"schedule": (920, {"kind": "range", "lo": 20, "hi": 1000}),
+                             "release": (1920, {"kind": "step", "lo": 20}),
+                             "finish": (FINISH_96, {"kind": "step", "lo": 4 * MIN + 20})}
     # EchoMQ's pump re-arms a tick after each sweep, so its beats follow the release (20 ms after a
     # beat). now + every (a whole number of ticks later) is then on a beat: 20 ms lost a run. The slot
     # rule's score stays on the clock, so the beat's phase against it grows by 20 ms and wraps at 1 s.
@@ -173,17 +205,27 @@ def test_slip_tick_1s_by_hand(slip):
 
 def test_slip_tick_0_loses_only_the_latency(slip):
     n = np.arange(1, 97)
-    assert slip.frame(tick=0).readout == (
-        "by run 96, pump tick 0 (woken at the score): schedule +20 ms (flat) \u00b7 release +1.92 s (+20 ms a run)"
-        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    assert slip_facts(slip.frame(tick=0)) == {"schedule": (20, {"kind": "flat"}),
+                                              "release": (1920, {"kind": "step", "lo": 20}),
+                                              "finish": (FINISH_96, {"kind": "step", "lo": 4 * MIN + 20})}
     assert slip.slips("release", 0).tolist() == (20 * n).tolist()
     assert slip.slips("finish", 0).tolist() == (20 + (n - 1) * (4 * MIN + 20)).tolist()
 
 
 def test_slip_tick_5s(slip):
-    assert slip.frame(tick=5000).readout == (
-        "by run 96, pump tick 5 s: schedule +1.92 s (+20 ms a run) \u00b7 release +1.92 s (+20 ms a run)"
-        " \u00b7 finish +6 h 20 min 1.92 s (+4 min 0.02 s a run)")
+    assert slip_facts(slip.frame(tick=5000)) == {"schedule": (1920, {"kind": "step", "lo": 20}),
+                                                 "release": (1920, {"kind": "step", "lo": 20}),
+                                                 "finish": (FINISH_96, {"kind": "step", "lo": 4 * MIN + 20})}
+
+
+@pytest.mark.parametrize("tick", [0, 1000])
+def test_the_slip_readout_states_its_facts(slip, tick):
+    """The one test of the slip readout's words: the run, the tick and each rule's last slip."""
+    f = slip.frame(tick=tick)
+    assert f.readout.startswith(f"by run 96, pump tick {cd.tick_text(tick)}: ")
+    for line in f.lines:
+        last, _ = slip_facts(f)[line.rule]
+        assert f"{line.rule} +{format_duration(last)} ({cd.growth(np.array(line.slips))})" in f.readout
 
 
 def test_a_slip_of_0_is_drawn_on_the_floor():
@@ -214,17 +256,16 @@ def test_the_release_rules_slip_is_a_range():
     """The readouts name their assumption: the simulated sweep costs only the enqueue latency,
     while EchoMQ's sweep (pump.ex sweep/1 at fiberfx echo_mq b9f34ed0) also runs Jobs.promote,
     Repeat.due and the flow outbox read before it re-arms."""
-    assert cd.slip_ranges(ticks=(1000, 1500, 5000)) == "\n".join([
-        "release rule, every 15 min, lost per cycle over 96 runs, with a sweep that costs only the "
-        "enqueue latency, 20 ms",
-        "  tick   1 s: grid 1 s \u00b7 rearm 20 ms",
-        "  tick 1.5 s: grid 1.5 s \u00b7 rearm 20 ms",
-        "  tick   5 s: grid 5 s \u00b7 rearm 20 ms"])
-    assert cd.periods() == "\n".join([
-        "release rule, every 1500 ms, pump tick 1000 ms: gap between releases over 8 runs, "
-        "with a sweep that costs only the enqueue latency",
-        "  latency   0 ms: grid 2000 ms \u00b7 rearm 2000 ms",
-        "  latency  20 ms: grid 2000 ms \u00b7 rearm 2020 ms"])
+    assert cd.lost_per_cycle(ticks=(1000, 1500, 5000)) == {
+        (1000, "grid"): (1000, 1000), (1000, "rearm"): (20, 20), (1500, "grid"): (1500, 1500),
+        (1500, "rearm"): (20, 20), (5000, "grid"): (5000, 5000), (5000, "rearm"): (20, 20)}
+    assert cd.period_gaps() == {(0, "grid"): (2000,), (0, "rearm"): (2000,), (20, "grid"): (2000,),
+                                (20, "rearm"): (2020,)}
+    # the texts name their assumption and each number
+    ranges, periods = cd.slip_ranges(ticks=(1000, 5000)), cd.periods()
+    assert cd.CHEAP_SWEEP in ranges and cd.CHEAP_SWEEP in periods
+    assert "grid 1 s \u00b7 rearm 20 ms" in ranges and "grid 5 s \u00b7 rearm 20 ms" in ranges
+    assert "grid 2000 ms \u00b7 rearm 2020 ms" in periods
 
 
 def test_growth_words():
@@ -243,10 +284,8 @@ def test_slip_engine_agrees_with_reference(tick, beat):
 
 
 def test_engine_agrees_text():
-    assert cd.engine_agrees(tick=1000, cycles=6) == "\n".join([
-        "schedule engine == reference for 6 runs: True",
-        "release  engine == reference for 6 runs: True",
-        "finish   engine == reference for 6 runs: True"])
+    assert cd.engine_agreement(tick=1000, cycles=6) == {"schedule": True, "release": True, "finish": True}
+    assert cd.engine_agrees(tick=1000, cycles=6).count("for 6 runs: True") == 3
 
 
 def test_without_latency_the_release_rule_stays_on_the_beat():
@@ -262,9 +301,10 @@ def test_slip_bad_tick():
 def test_slip_lazy_and_a_short_day():
     model = cd.SlipModel(cycles=8)
     assert not model._slips
-    assert model.frame(tick=0).readout == (
-        "by run 8, pump tick 0 (woken at the score): schedule +20 ms (flat) \u00b7 release +160 ms (+20 ms a run)"
-        " \u00b7 finish +28 min 0.16 s (+4 min 0.02 s a run)")
+    f = model.frame(tick=0)
+    assert f.runs[-1] == 8 and f.readout.startswith("by run 8,")
+    assert slip_facts(f) == {"schedule": (20, {"kind": "flat"}), "release": (160, {"kind": "step", "lo": 20}),
+                             "finish": (7 * 4 * MIN + 8 * 20, {"kind": "step", "lo": 4 * MIN + 20})}
     assert set(model._slips) == {(rule, 0) for rule in cd.SLIP_RULES}
     combos, held = model.reachable()
     assert [c["tick"] for c in combos] == list(cd.TICKS) and held == []
@@ -280,45 +320,53 @@ def test_rule_rows_every_1500_tick_1000():
 
 
 def test_rule_table_text():
-    assert cd.rule_table() == "\n".join([
-        "every 1500 ms, pump tick 1000 ms (rearm), sweep latency 0 ms",
-        "run  schedule: slot      released   release: slot      released",
-        "  1    09:00:00.000  09:00:00.000    09:00:00.000  09:00:00.000",
-        "  2    09:00:01.500  09:00:02.000    09:00:01.500  09:00:02.000",
-        "  3    09:00:03.000  09:00:03.000    09:00:03.500  09:00:04.000",
-        "  4    09:00:04.500  09:00:05.000    09:00:05.500  09:00:06.000",
-        "  schedule rule: slots 1500 ms apart, each released 0/500 ms after its slot",
-        "  release rule:  released 2000 ms apart: 09:00:00.000, 09:00:02.000, 09:00:04.000, 09:00:06.000",
-    ])
+    """The table's rows are `rule_rows` (tested above); its two summary lines are `period_readout`'s."""
+    rows = cd.rule_rows()
+    table = cd.rule_table().splitlines()
+    assert len(table) == 2 + len(rows["schedule"]) + 2
+    assert table[0].startswith("every 1500 ms, pump tick 1000 ms (rearm)")
+    assert table[-2:] == cd.period_readout(rows, 1500).splitlines()[1:]
+    for n, ((s1, r1), (s2, r2)) in enumerate(zip(rows["schedule"], rows["release"]), 1):
+        assert table[1 + n].split() == [str(n), cd.hmsms(s1), cd.hmsms(r1), cd.hmsms(s2), cd.hmsms(r2)]
 
 
 def test_period_readout_effective_period():
-    text = cd.period_readout(cd.rule_rows(every=1500, tick=1000, fires=6), 1500)
-    assert text.splitlines()[0] == "asked for every 1500 ms"
-    assert text.splitlines()[1] == "  schedule rule: slots 1500 ms apart, each released 0/500 ms after its slot"
-    assert text.splitlines()[2] == ("  release rule:  released 2000 ms apart: 09:00:00.000, 09:00:02.000, "
-                                    "09:00:04.000, 09:00:06.000, 09:00:08.000, 09:00:10.000")
+    rows = cd.rule_rows(every=1500, tick=1000, fires=6)
+    assert cd.period_facts(rows, 1500) == {
+        "every": 1500, "slot_gaps": (1500,), "lags": (0, 500), "release_gaps": (2000,),
+        "releases": tuple(T0 + 2000 * k for k in range(6))}
+    text = cd.period_readout(rows, 1500)
+    assert "every 1500 ms" in text and "slots 1500 ms apart" in text and "0/500 ms" in text
+    assert "released 2000 ms apart" in text and text.endswith("09:00:10.000")
 
 
 # -- EchoMQ's advance -----------------------------------------------------------------------
 
-ADVANCE_TEXT = "\n".join([
-    "register reports, every 15 min, first run 09:00:00.000: registered",
-    "  registry: reports -> 09:00:00.000   ZCARD 1",
-    "released at 09:00:00.020; advance(reports, now + every = 09:15:00.020): advanced (1)",
-    "  registry: reports -> 09:15:00.020   ZCARD 1",
-    "cancel(reports): cancelled",
-    "a tick that read the row before the cancel: advance(reports, 09:30:00.020): absent (0)",
-    "  registry: (empty)   ZCARD 0",
-])
+def advance_calls(store=None):
+    """`advance_facts` compact: (call, answer, code or None, next or None, rows, ZCARD) per call."""
+    return [(f["call"], f["answer"], f.get("code"), f.get("next"), f["rows"], f["size"])
+            for f in cd.advance_facts(store)]
+
+
+#: register at 09:00, released 20 ms late and advanced to now + every, cancelled, then the late
+#: tick's advance finds no record: the answers and the registry after each call
+ADVANCE = [("register", "registered", None, None, [("reports", T0)], 1),
+           ("advance", "advanced", 1, T0 + 15 * MIN + 20, [("reports", T0 + 15 * MIN + 20)], 1),
+           ("cancel", "cancelled", None, None, [], 0),
+           ("advance", "absent", 0, T0 + 30 * MIN + 20, [], 0)]
 
 
 def test_advance_demo_text():
-    assert cd.advance_demo() == ADVANCE_TEXT
+    assert advance_calls() == ADVANCE
+    text = cd.advance_demo().splitlines()
+    assert len(text) == 7 and text[0].endswith(": registered") and "first run 09:00:00.000" in text[0]
+    assert "now + every = 09:15:00.020): advanced (1)" in text[2] and text[3].endswith("09:15:00.020   ZCARD 1")
+    assert text[4] == "cancel(reports): cancelled"
+    assert text[5].endswith("advance(reports, 09:30:00.020): absent (0)") and text[6].endswith("(empty)   ZCARD 0")
 
 
 def test_advance_demo_same_on_every_backend(store):
-    assert cd.advance_demo(store) == ADVANCE_TEXT
+    assert advance_calls(store) == ADVANCE
     assert store.client.zcard(store.keys.repeat) == 0
     assert store.client.exists(store.keys.record("reports")) == 0
 

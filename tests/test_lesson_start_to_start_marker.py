@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from emqsim import InputError
-from emqsim.lessons.course import MINUTE
+from emqsim.lessons.course import MINUTE, START
 from emqsim.lessons import start_to_start as mk
 
 
@@ -16,23 +16,32 @@ def wake():
 
 
 def test_marker_steps():
-    assert mk.marker_steps() == "\n".join([
-        "register reports (every 15 min): registered  \u00b7 marker (empty)",
-        "fire 09:00:00 (enqueue + advance): fired  \u00b7 marker {\"0\": 0}  \u00b7 registry next run 09:15:00",
-        "parked worker takes JOB0SUaKlrtAo4: taken at 09:00:00  \u00b7 marker (empty)  \u00b7 job active",
-        "the worker, done, parks again: parked  \u00b7 marker (empty)",
-    ])
+    reg, fire, take, park = mk.marker_facts()
+    assert (reg["answer"], reg["marker"]) == ("registered", [])
+    assert (fire["answer"], fire["at"], fire["marker"], fire["head"]) == ("fired", START, [("0", 0)], START + 15 * MINUTE)
+    assert (take["answer"], take["job"], take["at"], take["marker"], take["state"]) == (
+        "taken", "JOB0SUaKlrtAo4", START, [], "active")
+    assert (park["answer"], park["marker"]) == ("parked", [])
+    lines = mk.marker_steps().splitlines()
+    assert [line.split()[0] for line in lines] == ["register", "fire", "parked", "the"]
+    assert 'marker {"0": 0}' in lines[1] and lines[1].endswith("registry next run 09:15:00")
+    assert "takes JOB0SUaKlrtAo4: taken at 09:00:00" in lines[2] and lines[2].endswith("job active")
+    assert lines[0].count("marker (empty)") == lines[2].count("marker (empty)") == lines[3].count("(empty)") == 1
 
 
 def test_bullmq_design_writes_the_delayed_marker():
     """bullmq 6.7.0 (dist/cjs/commands/includes/addDelayMarkerIfNeeded.lua, reached from
     updateJobScheduler-12.lua through addJobFromScheduler.lua): the next job is delayed and "1"
     goes to its run time. This pickup reads no marker, so the first job's "0" is still there."""
-    assert mk.bullmq_marker_steps() == "\n".join([
-        "upsert reports (every 15 min): created  \u00b7 marker {\"0\": 0}",
-        "worker takes repeat:reports:1796029200000 at 09:00:00: chained  \u00b7 marker "
-        "{\"0\": 0, \"1\": 09:15:00}  \u00b7 next job delayed to 09:15:00  \u00b7 waiting: none",
-    ])
+    f = mk.bullmq_marker_facts()
+    assert (f["upsert"]["answer"], f["upsert"]["marker"]) == ("created", [("0", 0)])
+    took = f["pickup"]
+    assert (took["job"], took["at"], took["answer"]) == (f"repeat:reports:{START}", START, "chained")
+    assert (took["marker"], took["next"], took["waiting"]) == ([("0", 0), ("1", START + 15 * MINUTE)],
+                                                               START + 15 * MINUTE, [])
+    lines = mk.bullmq_marker_steps().splitlines()
+    assert lines[0].endswith('marker {"0": 0}')
+    assert '{"0": 0, "1": 09:15:00}' in lines[1] and "next job delayed to 09:15:00" in lines[1]
 
 
 def test_the_marker_means_try_now_not_a_job_waits():
@@ -95,7 +104,8 @@ def test_polling_latency_by_hand(wake, poll):
 def test_polling_30s_exact(wake):
     f = wake.frame(poll=30_000)
     assert f.waits[:6] == (9310, 24551, 11792, 4967, 27968, 19896)
-    assert f.readout == "poll every 30 s: jobs wait 537 ms to 29.007 s, mean 13.869 s \u00b7 marker: 0 ms for every job"
+    assert (min(f.waits), max(f.waits), round(sum(f.waits) / len(f.waits))) == (537, 29_007, 13_869)
+    assert not any(f.marker)
     assert f.bars[:3] == (9.31, 24.551, 11.792)
     assert (f.limit, f.limit_label) == (30.0, "poll interval 30 s")
     assert f.mean == pytest.approx(13.869, abs=0.001)
@@ -105,10 +115,22 @@ def test_polling_30s_exact(wake):
 
 
 def test_readouts_at_10s_and_1min(wake):
-    assert wake.frame(poll=10_000).readout == \
-        "poll every 10 s: jobs wait 228 ms to 9.896 s, mean 5.119 s \u00b7 marker: 0 ms for every job"
-    assert wake.frame(poll=60_000).readout == \
-        "poll every 1 min: jobs wait 2.367 s to 59.007 s, mean 27.619 s \u00b7 marker: 0 ms for every job"
+    def facts(f):
+        return min(f.waits), max(f.waits), round(sum(f.waits) / len(f.waits)), any(f.marker)
+    assert facts(wake.frame(poll=10_000)) == (228, 9_896, 5_119, False)
+    assert facts(wake.frame(poll=60_000)) == (2_367, 59_007, 27_619, False)
+
+
+@pytest.mark.parametrize("poll", [10_000, 30_000, 60_000])
+def test_the_readout_states_its_facts(wake, poll):
+    """The one test of the readout's words: the poll, the shortest and longest wait, the mean, and
+    that the parked worker waited 0 ms for every job."""
+    f = wake.frame(poll=poll)
+    mean = round(sum(f.waits) / len(f.waits))
+    fd = mk.format_duration
+    assert f.readout.startswith(f"poll every {fd(poll)}: ")
+    assert f"wait {fd(min(f.waits))} to {fd(max(f.waits))}" in f.readout and f"mean {fd(mean)}" in f.readout
+    assert f.readout.endswith("marker: 0 ms for every job")
 
 
 def test_bad_poll_is_refused_before_anything_runs():

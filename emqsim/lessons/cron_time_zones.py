@@ -124,21 +124,35 @@ def _wall_day(wall: int) -> date:
     return date(1970, 1, 1) + timedelta(days=wall // (24 * HOUR))
 
 
-def day_header(tz: str, day) -> str:
-    """What the clocks do that day: 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
+def day_facts(tz: str, day) -> dict:
+    """What the header states of a day: the zone, the date, its length (ms), and either the zone's
+    abbreviation and UTC offset all day (`change` None) or the change: when (`at`, UTC ms), which
+    way, the wall clock before and after with their abbreviations, and the wall hour it skips or
+    repeats (`hour`, 'HH:MM' first and last minute)."""
     start, end = day_bounds(tz, day)
-    length = end - start
-    head = f"{tz} {parse_day(day).isoformat()}"
     found = day_changes(tz, day)
-    if not found:
-        return (f"{head}: no change, {abbreviation(start, tz)} ({utc_offset(offset(start, tz))}) "
-                f"all day ({_hours(length)})")
-    c = found[0]
-    lo, hi = c.wall
-    way, what = ("forward", "never happens") if c.forward else ("back", "happens twice")
-    return (f"{head}: at {utc(c.at)} clocks go {way} from {hm(c.at + c.before)} {abbreviation(c.at - 1, tz)}"
-            f" to {hm(c.at + c.after)} {abbreviation(c.at, tz)}, so {hm(lo)}-{hm(hi - 60_000)} {what} "
-            f"({_hours(length)})")
+    facts = {"zone": tz, "day": parse_day(day).isoformat(), "length": end - start, "change": None,
+             "abbreviation": abbreviation(start, tz), "offset": offset(start, tz)}
+    if found:
+        c = found[0]
+        lo, hi = c.wall
+        facts["change"] = {"at": c.at, "forward": c.forward, "from": (hm(c.at + c.before), abbreviation(c.at - 1, tz)),
+                           "to": (hm(c.at + c.after), abbreviation(c.at, tz)), "hour": (hm(lo), hm(hi - 60_000))}
+    return facts
+
+
+def day_header(tz: str, day) -> str:
+    """What the clocks do that day (`day_facts`): 'America/New_York 2026-11-01: at 06:00Z clocks go back ...'."""
+    f = day_facts(tz, day)
+    head = f"{f['zone']} {f['day']}"
+    c = f["change"]
+    if c is None:
+        return (f"{head}: no change, {f['abbreviation']} ({utc_offset(f['offset'])}) "
+                f"all day ({_hours(f['length'])})")
+    way, what = ("forward", "never happens") if c["forward"] else ("back", "happens twice")
+    return (f"{head}: at {utc(c['at'])} clocks go {way} from {' '.join(c['from'])}"
+            f" to {' '.join(c['to'])}, so {c['hour'][0]}-{c['hour'][1]} {what} "
+            f"({_hours(f['length'])})")
 
 
 def _phrase(slots: list[int], who: str, tz: str, matched: list[str]) -> str:
@@ -239,23 +253,31 @@ def _recording() -> dict:
     return json.loads((Path(__file__).resolve().parents[2] / RECORDING).read_text())
 
 
-def recorded(expr: str, tz: str, day) -> str:
+def recorded_facts(expr: str, tz: str, day) -> dict:
     """What the real cron-parser 5.10.3 answered (the recording in the repository) for the window
-    holding `day`, its runs on that day, and whether emqsim's cron-parser and BullMQ rules agree."""
+    holding `day`: its runs that day by next() iterated (`runs`) and by a fresh parse per run
+    (`chain`), and emqsim's cron-parser and BullMQ rules' runs (`mine`, `bull`)."""
     doc = _recording()
     start, end = day_bounds(tz, day)
     for q, a in zip(doc["questions"], doc["answers"]):
         if q["expr"] == expr and q["tz"] == tz and q["from"] < start and q["until"] >= end and "runs" in a:
-            runs = [t for t in a["runs"] if start <= t < end]
-            chain = [t for t in a["chain"] if start <= t < end]
-            mine, bull = dst.slots(expr, tz, day, "cron-parser"), dst.slots(expr, tz, day, "bullmq")
-            return "\n".join([
-                f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {parse_day(day).isoformat()}, {expr!r}",
-                f"  next() iterated:          {[label(t, tz) for t in runs]}",
-                f"  fresh parse per run:      {[label(t, tz) for t in chain]}",
-                f"  emqsim 'cron-parser' rule: {'the same' if mine == runs else mine}; "
-                f"'bullmq' rule: {'the same' if bull == chain else bull}"])
+            return {"runs": [t for t in a["runs"] if start <= t < end],
+                    "chain": [t for t in a["chain"] if start <= t < end],
+                    "mine": dst.slots(expr, tz, day, "cron-parser"), "bull": dst.slots(expr, tz, day, "bullmq")}
     raise ValueError(f"no recorded cron-parser case for {expr!r} in {tz} on {day}; see {RECORDING}")
+
+
+def recorded(expr: str, tz: str, day) -> str:
+    """`recorded_facts` in four lines: the recording's runs both ways, and whether emqsim's
+    cron-parser and BullMQ rules agree with them."""
+    f = recorded_facts(expr, tz, day)
+    mine, bull = f["mine"], f["bull"]
+    return "\n".join([
+        f"recorded: cron-parser {dst.CRON_PARSER_VERSION} on {tz} {parse_day(day).isoformat()}, {expr!r}",
+        f"  next() iterated:          {[label(t, tz) for t in f['runs']]}",
+        f"  fresh parse per run:      {[label(t, tz) for t in f['chain']]}",
+        f"  emqsim 'cron-parser' rule: {'the same' if mine == f['runs'] else mine}; "
+        f"'bullmq' rule: {'the same' if bull == f['chain'] else bull}"])
 
 
 def recording_summary() -> str:
@@ -304,21 +326,35 @@ def _first_runs(expr: str, tz: str, start: int, end: int, rule: str, n: int = 3)
     return runs[:n]
 
 
-def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
-    """For each expression, each rule's first three runs in `year` (local), or the library's own
-    refusal; rules that answer alike share a line."""
+def syntax_facts(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> dict:
+    """{expression: {rule: its first three runs in `year` (local) as a tuple of Unix ms, or the
+    library's own refusal as text}}."""
     start, end = day_bounds(tz, date(year, 1, 1))[0], day_bounds(tz, date(year + 1, 1, 1))[0]
-    out = []
+    out: dict = {}
     for e in expressions:
-        answers: dict[str, list[str]] = {}
+        out[e] = {}
         for rule in dst.ALL:
             try:
-                runs = _first_runs(e, tz, start, end, rule)
-                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
+                out[e][rule] = tuple(_first_runs(e, tz, start, end, rule))
             except InputError as exc:
                 text = str(exc)
-                said = "refused: " + (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
-                                      else text.split("refuses it: ", 1)[-1])
+                out[e][rule] = (text.split("(croniter refuses it: ", 1)[1][:-1] if "(croniter refuses" in text
+                                else text.split("refuses it: ", 1)[-1])
+    return out
+
+
+def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = YEAR) -> str:
+    """For each expression, each rule's first three runs in `year` (local), or the library's own
+    refusal (`syntax_facts`); rules that answer alike share a line."""
+    start = day_bounds(tz, date(year, 1, 1))[0]
+    out = []
+    for e, by_rule in syntax_facts(expressions, tz, year).items():
+        answers: dict[str, list[str]] = {}
+        for rule, runs in by_rule.items():
+            if isinstance(runs, str):
+                said = "refused: " + runs
+            else:
+                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
             answers.setdefault(said, []).append(SYNTAX_NAMES.get(rule, dst.RULE_NAMES[rule]))
         out.append(e)
         out += [f"  {_and(names)}: {said}" for said, names in answers.items()]
@@ -349,27 +385,44 @@ def labelled_runs(runs: list[int], tz: str) -> str:
 
 # -- the registry keeps one row, scored in UTC ---------------------------------------------------------
 
-def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
-                      now: str = "2026-10-31 12:00", fires: int = 4, name: str = "nightly") -> str:
-    """Upsert a cron schedule with a zone just before a change, fire it through the engine, and
-    print the one registry row after each fire: its score is a UTC millisecond, shown both ways."""
+def row_facts(expr: str = "30 1 * * *", tz: str = "America/New_York", *, now: str = "2026-10-31 12:00",
+              fires: int = 4, name: str = "nightly") -> dict:
+    """Upsert a cron schedule with a zone just before a change and fire it through the engine:
+    the upsert's `answer` and instant (`at`), the `record`'s pattern and zone, and per step (the
+    upsert, then each fire) the instant released (None for the upsert), the registry's rows
+    [(member, score)] and its ZCARD."""
     sched = Schedule(name, Cron(expr, tz))
     t0 = at(now, tz)
-
-    def row(reg: Registry) -> str:
-        (member, score), = reg.rows()
-        local = f"{iso(score, tz)} {abbreviation(score, tz)}"
-        return f"{member} score {score} = {iso(score)} = {local} (rows: {reg.size()})"
-
     with Store() as store:
         reg = Registry(store)
-        lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(t0, tz)}: {reg.upsert(sched, t0)}",
-                 f"  {row(reg)}",
-                 f"  record: pattern {reg.record(name).get('pattern')!r}, tz {reg.record(name).get('tz')!r}"]
+        answer = reg.upsert(sched, t0)
+        record = reg.record(name)
+        steps = [(None, reg.rows(), reg.size())]
         with PumpDesign(sched, start=t0, store=store) as sim:
             for _ in range(fires):
                 f = sim.run(fires=1)[-1]
-                lines.append(f"fire {f.n}: released {label(f.released, tz)} -> {row(sim.registry)}")
+                steps.append((f.released, sim.registry.rows(), sim.registry.size()))
+    return {"answer": answer, "at": t0, "record": (record.get("pattern"), record.get("tz")), "steps": steps}
+
+
+def row_across_change(expr: str = "30 1 * * *", tz: str = "America/New_York", *,
+                      now: str = "2026-10-31 12:00", fires: int = 4, name: str = "nightly") -> str:
+    """`row_facts` printed: the one registry row after the upsert and after each fire. Its score
+    is a UTC millisecond, shown both ways."""
+    f = row_facts(expr, tz, now=now, fires=fires, name=name)
+
+    def row(rows, size) -> str:
+        (member, score), = rows
+        local = f"{iso(score, tz)} {abbreviation(score, tz)}"
+        return f"{member} score {score} = {iso(score)} = {local} (rows: {size})"
+
+    (_, rows, size), *fired = f["steps"]
+    pattern, zone = f["record"]
+    lines = [f"upsert {name!r} cron {expr!r} tz {tz} at {now} {abbreviation(f['at'], tz)}: {f['answer']}",
+             f"  {row(rows, size)}",
+             f"  record: pattern {pattern!r}, tz {zone!r}"]
+    lines += [f"fire {n}: released {label(released, tz)} -> {row(rows, size)}"
+              for n, (released, rows, size) in enumerate(fired, 1)]
     return "\n".join(lines)
 
 
@@ -463,6 +516,19 @@ def _rule_count(frame: "TimeZonesFrame", row: int, rule: str) -> int:
     return len(frame.runs[row]) + len(lane.extra) - len(lane.skipped)
 
 
+def _rule_utc(frame: "TimeZonesFrame", row: int, rule: str) -> str:
+    """The UTC times ('00:30Z') at which `rule` runs the expression in `row` on the frame's day:
+    one time, or 'both' when it runs two. croniter's are the frame's runs; each other rule's are
+    those with its lane's differences."""
+    lane = next((m for m in frame.lanes if m.row == row and m.rule == rule), None)
+    hours = set(frame.runs[row])
+    if lane is not None:
+        hours = (hours - set(lane.skipped)) | set(lane.extra)
+    start = day_bounds(frame.zone, frame.day)[0]
+    times = [utc(start + round(h * HOUR)) for h in sorted(hours)]
+    return times[0] if len(times) == 1 else "both" if len(times) == 2 else ", ".join(times) or "never"
+
+
 class TimeZonesModel(Model):
     """The figure "07 cron across daylight saving": pick a zone, then one of its days.
 
@@ -491,17 +557,18 @@ class TimeZonesModel(Model):
               "01:30 is not skipped on this night; it is repeated.")],
             answer=lambda f: str(len(f.runs[1])), show_me={"zone": "Europe/London", "day": "back"}),
         question(
-            "07-cron-parser-fall-back",
-            "The same night and `30 1 * * *`, by cron-parser, which BullMQ asks for each next run. How many "
-            "times does it fire?",
-            [("1", "Once, at 01:30 BST",
-              "For a fixed hour such as this one's, cron-parser runs a wall time of the repeated hour on its "
-              "first pass only."),
-             ("2", "Twice, like croniter",
-              "The libraries disagree here: croniter runs both passes, cron-parser the first."),
-             ("0", "Never",
-              "The hour is repeated, not skipped: there is a 01:30 to run.")],
-            answer=lambda f: str(_rule_count(f, 1, "cron-parser")), show_me={"zone": "Europe/London", "day": "back"}),
+            "07-first-pass-time",
+            "The same night and `30 1 * * *`, by Debian cron's rule: a wall time in the repeated hour runs "
+            "once, on its first pass. At what UTC time does it run?",
+            [("00:30Z", "00:30Z: 01:30 BST, before the clocks go back",
+              "The first pass of 01:30 is the summer-time one, BST (UTC+1): 00:30 in UTC. cron-parser, which "
+              "BullMQ asks, runs it there too."),
+             ("01:30Z", "01:30Z: 01:30 GMT, once the clocks are back",
+              "That is the second pass. The first-pass rule runs the wall time the first time it comes, still "
+              "in summer time, an hour earlier in UTC."),
+             ("both", "00:30Z and 01:30Z: the wall time comes twice",
+              "That is croniter's rule, which runs every pass; the first-pass rule runs it once.")],
+            answer=lambda f: _rule_utc(f, 1, "debian"), show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-read-in-utc",
             "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "

@@ -76,15 +76,26 @@ def _label(mode: str, expr: str, every: Every) -> str:
     return f"cron {expr}" if mode == "cron" else every.describe()
 
 
-def readout(now: int, mode: str, *, expr: str = EXPR, anchor: int = ANCHOR,
-            every: int | str = EVERY, offset: int | str | None = None) -> str:
-    """The figure's one-line answer; a bad cron expression gives its error text, never a traceback."""
+def readout_facts(now: int, mode: str, *, expr: str = EXPR, anchor: int = ANCHOR,
+                  every: int | str = EVERY, offset: int | str | None = None) -> dict:
+    """What the readout states: `now`, the `rule` as labelled, and the `next` run (Unix ms), or
+    the `error` that refused the cron expression (`next` None)."""
     gap, mode = Every(every, offset), _mode(mode)  # a bad mode is the caller's bug: it raises
     try:
-        nxt = next_run(now, mode, expr=expr, anchor=anchor, every=gap.ms, offset=gap.offset)
+        nxt, error = next_run(now, mode, expr=expr, anchor=anchor, every=gap.ms, offset=gap.offset), None
     except ValueError as exc:
-        return f"now {hm(now)} | {exc}"
-    return f"now {hm(now)} | {_label(mode, expr, gap)} -> next run {clock_and_day(nxt, now)}"
+        nxt, error = None, str(exc)
+    return {"now": now, "rule": _label(mode, expr, gap), "next": nxt, "error": error}
+
+
+def readout(now: int, mode: str, *, expr: str = EXPR, anchor: int = ANCHOR,
+            every: int | str = EVERY, offset: int | str | None = None) -> str:
+    """The figure's one-line answer (`readout_facts`); a bad cron expression gives its error
+    text, never a traceback."""
+    f = readout_facts(now, mode, expr=expr, anchor=anchor, every=every, offset=offset)
+    if f["error"] is not None:
+        return f"now {hm(now)} | {f['error']}"
+    return f"now {hm(now)} | {f['rule']} -> next run {clock_and_day(f['next'], now)}"
 
 
 # -- the figure as data -------------------------------------------------------------------------

@@ -284,26 +284,37 @@ class FaultsModel(Model):
             ids=tuple(ids), crashed=crashed, restarted=back, restart_text=f" restart {hm(back)}", run=r)
 
 
+def crash_facts(r: CrashRun, crash: int, delay: int) -> dict:
+    """What the readout states: the setup, the crash and the restart's delay, the jobs and the
+    slots they stood for, each duplicated slot with its (job id, released) pairs, the refused
+    re-fires (slot, at), the lost count and the slots with no job."""
+    return {"setup": r.setup, "crash": crash, "delay": delay, "jobs": len(r.jobs),
+            "slots": len({j[1] for j in r.jobs}), "duplicates": r.duplicates,
+            "twins": {s: tuple((j, t) for _, t, j in js) for s, js in r.twins().items()},
+            "refused": tuple(r.refused), "lost": r.lost, "unserved": tuple(r.unserved)}
+
+
 def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     """The jobs on the first line; then the duplicates (with both ids), refused re-fires, the lost
     count and the slots with no job, one a line, so that "0 lost" and a slot with no job do not
     read as a contradiction: a slot the row never held is not lost, as the trace counts it."""
-    twins = r.twins()
-    lines = [f"{r.setup}, crash after fire {crash}, restart {format_duration(delay)} later: "
-             f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots"]
-    if twins:
-        told = "; ".join(f"slot {hm(s)} as " + " and ".join(f"{j} released {hms(t)}" for _, t, j in js)
-                         for s, js in twins.items())
-        lines.append(f"  {_plural(r.duplicates, 'duplicate')}: {told}")
+    f = crash_facts(r, crash, delay)
+    lines = [f"{f['setup']}, crash after fire {f['crash']}, restart {format_duration(f['delay'])} later: "
+             f"{_plural(f['jobs'], 'job')} for {f['slots']} slots"]
+    if f["twins"]:
+        told = "; ".join(f"slot {hm(s)} as " + " and ".join(f"{j} released {hms(t)}" for j, t in js)
+                         for s, js in f["twins"].items())
+        lines.append(f"  {_plural(f['duplicates'], 'duplicate')}: {told}")
     else:
         lines.append("  0 duplicates")
     lines += [f"  the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
-              for s, t in r.refused]
-    lines.append(f"  {r.lost} lost (slots the row held and passed over with no job)")
-    if r.unserved:
-        slots = ", ".join(hm(s) for s in r.unserved)
-        it = "it" if len(r.unserved) == 1 else "them"
-        lines.append(f"  no job for {slots}" + (f": the row never held {it}, so {it} is not lost".replace("them is", "they are") if not r.lost else ""))
+              for s, t in f["refused"]]
+    lines.append(f"  {f['lost']} lost (slots the row held and passed over with no job)")
+    if f["unserved"]:
+        slots = ", ".join(hm(s) for s in f["unserved"])
+        it = "it" if len(f["unserved"]) == 1 else "them"
+        why = f": the row never held {it}, so {it} is not lost".replace("them is", "they are")
+        lines.append(f"  no job for {slots}" + (why if not f["lost"] else ""))
     return "\n".join(lines)
 
 
@@ -462,9 +473,10 @@ def cancel_text(runs: list[CrashRun]) -> str:
 
 # -- 5. BullMQ's chain step, retried -------------------------------------------------------------
 
-def bullmq_retry(start: int = START) -> str:
+def retry_facts(start: int = START) -> dict:
     """BullMQ's design: a worker takes the first job, then runs the chain step again a second
-    later (the worker's retry after an error); the retry writes nothing."""
+    later (the worker's retry after an error). The job taken, each step's answer and the next run
+    it gave (`pickup`, `again`), and the scheduler's row, `ic` and delayed jobs after both."""
     from ..engine.chain import BullMQ
     from ..engine.store import Store
 
@@ -474,8 +486,15 @@ def bullmq_retry(start: int = START) -> str:
         taken = bullmq.pickup(start)
         again = bullmq.retry_chain(taken, start + 1000)
         st = bullmq.state(NAME)
+    return {"job_id": taken.job_id, "pickup": (taken.result, taken.next), "again": (again.result, again.next),
+            "score": st["score"], "ic": st["ic"], "delayed": st["delayed"]}
+
+
+def bullmq_retry(start: int = START) -> str:
+    """`retry_facts` in three lines: the retry writes nothing."""
+    f = retry_facts(start)
     return "\n".join([
-        f"pickup of {taken.job_id}: {taken.result}, next run {hm(taken.next)}",
-        f"the same step again: {again.result}, next run {again.next}",
-        f"row {hm(st['score'])} \u00b7 ic {st['ic']} \u00b7 delayed {st['delayed']}",
+        f"pickup of {f['job_id']}: {f['pickup'][0]}, next run {hm(f['pickup'][1])}",
+        f"the same step again: {f['again'][0]}, next run {f['again'][1]}",
+        f"row {hm(f['score'])} \u00b7 ic {f['ic']} \u00b7 delayed {f['delayed']}",
     ])

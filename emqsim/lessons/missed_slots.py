@@ -247,9 +247,19 @@ def phase_text(ms: int) -> str:
     return f":{p // MINUTE:02d}" + (f":{p % MINUTE // 1000:02d}" if p % MINUTE else "")
 
 
+def line_facts(runs: OutageRuns) -> dict:
+    """What a policy's readout line states: the catch-up jobs (slot, released), the skipped
+    occurrences (slot, when), the next two releases after them (`then`), the phase before the
+    outage and after it (None when nothing runs before the horizon), and the deadline."""
+    then = runs.then
+    return {"policy": runs.policy, "catch_up": runs.catch_up, "skipped": runs.skipped, "then": then[:2],
+            "phase": (phase_text(FIRST), phase_text(then[0]) if then else None), "deadline": runs.deadline}
+
+
 def runs_line(runs: OutageRuns) -> str:
     """'snap:     10:10 (slot 09:37), then 10:22, 10:37 · phase :07 kept'."""
-    late = runs.catch_up
+    facts = line_facts(runs)
+    late = facts["catch_up"]
     fmt = hms if any(r % MINUTE for _, r in late) else hm
     events = []
     for slot, rel in late:
@@ -257,18 +267,18 @@ def runs_line(runs: OutageRuns) -> str:
         if runs.deadline is not None:
             why = f", {format_duration(rel - slot)} late \u2264 {format_duration(runs.deadline)}"
         events.append((rel, f"{fmt(rel)} (slot {hm(slot)}{why})"))
-    for slot, when in runs.skipped:
+    for slot, when in facts["skipped"]:
         events.append((when, f"{hm(slot)} skipped at {_t(when)} "
                              f"({format_duration(when - slot)} late > {format_duration(runs.deadline)})"))
     events.sort(key=lambda e: e[0])
-    then = runs.then
+    then = facts["then"]
     done = ", ".join(text for _, text in events) + ", then " if events else "nothing missed; next "
     head = f"{runs.policy + ':':10}{done}"
     if not then:
         return head + f"nothing before {hm(HORIZON)}"
-    before, after = phase_text(FIRST), phase_text(then[0])
+    before, after = facts["phase"]
     phase = f"phase {before} kept" if before == after else f"phase {before} \u2192 {after}"
-    return head + ", ".join(_t(r) for r in then[:2]) + f" \u00b7 {phase}" + _grace(runs)
+    return head + ", ".join(_t(r) for r in then) + f" \u00b7 {phase}" + _grace(runs)
 
 
 def _grace(runs: OutageRuns) -> str:
@@ -299,12 +309,13 @@ def restarts(down: int, **others) -> tuple[int, ...]:
 
 # -- the engine's own runs, as text ----------------------------------------------------------------
 
-def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE) -> str:
-    """Run the Lua engine for one outage and compare each policy with the reference model the
-    figure uses; one line per policy with the engine's counts."""
+def engine_counts(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE) -> dict:
+    """Run the Lua engine for one outage; per policy, whether it releases what the reference model
+    the figure uses releases (`same`), and the engine's counts: jobs, skipped, lost, duplicates
+    and registry rows."""
     down, up = Faults(outage=(clock_time(down, "pump down"), clock_time(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
-    lines = [f"pump down {_t(down)} \u2192 {_t(up)}, deadline {format_duration(deadline)}"]
+    out = {}
     for policy in POLICIES:
         s = lane_schedule(policy, deadline)
         with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
@@ -312,9 +323,22 @@ def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str
         ref = reference(s, start=FIRST, until=HORIZON, pump=PUMP, outage=(down, up))
         same = (engine_fires(tr) == ref.to_fires() and engine_skips(tr) == ref.skips
                 and (tr.count, tr.skipped, tr.next) == (ref.count, ref.skipped, ref.next))
-        verdict = "engine = reference" if same else "engine \u2260 reference"
-        lines.append(f"{policy + ':':9} {verdict} \u00b7 {tr.count} jobs \u00b7 skipped {tr.skipped} "
-                     f"\u00b7 lost {tr.lost} \u00b7 duplicates {tr.duplicates} \u00b7 registry rows {tr.registry_size}")
+        out[policy] = {"same": same, "jobs": tr.count, "skipped": tr.skipped, "lost": tr.lost,
+                       "duplicates": tr.duplicates, "rows": tr.registry_size}
+    return out
+
+
+def engine_check(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE) -> str:
+    """Run the Lua engine for one outage and compare each policy with the reference model the
+    figure uses; one line per policy with the engine's counts (`engine_counts`)."""
+    counts = engine_counts(down, up, deadline)
+    down, up = Faults(outage=(clock_time(down, "pump down"), clock_time(up, "pump up"))).outage
+    deadline = parse_duration(deadline, name="deadline")
+    lines = [f"pump down {_t(down)} \u2192 {_t(up)}, deadline {format_duration(deadline)}"]
+    for policy, c in counts.items():
+        verdict = "engine = reference" if c["same"] else "engine \u2260 reference"
+        lines.append(f"{policy + ':':9} {verdict} \u00b7 {c['jobs']} jobs \u00b7 skipped {c['skipped']} "
+                     f"\u00b7 lost {c['lost']} \u00b7 duplicates {c['duplicates']} \u00b7 registry rows {c['rows']}")
     return "\n".join(lines)
 
 
@@ -326,49 +350,72 @@ def deadline_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: i
     return f"{tr.table()}\n{[(hm(s.slot), hms(s.at), s.why) for s in tr.skips]}"
 
 
-def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
-                 up: int | str = UP) -> str:
-    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: the
-    scheduler's row, its delayed jobs and its iteration count at each of the clock times `at`."""
+def bullmq_states(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
+                  up: int | str = UP) -> dict[str, dict]:
+    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: at each clock
+    time of `at`, the scheduler's row (`score`), its delayed jobs ((id, slot)) and its `ic`."""
     outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
-    lines = []
+    out = {}
     with Chain(lane_schedule("snap"), start=FIRST, faults=Faults(outage=outage)) as chain:
         for clock in at:
             chain.run(until=clock_time(clock, "at"))
             st = chain.bullmq.state(NAME)
-            lines.append(f"{clock}  row {hm(st['score'])} \u00b7 delayed {[(j, hm(s)) for j, s in st['delayed']]} "
-                         f"\u00b7 ic {st['ic']}")
-    return "\n".join(lines)
+            out[clock] = {"score": st["score"], "delayed": tuple(map(tuple, st["delayed"])), "ic": st["ic"]}
+    return out
+
+
+def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
+                 up: int | str = UP) -> str:
+    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: the
+    scheduler's row, its delayed jobs and its iteration count at each of the clock times `at`."""
+    return "\n".join(f"{clock}  row {hm(st['score'])} \u00b7 delayed {[(j, hm(s)) for j, s in st['delayed']]} "
+                     f"\u00b7 ic {st['ic']}" for clock, st in bullmq_states(at, down, up).items())
+
+
+def designs_facts(stopped: str, down: int | str = DOWN, up: int | str = UP) -> dict:
+    """The pump design with the `stopped` process ("pump" or "workers") down and BullMQ's with
+    no worker, over the same outage (`compare`): the `comparison`, the `outage`, and per design
+    the slots waiting at the restart and the slots no job stood for."""
+    outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
+    c = compare(lane_schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
+    return {"comparison": c, "outage": outage, "waiting": c.waiting(outage[1]), "no_job": c.no_job()}
 
 
 def designs(stopped: str, down: int | str = DOWN, up: int | str = UP) -> str:
-    """The pump design with the `stopped` process ("pump" or "workers") down and BullMQ's with
-    no worker, over the same outage (`compare`): the runs side by side, then what each design
-    finds waiting at the restart and which :07 slots no job stood for."""
-    outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
-    c = compare(lane_schedule("snap"), start=FIRST, until=LISTED, outage=outage, pump=PUMP, stopped=stopped)
+    """`designs_facts` printed: the runs side by side, then what each design finds waiting at the
+    restart and which :07 slots no job stood for."""
+    f = designs_facts(stopped, down, up)
+    outage, no_job = f["outage"], f["no_job"]
     lines = [f"pump design with the {stopped} stopped, BullMQ's with no worker, {hm(outage[0])} to {hm(outage[1])}:",
-             c.table()]
-    no_job = c.no_job()
-    for design, slots in c.waiting(outage[1]).items():
+             f["comparison"].table()]
+    for design, slots in f["waiting"].items():
         lines.append(f"{design:6} waiting at {hm(outage[1])}: {[hm(s) for s in slots]} "
                      f"\u00b7 no job for {[hm(s) for s in no_job[design]]}")
     return "\n".join(lines)
+
+
+def snap_facts(prev: int | str = "09:37", now: int | str = "10:10", *, every: int | str = "15m",
+               start: int = FIRST) -> dict:
+    """The numbers of the three catch-up formulas for one late release: `every`, the first run's
+    `phase`, `prev` and `now`, `base` = floor(now/every)*every, `a` = base + phase, and what
+    `Every.after` returns under each formula (`offset`, `v5`, `epoch`)."""
+    cad = Every(every)
+    e = cad.ms
+    prev, now = clock_time(prev, "prev"), clock_time(now, "now")
+    phase = cad.phase(start)
+    base = now // e * e
+    return {"every": e, "phase": phase, "prev": prev, "now": now, "base": base, "a": base + phase,
+            "offset": cad.after(prev, now, phase, "offset"), "v5": cad.after(prev, now, phase, "offset-v5"),
+            "epoch": cad.after(prev, now, phase, "epoch")}
 
 
 def snap_arithmetic(prev: int | str = "09:37", now: int | str = "10:10", *, every: int | str = "15m",
                     start: int = FIRST) -> str:
     """The three catch-up formulas of `Every.after` worked out in Unix ms for one late release,
     each line beside what `Every.after` itself returns, so the two can be read against each other."""
-    cad = Every(every)
-    e = cad.ms
-    prev, now = clock_time(prev, "prev"), clock_time(now, "now")
-    phase = cad.phase(start)
-    base = now // e * e
-    a = base + phase
-    offset = cad.after(prev, now, phase, "offset")
-    v5 = cad.after(prev, now, phase, "offset-v5")
-    epoch = cad.after(prev, now, phase, "epoch")
+    f = snap_facts(prev, now, every=every, start=start)
+    e, phase, prev, now, base, a = f["every"], f["phase"], f["prev"], f["now"], f["base"], f["a"]
+    offset, v5, epoch = f["offset"], f["v5"], f["epoch"]
     if prev + e >= now:
         return (f"prev + every = {prev + e} ({hm(prev + e)}) is not before now = {now} ({_t(now)}): "
                 f"nothing to snap, the next run is {hm(prev + e)} under all three formulas")
@@ -423,6 +470,12 @@ def _lane(frame: MissedFrame, policy: str) -> OutageRuns:
     return frame.runs[POLICIES.index(policy)]
 
 
+def _released(runs: OutageRuns, slot: int) -> str:
+    """When the catch-up job for `slot` went out: 'HH:MM', or 'HH:MM:SS' off the minute; 'never'."""
+    rel = next((r for s, r in runs.catch_up if s == slot), None)
+    return "never" if rel is None else hms(rel) if rel % MINUTE else hm(rel)
+
+
 def _lands(runs: OutageRuns) -> str:
     """'1 then 10:22': how many catch-up runs, then where the cadence lands."""
     return f"{len(runs.catch_up)} then {hm(runs.then[0]) if runs.then else '-'}"
@@ -444,16 +497,23 @@ class MissedModel(Model):
     runs_kept = 4096
     questions = (
         question(
-            "04-strict-replays",
-            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. How many "
-            "catch-up runs does Hangfire Strict (the `all` lane) make when it is back?",
-            [("5", "5, one per missed slot",
-              "Strict replays every occurrence it missed, one job per slot, all at the restart."),
-             ("1", "1, for the missed slots together",
-              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed); Strict replays each slot."),
-             ("0", "None: missed is missed",
-              "That is a run dropped for being late (APScheduler's default grace); Strict keeps them all.")],
-            answer=lambda f: str(len(_lane(f, "all").catch_up)), show_me={"up": on_day("10:40")}),
+            "04-strict-last-slot",
+            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
+            "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
+            "When is the job for the last missed slot, 10:37, released?",
+            [("10:40:04", "At 10:40:04, one pump beat after the fourth catch-up job",
+              "Each beat fires the row once: one job, the score moved one gap on. The row is still due, so "
+              "the next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
+             ("10:40", "At 10:40:00, with the four others, as the pump comes back",
+              "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
+              "a second later, so the five jobs go out one beat apart."),
+             ("10:37", "At 10:37, its own slot",
+              "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
+              "the restart."),
+             ("never", "Never: the missed slots collapse into the first one",
+              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
+              "each slot.")],
+            answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
             "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
@@ -546,6 +606,7 @@ class MissedModel(Model):
 __all__ = [
     "CADENCE", "DEADLINE", "DEADLINES", "DOWN", "FIRST", "GRID", "HORIZON", "LABELS", "LISTED", "PHASE",
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
-    "designs", "engine_check", "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
+    "bullmq_states", "designs", "designs_facts", "engine_check", "engine_counts", "line_facts", "snap_facts",
+    "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
     "restarts", "runs_line", "lane_schedule", "deadline_trace", "snap_arithmetic",
 ]

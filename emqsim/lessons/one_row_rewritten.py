@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine.cadence import Every
 from ..engine.chain import BullMQ
-from .course import EVERY, NAME, START
+from .course import DAY, EVERY, NAME, START, on_day
 from ..engine.durations import parse_duration
 from ..engine.errors import InputError, whole
 from ..engine.ids import minted_at, parse, unsnowflake
@@ -93,15 +93,22 @@ def cursor_text(st: RowState, tz: str = "UTC") -> str:
     return f"cursor at {_fires(st.fires)}: row {st.name} -> {row_score(st.score, tz)}\nlatest job {job}"
 
 
+def id_parts(job_id: str) -> dict:
+    """A branded id taken apart: its length in bytes, namespace, the snowflake number, and what
+    the number packs (`minted` Unix ms, `worker`, `seq`)."""
+    namespace, number = parse(job_id)
+    _, worker, seq = unsnowflake(number)
+    return {"bytes": len(job_id), "namespace": namespace, "number": number, "minted": minted_at(job_id),
+            "worker": worker, "seq": seq}
+
+
 def job_id_anatomy(job_ids) -> str:
-    """Each branded id taken apart: its length, namespace, the snowflake number, and what the
-    number packs (minted at, worker, sequence), one line per id."""
+    """Each branded id taken apart (`id_parts`), one line per id."""
     lines = []
     for job_id in job_ids:
-        namespace, number = parse(job_id)
-        _, worker, seq = unsnowflake(number)
-        lines.append(f"{job_id}  {len(job_id)} bytes  {namespace}  {number:>20}  "
-                     f"minted {iso(minted_at(job_id))}  worker {worker}  seq {seq}")
+        p = id_parts(job_id)
+        lines.append(f"{job_id}  {p['bytes']} bytes  {p['namespace']}  {p['number']:>20}  "
+                     f"minted {iso(p['minted'])}  worker {p['worker']}  seq {p['seq']}")
     return "\n".join(lines)
 
 
@@ -122,9 +129,8 @@ class RegistryRowsFrame:
     title: str
 
 
-def _next_day(st: RowState) -> bool:
-    """Is the row's next run on a later day than the registration (09:00 on the course's day)?"""
-    return st.score != INF and iso(int(st.score))[:10] > iso(START)[:10]
+#: the first instant of the course's next day: where the challenge asks the row's score to land
+MIDNIGHT = on_day("00:00") + DAY
 
 
 class RegistryRowsModel(Model):
@@ -135,15 +141,23 @@ class RegistryRowsModel(Model):
     readout_id = READOUT_ID
     questions = (
         question(
-            "02-rows-after-50",
-            f"After 50 fires of `{NAME}`, how many rows does the registry (its sorted set) hold?",
-            [("1", "1",
-              "One schedule is one row: each fire rewrites that row's score to the next run, it never adds one."),
-             ("50", "50, one per fire",
-              "The fires make jobs, not rows: the registry keeps one row per schedule, rewritten on each fire."),
-             ("51", "51, the registration and one per fire",
-              "The registration writes the one row; every fire after it rewrites that same row.")],
-            answer=lambda f: str(f.state.size), show_me={"fires": 50}),
+            "02-rows-and-jobs-after-50",
+            f"`{NAME}` runs every 15 min from 09:00, registered at 09:00. After 50 fires, how many rows does the "
+            "registry (its sorted set) hold, and how many jobs have been made?",
+            [("1 row, 50 jobs", "1 row and 50 jobs",
+              "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
+              "the jobs pile up, the row does not."),
+             ("1 row, 1 job", "1 row and 1 job: each fire replaces the job as it replaces the row",
+              "Only the row is rewritten. A job is a new key each fire, with an id minted at its release, "
+              "so 50 fires leave 50 jobs."),
+             ("50 rows, 50 jobs", "50 rows and 50 jobs, one row per run",
+              "That would be a registry of runs. The sorted set keys schedules: one member, its score the "
+              "next run."),
+             ("1 row, 49 jobs", "1 row and 49 jobs: the registration is not a run",
+              "An interval registered with no start date or offset is due at once: the first fire, at 09:00, "
+              "is its first job.")],
+            answer=lambda f: f"{f.state.size} row{'s' if f.state.size != 1 else ''}, {f.state.jobs} jobs",
+            show_me={"fires": 50}),
         question(
             "02-score-after-4",
             f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
@@ -157,10 +171,11 @@ class RegistryRowsModel(Model):
             answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),
     )
     challenge = Challenge(
-        "02-next-day", "Move the fires on until the row's next run falls on the next day.",
-        met=lambda f: _next_day(f.state),
-        explain="Every fire rewrote the same row: 60 fires of 15 min after 09:00 its score points past "
-                "midnight, and ZCARD is still 1; only the jobs piled up.")
+        "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",
+        met=lambda f: f.state.score == MIDNIGHT,
+        explain="60 fires of 15 min after 09:00 make 15 hours: the row's score reads 00:00 on 1 December. "
+                "Nothing happened to the row at midnight: its score is one number of Unix ms, moved one gap "
+                "on by each fire; ZCARD is still 1, and only the jobs piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
         super().__init__()
@@ -251,9 +266,10 @@ class RegistryRowsModel(Model):
         return RegistryRowsFrame(fires=k, readout=describe(st, self.tz), box=cursor_text(st, self.tz), x=x,
                                  jobs=jobs, sizes=sizes, state=st, top=self.top, title=self.title)
 
-    def summary(self, fires: int | None = None) -> str:
+    def live(self, fires: int | None = None) -> dict:
         """The live registry read from Redis (not from the kept states), after `fires` fires (the
-        walk is run there first), or where the walk stands if None. Redis holds only the latest
+        walk is run there first), or where the walk stands if None: the fires walked, ZCARD, the
+        rows (name, score) and the record's `every_ms` and `fired`. Redis holds only the latest
         state, so a count the walk has already passed is refused."""
         if fires is not None:
             fires = self._check(fires)
@@ -262,10 +278,16 @@ class RegistryRowsModel(Model):
                                  f"state; ask for {self.reached} or more, or use a fresh model", "fires")
             self.walk(fires)
         reg = self._simulation().registry
-        rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in reg.rows())
         record = reg.record(self.name)
-        return (f"after {_fires(self.reached)} the registry holds ZCARD {reg.size()}: {rows}\n"
-                f"its record: every_ms {record.get('every_ms')}, fired {record.get('fired')} "
+        return {"fires": self.reached, "size": reg.size(), "rows": tuple(reg.rows()),
+                "every_ms": record.get("every_ms"), "fired": record.get("fired")}
+
+    def summary(self, fires: int | None = None) -> str:
+        """The live registry (`live`) in two lines."""
+        f = self.live(fires)
+        rows = ", ".join(f"{name} -> {row_score(score, self.tz)}" for name, score in f["rows"])
+        return (f"after {_fires(f['fires'])} the registry holds ZCARD {f['size']}: {rows}\n"
+                f"its record: every_ms {f['every_ms']}, fired {f['fired']} "
                 "(the simulator's count of fires made)")
 
     def close(self) -> None:

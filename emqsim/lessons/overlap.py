@@ -139,16 +139,24 @@ class OverlapRuns:
         """The most runs running at the same time."""
         return max(self.going()[1])
 
+    def facts(self) -> dict:
+        """What the lane's readout line states: runs, completed, cancelled, skipped, the most at
+        once, the longest wait (ms, 0 if none) and, when nothing completes, how far in each run
+        was cut (`cut`, ms; None otherwise)."""
+        cut = self.jobs[0].finished - self.jobs[0].started if self.jobs and not self.completed else None
+        return {"runs": len(self.jobs), "completed": self.completed, "cancelled": self.cancelled,
+                "skipped": self.skipped_count, "most": self.most, "longest_wait": self.longest_wait, "cut": cut}
+
     def line(self) -> str:
         """'skip        4 runs, 4 completed, 0 cancelled, 4 skipped, at most 1 at once'."""
-        text = (f"{self.policy:<10}  {_plural(len(self.jobs), 'run')}, {self.completed} completed, "
-                f"{self.cancelled} cancelled, {self.skipped_count} skipped, at most {self.most} at once")
-        if self.longest_wait:
-            text += f", longest wait {format_duration(self.longest_wait)}"
-        if self.jobs and not self.completed:
-            cut = self.jobs[0].finished - self.jobs[0].started
+        f = self.facts()
+        text = (f"{self.policy:<10}  {_plural(f['runs'], 'run')}, {f['completed']} completed, "
+                f"{f['cancelled']} cancelled, {f['skipped']} skipped, at most {f['most']} at once")
+        if f["longest_wait"]:
+            text += f", longest wait {format_duration(f['longest_wait'])}"
+        if f["cut"] is not None:
             text += (f"\n{'':<10}  nothing completes: each run is cancelled by the next release, "
-                     f"{format_duration(cut)} in")
+                     f"{format_duration(f['cut'])} in")
         return text
 
     def short(self) -> str:
@@ -229,16 +237,31 @@ def readout(runs: tuple[OverlapRuns, ...], *, every: int | str = EVERY, slots: i
     return "\n".join([head] + [r.line() for r in runs])
 
 
-def _cell(policy: str, job: OverlapJob | None) -> str:
+def outcome(policy: str, job: OverlapJob | None) -> tuple:
+    """What a policy did with one slot, as the table's cell states it: ("skipped", "waiting" or
+    "running": what the skip found), or (what, started, finished, ms) with `what` "cancelled",
+    "waited" (ms between release and start), "held" (ms between slot and release) or "ran"."""
     if job is None:
-        return "skipped (one waiting)" if policy == "buffer-one" else "skipped (one running)"
-    span = f"{hm(job.started)}-{hm(job.finished)}"
+        return ("skipped", "waiting" if policy == "buffer-one" else "running")
     if job.cancelled:
-        return f"{span} cancelled"
+        return ("cancelled", job.started, job.finished, 0)
     if job.started > job.released:
-        return f"{span} (waited {format_duration(job.started - job.released)})"
+        return ("waited", job.started, job.finished, job.started - job.released)
     if job.released > job.slot:
-        return f"{span} (held {format_duration(job.released - job.slot)})"
+        return ("held", job.started, job.finished, job.released - job.slot)
+    return ("ran", job.started, job.finished, 0)
+
+
+def _cell(policy: str, job: OverlapJob | None) -> str:
+    what, *rest = outcome(policy, job)
+    if what == "skipped":
+        return f"skipped (one {rest[0]})"
+    started, finished, ms = rest
+    span = f"{hm(started)}-{hm(finished)}"
+    if what == "cancelled":
+        return f"{span} cancelled"
+    if what in ("waited", "held"):
+        return f"{span} ({what} {format_duration(ms)})"
     return span
 
 
@@ -260,32 +283,45 @@ def slots_table(runs: tuple[OverlapRuns, ...], every: int | str = EVERY) -> str:
     return "\n".join(lines)
 
 
+def backlog_facts(fires: tuple[int, ...] = CHAIN_FIRES, run: str = CHAIN_RUN) -> dict[int, dict]:
+    """{schedule length: `Comparison.summary()`} for the pump against BullMQ's chain, one worker."""
+    schedule = Schedule(NAME, Every(EVERY))
+    return {n: compare(schedule, start=START, fires=n, worker=Worker(run=run)).summary() for n in fires}
+
+
 def backlog_growth(fires: tuple[int, ...] = CHAIN_FIRES, run: str = CHAIN_RUN) -> str:
     """The pump against BullMQ's chain, one worker, runs longer than the period: per schedule
     length, the most jobs waiting at once and the latest start behind its slot, in each design.
     The pump's backlog grows with the schedule; the chain's stays at one job."""
-    schedule = Schedule(NAME, Every(EVERY))
     lines = []
-    for n in fires:
-        s = compare(schedule, start=START, fires=n, worker=Worker(run=run)).summary()
+    for n, s in backlog_facts(fires, run).items():
         pump, bull = s["pump"], s["bullmq"]
         lines.append(f"{n:>2} runs: pump {pump['waiting']:>2} waiting, up to {pump['late_ms'] // MINUTE:>3} min late"
                      f" · bullmq {bull['waiting']} waiting, up to {bull['late_ms'] // MINUTE} min late")
     return "\n".join(lines)
 
 
+def snapped_facts(fires: int = 6, run: str = CHAIN_RUN, workers: int = 3) -> dict:
+    """What `snapped_slots` states: both designs' comparison with one worker (`one`: its table is
+    printed), the slots each left without a job (`no_job`), and BullMQ's chain with `workers`
+    workers (`more`: its summary, `more_no_job`: its slots without a job)."""
+    schedule = Schedule(NAME, Every(EVERY))
+    one = compare(schedule, start=START, fires=fires, worker=Worker(run=run))
+    more = compare(schedule, start=START, fires=fires, worker=Worker(run=run, concurrency=workers))
+    return {"one": one, "no_job": one.no_job(), "workers": workers, "more": more.summary()["bullmq"],
+            "more_no_job": more.no_job()["bullmq"]}
+
+
 def snapped_slots(fires: int = 6, run: str = CHAIN_RUN, workers: int = 3) -> str:
     """Both designs fire by fire with one worker, the slots each left without a job, and the
     chain again with `workers` workers: one worker makes the chain's late pickups snap past
     slots, enough workers take every job on its slot."""
-    schedule = Schedule(NAME, Every(EVERY))
-    one = compare(schedule, start=START, fires=fires, worker=Worker(run=run))
-    lines = [one.table()]
-    for design, slots in one.no_job().items():
+    f = snapped_facts(fires, run, workers)
+    lines = [f["one"].table()]
+    for design, slots in f["no_job"].items():
         lines.append(f"{design}: no job for {', '.join(hm(s) for s in slots) or 'no slot'}")
-    more = compare(schedule, start=START, fires=fires, worker=Worker(run=run, concurrency=workers))
-    lines.append(f"with {workers} workers: {more.summary()['bullmq']} · "
-                 f"no job for {more.no_job()['bullmq'] or 'no slot'}")
+    lines.append(f"with {f['workers']} workers: {f['more']} · "
+                 f"no job for {f['more_no_job'] or 'no slot'}")
     return "\n".join(lines)
 
 
@@ -453,5 +489,6 @@ class OverlapModel(Model):
 
 
 __all__ = ["OverlapFrame", "OverlapJob", "OverlapLayout", "OverlapModel", "PolicyMarks", "OverlapRuns",
-           "backlog_growth", "bar_rows", "marks", "policy_runs", "readout", "reference_runs", "slots_table",
+           "backlog_facts", "backlog_growth", "bar_rows", "outcome", "snapped_facts",
+           "marks", "policy_runs", "readout", "reference_runs", "slots_table",
            "snapped_slots"]

@@ -98,13 +98,22 @@ def lane_fires(rule: str, run: int | str, *, start: int = START, every: int | st
     return tuple((f.started, f.finished, int(f.next)) for f in trace)
 
 
+def verdict_facts(rule: str, starts, every: int, run: int) -> dict:
+    """What a lane's verdict states: its `starts`, the distinct `slips` between them beyond the
+    gap (sorted; [0] when the gap holds), and whether a 0-min run explains a finish lane holding."""
+    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
+    return {"rule": rule, "starts": tuple(starts), "slips": tuple(slips), "holds": slips == [0],
+            "zero_run": rule == "finish" and run == 0}
+
+
 def lane_verdict(rule: str, starts, every: int, run: int) -> str:
     """One lane's verdict: the start times, then whether the gap between them holds."""
-    times = ", ".join(hm(s) for s in starts)
-    slips = sorted({b - a - every for a, b in zip(starts, starts[1:])})
-    if slips == [0]:
-        marks = ", ".join(":" + hm(s)[3:] for s in starts)
-        why = " (a 0-min run adds nothing to the gap)" if rule == "finish" and run == 0 else ""
+    facts = verdict_facts(rule, starts, every, run)
+    times = ", ".join(hm(s) for s in facts["starts"])
+    slips = facts["slips"]
+    if facts["holds"]:
+        marks = ", ".join(":" + hm(s)[3:] for s in facts["starts"])
+        why = " (a 0-min run adds nothing to the gap)" if facts["zero_run"] else ""
         return f"{LABEL[rule]}: {times} \u2014 holds at {marks}{why}"
     if len(slips) == 1:
         return f"{LABEL[rule]}: {times} \u2014 drifts {format_duration(slips[0])} later each cycle"
@@ -182,8 +191,9 @@ class CadenceModel(Model):
             answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
     )
     challenge = Challenge(
-        "03-fourth-at-ten", "Make the fourth start-to-finish run start at or after 10:00 (with that lane lit).",
-        met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] >= f.lanes[0].starts[0] + HOUR,
+        "03-fourth-at-ten", "Find the run length that makes the fourth start-to-finish run start at 10:00 exactly "
+                            "(with that lane lit).",
+        met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] == f.lanes[0].starts[0] + HOUR,
         explain="Three cycles of run + 15 min after 09:00: with 5-min runs that is 3 x 20 min, 10:00. "
                 "Start-to-start keeps :00, :15, :30, :45 while each run is shorter than the gap.")
 
@@ -276,27 +286,43 @@ def tick_text(tick: int) -> str:
     return "0 (woken at the score)" if tick == 0 else format_duration(tick)
 
 
+def growth_facts(slip: np.ndarray) -> dict:
+    """How a slip series moves, as `growth` words it: `kind` "flat", "step" (always `lo` more a
+    run), "steps" (always later, by `lo` to `hi` a run) or "range" (between `lo` and `hi`)."""
+    steps = np.diff(slip)
+    if not len(steps) or not steps.any():
+        return {"kind": "flat"}
+    lo, hi = int(steps.min()), int(steps.max())
+    if lo == hi:
+        return {"kind": "step", "lo": lo}
+    if lo > 0:
+        return {"kind": "steps", "lo": lo, "hi": hi}
+    return {"kind": "range", "lo": int(slip.min()), "hi": int(slip.max())}
+
+
 def growth(slip: np.ndarray) -> str:
     """How a slip series moves: "flat", "+X a run" (a constant step), "+X to +Y a run"
     (always later, by varying steps), or "between X and Y" (it comes and goes)."""
-    steps = np.diff(slip)
-    if not len(steps) or not steps.any():
+    g = growth_facts(slip)
+    if g["kind"] == "flat":
         return "flat"
-    lo, hi = int(steps.min()), int(steps.max())
-    if lo == hi:
-        return f"+{format_duration(lo)} a run"
-    if lo > 0:
-        return f"+{format_duration(lo)} to +{format_duration(hi)} a run"
-    return f"between {format_duration(int(slip.min()))} and {format_duration(int(slip.max()))}"
+    if g["kind"] == "step":
+        return f"+{format_duration(g['lo'])} a run"
+    if g["kind"] == "steps":
+        return f"+{format_duration(g['lo'])} to +{format_duration(g['hi'])} a run"
+    return f"between {format_duration(g['lo'])} and {format_duration(g['hi'])}"
+
+
+def engine_agreement(tick: int = 1000, cycles: int = 24) -> dict[str, bool]:
+    """Per rule: does the Lua engine release at the reference model's instants?"""
+    return {rule: slips(rule, tick, cycles=cycles, engine=True).tolist() == slips(rule, tick, cycles=cycles).tolist()
+            for rule in SLIP_RULES}
 
 
 def engine_agrees(tick: int = 1000, cycles: int = 24) -> str:
     """One line per rule: does the Lua engine release at the reference model's instants?"""
-    lines = []
-    for rule in SLIP_RULES:
-        same = slips(rule, tick, cycles=cycles, engine=True).tolist() == slips(rule, tick, cycles=cycles).tolist()
-        lines.append(f"{rule:8} engine == reference for {cycles} runs: {same}")
-    return "\n".join(lines)
+    return "\n".join(f"{rule:8} engine == reference for {cycles} runs: {same}"
+                     for rule, same in engine_agreement(tick, cycles).items())
 
 
 @dataclass(frozen=True)
@@ -334,12 +360,14 @@ class SlipModel(Model):
     readout_id = "slip-readout"
     controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
     challenge = Challenge(
-        "03-schedule-on-time", "Find a pump tick at which the schedule rule's run 96 is released less than "
-                               "0.1 s after its slot.",
-        met=lambda f: _line(f, "schedule").slips[-1] < 100,
-        explain="slot + every never carries a late release into the next slot: its slip is only how long the "
-                "pump takes to notice (up to a tick) plus the enqueue latency, so a pump woken at the score "
-                "releases on time.")
+        "03-schedule-on-time", "Find a pump tick longer than 1 s at which the schedule rule's run 96 is released "
+                               "less than 0.5 s after its slot.",
+        met=lambda f: f.tick > SECOND and _line(f, "schedule").slips[-1] < SECOND // 2,
+        explain="slot + every never carries a late release into the next slot: its slip is only where the "
+                "pump's beat falls against the slot (up to a tick) plus the enqueue latency. The re-armed beat "
+                "drifts 20 ms a run and starts over each time it passes a tick, so a longer tick can leave run "
+                "96 closer to its slot. The release rule carries every run's lag forward: 1.92 s by run 96 "
+                "whatever the tick.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
                  latency: int = LATENCY, run: int | str = SLIP_RUN):
@@ -410,17 +438,27 @@ def _apart(values) -> str:
     return "/".join(str(v) for v in sorted(set(values)))
 
 
-def period_readout(rows: dict, every: int) -> str:
-    """What each rule keeps, measured on the engine's rows: the schedule rule's slot gap and
-    release lags, and the release rule's gap between releases (its effective period)."""
+def period_facts(rows: dict, every: int) -> dict:
+    """What each rule keeps, measured on the engine's rows: the gap asked for (`every`), the
+    schedule rule's distinct slot gaps and release lags, the release rule's distinct gaps
+    between releases (its effective period) and its release instants."""
     sched, rel = rows["schedule"], [r for _, r in rows["release"]]
-    slot_gaps = [b[0] - a[0] for a, b in zip(sched, sched[1:])]
+    return {"every": every,
+            "slot_gaps": tuple(sorted({b[0] - a[0] for a, b in zip(sched, sched[1:])})),
+            "lags": tuple(sorted({r - s for s, r in sched})),
+            "release_gaps": tuple(sorted({b - a for a, b in zip(rel, rel[1:])})),
+            "releases": tuple(rel)}
+
+
+def period_readout(rows: dict, every: int) -> str:
+    """What each rule keeps, measured on the engine's rows (`period_facts`), in three lines."""
+    f = period_facts(rows, every)
     return "\n".join([
-        f"asked for every {every} ms",
-        f"  schedule rule: slots {_apart(slot_gaps)} ms apart, each released {_apart(r - s for s, r in sched)} ms"
+        f"asked for every {f['every']} ms",
+        f"  schedule rule: slots {_apart(f['slot_gaps'])} ms apart, each released {_apart(f['lags'])} ms"
         " after its slot",
-        f"  release rule:  released {_apart(b - a for a, b in zip(rel, rel[1:]))} ms apart: "
-        + ", ".join(hmsms(r) for r in rel),
+        f"  release rule:  released {_apart(f['release_gaps'])} ms apart: "
+        + ", ".join(hmsms(r) for r in f["releases"]),
     ])
 
 
@@ -429,33 +467,54 @@ def period_readout(rows: dict, every: int) -> str:
 CHEAP_SWEEP = "with a sweep that costs only the enqueue latency"
 
 
-def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
-            start: int = START) -> str:
-    """The release rule's gap between releases (its effective period), from the engine, on a
-    grid pump and on EchoMQ's re-arming one, for each sweep latency."""
+def period_gaps(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+                start: int = START) -> dict[tuple[int, str], tuple[int, ...]]:
+    """{(latency, beat): the distinct gaps between the release rule's releases}, from the engine."""
     gap = Every(every).ms
-    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs, "
-             f"{CHEAP_SWEEP}"]
+    out = {}
     for lat in latencies:
-        cells = []
         for beat in ("grid", "rearm"):
             trace = simulate(Schedule(NAME, Every(gap), rule="release"), start=start, fires=fires,
                              pump=Pump(tick=tick, latency=lat, beat=beat))
             rel = [f.released for f in trace]
-            cells.append(f"{beat} {_apart(b - a for a, b in zip(rel, rel[1:]))} ms")
+            out[lat, beat] = tuple(sorted({b - a for a, b in zip(rel, rel[1:])}))
+    return out
+
+
+def periods(*, every: int | str = 1500, tick: int = 1000, latencies=(0, LATENCY), fires: int = 8,
+            start: int = START) -> str:
+    """The release rule's gap between releases (its effective period), from the engine, on a
+    grid pump and on EchoMQ's re-arming one, for each sweep latency (`period_gaps`)."""
+    gap = Every(every).ms
+    gaps = period_gaps(every=gap, tick=tick, latencies=latencies, fires=fires, start=start)
+    lines = [f"release rule, every {gap} ms, pump tick {tick} ms: gap between releases over {fires} runs, "
+             f"{CHEAP_SWEEP}"]
+    for lat in latencies:
+        cells = [f"{beat} {_apart(gaps[lat, beat])} ms" for beat in ("grid", "rearm")]
         lines.append(f"  latency {lat:>3} ms: " + " \u00b7 ".join(cells))
     return "\n".join(lines)
 
 
+def lost_per_cycle(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYCLES,
+                   start: int = START) -> dict[tuple[int, str], tuple[int, int]]:
+    """{(tick, beat): (least, most) the release rule loses per cycle over `cycles` runs}."""
+    out = {}
+    for tick in ticks:
+        for beat in ("grid", "rearm"):
+            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
+            out[tick, beat] = (int(steps.min()), int(steps.max()))
+    return out
+
+
 def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYCLES, start: int = START) -> str:
     """What the release rule loses per cycle (min-max over `cycles` runs every 15 min), on a grid
-    pump and on EchoMQ's re-arming one: the slip is a range, not one number."""
+    pump and on EchoMQ's re-arming one (`lost_per_cycle`): the slip is a range, not one number."""
+    lost = lost_per_cycle(ticks=ticks, latency=latency, cycles=cycles, start=start)
     lines = [f"release rule, every 15 min, lost per cycle over {cycles} runs, {CHEAP_SWEEP}, {latency} ms"]
     for tick in ticks:
         cells = []
         for beat in ("grid", "rearm"):
-            steps = np.diff(slips("release", tick, start=start, cycles=cycles, latency=latency, beat=beat))
-            lo, hi = int(steps.min()), int(steps.max())
+            lo, hi = lost[tick, beat]
             cells.append(f"{beat} {format_duration(lo)}" + ("" if lo == hi else f" to {format_duration(hi)}"))
         lines.append(f"  tick {format_duration(tick):>5}: " + " \u00b7 ".join(cells))
     return "\n".join(lines)
@@ -463,14 +522,13 @@ def slip_ranges(*, ticks=(1000, 5000), latency: int = LATENCY, cycles: int = CYC
 
 # -- 4. EchoMQ's advance, live on a Store --------------------------------------------------------
 
-def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
-                 lag: int = LATENCY) -> str:
-    """Register, advance to `now + every`, cancel, advance again: the answers and the registry.
+def advance_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                  lag: int = LATENCY) -> list[dict]:
+    """Register, advance to `now + every`, cancel, advance again: per call, its `call`, `answer`
+    (with the script's code, `code`, for an advance), the instants it names and the registry's
+    rows ([(name, score)]) and ZCARD (`size`) after it.
 
-    The next scores are the release rule's (`Schedule.next_run`), as the pump would write them.
-    Only row names, scores and answers are printed: key names carry the queue name, which a
-    real server makes unique per Store.
-    """
+    The next scores are the release rule's (`Schedule.next_run`), as the pump would write them."""
     own = store is None
     store = store or Store()
     try:
@@ -478,28 +536,46 @@ def advance_demo(store: Store | None = None, *, start: int = START, every: int |
         sched = Schedule(NAME, Every(every), rule="release")
         phase = sched.cadence.phase(sched.first_run(start))
         code = {v: k for k, v in ADVANCE.items()}
-
-        def rows() -> str:
-            shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in reg.rows()) or "(empty)"
-            return f"  registry: {shown}   ZCARD {reg.size()}"
-
-        out = [f"register {NAME}, every {format_duration(sched.cadence.ms)}, first run {hmsms(start)}: "
-               f"{reg.register(sched, start)}", rows()]
+        out = [{"call": "register", "every": sched.cadence.ms, "first": start, "answer": reg.register(sched, start),
+                "rows": reg.rows(), "size": reg.size()}]
         now = start + lag
         nxt = sched.next_run(start, released=now, finished=None, phase=phase)
         ans = reg.advance(NAME, nxt)
-        out += [f"released at {hmsms(now)}; advance({NAME}, now + every = {hmsms(nxt)}): {ans} ({code[ans]})",
-                rows()]
-        out.append(f"cancel({NAME}): {reg.cancel(NAME)}")
+        out.append({"call": "advance", "released": now, "next": nxt, "answer": ans, "code": code[ans],
+                    "rows": reg.rows(), "size": reg.size()})
+        out.append({"call": "cancel", "answer": reg.cancel(NAME), "rows": reg.rows(), "size": reg.size()})
         now = nxt                                      # the next tick reads the row at its score
         nxt = sched.next_run(now, released=now, finished=None, phase=phase)
         ans = reg.advance(NAME, nxt)
-        out += [f"a tick that read the row before the cancel: advance({NAME}, {hmsms(nxt)}): {ans} ({code[ans]})",
-                rows()]
-        return "\n".join(out)
+        out.append({"call": "advance", "released": now, "next": nxt, "answer": ans, "code": code[ans],
+                    "rows": reg.rows(), "size": reg.size()})
+        return out
     finally:
         if own:
             store.close()
+
+
+def advance_demo(store: Store | None = None, *, start: int = START, every: int | str = "15m",
+                 lag: int = LATENCY) -> str:
+    """`advance_facts` as the notebook prints it: the answers and the registry after the
+    register and after each advance. Only row names, scores and answers are printed: key names
+    carry the queue name, which a real server makes unique per Store."""
+    reg, first, cancel, late = advance_facts(store, start=start, every=every, lag=lag)
+
+    def rows(step) -> str:
+        shown = ", ".join(f"{name} -> {hmsms(score)}" for name, score in step["rows"]) or "(empty)"
+        return f"  registry: {shown}   ZCARD {step['size']}"
+
+    return "\n".join([
+        f"register {NAME}, every {format_duration(reg['every'])}, first run {hmsms(reg['first'])}: {reg['answer']}",
+        rows(reg),
+        f"released at {hmsms(first['released'])}; advance({NAME}, now + every = {hmsms(first['next'])}): "
+        f"{first['answer']} ({first['code']})",
+        rows(first),
+        f"cancel({NAME}): {cancel['answer']}",
+        f"a tick that read the row before the cancel: advance({NAME}, {hmsms(late['next'])}): "
+        f"{late['answer']} ({late['code']})",
+        rows(late)])
 
 
 #: the poll-interval slider, ms
@@ -518,10 +594,11 @@ def _shown(marker: list[tuple[str, int]], clock: bool = False) -> str:
     return "{" + ", ".join(f'"{m}": {score(s)}' for m, s in marker) + "}" if marker else "(empty)"
 
 
-def marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
-    """Register, fire one occurrence, let a parked worker take it, let it park again: the answer
-    of each script and what the marker key holds after it. Only names, answers and scores are
-    printed (a real server's key names carry a per-store queue name)."""
+def marker_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> list[dict]:
+    """Register, fire one occurrence, let a parked worker take it, let it park again: per step,
+    its `verb`, the script's `answer` and the `marker` after it ([(member, score)]); the fire
+    adds the registry's next run (`head`) and its instant (`at`), the take its job, instant and
+    the job's state."""
     own = store is None
     store = store or Store()
     try:
@@ -529,46 +606,70 @@ def marker_steps(store: Store | None = None, *, start: int = START, every: int |
         first = sched.first_run(start)
         nxt = sched.next_run(first, released=first, finished=None, phase=sched.cadence.phase(first))
         job = Minter().mint(first)
-        out = [f"register {NAME} (every {format_duration(sched.cadence.ms)}): {reg.register(sched, start)}"
-               f"  \u00b7 marker {_shown(reg.marker())}"]
+        out = [{"verb": "register", "every": sched.cadence.ms, "answer": reg.register(sched, start),
+                "marker": reg.marker()}]
         _, head, res = reg.fire(first, [(NAME, first, nxt, job, first, "{}")])
-        out.append(f"fire {hms(first)} (enqueue + advance): {res[0].result}  \u00b7 marker {_shown(reg.marker())}"
-                   f"  \u00b7 registry next run {hms(head)}")
+        out.append({"verb": "fire", "at": first, "answer": res[0].result, "marker": reg.marker(), "head": head})
         answer, when, _ = reg.take(job, first, parked=True)
-        out.append(f"parked worker takes {job}: {answer} at {hms(when)}  \u00b7 marker {_shown(reg.marker())}"
-                   f"  \u00b7 job {reg.job(job)['state']}")
+        out.append({"verb": "take", "job": job, "answer": answer, "at": when, "marker": reg.marker(),
+                    "state": reg.job(job)["state"]})
         answer, _, _ = reg.take("", first, parked=True)
-        out.append(f"the worker, done, parks again: {answer}  \u00b7 marker {_shown(reg.marker())}")
-        return "\n".join(out)
+        out.append({"verb": "park", "answer": answer, "marker": reg.marker()})
+        return out
+    finally:
+        if own:
+            store.close()
+
+
+def marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
+    """`marker_facts` one line a step. Only names, answers and scores are printed (a real
+    server's key names carry a per-store queue name)."""
+    reg, fire, take, park = marker_facts(store, start=start, every=every)
+    return "\n".join([
+        f"register {NAME} (every {format_duration(reg['every'])}): {reg['answer']}"
+        f"  \u00b7 marker {_shown(reg['marker'])}",
+        f"fire {hms(fire['at'])} (enqueue + advance): {fire['answer']}  \u00b7 marker {_shown(fire['marker'])}"
+        f"  \u00b7 registry next run {hms(fire['head'])}",
+        f"parked worker takes {take['job']}: {take['answer']} at {hms(take['at'])}  \u00b7 marker "
+        f"{_shown(take['marker'])}  \u00b7 job {take['state']}",
+        f"the worker, done, parks again: {park['answer']}  \u00b7 marker {_shown(park['marker'])}"])
+
+
+def bullmq_marker_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> dict:
+    """The same marker in the BullMQ design, which has delayed jobs: the upsert's answer and the
+    marker after it; the pickup's job, instant, answer, the marker after it, the next job's run
+    time and the jobs left waiting."""
+    own = store is None
+    store = store or Store()
+    try:
+        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
+        answer = bull.upsert(sched, start)
+        upsert = {"every": sched.cadence.ms, "answer": answer, "marker": bull.registry.marker()}
+        taken = bull.pickup(start)
+        pickup = {"job": taken.job_id, "at": taken.started, "answer": taken.result, "marker": bull.registry.marker(),
+                  "next": taken.next, "waiting": list(bull.registry.pending())}
+        return {"upsert": upsert, "pickup": pickup}
     finally:
         if own:
             store.close()
 
 
 def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
-    """The same marker in the BullMQ design, which has delayed jobs: the upsert makes the first
-    job, ready now ("0"); the pickup makes the next one, delayed, and "1" goes to its run time
-    (bullmq 6.7.0's addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through
-    `lua/includes/scheduled_job.lua`). The pickup leaves "0" with nothing waiting, the state
-    6.7.0 leaves too (its prepareJobForProcessing writes "0" back after every take): "0" means
-    "try to take a job now", not "a job waits"."""
-    own = store is None
-    store = store or Store()
-    try:
-        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
-        answer = bull.upsert(sched, start)
-        out = [f"upsert {NAME} (every {format_duration(sched.cadence.ms)}): {answer}"
-               f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"]
-        taken = bull.pickup(start)
-        waiting = bull.registry.pending()
-        out.append(f"worker takes {taken.job_id} at {hms(taken.started)}: {taken.result}"
-                   f"  \u00b7 marker {_shown(bull.registry.marker(), clock=True)}"
-                   f"  \u00b7 next job delayed to {hms(taken.next)}"
-                   f"  \u00b7 waiting: {', '.join(waiting) if waiting else 'none'}")
-        return "\n".join(out)
-    finally:
-        if own:
-            store.close()
+    """`bullmq_marker_facts` in two lines: the upsert makes the first job, ready now ("0"); the
+    pickup makes the next one, delayed, and "1" goes to its run time (bullmq 6.7.0's
+    addDelayMarkerIfNeeded, here `lua/includes/marker.lua` through `lua/includes/scheduled_job.lua`).
+    The pickup leaves "0" with nothing waiting, the state 6.7.0 leaves too (its
+    prepareJobForProcessing writes "0" back after every take): "0" means "try to take a job now",
+    not "a job waits"."""
+    f = bullmq_marker_facts(store, start=start, every=every)
+    up, took = f["upsert"], f["pickup"]
+    return "\n".join([
+        f"upsert {NAME} (every {format_duration(up['every'])}): {up['answer']}"
+        f"  \u00b7 marker {_shown(up['marker'], clock=True)}",
+        f"worker takes {took['job']} at {hms(took['at'])}: {took['answer']}"
+        f"  \u00b7 marker {_shown(took['marker'], clock=True)}"
+        f"  \u00b7 next job delayed to {hms(took['next'])}"
+        f"  \u00b7 waiting: {', '.join(took['waiting']) if took['waiting'] else 'none'}"])
 
 
 # -- wake latency: the marker against polling --------------------------------------------------
@@ -640,10 +741,12 @@ class WakeModel(Model):
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
     challenge = Challenge(
-        "03-mean-under-10", "Find a poll interval at which the polling worker's mean wait is under 10 s.",
-        met=lambda f: f.mean < 10,
-        explain="The mean wait is about half the poll interval, so only polling every 10 s gets it under 10 s, "
-                "at the price of a query every 10 s; the worker parked on the marker waits 0 ms.")
+        "03-longest-wait", "Find a poll interval shorter than 1 min at which some job still waits more than "
+                           "45 s before it starts.",
+        met=lambda f: f.poll < MINUTE and max(f.waits) > 45 * SECOND,
+        explain="A job that becomes ready just after a poll waits almost the whole interval, so the longest "
+                "wait grows with the poll and passes 45 s before the poll reaches a minute. The worker parked "
+                "on the marker waits 0 ms for every job, whatever the interval.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()
