@@ -677,7 +677,6 @@ def notebook_report(folder: str = "notebooks", only=None) -> list[str]:
 #: the fakeredis adapter, design, schedules, worker concurrency)
 FAST_PATHS = (
     ("pump fast-forward (sim.PumpDesign.fast_forward)", "sim", "fast_forward", "pump", 1),
-    ("pump joined take (sim.PumpDesign.join_take), 10 rows", "sim", "join_take", "pump", 10),
     ("bullmq fast-forward (chain.Chain.fast_forward)", "chain", "fast_forward", "bullmq", 1),
     ("fakeredis adapter (fakelua.enabled), pump event path", "fakelua", "enabled", "pump", 1),
 )

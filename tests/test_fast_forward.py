@@ -8,7 +8,6 @@ compared whole."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import pytest
 
@@ -400,48 +399,3 @@ def test_the_pickups_script_refuses_each_bad_argument_before_any_write():
             b"finished": str(runs[0] + 4 * MIN).encode()}
     finally:
         store.close()
-
-
-# -- the take joined to the release (the pump's event path) --------------------------------------
-
-
-def joined_once(parts: dict, fires, until, join: bool, runs: int):
-    """The traces, answers and keyspace of the event path with the parked worker's take joined to
-    its release's script or made by `take` of its own."""
-    store = make_store("fakeredis")
-    saved = PumpDesign.fast_forward, PumpDesign.join_take
-    PumpDesign.fast_forward, PumpDesign.join_take = False, join
-    try:
-        with PumpDesign(store=store, **parts) as sim:
-            traces = [sim.run(fires=fires, until=until) for _ in range(runs)]
-            return [(t.to_json(), t.next, t.registry_size, list(t.answers.items())) for t in traces], snapshot(store)
-    finally:
-        PumpDesign.fast_forward, PumpDesign.join_take = saved
-        store.close()
-
-
-def test_a_take_joined_to_its_release_leaves_what_a_take_of_its_own_leaves(monkeypatch):
-    """Over the seeded runs of the sweep above (every pump mode, worker, policy and fault), the
-    event path with the parked worker's take joined to the release leaves the same traces,
-    answers and keys (the marker, the pending list, every job hash) as with `take` called; the
-    joined path made 255 of the two-step's enqueues and 378 of the atomic pump's fires (a property
-    of the seeds, checked so the sweep proves something). The scripts take the caller's word that
-    no job waits when it asks for the joined take (enqueue-3.lua): at every such call the pending
-    list is empty."""
-    joined = []
-
-    def spy(real, verb):
-        def call(self, *a, taken=False, **k):
-            joined.append((verb, taken))
-            if taken:
-                assert self.client.llen(self.k.pending) == 0, (verb, a)
-            return real(self, *a, taken=taken, **k)
-        return call
-
-    for verb in ("enqueue", "fire"):
-        monkeypatch.setattr(Registry, verb, spy(getattr(Registry, verb), verb))
-    for seed in range(0, 40, 2):
-        parts, fires, until = scenario(random.Random(seed))
-        assert joined_once(parts, fires, until, True, 1 + seed % 3) == \
-            joined_once(parts, fires, until, False, 1 + seed % 3), seed
-    assert Counter(v for v, taken in joined if taken) == {"enqueue": 255, "fire": 378}

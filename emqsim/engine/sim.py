@@ -98,9 +98,6 @@ class PumpDesign(HoldsStore):
     #: make runs of quiet fires in one script call (`_forward`); False keeps every fire on the
     #: event path (the tests hold the two equal)
     fast_forward = True
-    #: hand a job to a worker parked on the marker in its release's script (`_joins`); False
-    #: keeps every take a script of its own (the tests hold the two equal)
-    join_take = True
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
                  faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
@@ -389,11 +386,9 @@ class PumpDesign(HoldsStore):
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
-                joined = self._joins(plan, t)
-                job = self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
-                                            taken=joined) == "enqueued"
+                job = self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued"
                 if job:
-                    made.append(self._produce(n, plan, t, job_id, joined))
+                    made.append(self._produce(n, plan, t, job_id))
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
@@ -418,12 +413,10 @@ class PumpDesign(HoldsStore):
             if self._crash_due(p, n):
                 crash = True
                 break
-        # one row: the only job the call can make is its own, so its worker is known beforehand
-        joined = len(rows) == 1 and not plans[0].why and self._joins(plans[0], t)
-        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot", taken=joined)
+        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
         for row, plan, res in zip(rows, plans, results):
             if res.result == "fired":
-                made.append(self._produce(self.trace.count + 1, plan, t, row[3], joined))
+                made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
             elif res.result == "skipped":
                 self._skip(row[0], plan.label, t, plan.why, read=row[1])
             if res.result in ("fired", "duplicate", "skipped"):
@@ -463,16 +456,9 @@ class PumpDesign(HoldsStore):
         self.events.schedule(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
-    def _joins(self, plan: _Plan, t: int) -> bool:
-        """May the release's script hand its job to a parked worker at once (the take joined to
-        the release)? Where a worker is parked and idle now, no older parked one waits before
-        it, the marker holds no "0" nobody popped, and no policy moves a start: then the take
-        the event path makes next would find exactly this job, and the scripts are the shipped ones."""
-        return (self.join_take and not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
-                and plan.admit.not_before is None and self.crew.free[0][0] <= t and self._as_shipped())
-
-    def _produce(self, n: int, plan: _Plan, t: int, job_id: str, joined: bool = False) -> Fire:
-        """`joined`: the release's script already handed the job to its parked worker (`_joins`)."""
+    def _produce(self, n: int, plan: _Plan, t: int, job_id: str) -> Fire:
+        """A job was made: the crew plans its worker, the trace records it, and a parked worker
+        takes it now through `take` (the script's "0" is on the marker for it)."""
         for earlier in plan.admit.cancel:
             self._cancel(earlier, t)
         d = plan.due
@@ -481,10 +467,7 @@ class PumpDesign(HoldsStore):
         running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
         self.trace.produced(fire, read=d.slot)
         self._streak = 0
-        if joined:        # taken by the release's script: what `_wake` does after a take
-            self._stale |= self.registry.again
-            self.events.schedule(run.finished, FINISH, running)
-        elif run.parked:  # its worker is parked on the marker: the script just wrote it
+        if run.parked:    # its worker is parked on the marker: the script just wrote it
             self._parked.append(run)
             self._wake(t)
         else:             # the release's "0" stays on the marker: nobody parked pops it
