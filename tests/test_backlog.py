@@ -11,6 +11,7 @@ import pytest
 from emqsim import Every, Schedule, PumpDesign, Store, Worker
 from emqsim.engine.reference import reference
 from emqsim.engine.timefmt import at
+from emqsim.engine import pump_fast
 from emqsim.engine import worker as worker_module
 from emqsim.engine.worker import Crew
 
@@ -105,7 +106,7 @@ def test_no_script_searches_the_pending_list_in_a_backlog(monkeypatch):
     # the worker takes the oldest job, at the head: popped, not searched for; a finished job
     # was taken off the list already, so finish does not look for it there
     calls = _lua_calls(monkeypatch)
-    monkeypatch.setattr(PumpDesign, "fast_forward", False)   # every job through take: the event path
+    monkeypatch.setattr(pump_fast, "enabled", False)   # every job through take: the event path
     sim = PumpDesign(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"),
                      store=Store(client=fakeredis.FakeRedis()))
     sim.run(fires=300)

@@ -2,8 +2,8 @@
 in BullMQ's) leaves exactly what the event-by-event path leaves: the trace, the answers, the job
 ids, every key in Redis.
 
-Each case runs twice on a fresh store, with `fast_forward` on and off, and the two runs are
-compared whole."""
+Each case runs twice on a fresh store, with the design's one switch (`pump_fast.enabled`,
+`bullmq_fast.enabled`) on and off, and the two runs are compared whole."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import random
 import pytest
 
 from backends import BACKENDS, make_store
+from emqsim.engine import bullmq_fast, pump_fast
 from emqsim.engine.cadence import Cron, Every
 from emqsim.engine.chain import BullMQ, Chain
 from emqsim.engine.errors import InputError
@@ -93,7 +94,7 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
     `runs` calls of `run` (a lesson moving a slider calls it again and again)."""
     store = make_store(backend)
     made = []
-    old, PumpDesign.fast_forward = PumpDesign.fast_forward, forward
+    old, pump_fast.enabled = pump_fast.enabled, forward
     real = Registry.forward
 
     def counted(self, name, slot, nxt, template, jobs):
@@ -108,7 +109,7 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
                      list(t.answers.items()), t.refused) for t in traces]
             return seen, snapshot(store), sim.clock.now, made
     finally:
-        PumpDesign.fast_forward, Registry.forward = old, real
+        pump_fast.enabled, Registry.forward = old, real
         store.close()
 
 
@@ -315,7 +316,7 @@ def chain_once(backend: str, parts: dict, fires, until, forward: bool, runs: int
     """`run_once` for a Chain: the traces, the keyspace, and the pickups each call made."""
     store = make_store(backend)
     made = []
-    old, Chain.fast_forward = Chain.fast_forward, forward
+    old, bullmq_fast.enabled = bullmq_fast.enabled, forward
     real = BullMQ.pickups
 
     def counted(self, name, slot, count, picks):
@@ -330,7 +331,7 @@ def chain_once(backend: str, parts: dict, fires, until, forward: bool, runs: int
                     for t in traces]
             return seen, snapshot(store), made
     finally:
-        Chain.fast_forward, BullMQ.pickups = old, real
+        bullmq_fast.enabled, BullMQ.pickups = old, real
         store.close()
 
 
