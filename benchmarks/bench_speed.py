@@ -494,15 +494,15 @@ def peak_rss(what: str, fires: int) -> float | None:
 BACKLOG = (5_000, 10_000, 20_000, 40_000)
 
 
-def backlog_rate(fires: int, general: bool = False) -> float:
+def backlog_rate(fires: int, drawn: bool = False) -> float:
     """Fires/s of `emqsim trace --every 1m --run 10m --fires N` on fakeredis: 10-minute runs
-    a minute apart, so jobs pile up waiting (0.9 N at the end). `general`: the reference
-    model's general path instead (a run spread of 1 ms sends it there), no Redis."""
+    a minute apart, so jobs pile up waiting (0.9 N at the end). `drawn`: the reference model
+    instead, no Redis, its runs drawn (a spread of 1 ms), so the engine's `Crew` plans them."""
     from emqsim.engine.reference import reference
     from emqsim.engine.worker import Worker
 
     sched = Schedule("reports", Every("1m"))
-    if general:
+    if drawn:
         t = time.perf_counter()
         reference(sched, start=T0, fires=fires, worker=Worker(run="10m", spread=1), ids=None, keep=False)
         return fires / (time.perf_counter() - t)
@@ -807,9 +807,9 @@ def main(argv=None) -> int:
         mb = peak_rss(what, n)
         print(f"peak RSS, {n:>9,} {what} fires: " + ("n/a" if mb is None else f"{mb:,.0f} MB"))
     # after the RSS runs: their processes would inherit this one's peak, which a backlog raises
-    for label, general in (("engine on fakeredis", False), ("reference model, general path", True)):
+    for label, drawn in (("engine on fakeredis", False), ("reference model, drawn runs", True)):
         # the reference runs take a fraction of a second: the best of three evens out a busy machine
-        rates = [max(backlog_rate(n, general) for _ in range(3 if general else 1)) for n in BACKLOG]
+        rates = [max(backlog_rate(n, drawn) for _ in range(3 if drawn else 1)) for n in BACKLOG]
         print(f"backlog (--every 1m --run 10m), {label}: "
               + " · ".join(f"{n // 1000}k {r:,.0f} fires/s" for n, r in zip(BACKLOG, rates))
               + f" · {BACKLOG[0] // 1000}k/{BACKLOG[-1] // 1000}k rate ratio {rates[0] / rates[-1]:.2f}")

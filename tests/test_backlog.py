@@ -117,7 +117,7 @@ def test_no_script_searches_the_pending_list_in_a_backlog(monkeypatch):
 
 @pytest.mark.parametrize("overlap, kept", [("allow", 364), ("replace", 11), ("buffer-one", 2), ("skip", 1)])
 def test_the_reference_model_keeps_only_what_is_going(monkeypatch, overlap, kept):
-    # the general path (runs of 10-12 min, drawn) with a backlog under allow: the crew it
+    # runs of 10-12 min, drawn, so the Crew plans them with a backlog under allow: the crew it
     # uses holds the runs going at the end, never the ones that finished (under replace, the
     # cancelled runs' old finishes, up to 12 min on, until they come)
     crews = []
