@@ -170,20 +170,22 @@ class BullMQ:
     def next_run(schedule: Schedule, phase: int, slot: int, count: int, now: int) -> int | str:
         """The next run a pickup at `now` makes for the job of `slot` (its count `count`), or why it
         makes none ("limit", "ended", "stopped"): bullmq's JobScheduler.upsertJobScheduler, called by
-        the worker. A limit counts the jobs made since the last upsert; an end date is compared with
-        the pickup instant; a cron pattern is read by cron-parser from the latest of the start, the
-        pickup and the slot, and where it gives up bullmq's defaultRepeatStrategy swallows the error
-        and no next job is made; an interval takes the engine's rule (`Schedule.next_run`)."""
+        the worker. What BullMQ adds to the engine's rule is here: a limit counts the jobs made since
+        the last upsert; an end date is compared with the pickup instant; a cron pattern is read
+        from no earlier than the start date; where cron-parser gives up, bullmq's
+        defaultRepeatStrategy swallows the error and no next job is made. The next run itself is
+        the engine's one rule, `Schedule.next_run` (an interval's snap; a cron's slot strictly
+        after the later of the slot and the pickup, one fresh cron-parser parse)."""
         if schedule.limit and count + 1 > schedule.limit:
             return "limit"
         if schedule.end is not None and now > schedule.end:
             return "ended"
-        if isinstance(schedule.cadence, Cron):
-            try:
-                return schedule.cadence.after(max(slot, now, schedule.start or slot))
-            except GaveUp:
-                return "stopped"
-        return schedule.next_run(slot, released=now, finished=None, phase=phase)
+        if isinstance(schedule.cadence, Cron) and schedule.start:
+            slot = max(slot, schedule.start)
+        try:
+            return schedule.next_run(slot, released=now, finished=None, phase=phase)
+        except GaveUp:
+            return "stopped"
 
     def pickup(self, now: int) -> Taken | None:
         """A worker asks for a job at `now`: the oldest ready job is taken, and its
