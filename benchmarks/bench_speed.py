@@ -149,6 +149,20 @@ def baseline(url: str | None, rows: int, fires: int) -> tuple[float, float, floa
     return done / dt, c.trips / done, c.sent / done, c.inner / done
 
 
+@contextmanager
+def fast_paths(on: bool):
+    """Both designs' fast-forwards on or off (their switches, `pump_fast.enabled` and
+    `bullmq_fast.enabled`), put back after."""
+    from emqsim.engine import bullmq_fast, pump_fast
+
+    saved = pump_fast.enabled, bullmq_fast.enabled
+    pump_fast.enabled = bullmq_fast.enabled = on
+    try:
+        yield
+    finally:
+        pump_fast.enabled, bullmq_fast.enabled = saved
+
+
 def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str, float, float]]:
     """(design, round trips per fire, calls inside scripts per fire) of one `every 15m` schedule
     with an on-time worker: fire by fire, each design with its fast-forward off, so each fire
@@ -160,11 +174,9 @@ def event_path_calls(fires: int = 500, forward: bool = False) -> list[tuple[str,
     for design, mode in (("pump", "two-step"), ("pump", "atomic"), ("bullmq", None)):
         store = Store(client=embedded())
         sched = Schedule("reports", Every("15m"))
-        kind = PumpDesign if design == "pump" else Chain
-        path = type("Path", (kind,), {"fast_forward": forward})
-        run = (path(sched, start=T0, store=store, pump=Pump(mode=mode)) if design == "pump"
-               else path(sched, start=T0, store=store))
-        with store, run:
+        run = (PumpDesign(sched, start=T0, store=store, pump=Pump(mode=mode)) if design == "pump"
+               else Chain(sched, start=T0, store=store))
+        with store, run, fast_paths(forward):
             run.run(fires=20)
             with counting(store) as c:
                 n0 = run.trace.count
@@ -326,10 +338,9 @@ def model_run_time(fires: int, path: str) -> float:
     from emqsim.engine.chain import Chain
 
     store = Store(client=embedded())
-    kind = type("Path", (Chain,), {"fast_forward": path == "fast-forward"})
-    with store:
+    with store, fast_paths(path == "fast-forward"):
         t = time.perf_counter()
-        with kind(Schedule("reports", Every("15m")), start=T0, store=store) as run:
+        with Chain(Schedule("reports", Every("15m")), start=T0, store=store) as run:
             run.run(fires=fires)
             assert run.trace.count == fires
         return time.perf_counter() - t
@@ -483,15 +494,15 @@ def peak_rss(what: str, fires: int) -> float | None:
 BACKLOG = (5_000, 10_000, 20_000, 40_000)
 
 
-def backlog_rate(fires: int, general: bool = False) -> float:
+def backlog_rate(fires: int, drawn: bool = False) -> float:
     """Fires/s of `emqsim trace --every 1m --run 10m --fires N` on fakeredis: 10-minute runs
-    a minute apart, so jobs pile up waiting (0.9 N at the end). `general`: the reference
-    model's general path instead (a run spread of 1 ms sends it there), no Redis."""
+    a minute apart, so jobs pile up waiting (0.9 N at the end). `drawn`: the reference model
+    instead, no Redis, its runs drawn (a spread of 1 ms), so the engine's `Crew` plans them."""
     from emqsim.engine.reference import reference
     from emqsim.engine.worker import Worker
 
     sched = Schedule("reports", Every("1m"))
-    if general:
+    if drawn:
         t = time.perf_counter()
         reference(sched, start=T0, fires=fires, worker=Worker(run="10m", spread=1), ids=None, keep=False)
         return fires / (time.perf_counter() - t)
@@ -673,64 +684,59 @@ def notebook_report(folder: str = "notebooks", only=None) -> list[str]:
 
 # -- what each fast path buys -------------------------------------------------------------------
 
-#: the fast paths, each behind its switch: (label, the switch's class and attribute or None for
-#: the fakeredis adapter, design, schedules, worker concurrency)
+#: the fast paths, each behind its one switch, a module's `enabled` flag: (label, the module
+#: under emqsim.engine, design)
 FAST_PATHS = (
-    ("pump fast-forward (sim.PumpDesign.fast_forward)", "sim", "fast_forward", "pump", 1),
-    ("pump joined take (sim.PumpDesign.join_take), 10 rows", "sim", "join_take", "pump", 10),
-    ("bullmq fast-forward (chain.Chain.fast_forward)", "chain", "fast_forward", "bullmq", 1),
-    ("fakeredis adapter (fakelua.enabled), pump event path", "fakelua", "enabled", "pump", 1),
+    ("pump fast-forward (pump_fast.enabled)", "pump_fast", "pump"),
+    ("bullmq fast-forward (bullmq_fast.enabled)", "bullmq_fast", "bullmq"),
+    ("fakeredis adapter (fakelua.enabled), pump event path", "fakelua", "pump"),
 )
 
 
 def fast_path_lines(fires: int = 3000) -> list[str]:
-    """Each fast path on and off, the rest as they are (the fast-forward off under the adapter's
-    and the joined take's lines, so those paths run), best of two: what it buys. A fast path that
-    buys under 2x is a candidate to go (issue 31); the real scripts' line above shows the
-    adapter's own share there."""
-    import importlib
+    """Each fast path on and off by its switch, the rest as they are (the pump's fast-forward
+    off under the adapter's line, so the event path runs), best of two: what it buys. A fast
+    path that buys under 2x goes (issue 31); the real scripts' line above shows the adapter's
+    own share there."""
+    from emqsim import Every, Schedule, simulate
 
-    from emqsim import Every, Schedule, Worker, simulate
-
-    def timed(design, rows):
+    def timed(design):
         best = float("inf")
         for _ in range(2):
             t = time.perf_counter()
-            simulate([Schedule(f"r{i}", Every("1m")) for i in range(rows)], start=T0, fires=fires, design=design,
-                     worker=Worker(concurrency=rows))
+            simulate(Schedule("r0", Every("1m")), start=T0, fires=fires, design=design)
             best = min(best, time.perf_counter() - t)
         return best
 
-    sim = importlib.import_module("emqsim.engine.sim")
     out = []
     url = os.environ.pop(ENV, None)   # the embedded server, whose adapter is one of the switches
     try:
-        for label, module, switch, design, rows in FAST_PATHS:
-            out.append(_fast_path_line(sim, timed, fires, label, module, switch, design, rows))
+        for label, module, design in FAST_PATHS:
+            out.append(_fast_path_line(timed, fires, label, module, design))
     finally:
         if url is not None:
             os.environ[ENV] = url
     return out
 
 
-def _fast_path_line(sim, timed, fires, label, module, switch, design, rows) -> str:
+def _fast_path_line(timed, fires, label, module, design) -> str:
     """One fast path timed on and off by its switch (the pump's fast-forward off under the others)."""
     import importlib
 
+    from emqsim.engine import pump_fast
+
     owner = importlib.import_module(f"emqsim.engine.{module}")
-    owner = getattr(owner, {"sim": "PumpDesign", "chain": "Chain"}.get(module, ""), owner)
-    forward = sim.PumpDesign.fast_forward
-    if switch != "fast_forward":
-        sim.PumpDesign.fast_forward = False
+    forward = pump_fast.enabled
+    pump_fast.enabled = owner is pump_fast
     try:
-        on = timed(design, rows)
-        setattr(owner, switch, False)
+        on = timed(design)
+        owner.enabled = False
         try:
-            off = timed(design, rows)
+            off = timed(design)
         finally:
-            setattr(owner, switch, True)
+            owner.enabled = True
     finally:
-        sim.PumpDesign.fast_forward = forward
+        pump_fast.enabled = forward
     return f"fast path {label}: {fires:,} fires on {on:.2f} s, off {off:.2f} s, buys {off / on:.2f}x (embedded server)"
 
 
@@ -801,9 +807,9 @@ def main(argv=None) -> int:
         mb = peak_rss(what, n)
         print(f"peak RSS, {n:>9,} {what} fires: " + ("n/a" if mb is None else f"{mb:,.0f} MB"))
     # after the RSS runs: their processes would inherit this one's peak, which a backlog raises
-    for label, general in (("engine on fakeredis", False), ("reference model, general path", True)):
+    for label, drawn in (("engine on fakeredis", False), ("reference model, drawn runs", True)):
         # the reference runs take a fraction of a second: the best of three evens out a busy machine
-        rates = [max(backlog_rate(n, general) for _ in range(3 if general else 1)) for n in BACKLOG]
+        rates = [max(backlog_rate(n, drawn) for _ in range(3 if drawn else 1)) for n in BACKLOG]
         print(f"backlog (--every 1m --run 10m), {label}: "
               + " · ".join(f"{n // 1000}k {r:,.0f} fires/s" for n, r in zip(BACKLOG, rates))
               + f" · {BACKLOG[0] // 1000}k/{BACKLOG[-1] // 1000}k rate ratio {rates[0] / rates[-1]:.2f}")

@@ -11,6 +11,7 @@ import pytest
 from emqsim import Every, Schedule, PumpDesign, Store, Worker
 from emqsim.engine.reference import reference
 from emqsim.engine.timefmt import at
+from emqsim.engine import pump_fast
 from emqsim.engine import worker as worker_module
 from emqsim.engine.worker import Crew
 
@@ -105,19 +106,18 @@ def test_no_script_searches_the_pending_list_in_a_backlog(monkeypatch):
     # the worker takes the oldest job, at the head: popped, not searched for; a finished job
     # was taken off the list already, so finish does not look for it there
     calls = _lua_calls(monkeypatch)
-    monkeypatch.setattr(PumpDesign, "fast_forward", False)   # every job through take: the event path
+    monkeypatch.setattr(pump_fast, "enabled", False)   # every job through take: the event path
     sim = PumpDesign(Schedule("a", Every("1m")), start=T0, worker=Worker(run="10m"),
                      store=Store(client=fakeredis.FakeRedis()))
     sim.run(fires=300)
     assert calls.count("LREM") == 0
-    # jobs taken at minutes 10, 20, ..., 300; the one at minute 0 went to its parked worker in
-    # its release's script, never onto the list
-    assert calls.count("LPOP") == 30
+    # jobs taken at minutes 0 (by its parked worker), 10, 20, ..., 300: each popped off the head
+    assert calls.count("LPOP") == 31
 
 
 @pytest.mark.parametrize("overlap, kept", [("allow", 364), ("replace", 11), ("buffer-one", 2), ("skip", 1)])
 def test_the_reference_model_keeps_only_what_is_going(monkeypatch, overlap, kept):
-    # the general path (runs of 10-12 min, drawn) with a backlog under allow: the crew it
+    # runs of 10-12 min, drawn, so the Crew plans them with a backlog under allow: the crew it
     # uses holds the runs going at the end, never the ones that finished (under replace, the
     # cancelled runs' old finishes, up to 12 min on, until they come)
     crews = []

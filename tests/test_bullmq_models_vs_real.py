@@ -138,9 +138,9 @@ RUNS = [
 def test_a_chain_run_takes_what_the_real_scripts_make(name, cad, worker, outage, fast, monkeypatch):
     """The run's pickups replayed on BullMQ's own scripts at the instants the run took them: the
     same job each time, the same next run after it, the same iteration count at the end."""
-    from emqsim.engine.chain import Chain
+    from emqsim.engine import bullmq_fast
 
-    monkeypatch.setattr(Chain, "fast_forward", fast)
+    monkeypatch.setattr(bullmq_fast, "enabled", fast)
     calls = []
     pickups = BullMQ.pickups
     monkeypatch.setattr(BullMQ, "pickups", lambda self, *a: calls.append(1) or pickups(self, *a))

@@ -2,17 +2,17 @@
 in BullMQ's) leaves exactly what the event-by-event path leaves: the trace, the answers, the job
 ids, every key in Redis.
 
-Each case runs twice on a fresh store, with `fast_forward` on and off, and the two runs are
-compared whole."""
+Each case runs twice on a fresh store, with the design's one switch (`pump_fast.enabled`,
+`bullmq_fast.enabled`) on and off, and the two runs are compared whole."""
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import pytest
 
 from backends import BACKENDS, make_store
+from emqsim.engine import bullmq_fast, pump_fast
 from emqsim.engine.cadence import Cron, Every
 from emqsim.engine.chain import BullMQ, Chain
 from emqsim.engine.errors import InputError
@@ -94,7 +94,7 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
     `runs` calls of `run` (a lesson moving a slider calls it again and again)."""
     store = make_store(backend)
     made = []
-    old, PumpDesign.fast_forward = PumpDesign.fast_forward, forward
+    old, pump_fast.enabled = pump_fast.enabled, forward
     real = Registry.forward
 
     def counted(self, name, slot, nxt, template, jobs):
@@ -109,7 +109,7 @@ def run_once(backend: str, parts: dict, fires, until, forward: bool, runs: int =
                      list(t.answers.items()), t.refused) for t in traces]
             return seen, snapshot(store), sim.clock.now, made
     finally:
-        PumpDesign.fast_forward, Registry.forward = old, real
+        pump_fast.enabled, Registry.forward = old, real
         store.close()
 
 
@@ -316,7 +316,7 @@ def chain_once(backend: str, parts: dict, fires, until, forward: bool, runs: int
     """`run_once` for a Chain: the traces, the keyspace, and the pickups each call made."""
     store = make_store(backend)
     made = []
-    old, Chain.fast_forward = Chain.fast_forward, forward
+    old, bullmq_fast.enabled = bullmq_fast.enabled, forward
     real = BullMQ.pickups
 
     def counted(self, name, slot, count, picks):
@@ -331,7 +331,7 @@ def chain_once(backend: str, parts: dict, fires, until, forward: bool, runs: int
                     for t in traces]
             return seen, snapshot(store), made
     finally:
-        Chain.fast_forward, BullMQ.pickups = old, real
+        bullmq_fast.enabled, BullMQ.pickups = old, real
         store.close()
 
 
@@ -400,48 +400,3 @@ def test_the_pickups_script_refuses_each_bad_argument_before_any_write():
             b"finished": str(runs[0] + 4 * MIN).encode()}
     finally:
         store.close()
-
-
-# -- the take joined to the release (the pump's event path) --------------------------------------
-
-
-def joined_once(parts: dict, fires, until, join: bool, runs: int):
-    """The traces, answers and keyspace of the event path with the parked worker's take joined to
-    its release's script or made by `take` of its own."""
-    store = make_store("fakeredis")
-    saved = PumpDesign.fast_forward, PumpDesign.join_take
-    PumpDesign.fast_forward, PumpDesign.join_take = False, join
-    try:
-        with PumpDesign(store=store, **parts) as sim:
-            traces = [sim.run(fires=fires, until=until) for _ in range(runs)]
-            return [(t.to_json(), t.next, t.registry_size, list(t.answers.items())) for t in traces], snapshot(store)
-    finally:
-        PumpDesign.fast_forward, PumpDesign.join_take = saved
-        store.close()
-
-
-def test_a_take_joined_to_its_release_leaves_what_a_take_of_its_own_leaves(monkeypatch):
-    """Over the seeded runs of the sweep above (every pump mode, worker, policy and fault), the
-    event path with the parked worker's take joined to the release leaves the same traces,
-    answers and keys (the marker, the pending list, every job hash) as with `take` called; the
-    joined path made 255 of the two-step's enqueues and 378 of the atomic pump's fires (a property
-    of the seeds, checked so the sweep proves something). The scripts take the caller's word that
-    no job waits when it asks for the joined take (enqueue-3.lua): at every such call the pending
-    list is empty."""
-    joined = []
-
-    def spy(real, verb):
-        def call(self, *a, taken=False, **k):
-            joined.append((verb, taken))
-            if taken:
-                assert self.client.llen(self.k.pending) == 0, (verb, a)
-            return real(self, *a, taken=taken, **k)
-        return call
-
-    for verb in ("enqueue", "fire"):
-        monkeypatch.setattr(Registry, verb, spy(getattr(Registry, verb), verb))
-    for seed in range(0, 40, 2):
-        parts, fires, until = scenario(random.Random(seed))
-        assert joined_once(parts, fires, until, True, 1 + seed % 3) == \
-            joined_once(parts, fires, until, False, 1 + seed % 3), seed
-    assert Counter(v for v, taken in joined if taken) == {"enqueue": 255, "fire": 378}

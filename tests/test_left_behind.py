@@ -300,14 +300,14 @@ def test_a_stop_that_lands_in_a_finalizer_is_not_lost():
     code = textwrap.dedent("""
         import os, signal, sys
         from emqsim import cli
-        from emqsim.engine import sim
+        from emqsim.engine import pump_fast, sim
 
         class Late:
             def __del__(self):
                 os.kill(os.getpid(), signal.SIGTERM)
                 sum(range(1000))   # the handler runs here, inside the finalizer
 
-        sim.PumpDesign.fast_forward = False   # every fire on the event path
+        pump_fast.enabled = False   # every fire on the event path
         release, once = sim.PumpDesign._release, []
         def _release(self, *a):
             if self.trace.count >= 50 and not once:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backends import make_store
+from emqsim.engine import bullmq_fast, pump_fast
 from emqsim.engine.cadence import Cron, Every
 from emqsim.engine.errors import InputError
 from emqsim.engine.faults import Faults
@@ -308,12 +309,11 @@ def test_a_registry_changed_under_the_run_is_an_error_not_a_short_run(design, fo
     """Another client deletes the registry (or the record, or moves the row) at fire 50 of 1,000:
     the run stops with RegistryChanged naming the key (it used to end quietly with 50 fires or
     so, as if the schedule had stopped), on the event path and the fast-forward alike."""
-    from emqsim.engine.chain import Chain
     from emqsim.engine.registry import RegistryChanged
     from emqsim.engine.sim import simulate
 
-    monkeypatch.setattr(PumpDesign, "fast_forward", forward)
-    monkeypatch.setattr(Chain, "fast_forward", forward)
+    monkeypatch.setattr(pump_fast, "enabled", forward)
+    monkeypatch.setattr(bullmq_fast, "enabled", forward)
     store = make_store("fakeredis")
     with pytest.raises(RegistryChanged) as err:
         simulate(Schedule("r", Every("15m")), start=T9, fires=1000, design=design, store=store,
@@ -333,12 +333,12 @@ def test_a_registry_deleted_right_after_the_run_writes_its_row_is_an_error(desig
     first read of it (a real server's deleter did, in one run of test_server_faults): the run
     stops with RegistryChanged, as later in the run. The bullmq design used to fail with a
     TypeError (a row's next run read as None) on its way to exit 1."""
-    from emqsim.engine.chain import BullMQ, Chain
+    from emqsim.engine.chain import BullMQ
     from emqsim.engine.registry import Registry, RegistryChanged
     from emqsim.engine.sim import simulate
 
-    monkeypatch.setattr(PumpDesign, "fast_forward", forward)
-    monkeypatch.setattr(Chain, "fast_forward", forward)
+    monkeypatch.setattr(pump_fast, "enabled", forward)
+    monkeypatch.setattr(bullmq_fast, "enabled", forward)
     store = make_store("fakeredis")
 
     def then_deleted(write):
@@ -372,7 +372,7 @@ def test_a_chain_whose_cron_parser_gives_up_at_its_upsert_makes_nothing_and_says
     from emqsim import Cron
     from emqsim.engine.chain import Chain
 
-    monkeypatch.setattr(Chain, "fast_forward", forward)
+    monkeypatch.setattr(bullmq_fast, "enabled", forward)
     lh = Schedule("reports", Cron("0 9 * * *", "Australia/Lord_Howe"))
     start = at("2026-04-04 01:00")
     with Chain([lh], start=start) as chain:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import bullmq_fast
 from .cadence import Cron, Every
 from .cron_parser import GaveUp
 from .errors import InputError, one_of
@@ -41,7 +42,7 @@ from .ids import slot_job_id
 from .parts import check_parts, check_run
 from .registry import FLUSH, Registry, RegistryChanged, Retention, parse_score
 from .schedule import INF, Schedule
-from .scripts import FORWARD, ms_arg, name_arg
+from .scripts import ms_arg, name_arg
 from .store import HoldsStore, Store
 from .trace import Fire, Trace
 from .worker import Crew, Worker
@@ -165,6 +166,27 @@ class BullMQ:
 
     # -- pickup (moveToActive, then updateJobScheduler) ------------------------------------
 
+    @staticmethod
+    def next_run(schedule: Schedule, phase: int, slot: int, count: int, now: int) -> int | str:
+        """The next run a pickup at `now` makes for the job of `slot` (its count `count`), or why it
+        makes none ("limit", "ended", "stopped"): bullmq's JobScheduler.upsertJobScheduler, called by
+        the worker. What BullMQ adds to the engine's rule is here: a limit counts the jobs made since
+        the last upsert; an end date is compared with the pickup instant; a cron pattern is read
+        from no earlier than the start date; where cron-parser gives up, bullmq's
+        defaultRepeatStrategy swallows the error and no next job is made. The next run itself is
+        the engine's one rule, `Schedule.next_run` (an interval's snap; a cron's slot strictly
+        after the later of the slot and the pickup, one fresh cron-parser parse)."""
+        if schedule.limit and count + 1 > schedule.limit:
+            return "limit"
+        if schedule.end is not None and now > schedule.end:
+            return "ended"
+        if isinstance(schedule.cadence, Cron) and schedule.start:
+            slot = max(slot, schedule.start)
+        try:
+            return schedule.next_run(slot, released=now, finished=None, phase=phase)
+        except GaveUp:
+            return "stopped"
+
     def pickup(self, now: int) -> Taken | None:
         """A worker asks for a job at `now`: the oldest ready job is taken, and its
         scheduler's next job is made right then. None when no job is ready."""
@@ -187,7 +209,7 @@ class BullMQ:
         if not rec:
             return Taken(jid, name, slot, created, now, INF, "absent", count)
         schedule, phase, _ = Schedule.from_record(name, rec)
-        nxt = chained(schedule, phase, slot, count, now)
+        nxt = self.next_run(schedule, phase, slot, count, now)
         if isinstance(nxt, str):
             return Taken(jid, name, slot, created, now, INF, nxt, count)
         nid = slot_job_id(name, nxt)
@@ -280,15 +302,9 @@ class Chain(HoldsStore):
     chain). Pump faults (a crash between two writes, a second pump, a cancel mid-tick) have
     no meaning without a pump and are refused.
 
-    Fast-forward: where what the Chain knows shows a stretch in which one scheduler's job is
-    the only one to come ready, pickup after pickup (no other job ready by then, no limit or
-    end date acting, cron-parser answering), the host does each pickup's bookkeeping and one
-    `pickups` script writes them all; what it leaves is what pickup by pickup leaves (tests
-    hold the two equal)."""
-
-    #: make runs of quiet pickups in one script call (`_forward`); False keeps every pickup on
-    #: the event path (the tests hold the two equal)
-    fast_forward = True
+    This class is the plain path, every pickup an event. The fast path (a quiet stretch of one
+    scheduler's pickups made in one `pickups` script call) is `bullmq_fast`, behind its one
+    switch; the tests hold the two equal."""
 
     def __init__(self, schedules, *, start: int, worker: Worker | None = None, faults: Faults | None = None,
                  retain: int = 10_000, store: Store | None = None):
@@ -366,7 +382,7 @@ class Chain(HoldsStore):
         the first job to come ready, at the time a worker is free to take it."""
         target = self._target
         while target is None or self.trace.count < target:
-            if self.fast_forward and self._forward(target, self._until, self._outage, self._progress):
+            if bullmq_fast.forward(self):   # a quiet stretch made in one script call
                 continue
             due = self.bullmq.ready_at()
             if due is None:
@@ -415,77 +431,9 @@ class Chain(HoldsStore):
         down, up = outage
         return up if down is not None and down <= ready < up else ready
 
-    def _forward(self, target, until, outage, progress) -> bool:
-        """Make a run of pickups of one scheduler in one script call, where nothing else can
-        happen in between: its job is the first to come ready and no other comes ready by its
-        pickup, the pickup chains (no limit or end date acting, cron-parser answering), within
-        the run's bounds. The host does per pickup what the event path does (crew, trace, next
-        run); the script writes what the event path leaves. Returns False, having changed
-        nothing, where the first pickup is not such a one: the event path takes it."""
-        if not self._next:
-            return False
-        name = min(self._next, key=self._next.__getitem__)
-        slot, count = self._next[name], self._count.get(name)
-        if slot == INF or count is None:
-            return False
-        others = min((t for n, t in self._next.items() if n != name), default=INF)
-        rec = None
-        picks, made = [], []
-        while len(picks) < FORWARD and (target is None or self.trace.count < target):
-            ready = self._ready(slot, outage)
-            started = self.crew.start(ready)
-            if (until is not None and started > until) or started >= others:
-                break
-            if rec is None:                  # read once a stretch may start: the record as upserted
-                rec = self.bullmq.client.hgetall(self.bullmq.k.record(name))
-                if not rec:
-                    return False
-                schedule, phase, _ = Schedule.from_record(name, rec)
-            nxt = chained(schedule, phase, slot, count + len(picks), started)
-            if isinstance(nxt, str):
-                break
-            run = self.crew.assign(self.trace.count + 1, ready)
-            fire = Fire(self.trace.count + 1, name, slot, slot, run.started, run.finished,
-                        slot_job_id(name, slot), next=nxt)
-            self.trace.produced(fire)
-            if progress is not None:
-                progress(self.trace.count, run.started)
-            picks.append((nxt, run.started, run.finished))
-            made.append(fire.job_id)
-            slot = nxt
-        if not picks:
-            return False
-        self._flush()   # what finished before goes to the retention bound before these do
-        first = self._next[name]
-        self._next[name], self._count[name] = slot, count + len(picks)
-        self.bullmq.pickups(name, first, count, picks)
-        evicted = self._retention.evict(made)
-        if evicted:
-            self.bullmq.finish([], evicted)
-        return True
-
     def _flush(self) -> None:
         self.bullmq.finish(self._done, self._retention.evict(j for j, *_ in self._done))
         self._done = []
-
-
-def chained(schedule: Schedule, phase: int, slot: int, count: int, now: int) -> int | str:
-    """The next run a pickup at `now` makes for the job of `slot` (its count `count`), or why it
-    makes none ("limit", "ended", "stopped"): bullmq's JobScheduler.upsertJobScheduler, called by
-    the worker. A limit counts the jobs made since the last upsert; an end date is compared with
-    the pickup instant; a cron pattern is read by cron-parser from the latest of the start, the
-    pickup and the slot, and where it gives up bullmq's defaultRepeatStrategy swallows the error
-    and no next job is made; an interval takes the engine's rule (`Schedule.next_run`)."""
-    if schedule.limit and count + 1 > schedule.limit:
-        return "limit"
-    if schedule.end is not None and now > schedule.end:
-        return "ended"
-    if isinstance(schedule.cadence, Cron):
-        try:
-            return schedule.cadence.after(max(slot, now, schedule.start or slot))
-        except GaveUp:
-            return "stopped"
-    return schedule.next_run(slot, released=now, finished=None, phase=phase)
 
 
 def simulate_chain(schedules, *, start: int, fires: int | None = None, until: int | None = None,

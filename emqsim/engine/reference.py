@@ -1,10 +1,12 @@
 """The reference model: the engine's rules for one registration, as plain arithmetic.
 
 It has two jobs. Notebooks use it for long horizons (a million fires in seconds, no Redis),
-and the property tests use it as an oracle that the Lua engine must agree with. The formulas
-are the package's own (Schedule.first_run/next_run/bounded, Pump.wake, Worker.duration, Crew).
-What it drops is the bookkeeping: no registry, no event queue, only the cycle
+and the property tests use it as an oracle that the Lua engine must agree with. It is one
+path (`_cycle`): what it drops is the bookkeeping, no registry, no event queue, only the cycle
 ``wake -> beat (read due) -> release (beat + latency) -> [run finishes] -> next score``.
+The steps that are a line of arithmetic are written out there (the deliberate second copy of
+those rules); every other step calls the package's own (Schedule.first_run/next_run/label/
+late/bounded, Pump.wake, Worker.duration, Crew).
 
 Workers come from the `Crew`'s plan: a worker parked on the marker starts at the release. The
 engine's parked worker reads the marker instead (the `take` script), so the property tests that
@@ -39,8 +41,9 @@ from .trace import STALL, FireRecord, SkipRecord, Trace, stalled
 from .worker import RUN, Crew, Worker
 
 IDS = ("pump", "fresh", "slot", None)
-FAST_MISSED = ("snap", "snap-v5", "epoch", "all")   # the policies `_fast` inlines; the rest take `_general`
+GRID_KEEPING = ("snap", "snap-v5", "epoch", "all")   # the missed policies whose next score is written out
 _FAR = 1 << 62  # "never": later than any instant, so the hot loop needs no None checks
+_NO_BEAT = -1   # the last beat of a pump that has not beaten yet: before any instant
 
 
 class RefTrace:
@@ -116,10 +119,7 @@ def reference(schedule: Schedule, *, start: int, fires: int | None = None, until
     _check(schedule, start, fires, until, pump, worker, outage, ids)
     if ids == "pump":
         ids = pump.ids
-    fast = (isinstance(schedule.cadence, Every) and not pump.jitter and not worker.spread
-            and schedule.missed in FAST_MISSED and schedule.overlap == "allow")
-    run = _fast if fast else _general
-    return run(schedule, start, fires, until, pump, worker, outage, ids, keep)
+    return _cycle(schedule, start, fires, until, pump, worker, outage, ids, keep)
 
 
 def _check(schedule, start, fires, until, pump, worker, outage, ids) -> None:
@@ -142,35 +142,64 @@ def _check(schedule, start, fires, until, pump, worker, outage, ids) -> None:
         raise InputError(f"ids {ids!r} is not one of 'pump', 'fresh', 'slot', None", "ids")
 
 
-def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
-    """Any cadence, jitter and run spread: the package's functions called once per step.
+def _cycle(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
+    """The one path: the cycle once per occurrence, each step the engine's rule.
 
-    The workers are a `Crew`, which forgets runs as they finish, so a backlog of waiting
-    jobs costs the same per step at any length."""
+    A step that is one line of arithmetic is written out (a beat on a grid with no jitter,
+    equal runs with no overlap policy, whose workers free up in the order they were taken,
+    an interval's next score under the rules that keep it on the grid, limit and end): that
+    is what makes a million fires take a second, and it is the deliberate second copy of
+    those rules, which the property tests hold equal to the engine's. Any other step (a
+    drawn jitter or run length, a cron, a policy) calls the engine's own function (Pump.wake,
+    Crew, Schedule.next_run/label/late/bounded). The crew forgets runs as they finish, so a
+    backlog of waiting jobs costs the same per step at any length."""
     S = schedule.first_run(start)
     cad = schedule.cadence
-    phase = cad.phase(S) if isinstance(cad, Every) else 0
-    next_run, bounded, wake, rearm = schedule.next_run, schedule.bounded, pump.wake, pump.rearm
-    label_of, late, overlap = schedule.label, schedule.late, schedule.overlap
-    finish_rule = schedule.rule == "finish"
-    lat = pump.latency
-    crew = Crew(worker, start)
+    every = isinstance(cad, Every)
+    phase = cad.phase(S) if every else 0
+    name, overlap, rule, missed = schedule.name, schedule.overlap, schedule.rule, schedule.missed
+    next_run, bounded, label_of, late = schedule.next_run, schedule.bounded, schedule.label, schedule.late
+    # which steps are a line of arithmetic here, decided once
+    grid = not pump.jitter
+    ring = not worker.spread and overlap == "allow"
+    policed = schedule.deadline is not None or overlap != "allow"
+    labelled = missed in ("once", "now")
+    arithmetic = every and (rule != "schedule" or missed in GRID_KEEPING)
+    ms = cad.ms if every else 0
+    finish_rule = rule == "finish"
+    rule_k = ("schedule", "release", "finish").index(rule)
+    epoch, v5, catch_all = missed == "epoch", missed == "snap-v5", missed == "all"
+    limit, end = schedule.limit, _FAR if schedule.end is None else schedule.end
+    T, lat, wake, rearm = pump.tick, pump.latency, pump.wake, pump.beat == "rearm"
+    run_ms, poll, conc = worker.run, worker.poll, worker.concurrency
+    free, j = [start] * conc, 0           # the ring: each worker's free time, taken in turn
+    crew = Crew(worker, start)            # otherwise: the engine's plan
+    admit = RUN
     mint = Minter().mint if keep and ids == "fresh" else None
-    name = schedule.name
     down, up = outage if outage is not None else (_FAR, _FAR)
     until_ = _FAR if until is None else until
     target = _FAR if fires is None else fires
     cols = tuple(array("q") for _ in range(4))
+    a_slot, a_rel, a_st, a_fi = (c.append for c in cols)
     cancelled = array("b")
+    marks = cancelled.append if keep and overlap == "replace" else None   # only a replace cancels a run
+    slot_ids = keep and ids == "slot"
     job_ids: list[str] | None = [] if keep and ids else None
     skips: list | None = [] if keep else None
-    O, L, B = start, None, start          # the pump's grid origin, last beat, busy-until
-    count, skipped, streak, last_slot = 0, 0, 0, None
-    while S != INF:
-        W = wake(O, max(S, B), L)
+    O, L, B = start, _NO_BEAT, start      # the pump's grid origin, last beat, busy-until
+    count, skipped, streak, last_slot, never = 0, 0, 0, None, INF
+    while S != never:
+        e = S if S > B else B             # the first beat at or after this, strictly after the last
+        if not grid:
+            W = wake(O, e, None if L == _NO_BEAT else L)
+        elif T:
+            lo = e if e > L else L + 1
+            W = O - ((O - lo) // T) * T if lo > O else O
+        else:
+            W = e if e >= L else L
         if W >= down:                     # the pump is down at its beat: it restarts at `up`
-            O, L, B, down = up, None, up, _FAR
-            W = wake(O, max(S, B), L)
+            O, L, B, down = up, _NO_BEAT, up, _FAR
+            continue
         if W > until_ or count >= target:
             break
         L, R = W, W + lat
@@ -178,130 +207,70 @@ def _general(schedule, start, fires, until, pump, worker, outage, ids, keep) -> 
         if R > until_:
             break
         if R >= down:                     # died between its due read and its release
-            O, L, B, down = up, None, up, _FAR
-            continue
-        O = rearm(O, R)                   # the sweep ends at the release
-        why, admit = None, RUN
-        if late(S, R, phase):
-            why = "deadline"
-        else:
-            admit = crew.admit(name, overlap, R)
-            why = None if admit.produce else "overlap"
-        if why:                           # nothing runs; the row advances all the same
-            skipped += 1
-            streak += 1
-            if streak > STALL and until is None:
-                raise stalled(fires)
-            if keep:
-                skips.append(SkipRecord(label_of(S, R, phase), R, why))
-            if why == "overlap" and admit.not_before is not None:   # forbid: due when the run ends
-                S = bounded(admit.not_before, count)
-            else:
-                S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
-            continue
-        count, streak = count + 1, 0
-        slot = label_of(S, R, phase)
-        for earlier in admit.cancel:
-            crew.cancel(earlier, R)
-            if keep:
-                i = earlier.tag
-                cols[2][i], cols[3][i], cancelled[i] = earlier.started, earlier.finished, 1
-        run = crew.assign(count, R, name=name, not_before=admit.not_before, tag=count - 1)
-        st, fi = run.started, run.finished
-        last_slot = slot
-        if keep:
-            for col, v in zip(cols, (slot, R, st, fi)):
-                col.append(v)
-            cancelled.append(0)
-            if ids == "fresh":
-                job_ids.append(mint(R))
-            elif ids == "slot":
-                job_ids.append(slot_job_id(name, slot))
-        if finish_rule:
-            if fi > until_:
-                S = INF                   # parked until a finish the run never reaches
-                break
-            S = bounded(next_run(S, released=R, finished=fi, phase=phase), count)
-        else:
-            S = bounded(next_run(S, released=R, finished=None, phase=phase), count)
-    return RefTrace(*cols, cancelled, job_ids, count, last_slot, S, skipped, skips)
-
-
-def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> RefTrace:
-    """Every, no jitter, constant runs: the same cycle with the formulas inlined.
-
-    With equal run lengths the workers free up in the order they were taken, so the crew is
-    a ring of free times instead of a heap. `_general` is the check: the tests hold the two equal.
-    """
-    S = schedule.first_run(start)
-    cad = schedule.cadence
-    ms = cad.ms
-    phase = cad.phase(S)
-    rule = ("schedule", "release", "finish").index(schedule.rule)
-    epoch, v5, catch_all = schedule.missed == "epoch", schedule.missed == "snap-v5", schedule.missed == "all"
-    limit = schedule.limit
-    end = _FAR if schedule.end is None else schedule.end
-    T, lat = pump.tick, pump.latency
-    rearm = pump.beat == "rearm"
-    run, poll, conc = worker.run, worker.poll, worker.concurrency
-    free = [start] * conc
-    j = 0
-    mint = Minter().mint if keep and ids == "fresh" else None
-    slot_id = slot_job_id if ids == "slot" else None
-    name = schedule.name
-    down, up = outage if outage is not None else (_FAR, _FAR)
-    until_ = _FAR if until is None else until
-    target = _FAR if fires is None else fires
-    cols = tuple(array("q") for _ in range(4))
-    a_slot, a_rel, a_st, a_fi = (c.append for c in cols)
-    job_ids: list[str] | None = [] if keep and ids else None
-    O, L, B = start, start - 1, start     # L = O - 1 stands for "no beat yet"
-    count, last_slot = 0, None
-    while S != INF:
-        e = S if S > B else B
-        if T:
-            lo = e if e > L else L + 1
-            W = O - ((O - lo) // T) * T if lo > O else O
-        else:
-            W = e if e >= L else L
-        if W >= down:
-            O, B, L, down = up, up, up - 1, _FAR
-            e = S if S > B else B
-            W = O - ((O - e) // T) * T if T else e
-        if W > until_ or count >= target:
-            break
-        L = W
-        R = B = W + lat
-        if R > until_:
-            break
-        if R >= down:
-            O, B, L, down = up, up, up - 1, _FAR
+            O, L, B, down = up, _NO_BEAT, up, _FAR
             continue
         if rearm:
             O = R + T                     # EchoMQ re-arms a tick after the sweep ends
+        if policed:
+            why, admit = None, RUN
+            if late(S, R, phase):
+                why = "deadline"
+            else:
+                admit = crew.admit(name, overlap, R)
+                why = None if admit.produce else "overlap"
+            if why:                       # nothing runs; the row advances all the same
+                skipped += 1
+                streak += 1
+                if streak > STALL and until is None:
+                    raise stalled(fires)
+                if keep:
+                    skips.append(SkipRecord(label_of(S, R, phase), R, why))
+                if why == "overlap" and admit.not_before is not None:   # forbid: due when the run ends
+                    S = bounded(admit.not_before, count)
+                else:
+                    S = bounded(next_run(S, released=R, finished=R, phase=phase), count)
+                continue
+            streak = 0
         count += 1
-        ready = free[j]
-        if R > ready:
-            ready = R
-        st = start - ((start - ready) // poll) * poll if poll else ready
-        fi = st + run
-        free[j] = fi
-        j += 1
-        if j == conc:
-            j = 0
+        slot = label_of(S, R, phase) if labelled else S
+        if ring:
+            ready = free[j]
+            if R > ready:
+                ready = R
+            st = start - ((start - ready) // poll) * poll if poll else ready
+            fi = free[j] = st + run_ms
+            j += 1
+            if j == conc:
+                j = 0
+        else:
+            for earlier in admit.cancel:
+                crew.cancel(earlier, R)
+                if keep:
+                    i = earlier.tag
+                    cols[2][i], cols[3][i], cancelled[i] = earlier.started, earlier.finished, 1
+            run = crew.assign(count, R, name=name, not_before=admit.not_before, tag=count - 1)
+            st, fi = run.started, run.finished
+        last_slot = slot
         if keep:
-            a_slot(S)
+            a_slot(slot)
             a_rel(R)
             a_st(st)
             a_fi(fi)
+            if marks is not None:
+                marks(0)
             if mint is not None:
                 job_ids.append(mint(R))
-            elif slot_id is not None:
-                job_ids.append(slot_id(name, S))
-        last_slot = S
-        if rule == 0:
+            elif slot_ids:
+                job_ids.append(slot_job_id(name, slot))
+        if finish_rule and fi > until_:
+            S = INF                       # parked until a finish the run never reaches
+            break
+        if not arithmetic:
+            S = bounded(next_run(S, released=R, finished=fi if finish_rule else None, phase=phase), count)
+            continue
+        if rule_k == 0:
             nx = S + ms
-            if (nx < R or (epoch and nx == R)) and not catch_all:
+            if (nx < R or (epoch and nx == R)) and not catch_all:   # behind: snap forward
                 if epoch:
                     nx = R // ms * ms + ms
                 elif v5:
@@ -310,15 +279,11 @@ def _fast(schedule, start, fires, until, pump, worker, outage, ids, keep) -> Ref
                     nx = R // ms * ms + phase
                     if nx <= R:
                         nx += ms
-        elif rule == 1:
+        elif rule_k == 1:
             nx = R + ms
         else:
-            if fi > until_:
-                S = INF
-                break
             nx = fi + ms
-        if (limit and count >= limit) or nx >= end:
-            S = INF
-            break
-        S = nx
-    return RefTrace(*cols, array("b", bytes(len(cols[0]))), job_ids, count, last_slot, S)
+        S = INF if (limit and count >= limit) or nx >= end else nx
+    if marks is None:
+        cancelled = array("b", bytes(len(cols[0])))
+    return RefTrace(*cols, cancelled, job_ids, count, last_slot, S, skipped, skips)

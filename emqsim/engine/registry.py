@@ -24,7 +24,7 @@ REGISTER = {1: "registered", 0: "exists"}
 UPSERT = {1: "created", 2: "rewritten", 3: "kept"}
 CANCEL = {1: "cancelled", 0: "absent"}
 ADVANCE = {1: "advanced", 0: "absent"}
-ENQUEUE = {1: "enqueued", 2: "enqueued", 0: "duplicate"}  # 2: and taken at once
+ENQUEUE = {1: "enqueued", 0: "duplicate"}
 FIRE = {1: "fired", 0: "absent", 2: "stale", 3: "duplicate", 4: "skipped"}
 TAKE = {0: "parked", 1: "sleep", 2: "taken", 3: "idle"}
 ADVANCE_ONLY = ""  # the job id of a fire row that only advances: the occurrence is skipped by policy
@@ -224,29 +224,21 @@ class Registry:
         self.answers["advance " + out] += 1
         return out
 
-    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}", *,
-                taken: bool = False) -> str:
-        """EchoMQ's enqueue; with `taken`, a worker parked on the marker takes the job at once
-        (what `take` of a parked worker would leave). Ask for it only when no other job of the
-        queue waits (enqueue-3.lua says why): then none waits after it either, so `again` is
-        False. The record's `fired` is counted by the `advance` that follows."""
+    def enqueue(self, job_id: str, name: str, slot: int, now: int, template: str = "{}") -> str:
+        """EchoMQ's enqueue: the job goes on the pending list and "0" on the marker. The
+        record's `fired` is counted by the `advance` that follows."""
         args = [name_arg("job id", job_id), name_arg("name", name), ms_arg("slot", slot), ms_arg("now", now),
-                text_arg("template", template)] + (["1"] if flag_arg("taken", taken) == "1" else [])
+                text_arg("template", template)]
         keys = [self.k.job(job_id), self.k.pending, self.k.marker]
-        code = self._run("enqueue", keys, args)
-        self.again = False
-        out = ENQUEUE[code]
+        out = ENQUEUE[self._run("enqueue", keys, args)]
         self.answers["enqueue " + out] += 1
         if out == "duplicate":
             self.refused.append((slot, now))
         return out
 
-    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False,
-             taken: bool = False):
+    def fire(self, now: int, rows: list[tuple[str, int, int | float, str, int, str]], dedupe: bool = False):
         """Enqueue and advance rows atomically: rows are (name, slot read, next, job id, slot
-        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row. With `taken`, a
-        worker parked on the marker takes the first job made at once (as `enqueue` with taken),
-        and `again` says whether another job still waits.
+        label, template); a job id of `ADVANCE_ONLY` ("") only advances the row.
 
         Returns (registry size, head score, [Fired...]).
         """
@@ -262,10 +254,7 @@ class Registry:
             keys += [record, record if job_id == ADVANCE_ONLY else self.k.job(text_arg("job id", job_id))]
             args += [name, ms_arg("slot", slot), score_arg(nxt, "next score"), job_id, ms_arg("label", label),
                      text_arg("template", template)]
-        if flag_arg("taken", taken) == "1":
-            args.append("1")
         out = self._run("fire", keys, args)
-        self.again = taken and out[2 + len(rows)] == 1
         results = [Fired(row[0], FIRE[code]) for row, code in zip(rows, out[2:2 + len(rows)])]
         self.answers.update("fire " + r.result for r in results)
         for r in results:

@@ -195,8 +195,7 @@ class Schedule:
                 return c.after(slot, released, phase, SNAP_OF.get(self.missed, "offset"))
             # BullMQ: the slot strictly after max(slot, release), so a release that lands
             # exactly on the next slot steps over it (bullmq 6.7.0, checked by its oracle)
-            nxt = c.after(slot)
-            return nxt if nxt > released or self.missed == "all" else c.after(released)
+            return c.after(slot if self.missed == "all" else max(slot, released))
         anchor = released if self.rule == "release" else finished
         if anchor is None:
             raise InputError("the finish rule needs the run's finish time", "finished")

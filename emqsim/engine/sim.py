@@ -18,20 +18,17 @@ A schedule's policies act at the release: a release past its deadline, or one th
 overlap policy refuses, produces no job (the row still advances, and the trace counts
 it as skipped); ``overlap="replace"`` cancels the earlier run right there.
 
-Fast-forward: where the event queue shows a stretch in which nothing happens but one row's
-fires, each taken at once by a parked worker and over before the next beat (no fault, no
-policy at work, no other row due), the host still does each fire's bookkeeping and one
-`forward` script writes them all; what it leaves is what the event path leaves (tests hold
-the two equal), at a fraction of the round trips.
+This module is the plain path, every fire an event. The fast path (a quiet stretch of one
+row's fires made in one `forward` script call) is `pump_fast`, behind its one switch; the tests
+hold the two equal.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass
 
+from . import pump_fast
 from .clock import VirtualClock
 from .errors import InputError, one_of
 from .events import Events
@@ -41,20 +38,12 @@ from .parts import DESIGNS, check_parts, check_reach, check_run
 from .pump import Pump
 from .registry import ADVANCE_ONLY, FLUSH, Due, Registry, RegistryChanged, Retention
 from .schedule import INF, Schedule
-from .scripts import FORWARD, script_files
 from .store import HoldsStore, Store
 from .trace import STALL, Fire, Trace, stalled
 from .worker import RUN, Admit, Crew, Run, Worker
 
 AWAY, DOWN, RESTART, FINISH, TAKE, WAKE, TICK, RELEASE = range(8)
 PRODUCING = (TICK, RELEASE)
-STANDS_FOR = ("fire", "enqueue", "advance", "take", "forward")  # the scripts a fast-forward stands in for
-
-
-@functools.lru_cache(maxsize=1)
-def _shipped() -> dict[str, str]:
-    """verb -> SHA of the shipped script (what redis-py registers it under)."""
-    return {v: hashlib.sha1(src.encode()).hexdigest() for v, src in script_files().items() if v in STANDS_FOR}
 
 
 @dataclass
@@ -93,14 +82,8 @@ class _Plan:
 class PumpDesign(HoldsStore):
     """EchoMQ's design, as this course models it: a pump beats, reads the rows that are due,
     makes their jobs and advances each row; workers take the jobs. Register `schedules` at
-    `start`, then `run(fires=...)` or `run(until=...)`. (BullMQ's design is `chain.Chain`.)"""
-
-    #: make runs of quiet fires in one script call (`_forward`); False keeps every fire on the
-    #: event path (the tests hold the two equal)
-    fast_forward = True
-    #: hand a job to a worker parked on the marker in its release's script (`_joins`); False
-    #: keeps every take a script of its own (the tests hold the two equal)
-    join_take = True
+    `start`, then `run(fires=...)` or `run(until=...)`. (BullMQ's design is `chain.Chain`;
+    this design's fast path, behind one switch, is `pump_fast`.)"""
 
     def __init__(self, schedules, *, start: int, pump: Pump | None = None, worker: Worker | None = None,
                  faults: Faults | None = None, retain: int = 10_000, store: Store | None = None):
@@ -130,9 +113,6 @@ class PumpDesign(HoldsStore):
         self._progress = None
         self._rows: set[str] = set()   # the rows this run writes (a cancel fault removes one)
         self._foreign = 0              # rows of the registry this run did not register
-        # no fault of any kind, a release at its beat, workers parked on the marker
-        self._forwarding = (self.fast_forward and self.faults.quiet and self.pump.latency == 0
-                            and self.worker.poll == 0)
         for s in schedules:  # every first run is known before anything is written
             s.first_run(start)
         try:
@@ -240,7 +220,7 @@ class PumpDesign(HoldsStore):
         gone = [d.name for d in due if not d.record]
         if gone:   # EchoMQ's pump skips such a row; this run wrote it, so someone else deleted it
             raise RegistryChanged(self.store.keys.repeat, None, None, f"the record of {gone[0]!r} is gone")
-        if self._forward(p, t, due):
+        if pump_fast.forward(self, p, t, due):   # a quiet stretch made in one script call
             return
         p.busy = t + self.pump.latency
         # even with no latency the release is its own event: every pump beating at this
@@ -253,91 +233,6 @@ class PumpDesign(HoldsStore):
     def _restart(self, p: _PumpState, t: int) -> None:
         p.up, p.origin, p.last, p.busy, p.armed = True, t, None, t, None
         self._arm(p, self._peek()[1])
-
-    # -- fast-forward ----------------------------------------------------------------------
-
-    def _forward(self, p: _PumpState, t: int, due: list[Due]) -> bool:
-        """Make a run of fires in one script call where the event queue shows nothing else can
-        happen in between: one row due, no fault, nothing else queued before the next beat, no
-        other row due by then, every job taken at once by a parked worker and over before the
-        next beat, no deadline or overlap policy at work. The host does per fire what the event
-        path does (plan, crew, trace, answers, beats); the script writes what the event path
-        leaves in Redis. Returns False, having changed nothing, where the first fire is not such
-        a one: the event path takes it."""
-        if not self._forwarding or len(due) != 1 or self._parked or self._stale or not self._as_shipped():
-            return False
-        d = due[0]
-        sched, phase, fired = Schedule.from_record(d.name, d.record)
-        if sched.rule == "finish":
-            return False
-        name, slot, now = d.name, d.slot, t
-        others = min((s for n, s in self._held.items() if n != name), default=INF)
-        plan = self._quiet_plan(Due(name, slot, d.record), sched, phase, fired, now, others)
-        if plan is None:
-            return False
-        self._flush()   # what finished before goes to the retention bound before these do
-        first, made, jobs, answers = slot, [], [], self.registry.answers
-        verbs = ("fire fired",) if self.pump.mode == "atomic" else ("enqueue enqueued", "advance advanced")
-        while True:
-            n = self.trace.count + 1
-            job_id = self._job_id(name, plan.label, now)
-            running = _Running(None, sched, phase, plan.produced)
-            run = self.crew.assign(n, now, name=name, tag=running)
-            running.fire = fire = Fire(n, name, plan.label, now, run.started, run.finished, job_id)
-            self.trace.produced(fire, read=slot)
-            self._streak = 0
-            self._wrote(name, plan.next, now)
-            fire.next = plan.next
-            made.append(fire)
-            jobs.append([job_id, plan.label, now, None])
-            p.last = p.busy = now
-            p.origin = self.pump.rearm(p.origin, now)
-            if self._progress is not None:
-                self._progress(self.trace.count, now)
-            fired += 1
-            head = min(plan.next, others)
-            nxt = None
-            if plan.next != INF and len(jobs) < FORWARD:
-                wake = self.pump.wake(p.origin, max(int(head), p.busy), p.last)
-                if run.finished <= wake:
-                    nxt = self._quiet_plan(Due(name, int(plan.next), d.record), sched, phase, fired, wake, others)
-            if nxt is None:
-                break
-            # this run ends before the next beat (the event path's FINISH): the script writes it done
-            jobs[-1][3] = run.finished
-            slot, now, plan = int(plan.next), wake, nxt
-        answers.update(dict.fromkeys(verbs, len(made)))   # what each fire's scripts would have answered
-        self.events.schedule(run.finished, FINISH, running)
-        size, score = self.registry.forward(name, first, plan.next, sched.template, jobs)
-        self._check(size, score)
-        for f in made:
-            f.size = size
-        self.clock.jump_to(now)
-        evicted = self._retention.evict(j[0] for j in jobs[:-1])
-        if evicted:
-            self.registry.finish([], evicted)
-        self._arm_all(head)
-        return True
-
-    def _as_shipped(self) -> bool:
-        """A lesson or a test may run a variant of a script (Scripts.replace): the fast-forward
-        writes what the shipped ones write, so with a variant every fire takes the event path."""
-        sha, shipped = self.store.scripts.sha, _shipped()
-        return all(sha(v) == shipped[v] for v in STANDS_FOR)
-
-    def _quiet_plan(self, d: Due, sched: Schedule, phase: int, fired: int, now: int, others) -> _Plan | None:
-        """The plan of the release of `d` at `now`, if the fast-forward may make it: nothing
-        queued or due before or at `now`, within the run's bounds, a worker free, the job
-        produced with no policy at work. None otherwise."""
-        if self.events.due_by(now) or others <= now or self.crew.free[0][0] > now:
-            return None
-        if (self._target is not None and self.trace.count >= self._target) or \
-                (self._until is not None and now > self._until):
-            return None
-        plan = self._plan_parsed(d, sched, phase, fired, now)
-        if plan.why or plan.admit.cancel or plan.admit.not_before is not None:
-            return None
-        return plan
 
     # -- releasing what was read due -----------------------------------------------------
 
@@ -389,11 +284,9 @@ class PumpDesign(HoldsStore):
                 self._skip(d.name, plan.label, t, plan.why, read=d.slot)
             else:
                 job_id = self._job_id(d.name, plan.label, t)
-                joined = self._joins(plan, t)
-                job = self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template,
-                                            taken=joined) == "enqueued"
+                job = self.registry.enqueue(job_id, d.name, plan.label, t, plan.schedule.template) == "enqueued"
                 if job:
-                    made.append(self._produce(n, plan, t, job_id, joined))
+                    made.append(self._produce(n, plan, t, job_id))
                     if self._crash_now(p, t, n):
                         return None
             if self.faults.cancel_at == n:
@@ -418,12 +311,10 @@ class PumpDesign(HoldsStore):
             if self._crash_due(p, n):
                 crash = True
                 break
-        # one row: the only job the call can make is its own, so its worker is known beforehand
-        joined = len(rows) == 1 and not plans[0].why and self._joins(plans[0], t)
-        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot", taken=joined)
+        size, head, results = self.registry.fire(t, rows, dedupe=self.pump.ids == "slot")
         for row, plan, res in zip(rows, plans, results):
             if res.result == "fired":
-                made.append(self._produce(self.trace.count + 1, plan, t, row[3], joined))
+                made.append(self._produce(self.trace.count + 1, plan, t, row[3]))
             elif res.result == "skipped":
                 self._skip(row[0], plan.label, t, plan.why, read=row[1])
             if res.result in ("fired", "duplicate", "skipped"):
@@ -463,37 +354,37 @@ class PumpDesign(HoldsStore):
         self.events.schedule(t + self.faults.restart_after, RESTART, p.idx)
         return True
 
-    def _joins(self, plan: _Plan, t: int) -> bool:
-        """May the release's script hand its job to a parked worker at once (the take joined to
-        the release)? Where a worker is parked and idle now, no older parked one waits before
-        it, the marker holds no "0" nobody popped, and no policy moves a start: then the take
-        the event path makes next would find exactly this job, and the scripts are the shipped ones."""
-        return (self.join_take and not self.worker.poll and not self._parked and not self._stale and not plan.admit.cancel
-                and plan.admit.not_before is None and self.crew.free[0][0] <= t and self._as_shipped())
-
-    def _produce(self, n: int, plan: _Plan, t: int, job_id: str, joined: bool = False) -> Fire:
-        """`joined`: the release's script already handed the job to its parked worker (`_joins`)."""
+    def _produce(self, n: int, plan: _Plan, t: int, job_id: str) -> Fire:
+        """A job was made: the crew plans its worker, the trace records it, and a parked worker
+        takes it now through `take` (the script's "0" is on the marker for it)."""
         for earlier in plan.admit.cancel:
             self._cancel(earlier, t)
+        run, fire = self._assign(n, plan, t, job_id)
+        if run.parked:    # its worker is parked on the marker: the script just wrote it
+            self._parked.append(run)
+            self._wake(t)
+        else:             # the release's "0" stays on the marker: nobody parked pops it
+            self._stale = True
+            self.events.schedule(run.started, TAKE, run)
+            self._ends(run)
+        if plan.admit.cancel and not self.worker.poll:
+            self._park(t, len(plan.admit.cancel))   # the workers it freed, after it was taken
+        return fire
+
+    def _assign(self, n: int, plan: _Plan, t: int, job_id: str) -> tuple[Run, Fire]:
+        """The job of occurrence `n`, released at `t`: the crew plans its worker, the trace
+        records it (`pump_fast` makes its fires through here too)."""
         d = plan.due
         running = _Running(None, plan.schedule, plan.phase, plan.produced)
         run = self.crew.assign(n, t, name=d.name, not_before=plan.admit.not_before, tag=running)
         running.fire = fire = Fire(n, d.name, plan.label, t, run.started, run.finished, job_id)
         self.trace.produced(fire, read=d.slot)
         self._streak = 0
-        if joined:        # taken by the release's script: what `_wake` does after a take
-            self._stale |= self.registry.again
-            self.events.schedule(run.finished, FINISH, running)
-        elif run.parked:  # its worker is parked on the marker: the script just wrote it
-            self._parked.append(run)
-            self._wake(t)
-        else:             # the release's "0" stays on the marker: nobody parked pops it
-            self._stale = True
-            self.events.schedule(run.started, TAKE, run)
-            self.events.schedule(run.finished, FINISH, running)
-        if plan.admit.cancel and not self.worker.poll:
-            self._park(t, len(plan.admit.cancel))   # the workers it freed, after it was taken
-        return fire
+        return run, fire
+
+    def _ends(self, run: Run) -> None:
+        """The run's finish, on the event queue."""
+        self.events.schedule(run.finished, FINISH, run.tag)
 
     def _wake(self, t: int, slept: bool = False) -> None:
         """The parked workers read the marker, oldest first; each one the marker wakes takes
@@ -517,7 +408,7 @@ class PumpDesign(HoldsStore):
                 self.crew.move(run, t)
                 f = run.tag.fire
                 f.started, f.finished = run.started, run.finished
-                self.events.schedule(run.finished, FINISH, run.tag)
+                self._ends(run)
 
     def _skip(self, name: str, slot: int, t: int, why: str, read: int | None = None) -> None:
         """`slot` is the one the occurrence stood for (its label), `read` the row's score."""

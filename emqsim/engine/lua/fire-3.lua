@@ -28,19 +28,9 @@
   ARGV[3+6(i-1) .. 8+6(i-1)]  row i: name, slot read (the guard), next score
                 ("+inf" parks the row), job id ("" skips), slot label (the
                 scheduled time the job stands for), payload template
-  ARGV[3+6n]    optional, after the n rows: "1" when a worker parked on the marker
-                takes the first job this call makes at once (the take script's parked
-                take joined to the release: that job is written active, started now,
-                never pushed; its "0" on the marker written and popped cancel out),
-                else "0". The caller asks only when no job of the queue waits before
-                the call (as enqueue's ARGV[6] says why), so the jobs this call pushes
-                are the only ones left waiting after the take.
 
   Returns an array: { registry size, registry head score ("" if empty),
-                      one result per row [, again] }, again (given ARGV[3+6n]) being 1
-                      when a job still waits after the take (this call pushed one: "0"
-                      is on the marker for the next worker, as the take leaves it),
-                      else 0; a row's result being
+                      one result per row }, a row's result being
     1  fired: job enqueued, row advanced
     0  absent: the row is gone (cancelled before the fire); nothing written
     2  stale: the row's score is no longer the slot read; nothing written
@@ -51,7 +41,7 @@
                   [0, 2^53), or a next score is neither that nor "+inf"
    -2  ERR_NAME   a row's name is empty
    -3  ERR_ARITY  the keys and arguments do not come in matching groups
-   -5  ERR_FLAG   ARGV[2] or ARGV[3+6n] is neither "0" nor "1"
+   -5  ERR_FLAG   ARGV[2] is neither "0" nor "1"
 ]]
 --- @include "marker"
 --- @include "args"
@@ -59,11 +49,9 @@
 --- @include "row"
 
 local rows = (#KEYS - 3) / 2
-if rows < 1 or rows ~= math.floor(rows) or (#ARGV ~= 2 + 6 * rows and #ARGV ~= 3 + 6 * rows) then return -3 end
+if rows < 1 or rows ~= math.floor(rows) or #ARGV ~= 2 + 6 * rows then return -3 end
 if not isMs(ARGV[1]) then return -1 end
 if not isFlag(ARGV[2]) then return -5 end
-local taken = ARGV[3 + 6 * rows]
-if taken ~= nil and not isFlag(taken) then return -5 end
 for i = 0, rows - 1 do
   local a = 3 + 6 * i
   if not isName(ARGV[a]) then return -2 end
@@ -73,7 +61,7 @@ end
 
 local now, dedupe = ARGV[1], ARGV[2] == '1'
 local out = {0, ''}
-local made, took = false, false
+local made = false
 for i = 0, rows - 1 do
   local a, record, job = 3 + 6 * i, KEYS[4 + 2 * i], KEYS[5 + 2 * i]
   local name, slot, nxt, id = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
@@ -84,9 +72,6 @@ for i = 0, rows - 1 do
       result = 4
     elseif dedupe and redis.call('EXISTS', job) == 1 then
       result = 3
-    elseif taken == '1' and not took then
-      writeTakenJob(job, name, ARGV[a + 4], now, ARGV[a + 5], '')
-      n, took = 1, true
     else
       writeJob(job, name, ARGV[a + 4], now, ARGV[a + 5])
       redis.call('RPUSH', KEYS[2], id)
@@ -100,5 +85,4 @@ out[1] = redis.call('ZCARD', KEYS[1])
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if head[2] then out[2] = head[2] end
 if made then markReady(KEYS[3]) end
-if taken ~= nil then out[#out + 1] = (took and made) and 1 or 0 end
 return out
