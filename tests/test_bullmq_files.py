@@ -59,6 +59,12 @@ def _cell(notebook: str, cell_id: str) -> str:
     return "".join(next(c for c in cells if c["id"] == cell_id)["source"])
 
 
+def _page(notebook: str) -> str:
+    """All the Markdown of a reference page, whose prose is cut into cells of at most 200 words."""
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / notebook).read_text())["cells"]
+    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
 def test_the_rules_recording_is_the_installed_package():
     live = bullmq_rules.facts()
     if live is None:
@@ -67,13 +73,13 @@ def test_the_rules_recording_is_the_installed_package():
 
 
 def test_notebook_06_states_bullmqs_stall_rule():
-    """Issue 28: a stalled job scheduler's job is never failed by stalling, it always goes back to
+    """(06's depth, now on the reference page "BullMQ's own design", issue 30.) Issue 28: a stalled job scheduler's job is never failed by stalling, it always goes back to
     wait; others past the limit get a deferred failure (6.7.0, the recorded lines)."""
     stall = RULES["stall"]
     assert RULES["version"] == "6.7.0"
     assert stall["scheduler_jobs_exempt_from_the_limit"] and stall["every_stalled_job_goes_back_to_wait"]
     assert stall["past_the_limit_is_a_deferred_failure"]
-    text = " ".join(_cell("06_faults.ipynb", "e3472921").split())
+    text = " ".join(_page("ref_bullmq_design.ipynb").split())
     first, last = stall["lines"]
     assert f"`{stall['file']}`, lines {first}-{last} in 6.7.0" in text
     assert "exempt from the stall limit and always goes back" in text

@@ -6,6 +6,7 @@ that rule on seeded runs longer than the gap."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -84,9 +85,12 @@ def test_buffer_all_queues_every_late_action():
 
 
 def test_notebook_05_lists_buffer_all_with_temporals_policies():
+    """05's peers' table now lives on its reference page, "Other schedulers when runs overlap",
+    as a list a phone can read (issue 30)."""
     import json
     from pathlib import Path
-    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "05_overlap.ipynb").read_text())["cells"]
-    table = "".join(next(c for c in cells if c["id"] == "1c51cb43")["source"])
-    rows = [line for line in table.splitlines() if line.startswith("| | Buffer")]
-    assert [r.split("|")[2].strip() for r in rows] == ["BufferOne", "BufferAll"]
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "ref_peers_overlap.ipynb").read_text())["cells"]
+    table = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    temporal = table[table.index("- **Temporal Schedules**"):]
+    temporal = temporal[:temporal.index("\n- **", 1)]     # the policies listed under Temporal
+    assert re.findall(r"^  - (Buffer\w+): ", temporal, re.M) == ["BufferOne", "BufferAll"]
