@@ -20,9 +20,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 GLOSSARY = NOTEBOOKS / "glossary.ipynb"
-#: the pages a second engineer rewrites on their own branch (issue 30, h30b): the lead empties
+#: the pages (by number) a second engineer rewrites on their own branch (issue 30, h30b): the lead empties
 #: this at merge, when those pages land with their links
-PENDING = {"04_missed_slots", "05_overlap", "06_faults", "07_cron_time_zones", "08_the_course_in_one_example"}
+PENDING = {"04", "05", "06", "07", "08"}
 
 #: the terms issue 30 names (pages-common.md), spelled as the pages write them
 TERMS = ["registry", "schedule", "score", "next run", "slot", "cron", "interval", "upsert", "pump", "beat",
@@ -131,7 +131,7 @@ def test_the_first_use_counts_words_outside_code_headings_and_other_links():
 
 @pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
 def test_every_term_is_linked_to_its_entry_at_its_first_use(path):
-    if path.stem in PENDING:
+    if path.stem[:2] in PENDING:
         pytest.skip("rewritten on another branch (PENDING: the lead empties it at merge)")
     unlinked = {term: around for term, (around, linked) in first_uses(_markdown(path), _terms()).items()
                 if linked is None}

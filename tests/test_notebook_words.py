@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: every page of the book, the reference pages beside the course included
 PAGES = sorted((ROOT / "notebooks").glob("*.ipynb"))
-#: the pages a second engineer rewrites on their own branch (issue 30, h30b): the lead empties
+#: the pages (by number) a second engineer rewrites on their own branch (issue 30, h30b): the lead empties
 #: this at merge, when those pages land within the limits
-PENDING = {"04_missed_slots", "05_overlap", "06_faults", "07_cron_time_zones", "08_the_course_in_one_example"}
+PENDING = {"04", "05", "06", "07", "08"}
 
 #: at most this many body words between two interactive elements (and so in one cell)
 RUN_BUDGET = 200
@@ -166,7 +166,7 @@ def test_the_hook_counts_and_the_fold_checks():
 
 
 def _pending(path: Path) -> None:
-    if path.stem in PENDING:
+    if path.stem[:2] in PENDING:
         pytest.skip("rewritten on another branch (PENDING: the lead empties it at merge)")
 
 
