@@ -1,4 +1,4 @@
-"""Every Lua script says which real script it models, and notebook 00 says the same.
+"""Every Lua script says which real script it models, and the scripts' page (ref_scripts) says the same.
 
 The scripts are this project's models of the two systems, not their code: each header has a
 `Models:` paragraph naming the real counterpart (EchoMQ at fiberfx, branch echo_mq, commit
@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LUA = ROOT / "emqsim" / "engine" / "lua"
 BULLMQ = ROOT / "tests" / "oracles" / "node_modules" / "bullmq"
 NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
+#: the reference page beside the course that 00 links for the scripts and the two systems (issue 30)
+SCRIPTS_PAGE = ROOT / "notebooks" / "ref_scripts.ipynb"
 
 #: script -> the real names its header must give ("none" for a script with no counterpart)
 REAL = {
@@ -81,8 +83,9 @@ def test_bullmq_files_named_exist_in_the_pinned_package():
 
 
 def test_notebook_00_says_what_the_headers_say():
-    """Notebook 00 lists each script with the real one it models, as in its header."""
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    """The scripts' page (linked from notebook 00) lists each script with the real one it models,
+    as in its header."""
+    cells = json.loads(SCRIPTS_PAGE.read_text())["cells"]
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([\w/-]+\.lua)` \| (.*) \|$", text, re.M)}
     assert sorted(rows) == sorted(n for n in REAL if not n.startswith("includes/"))
@@ -115,7 +118,7 @@ def test_page_00_says_how_each_system_waits():
     (consumer.ex lines 167-170 at b9f34ed0); the repeat path writes no wake. Notebook 00 says so,
     as 03 and the README do, instead of "no marker: its pump wakes on its own tick"."""
     cells = _cells(NOTEBOOK)
-    learn, table = cells["5e20cb31"], cells["3973cd24"]
+    learn, table = cells["5e20cb31"], _cells(SCRIPTS_PAGE)["rs0002"]
     assert "BLPOP emq:{q}:wake" in learn and "writes no wake" in learn and "its own tick" not in learn
     assert "| wake marker | yes (below) | none |" not in table and "blocks on `emq:{q}:wake`" in table
     recap = _cells(ROOT / "notebooks" / "03_start_to_start.ipynb")["b693a171"]
@@ -123,21 +126,21 @@ def test_page_00_says_how_each_system_waits():
 
 
 def test_advance_says_what_it_adds_everywhere():
-    """Issue 28: `advance-2.lua` follows `@advance` line for line and adds four things; notebook 00
+    """Issue 28: `advance-2.lua` follows `@advance` line for line and adds four things; the scripts' page
     names each of them, as the header does."""
     header = models(LUA / "advance-2.lua")
-    text = _cells(NOTEBOOK)["c0a1e5f2"]
+    text = _cells(SCRIPTS_PAGE)["rs0003"]
     for added, header_says in (("argument check", "argument check"), ("`fired` count", "`fired` count"),
                                ("size and head", "ZCARD"), ("`+inf`", '"+inf"')):
         assert added in text and header_says in header, added
 
 
 def test_one_statement_about_the_scripts_everywhere():
-    """Issue 28: the scripts are models written for this course: notebook 00, the README's
+    """Issue 28: the scripts are models written for this course: the scripts' page, the README's
     opening and `emqsim trace --help` say so, and none calls them the scheduler's real scripts."""
     readme = " ".join((ROOT / "README.md").read_text().split("## ", 1)[0].split())
     cli = " ".join((ROOT / "emqsim" / "cli.py").read_text().split())
-    assert "written for this course" in _cells(NOTEBOOK)["c0a1e5f2"]
+    assert "written for this course" in _cells(SCRIPTS_PAGE)["rs0003"]
     assert "written for this course, not their code" in readme
     assert "(written for this course, not their code)" in cli
     for text in (readme, cli):

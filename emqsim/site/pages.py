@@ -74,6 +74,8 @@ CONF = {
     # no widget renderer from a CDN: the players replace the widgets
     "nb_ipywidgets_js": {},
     "myst_enable_extensions": ["colon_fence"],
+    # a link such as glossary.ipynb#enqueue-latency lands on the heading "## enqueue latency"
+    "myst_heading_anchors": 2,
     "html_static_path": ["_static"],
     "html_css_files": ["emqsim-player.css"],
     # in the head, async: the controls work before the theme's scripts and the pictures arrive
