@@ -85,3 +85,15 @@ def test_a_position_drawn_again_rasterises_no_glyph(monkeypatch):
         fig.update(**values)
         fig.png()
     assert _total(count) - before == 0
+
+
+def test_a_layout_without_painting_leaves_the_renderer_as_it_found_it():
+    """`Figure.draw_without_rendering` swaps the renderer's draw_text for a no-op and puts the
+    method back after: the cached text must not take it away in between."""
+    fig = catalogue.figure(TITLES[0])
+    f = fig.view.ax.figure
+    for artist in fig.live.moving:
+        artist.set_animated(False)
+    f.draw_without_rendering()
+    f.draw_without_rendering()
+    assert "draw_text" not in vars(f.canvas.get_renderer())

@@ -84,7 +84,8 @@ class CachedText(Text):
     """A `Text` drawn from cached layouts and glyph bitmaps on Agg; the same pixels."""
 
     def draw(self, renderer):
-        if not isinstance(renderer, RendererAgg) or self.get_rotation() % 360 or self.get_usetex():
+        if (not isinstance(renderer, RendererAgg) or self.get_rotation() % 360 or self.get_usetex()
+                or "draw_text" in vars(renderer)):   # e.g. draw_without_rendering's no-op: left alone
             return super().draw(renderer)
         renderer.draw_text = _draw_text.__get__(renderer)
         try:
