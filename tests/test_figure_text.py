@@ -111,3 +111,14 @@ def test_every_text_stands_10_css_px_tall_where_the_site_shows_it(title, layout)
                 small.setdefault(t.text[:40], round(t.size * per_pt, 2))
     assert small == {}
     assert style.min_font(width_in, layout) * per_pt == pytest.approx(style.MIN_TEXT_PX)
+
+
+def test_a_phone_frame_has_3_device_pixels_for_each_css_px_it_is_shown_at():
+    """Crisp at device pixel ratio 3: the narrow frame is at least 3x as many pixels wide as the
+    phone shows it CSS px wide (540 px stretched to 1,035 before)."""
+    fig = catalogue.figure("03 start-to-start", layout="narrow")
+    width = fig.view.ax.figure.canvas.get_width_height(physical=True)[0]
+    assert width >= 3 * style.SHOWN_PX["narrow"]
+    from emqsim.site import player
+
+    assert player.image_size(fig.png())[0] == width

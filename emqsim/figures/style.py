@@ -153,15 +153,14 @@ def present(on: bool = True) -> None:
 
 
 #: the layouts a figure is drawn in: "normal" for a notebook column and a desktop page, "narrow"
-#: for a phone. A phone shows a figure about 350 CSS px wide, so the narrow layout draws the same
-#: view `NARROW_WIDTH` inches wide at the normal font sizes: its smallest text (0.7 of the font)
-#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`: about 1.6
-#: device pixels per CSS px there), so the text stays sharp on a phone; denser still would take
-#: the site past its size budget.
+#: for a phone. A phone shows a figure `SHOWN_PX["narrow"]` CSS px wide, so the narrow layout
+#: draws the view `NARROW_WIDTH` inches wide, its texts at least `min_font` (10 CSS px there).
+#: Its pixels are drawn for a phone's screen: `NARROW_DPI` gives at least 3 device pixels per CSS
+#: px (device pixel ratio 3, most phones), so the picture is never stretched and text stays crisp.
 LAYOUTS = ("normal", "narrow")
 DPI = 90
 NARROW_WIDTH = 4.0
-NARROW_DPI = 135
+NARROW_DPI = 270
 _LAYOUT = ["normal"]
 
 #: the smallest text a figure shows, in CSS px, on a desktop and on a phone (issue 30)
