@@ -14,6 +14,8 @@ rotation or math text it draws the ordinary way.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
 from matplotlib.text import Text
@@ -80,6 +82,23 @@ def _draw_text(renderer: RendererAgg, gc, x, y, s, prop, angle, ismath=False, mt
         renderer._renderer.draw_text_image(buffer, left, int(height) - top + buffer.shape[0], 0, gc)
 
 
+class _Cached:
+    """A renderer as `Text.draw` sees it: the Agg renderer's own, draw_text from the caches.
+    One per renderer, so matplotlib's text-metrics cache (keyed by the renderer) keeps its hits."""
+
+    def __init__(self, renderer: RendererAgg):
+        self._agg = weakref.proxy(renderer)   # weak: the table of proxies must not keep it alive
+
+    def __getattr__(self, name):
+        return getattr(self._agg, name)
+
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        return _draw_text(self._agg, gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+
+_PROXIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 class CachedText(Text):
     """A `Text` drawn from cached layouts and glyph bitmaps on Agg; the same pixels."""
 
@@ -87,11 +106,10 @@ class CachedText(Text):
         if (not isinstance(renderer, RendererAgg) or self.get_rotation() % 360 or self.get_usetex()
                 or "draw_text" in vars(renderer)):   # e.g. draw_without_rendering's no-op: left alone
             return super().draw(renderer)
-        renderer.draw_text = _draw_text.__get__(renderer)
-        try:
-            return super().draw(renderer)
-        finally:
-            del renderer.draw_text
+        proxy = _PROXIES.get(renderer)
+        if proxy is None:
+            proxy = _PROXIES[renderer] = _Cached(renderer)
+        return super().draw(proxy)
 
 
 def text(ax, x, y, s: str = "", **kw) -> CachedText:

@@ -179,10 +179,14 @@ def min_font(width_in: float, layout: str | None = None) -> float:
     return MIN_TEXT_PX * width_in * 72 / SHOWN_PX[layout]
 
 
+#: each figure `new_figure` made -> the layout it was made in (None in presenter mode)
+_LAYOUT_OF: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def floor_of(fig) -> float:
     """The smallest font size `fig` may show, in points (`min_font` of its width and layout;
     none in presenter mode, whose type is larger and which the site never shows)."""
-    layout = getattr(fig, "_emqsim_layout", None)
+    layout = _LAYOUT_OF.get(fig)
     if layout is None:
         return 0.0
     return min_font(fig.get_figwidth(), layout)
@@ -237,7 +241,7 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
                              dpi=NARROW_DPI if narrow() else DPI, **kw)
     # what `legible` reads: a presenter's figure (larger type, never on the site) has no floor
-    fig._emqsim_layout = None if presenting() else "narrow" if narrow() else "normal"
+    _LAYOUT_OF[fig] = None if presenting() else "narrow" if narrow() else "normal"
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
         patch.set_alpha(0.0)
     return fig, axes
