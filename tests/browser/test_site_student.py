@@ -311,3 +311,28 @@ def test_inline_code_in_questions_reads_in_both_themes(static_site, book_page, p
             if (c := contrast_of(code)) < MIN_CONTRAST:
                 low.append(f"{code.inner_text()[:30]} {c:.2f}")
     assert low == [], low
+
+
+_KNOB_GAP_JS = """root => [...root.querySelectorAll('input[type=range]')].map(input => {
+  const label = root.querySelector(`label[for="${input.id}"]`);
+  if (!label) return null;
+  const a = label.getBoundingClientRect(), b = input.getBoundingClientRect();
+  const sameLine = a.top < b.bottom && b.top < a.bottom;
+  return [label.textContent, sameLine ? b.left - a.right : 99];
+}).filter(x => x)"""
+
+
+@pytest.mark.parametrize("size", ("desktop", "phone"))
+def test_no_slider_knob_touches_its_label(static_site, book_page, size):
+    """Issue 30: Play's speed slider stood flush against its label ("min per step"), its knob at
+    the first stop touching the text. Every slider stands at least 6 CSS px clear of its label
+    where the two share a line."""
+    page = book_page
+    close = []
+    for path in WITH_PLAYERS:
+        players = open_page(page, static_site, path.stem, DESKTOP if size == "desktop" else PHONE)
+        for n in range(players.count()):
+            for label, gap in ready(page, n).evaluate(_KNOB_GAP_JS):
+                if gap < 6:
+                    close.append((path.stem, label, round(gap, 1)))
+    assert close == [], close
