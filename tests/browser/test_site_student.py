@@ -281,7 +281,7 @@ def test_on_a_phone_back_to_top_is_never_over_the_answers(static_site, book_page
     for n in range(players.count()):
         player = ready(page, n)
         for box in player.locator("fieldset.emqsim-question").all():
-            for y in (120, 260):     # the answers at the button's height, then a little lower
+            for y in (120, 400, 680):   # the answers near the window's top, middle and foot
                 box.evaluate(f"e => scrollBy(0, e.getBoundingClientRect().top - {y} + 200)")
                 page.mouse.wheel(0, -200)            # scrolling up is what shows the button
                 page.wait_for_timeout(400)
