@@ -165,3 +165,32 @@ def test_panel_moves_the_figure(fig):
 
 def test_the_module_is_a_view_only():
     assert not hasattr(view_module, "time_zones_panel") and not hasattr(view_module, "readout")
+
+
+def test_on_a_phone_the_hours_stand_on_one_line_and_the_sentences_in_the_plot():
+    """Issue 30: on a phone the hour labels around a change were staggered into two tiers
+    ("00 03" over "05 07"), and a lane's sentence ran off the plot. At every position: every
+    hour label on one line, the ones at the change kept, and each sentence inside the plot."""
+    from tests.figure_walk import positions
+
+    title = "07 cron across daylight saving"
+    fig = catalogue.figure(title, layout="narrow")
+    f, v = fig.view.ax.figure, fig.view
+    tiers, outside, lost = set(), [], []
+    for values in positions(title, 24):
+        fig.update(**values)
+        fig.png()
+        renderer = f.canvas.get_renderer()
+        tiers |= {round(t.get_window_extent(renderer).y1) for t in v.hours if t.get_visible()}
+        plot = v.ax.bbox
+        for texts in v.lanes.values():
+            for t in texts:
+                box = t.get_window_extent(renderer)
+                if t.get_text() and (box.x1 > plot.x1 + 1 or box.x0 < plot.x0 - 1):
+                    outside.append((t.get_text(), values))
+        if fig.frame.change is not None:
+            xs = [t.get_position()[0] for t in v.hours if t.get_visible()]
+            if not any(abs(x - fig.frame.change) < 0.01 for x in xs):
+                lost.append(values)
+    assert len(tiers) == 1
+    assert outside == [] and lost == []

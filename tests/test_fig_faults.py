@@ -142,3 +142,32 @@ def test_panel():
     p.widgets["setup"].value = TWO_FRESH
     assert fig.frame.readout.startswith("two-step, fresh ids, crash after fire 2, restart 0 s later: 11 jobs for "
                                         "10 slots\n  1 duplicate: slot 09:15 as ")
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_job_id_label_stands_on_a_mark(layout):
+    """Issue 30: a twin's id label covered its own slot's ring. At every position of a walk no
+    id label's box reaches into any mark (ring, dot, diamond, cross)."""
+    import numpy as np
+
+    from tests.figure_walk import positions
+
+    title = "06 crash between two writes"
+    fig = catalogue.figure(title, layout=layout)
+    f = fig.view.ax.figure
+    covered = []
+    for values in positions(title, 24):
+        fig.update(**values)
+        fig.png()
+        v, renderer = fig.view, f.canvas.get_renderer()
+        marks = []
+        for coll in (v.slots, v.released, v.twins, v.refused, v.unserved):
+            if len(coll.get_offsets()):
+                r = np.sqrt(coll.get_sizes()[0]) / 2 * f.dpi / 72
+                marks += [(x, y, r) for x, y in v.ax.transData.transform(coll.get_offsets())]
+        for t in v.ids:
+            if t.get_text():
+                b = t.get_window_extent(renderer)
+                if any(b.x0 - r < x < b.x1 + r and b.y0 - r < y < b.y1 + r for x, y, r in marks):
+                    covered.append((t.get_text(), values))
+    assert covered == []

@@ -94,3 +94,23 @@ def test_panel(fig):
     assert "after 0 fires · ZCARD 1 · jobs 0 · row reports -&gt; 09:00 on 2026-11-30 · no job yet</pre>" \
         in p.readout.value
     assert p.box.children[-3:] == (fig.live.image, p.ask.line, p.readout)  # the challenge under the figure
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_first_fires_are_readable_on_the_axis(layout):
+    """Issue 30: the slider's first 60 positions (fires 0 to 60 of 10,000) were squashed into
+    the axis' first 0.6%; on a log axis fire 60 stands past a third of its width and each of
+    the first fires apart from the next by at least 3% of it."""
+    f = catalogue.figure("02 one row rewritten", layout=layout)
+    ax = f.view.ax
+    x0, x1 = ax.transAxes.transform([(0, 0), (1, 0)])[:, 0]
+
+    def at(fires):
+        return (ax.transData.transform((fires, 1))[0] - x0) / (x1 - x0)
+
+    assert at(0) == pytest.approx(0, abs=1e-6) and at(10_000) == pytest.approx(1, abs=1e-6)
+    assert at(60) > 1 / 3
+    assert min(at(k + 1) - at(k) for k in range(3)) > 0.03
+    f.update(fires=2)
+    assert list(f.view.jobs_line.get_xdata()) == [0, 1, 2]
+    f.model.close()

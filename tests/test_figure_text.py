@@ -92,3 +92,33 @@ def test_a_title_may_take_three_lines_where_the_layout_asks():
     assert three.get_text() == ("EchoMQ's pump (re-armed a tick after each sweep),\ntick 0 (woken at the score), "
                                 "enqueue latency 20 ms,\neach run 4 min")
     assert three.get_fontsize() == 9.9
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", list(catalogue.SOURCES))
+def test_every_text_stands_10_css_px_tall_where_the_site_shows_it(title, layout):
+    """Issue 30: figure text at least `style.MIN_TEXT_PX` CSS px tall at 1366x900 (the normal
+    frames) and on a 390x844 phone (the narrow ones): a text of s points in a figure w inches wide
+    shown `style.SHOWN_PX` CSS px wide stands s / 72 x SHOWN_PX / w CSS px (the browser test
+    measures the shown width and the same height on the built site)."""
+    with style.laid_out(layout):
+        width_in = catalogue.SOURCES[title][1].size()[0]
+    per_pt = style.SHOWN_PX[layout] / (width_in * 72)
+    small = {}
+    for values, texts, _, _ in walk(title, False, layout):
+        for t in texts:
+            if t.size * per_pt < style.MIN_TEXT_PX - 0.005:
+                small.setdefault(t.text[:40], round(t.size * per_pt, 2))
+    assert small == {}
+    assert style.min_font(width_in, layout) * per_pt == pytest.approx(style.MIN_TEXT_PX)
+
+
+def test_a_phone_frame_has_3_device_pixels_for_each_css_px_it_is_shown_at():
+    """Crisp at device pixel ratio 3: the narrow frame is at least 3x as many pixels wide as the
+    phone shows it CSS px wide (540 px stretched to 1,035 before)."""
+    fig = catalogue.figure("03 start-to-start", layout="narrow")
+    width = fig.view.ax.figure.canvas.get_width_height(physical=True)[0]
+    assert width >= 3 * style.SHOWN_PX["narrow"]
+    from emqsim.site import player
+
+    assert player.image_size(fig.png())[0] == width

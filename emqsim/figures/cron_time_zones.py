@@ -57,9 +57,6 @@ class TimeZonesView(View):
 
     width, height = 9.5, 3.6
     narrow_height = 4.0
-    #: on a phone: the hour labels' second tier, below the first (axes fraction), for an hour
-    #: labelled too close to the one before it
-    TIER = 0.15
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -106,7 +103,7 @@ class TimeZonesView(View):
                 transform=xt, zorder=2)
         self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=small, ha="center", va="top")
                       for _ in range(26)]
-        self._xlabel = ax.text(0.5, -0.21 - (self.TIER if phone else 0.0), "", transform=ax.transAxes,
+        self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes,
                                fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
         ax.spines[["right", "top"]].set_visible(False)
         self._title = fig.text(0.01, 0.97, "", fontsize=fs * 0.85, va="top", ha="left")
@@ -116,7 +113,7 @@ class TimeZonesView(View):
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
         if phone:     # the key in two rows, the axes narrower: a phone's width holds less
             self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
-            fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.36)
+            fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
             fig.subplots_adjust(left=0.13, right=0.93, top=0.88, bottom=0.27)
@@ -178,12 +175,12 @@ class TimeZonesView(View):
                 t.set_text(text)
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
-            self._tier_hours()
+            self._tier_hours(frame)
             self._keep_tags_inside()
 
     def _keep_tags_inside(self) -> None:
         """On a phone: a time written left of a run near midnight would run into the
-        expressions, so it goes above its run; a lane's sentence that would leave the figure
+        expressions, so it goes above its run; a lane's sentence that would leave the plot
         ends at its right edge instead."""
         ax = self.ax
         renderer = ax.figure.canvas.get_renderer()
@@ -195,28 +192,44 @@ class TimeZonesView(View):
                     t.set_x(t.get_position()[0] + GAP)
                     t.set_ha("center")
                     t.set_y(y + 0.24)
-        edge = ax.figure.bbox.x1 - 3
+        edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
         for texts in self.lanes.values():
             for t in texts:
                 t.set_ha("left")
+                text = t.get_text().replace("\n", " ")
+                t.set_text(text)
+                if text and t.get_window_extent(renderer).width > ax.bbox.width - 4:
+                    # wider than the plot: two lines, broken at the space nearest the middle
+                    spaces = [i for i, c in enumerate(text) if c == " "]
+                    if spaces:
+                        cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+                        t.set_text(text[:cut] + "\n" + text[cut + 1:])
                 if t.get_text() and t.get_window_extent(renderer).x1 > edge:
                     t.set_x(ax.transData.inverted().transform((edge, 0))[0])
                     t.set_ha("right")
 
-    def _tier_hours(self) -> None:
-        """On a phone an hour labelled next to the one before it (the hours around a change)
-        would overlap it: every other such label goes a tier lower."""
+    def _tier_hours(self, frame) -> None:
+        """On a phone an hour labelled next to another (the hours around a change) would
+        overlap it; staggered into two tiers they read as cryptic pairs (issue 30). So the labels
+        stay on one line and one that would overlap a label already kept is left out, the hours
+        at the change first, then those at the repeated hour's ends: the shading shows the hour between."""
         renderer = self.ax.figure.canvas.get_renderer()
-        last = None
-        for t in self.hours:
+        marks = [x for p in frame.passes for x in (p[0], p[0] + p[1])]
+        shown = [t for t in self.hours if t.get_visible()]
+
+        def rank(t) -> tuple:
+            x = t.get_position()[0]
+            at_change = frame.change is not None and abs(x - frame.change) < 0.01
+            return (not at_change, not any(abs(x - m) < 0.01 for m in marks), x)
+
+        kept: list = []
+        for t in sorted(shown, key=rank):
             t.set_y(-0.04)
-            if not t.get_visible():
-                continue
             box = t.get_window_extent(renderer)
-            if last is not None and box.x0 < last.x1 + 2 and last.y0 > box.y0 - 1:
-                t.set_y(-0.04 - self.TIER)
-                box = t.get_window_extent(renderer)
-            last = box
+            if any(box.x0 < k.x1 + 2 and k.x0 < box.x1 + 2 for k in kept):
+                t.set_visible(False)
+            else:
+                kept.append(box)
 
     def tick_labels(self) -> list[str]:
         """The labelled hours along the axis, each the local hour over the UTC hour."""

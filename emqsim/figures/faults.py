@@ -8,6 +8,8 @@ and label comes from `emqsim.lessons.faults.FaultsModel`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.collections import LineCollection
 
@@ -98,6 +100,9 @@ class FaultsView(View):
             text.set_text(label)
             text.set_position((x, y))
             text.set_horizontalalignment(ha)
+        for text in self.ids:
+            if text.get_text():
+                self._clear_of_marks(text)
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
         self.crash_line.set_xdata([frame.crashed, frame.crashed])
@@ -109,6 +114,32 @@ class FaultsView(View):
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_restart_inside()
+
+    def _clear_of_marks(self, text, pad: float = 2.0) -> None:
+        """Move a job-id label off any mark it covers (issue 30: a label stood on its own slot's
+        ring): away from the job it names, past the mark plus `pad` points, until it covers none."""
+        ax = self.ax
+        fig = ax.figure
+        renderer = fig.canvas.get_renderer()
+        marks = []
+        for coll in (self.slots, self.released, self.twins, self.refused, self.unserved):
+            offsets = coll.get_offsets()
+            if len(offsets):
+                radius = math.sqrt(coll.get_sizes()[0]) / 2 * fig.dpi / 72
+                marks += [(x, y, radius) for x, y in ax.transData.transform(offsets)]
+        step = pad * fig.dpi / 72
+        left = text.get_horizontalalignment() == "right"    # the label stands left of its job
+        for _ in range(8):
+            box = text.get_window_extent(renderer)
+            hit = [(x, r) for x, y, r in marks if box.x0 - r < x < box.x1 + r and box.y0 - r < y < box.y1 + r]
+            if not hit:
+                return
+            px, py = ax.transData.transform(text.get_position())
+            if left:
+                px -= box.x1 - min(x - r for x, r in hit) + step
+            else:
+                px += max(x + r for x, r in hit) - box.x0 + step
+            text.set_position(ax.transData.inverted().transform((px, py)))
 
     def _keep_restart_inside(self) -> None:
         """On a phone a late restart's label would leave the figure: it goes to the left of its

@@ -6,6 +6,8 @@ sliders set; this view only places them.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
@@ -14,6 +16,15 @@ from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, narrow, scale, time_axis
 from .view import View
+
+
+#: characters a line of a lane's name on a phone
+WRAP = 16
+
+
+def _wrap(text: str, width: int = WRAP) -> str:
+    """`text` broken into lines of at most `width` characters, its own breaks kept."""
+    return "\n".join(part for line in text.split("\n") for part in textwrap.wrap(line, width))
 
 
 def _xy(points) -> np.ndarray:
@@ -53,18 +64,21 @@ class MissedView(View):
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
         ax.set_ylim(-0.6, len(POLICIES) - 0.4)
-        ax.set_yticks([ROW[p] for p in POLICIES], [LABELS[p] for p in POLICIES], fontsize=small)
+        lanes = [LABELS[p] for p in POLICIES]
+        if narrow():   # a phone's margin holds about WRAP characters a line at the legible floor
+            lanes = [_wrap(n) for n in lanes]
+        ax.set_yticks([ROW[p] for p in POLICIES], lanes, fontsize=small)
         ax.spines[["top", "right"]].set_visible(False)
         grid = Line2D([], [], color=ORANGE, ls=":", lw=lw * 0.6)
         handles = [self.released, (self.slots, self.links), self.skipped, self.collapsed, self.band, grid]
         names = ["release: a job", "the slot a late job stands for", "skipped: past the deadline",
                  "missed slot, no job: never written", "pump down", "the :07 slots"]
         if narrow():   # the key in two columns at the figure's foot, the title at its top edge
-            ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
+            ax.legend(handles, [_wrap(n, 20) for n in names], loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
                       ncol=2, fontsize=small, frameon=False, handlelength=1.5, columnspacing=0.8)
             ax.xaxis.label.set_fontsize(fs * 0.8)
             self.title = figure_title(ax, fs * 0.9)
-            ax.figure.subplots_adjust(left=0.38, right=0.96, top=0.92, bottom=0.27)
+            ax.figure.subplots_adjust(left=0.38, right=0.96, top=0.92, bottom=0.31)
         else:
             ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75,
                       frameon=False)

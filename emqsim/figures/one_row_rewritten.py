@@ -24,7 +24,12 @@ class RegistryRowsView(View):
         super().__init__(ax)
         ax, s = self.ax, scale()
         self.ax_rows = rows_ax = ax.twinx()
-        ax.set_xlabel("fires elapsed")
+        # fires and jobs on log scales (linear below 1, so 0 has its place): the slider's first
+        # positions, one fire apart, stand apart from the first fire on, not squashed at the left
+        # of an axis to 10,000 (issue 30)
+        for scale_of in (ax.set_xscale, ax.set_yscale):
+            scale_of("symlog", linthresh=1, linscale=1)
+        ax.set_xlabel("fires elapsed (log scale)")
         ax.set_ylabel("jobs produced", color=ink(ROLE["run"]))
         rows_ax.set_ylim(0, 2)
         rows_ax.set_yticks([0, 1, 2])
@@ -58,7 +63,7 @@ class RegistryRowsView(View):
         else:
             self.row_box = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", ha="left", fontsize=small,
                                    zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
-            ax.figure.subplots_adjust(left=0.09 if s["font"] < 12 else 0.12, right=0.91 if s["font"] < 12 else 0.89,
+            ax.figure.subplots_adjust(left=0.115 if s["font"] < 12 else 0.14, right=0.91 if s["font"] < 12 else 0.89,
                                       bottom=0.16, top=0.9)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box)
@@ -70,6 +75,11 @@ class RegistryRowsView(View):
             self._axis = axis
             self.ax.set_xlim(0, frame.top)
             self.ax.set_ylim(0, frame.top * 1.05)
+            ticks = [0] + [10 ** e for e in range(0, len(str(int(frame.top))))]
+            labels = [f"{t:,}" for t in ticks]
+            self.ax.set_xticks(ticks, labels)
+            self.ax.set_yticks(ticks, labels)
+            self.ax.minorticks_off()
             self._title.set_text(frame.title)
             fit_width(self._title)
             self.live.invalidate()

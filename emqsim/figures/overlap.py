@@ -8,6 +8,8 @@ runs-at-once lines and the run length in the title.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
@@ -24,6 +26,8 @@ DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid"
 NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
 BAR = 0.72        # a bar's height, in rows
+#: characters a line of a lane's name on a phone
+WRAP = 15
 GAP = 1.2         # between two lanes, in rows
 SKIP_BAND = 0.66  # the skip marks sit this far below a lane's last row, clear of its bars
 
@@ -105,9 +109,9 @@ class OverlapView(View):
         self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
         if phone:
-            fig.subplots_adjust(left=0.44, right=0.76, top=0.84, bottom=0.11, hspace=0.12)
-        else:
-            fig.subplots_adjust(left=0.2 if self.fs < 12 else 0.26, right=0.84, top=0.86, bottom=0.1, hspace=0.12)
+            fig.subplots_adjust(left=0.42, right=0.72, top=0.84, bottom=0.11, hspace=0.12)
+        else:   # room for the lane names and counts at the legible floor (style.legible)
+            fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
         #: every artist a move changes; all else is the cached background
         self.track(self.done, self.cut, self.waits, self.cancels, self.skips, *self.labels.values(),
@@ -135,7 +139,10 @@ class OverlapView(View):
             if a is not None:
                 self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
         ax.set_ylim(y - GAP + 0.3, -0.5)         # lanes read top down
-        ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
+        names = layout.names
+        if self.narrow_layout:   # a phone's margin holds about 15 characters a line
+            names = ["\n".join(part for line in n.split("\n") for part in textwrap.wrap(line, WRAP)) for n in names]
+        ax.set_yticks([self.mid(p) for p in layout.policies], names, fontsize=self.small)
         for label, p in zip(ax.get_yticklabels(), layout.policies):
             label.set_color(ink(COLOUR[p]))
         for p in layout.policies:

@@ -12,6 +12,8 @@ and the poll interval and the polling worker's mean wait as lines labelled at th
 
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.collections import LineCollection
 
 from ..lessons.start_to_start import FIRES, JOBS, LANES, SLIP_RULES
@@ -59,7 +61,7 @@ class CadenceView(View):
         if narrow():
             self._title = figure_title(ax, fs)
             ax.tick_params(labelsize=fs * 0.7)
-            ax.figure.subplots_adjust(left=0.32, right=0.95, top=0.74, bottom=0.17)
+            ax.figure.subplots_adjust(left=0.31, right=0.95, top=0.74, bottom=0.17)
         else:
             self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
             ax.figure.subplots_adjust(left=0.22 if fs < 12 else 0.3, right=0.95, top=0.88, bottom=0.2)
@@ -73,7 +75,10 @@ class CadenceView(View):
         if layout == self._layout:
             return
         time_axis(self.ax, *frame.span, step=1_800_000 if self.narrow_layout else 900_000, label="time")
-        self.ax.set_yticks([LANE_Y[r] for r in LANES], list(frame.lane_names))
+        names = list(frame.lane_names)
+        if self.narrow_layout:   # a phone's margin holds about 15 characters a line at the legible floor
+            names = ["\n".join(p for line in n.split("\n") for p in textwrap.wrap(line, 15)) for n in names]
+        self.ax.set_yticks([LANE_Y[r] for r in LANES], names)
         freeze_labels(self.ax)
         self._layout = layout
         self.live.invalidate()

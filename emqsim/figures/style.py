@@ -153,16 +153,62 @@ def present(on: bool = True) -> None:
 
 
 #: the layouts a figure is drawn in: "normal" for a notebook column and a desktop page, "narrow"
-#: for a phone. A phone shows a figure about 350 CSS px wide, so the narrow layout draws the same
-#: view `NARROW_WIDTH` inches wide at the normal font sizes: its smallest text (0.7 of the font)
-#: then stands at least 9 CSS px tall there. Its pixels are denser (`NARROW_DPI`: about 1.6
-#: device pixels per CSS px there), so the text stays sharp on a phone; denser still would take
-#: the site past its size budget.
+#: for a phone. A phone shows a figure `SHOWN_PX["narrow"]` CSS px wide, so the narrow layout
+#: draws the view `NARROW_WIDTH` inches wide, its texts at least `min_font` (10 CSS px there).
+#: Its pixels are drawn for a phone's screen: `NARROW_DPI` gives at least 3 device pixels per CSS
+#: px (device pixel ratio 3, most phones), so the picture is never stretched and text stays crisp.
 LAYOUTS = ("normal", "narrow")
 DPI = 90
 NARROW_WIDTH = 4.0
-NARROW_DPI = 135
+NARROW_DPI = 270
 _LAYOUT = ["normal"]
+
+#: the smallest text a figure shows, in CSS px, on a desktop and on a phone (issue 30)
+MIN_TEXT_PX = 10.0
+#: how wide the static site shows a figure, in CSS px: the book's column at 1366x900 (normal
+#: frames) and on a 390x844 phone (narrow ones), measured in Chromium (tests/browser/
+#: test_site_book.py measures it again on the built site)
+SHOWN_PX = {"normal": 727.0, "narrow": 345.0}
+
+
+def min_font(width_in: float, layout: str | None = None) -> float:
+    """The smallest font size, in points, that stands `MIN_TEXT_PX` CSS px tall in a figure
+    `width_in` inches wide shown where the site shows `layout`'s frames (the current layout's
+    by default). A figure wider in inches is shown at the same width, so it needs larger type."""
+    layout = layout or ("narrow" if narrow() else "normal")
+    return MIN_TEXT_PX * width_in * 72 / SHOWN_PX[layout]
+
+
+#: each figure `new_figure` made -> the layout it was made in (None in presenter mode)
+_LAYOUT_OF: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def floor_of(fig) -> float:
+    """The smallest font size `fig` may show, in points (`min_font` of its width and layout;
+    none in presenter mode, whose type is larger and which the site never shows)."""
+    layout = _LAYOUT_OF.get(fig)
+    if layout is None:
+        return 0.0
+    return min_font(fig.get_figwidth(), layout)
+
+
+def legible(fig) -> None:
+    """Raise every text of `fig` smaller than `floor_of(fig)` to it: tick labels (those an axis
+    makes later too), axis labels, legends, annotations. Views size their texts as shares of
+    the font; this holds the floor whatever share a view picked."""
+    from matplotlib.text import Text
+
+    floor = floor_of(fig)
+    if not floor:
+        return
+    for ax in fig.axes:
+        for which, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            ticks = axis.get_major_ticks()
+            if ticks and ticks[0].label1.get_fontsize() < floor - 1e-6:
+                ax.tick_params(axis=which, which="both", labelsize=floor)
+    for t in fig.findobj(Text):
+        if t.get_fontsize() < floor - 1e-6:
+            t.set_fontsize(floor)
 
 
 def narrow() -> bool:
@@ -194,6 +240,8 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     factor = PRESENTER_FIGSIZE if presenting() else 1.0
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
                              dpi=NARROW_DPI if narrow() else DPI, **kw)
+    # what `legible` reads: a presenter's figure (larger type, never on the site) has no floor
+    _LAYOUT_OF[fig] = None if presenting() else "narrow" if narrow() else "normal"
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):
         patch.set_alpha(0.0)
     return fig, axes
@@ -262,6 +310,7 @@ def fit_width(text, *, seps: tuple[str, ...] = (" \u00b7 ", ", "), smallest: flo
     renderer = fig.canvas.get_renderer()
     size = _FULL_SIZE.setdefault(text, text.get_fontsize())   # each frame starts from the full size
     text.set_fontsize(size)
+    smallest = max(smallest, floor_of(fig) / size)              # never below the legible floor
 
     def inside() -> bool:
         box = text.get_window_extent(renderer)

@@ -9,7 +9,7 @@ the static site and a test all go the same way: values -> model.frame -> view.dr
 from __future__ import annotations
 
 from .live import Live
-from .style import NARROW_WIDTH, narrow, new_figure
+from .style import NARROW_WIDTH, legible, narrow, new_figure
 
 
 def drawn_texts(fig) -> list:
@@ -70,7 +70,9 @@ class View:
         self.live: Live | None = None
 
     def track(self, *moving) -> Live:
-        """Name the artists that move; everything else is cached as the static layer."""
+        """Name the artists that move; everything else is cached as the static layer. Every
+        text is raised to the legible floor first (`style.legible`)."""
+        legible(self.ax.figure)
         self.live = Live(self.ax.figure, moving=moving)
         return self.live
 
@@ -86,7 +88,12 @@ class Figure:
         self.values = model.defaults()
         self.frame = model.frame_at(self.values)
         self._watchers: list = []
-        view.draw(self.frame)
+        self._draw(self.frame)
+
+    def _draw(self, frame) -> None:
+        """The view draws the frame; any text it sized below the legible floor is raised."""
+        self.view.draw(frame)
+        legible(self.view.ax.figure)
 
     def watch(self, callback) -> None:
         """Call `callback(figure)` after every update: a panel keeps its widgets in step."""
@@ -103,7 +110,7 @@ class Figure:
         values = self.model.values(self.values, **changes)
         frame = self.model.frame_at(values)
         self.values, self.frame = values, frame
-        self.view.draw(frame)
+        self._draw(frame)
         for callback in self._watchers:
             callback(self)
         return frame.readout

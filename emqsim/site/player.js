@@ -29,6 +29,19 @@
     return e;
   }
 
+  /* The theme's "Back to top" stands fixed near the top of the window when the reader scrolls
+     up: on a phone it stood over a question's answers. While any question is on screen the
+     page carries the class emqsim-asking, under which player.css hides it on a narrow screen. */
+  var asking = [];
+  var askObserver = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      var at = asking.indexOf(e.target);
+      if (e.isIntersecting && at < 0) asking.push(e.target);
+      if (!e.isIntersecting && at >= 0) asking.splice(at, 1);
+    });
+    document.documentElement.classList.toggle("emqsim-asking", asking.length > 0);
+  }) : null;
+
   function setup(root) {
     var data = JSON.parse(root.querySelector("script.emqsim-data").textContent);
     var controls = data.controls, frames = data.frames;
@@ -311,6 +324,10 @@
     img.addEventListener("load", margins);
 
     if (data.questions) setupQuestions();
+    if (askObserver) {
+      var asked = root.querySelectorAll("fieldset.emqsim-question");
+      for (var a = 0; a < asked.length; a++) askObserver.observe(asked[a]);
+    }
     show();
     margins();
     root.setAttribute("data-ready", "1");

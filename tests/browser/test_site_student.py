@@ -268,3 +268,71 @@ def test_the_site_offers_no_experiment_it_cannot_run(static_site, book_page):
         open_page(page, static_site, stem, DESKTOP)
         assert offer not in page.locator("article").inner_text(), stem
         assert offer in (NOTEBOOKS / f"{stem}.ipynb").read_text()
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_on_a_phone_back_to_top_is_never_over_the_answers(static_site, book_page, path):
+    """Issue 30: the theme's "Back to top" (fixed near the window's top, shown on scrolling up)
+    sat over a question's answers on a phone. Each question brought up under it, scrolling up:
+    the button is hidden or clear of every answer."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, PHONE)
+    over = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        for box in player.locator("fieldset.emqsim-question").all():
+            for y in (120, 400, 680):   # the answers near the window's top, middle and foot
+                box.evaluate(f"e => scrollBy(0, e.getBoundingClientRect().top - {y} + 200)")
+                page.mouse.wheel(0, -200)            # scrolling up is what shows the button
+                page.wait_for_timeout(400)
+                top = page.locator("#pst-back-to-top")
+                if not top.count() or not top.is_visible():
+                    continue
+                b = top.bounding_box()
+                for option in box.locator("label.emqsim-option").all():
+                    o = option.bounding_box()
+                    if o and b["x"] < o["x"] + o["width"] and o["x"] < b["x"] + b["width"] \
+                            and b["y"] < o["y"] + o["height"] and o["y"] < b["y"] + b["height"]:
+                        over.append((n, box.get_attribute("data-question"), option.inner_text()[:30]))
+    assert over == [], (path.stem, over)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_inline_code_in_questions_reads_in_both_themes(static_site, book_page, path, theme):
+    """Issue 30: inline code in a question was nearly invisible in the dark theme. Every code
+    element in a question stands at least 4.5:1 against what is behind it."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, DESKTOP, theme)
+    low = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        for code in player.locator("fieldset.emqsim-question code").all():
+            if (c := contrast_of(code)) < MIN_CONTRAST:
+                low.append(f"{code.inner_text()[:30]} {c:.2f}")
+    assert low == [], low
+
+
+_KNOB_GAP_JS = """root => [...root.querySelectorAll('input[type=range]')].map(input => {
+  const label = root.querySelector(`label[for="${input.id}"]`);
+  if (!label) return null;
+  const a = label.getBoundingClientRect(), b = input.getBoundingClientRect();
+  const sameLine = a.top < b.bottom && b.top < a.bottom;
+  return [label.textContent, sameLine ? b.left - a.right : 99];
+}).filter(x => x)"""
+
+
+@pytest.mark.parametrize("size", ("desktop", "phone"))
+def test_no_slider_knob_touches_its_label(static_site, book_page, size):
+    """Issue 30: Play's speed slider stood flush against its label ("min per step"), its knob at
+    the first stop touching the text. Every slider stands at least 6 CSS px clear of its label
+    where the two share a line."""
+    page = book_page
+    close = []
+    for path in WITH_PLAYERS:
+        players = open_page(page, static_site, path.stem, DESKTOP if size == "desktop" else PHONE)
+        for n in range(players.count()):
+            for label, gap in ready(page, n).evaluate(_KNOB_GAP_JS):
+                if gap < 6:
+                    close.append((path.stem, label, round(gap, 1)))
+    assert close == [], close
