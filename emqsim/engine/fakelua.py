@@ -160,8 +160,8 @@ class _ScriptRuntime:
     """What fakeredis's EVAL sees as the server's runtime: compiled once, no full GC, the globals
     compared in Lua."""
 
-    def __init__(self, lua, sm, expected):
-        self._lua, self._sm, self._expected = lua, sm, expected
+    def __init__(self, lua, sm, expected, calls=None):
+        self._lua, self._sm, self._expected, self.calls = lua, sm, expected, calls
         self._compiled: dict = {}
         self.table_from = lua.table_from
         walk = lua.execute(_CLEAN)
@@ -191,6 +191,8 @@ class _ScriptRuntime:
         # a global left by an earlier failed script is reported before this one writes
         if not self._clean():
             self._sm._check_for_lua_globals(self._lua, self._expected)
+        if self.calls is not None:
+            self.calls.mode = None
         return chunk()
 
     def __getattr__(self, name):
@@ -320,6 +322,20 @@ class _Calls:
         self._pubsub_ok = BaseFakeSocket.ACCEPTED_COMMANDS_WHILE_PUBSUB
         self._genuine = _genuine_run_command()
         self._item, self._hash = Item, Hash
+        from . import fastcalls
+
+        self._direct, self._direct_table, self._miss = fastcalls, fastcalls.table(), fastcalls.MISS
+        self.mode = None   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+
+    def _mode(self, sock) -> int:
+        """0: fakeredis's own `_run_command` for every call (another server type, or `_run_command`
+        wrapped); 1: `_run`; 2: `_run` and the direct paths (`fastcalls`), when they are switched on
+        and nothing else is due (`fastcalls.usable`). None of it can change while a script runs:
+        WATCH, SUBSCRIBE and blocking commands cannot be called from one, and no other client's
+        command runs meanwhile (the server's lock is held)."""
+        if type(sock)._run_command is not self._genuine or sock._server.server_type != "redis":
+            return 0
+        return 2 if self._direct.enabled and self._direct.usable(sock) else 1
 
     def _lookup(self, sock, op):
         if type(op) is not bytes:
@@ -333,7 +349,7 @@ class _Calls:
         flags, msgs = sig.flags, self._msgs
         found = self._found[op] = (sig.func_name, _Planned(sig), msgs.FLAG_NO_SCRIPT in flags,
                                    msgs.FLAG_SKIP_CONVERT_TO_RESP2 not in flags, msgs.FLAG_LEAVE_EMPTY_VAL not in flags,
-                                   sig.name.encode())
+                                   sig.name.encode(), self._direct_table.get(cmd))
         return found
 
     def __call__(self, op, *args):
@@ -344,9 +360,19 @@ class _Calls:
             if found is None:
                 return sock._lua_redis_call(self._rt, self._expected, op, *args)
         convert = self._convert
-        args = [convert(a) for a in args]
+        args = [a if type(a) is bytes else convert(a) for a in args]
+        mode = self.mode
+        if mode is None:   # once a script: what it cannot change while it runs
+            mode = self.mode = self._mode(sock)
         # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
-        if type(sock)._run_command is self._genuine and sock._script_resp == 2 and sock._server.server_type == "redis":
+        if mode and sock._script_resp == 2:
+            direct = found[6]
+            if direct is not None and mode == 2:
+                result = direct(sock, sock._db, args)
+                if result is not self._miss:
+                    sock._subkey_events = []
+                    kind = type(result)
+                    return result if kind is bytes or kind is int else sock._convert_redis_result(self._rt, result)
             result = self._run(sock, found, args)
         else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
             result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
@@ -357,7 +383,7 @@ class _Calls:
         under RESP2: the same steps in the same order; the dragonfly branches are not taken,
         and keyspace notifications are skipped only where fakeredis returns at once (no
         subscribers)."""
-        name, sig, no_script, convert, remove_empty, event = found
+        name, sig, no_script, convert, remove_empty, event, _ = found
         items = ()
         sock._subkey_events = []
         try:
@@ -553,7 +579,7 @@ def speed(client):
 
     redis_table = lua.globals().redis
     redis_table.call, redis_table.pcall = call, pcall
-    server._lua_runtime = _ScriptRuntime(lua, sm, expected)
+    server._lua_runtime = _ScriptRuntime(lua, sm, expected, call)
     setattr(server, MARK, True)
     _direct(client)
     return client
