@@ -244,3 +244,30 @@ def test_a_server_before_redis_7_adds_no_zero_to_a_score(clock):
         for op in (["ZADD", "z", "-0", "m"], ["ZSCORE", "z", "m"], ["ZADD", "z", "#-0", "n"]):
             assert reply(fast, op) == reply(slow, op)
         assert state(fast) == state(slow)
+
+
+def test_a_preloaded_script_is_hashed_once_and_every_digest_is_hashlibs():
+    """fakeredis's EVAL hashes the script on every call: for the very text `preload` put in the
+    cache the digest made then is answered; any other bytes (an equal copy included) are hashed."""
+    import hashlib
+
+    client = fakelua.speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=(7,)), version=(7,)))
+    run = fakelua.runner(client, "return ARGV[1]")
+    digests = fakelua._digests()
+    raw = next(iter(client.connection_pool.connection_kwargs["server"].script_cache.values()))
+    hashed = []
+    real_sha1 = digests._real.sha1
+
+    def counting(data=b"", **kw):
+        hashed.append(data)
+        return real_sha1(data, **kw)
+
+    digests._real = types.SimpleNamespace(sha1=counting)
+    try:
+        assert run(args=["x"]) == b"x" and hashed == []
+        assert digests.sha1(raw).hexdigest() == hashlib.sha1(raw).hexdigest()
+        copy = bytes(bytearray(raw))
+        assert digests.sha1(copy).hexdigest() == hashlib.sha1(raw).hexdigest() and hashed == [copy]
+        assert client.eval("return 2", 0) == 2 and hashed[-1] == b"return 2"
+    finally:
+        digests._real = hashlib

@@ -28,6 +28,7 @@ client is touched, so a missing or changed package writes nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -153,6 +154,29 @@ def _js_add(*terms):
             return math.nan
         total += 0 if t is None else t
     return total
+
+
+@functools.lru_cache(maxsize=64)
+def _worker_opts(token: str) -> bytes:
+    """moveToActive-11's packed options (redis-queue-backend.js 1387-1416): the same for every take
+    of one worker, so packed once."""
+    return pack({"token": token, "lockDuration": LOCK_DURATION, "limiter": None, "name": None})
+
+
+def _finish_opts(token: str, attempts, fpof: bool, cpof: bool, idof: bool, rdof: bool) -> bytes:
+    """moveToFinished-14's packed options (redis-queue-backend.js 790-838), packed once for each
+    worker and job option set (a list or dict as attempts, which cannot be a key, each time)."""
+    try:
+        return _finish_packed(token, attempts, fpof, cpof, idof, rdof)
+    except TypeError:
+        return _finish_packed.__wrapped__(token, attempts, fpof, cpof, idof, rdof)
+
+
+@functools.lru_cache(maxsize=256)
+def _finish_packed(token, attempts, fpof, cpof, idof, rdof) -> bytes:
+    return pack({"token": token, "name": None, "keepJobs": {"count": -1}, "limiter": None,
+                 "lockDuration": LOCK_DURATION, "attempts": attempts, "maxMetricsSize": "",
+                 "fpof": fpof, "cpof": cpof, "idof": idof, "rdof": rdof})
 
 
 class BullMQScripts:
@@ -324,8 +348,7 @@ class BullMQScripts:
         reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
                          [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
                           k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
-                         [k[""], now, pack({"token": token, "lockDuration": LOCK_DURATION, "limiter": None,
-                                            "name": None})])
+                         [k[""], now, _worker_opts(token)])
         raw, job_id = reply[0], reply[1]
         if not raw:
             return None
@@ -353,11 +376,9 @@ class BullMQScripts:
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
                   k["marker"]],
                  [job.id, now, "returnvalue", json.dumps(value), "completed", 0, k[""],
-                  pack({"token": token, "name": None, "keepJobs": {"count": -1}, "limiter": None,
-                        "lockDuration": LOCK_DURATION, "attempts": o.get("attempts"), "maxMetricsSize": "",
-                        "fpof": bool(o.get("failParentOnFailure")), "cpof": bool(o.get("continueParentOnFailure")),
-                        "idof": bool(o.get("ignoreDependencyOnFailure")),
-                        "rdof": bool(o.get("removeDependencyOnFailure"))}),
+                  _finish_opts(token, o.get("attempts"), *(bool(o.get(f)) for f in (
+                      "failParentOnFailure", "continueParentOnFailure", "ignoreDependencyOnFailure",
+                      "removeDependencyOnFailure"))),
                   ""])
 
     def pickup(self, now: int) -> Job | None:
