@@ -271,3 +271,33 @@ def test_a_preloaded_script_is_hashed_once_and_every_digest_is_hashlibs():
         assert client.eval("return 2", 0) == 2 and hashed[-1] == b"return 2"
     finally:
         digests._real = hashlib
+
+
+REPLIES = ["return {1, 'a', {2.5, false, true, {}}, 'b'}", "return {}", "return {'x', nil, 'y'}",
+           "return redis.status_reply('FINE')", "return redis.error_reply('ERR no')", "return {ok = 'fine'}",
+           "return {err = 'bad'}", "return {'a', {err = 'inner'}, {ok = 'st'}}", "return {ok = false}",
+           "return 3.7", "return true", "return false", "return nil", "return 'text'",
+           "return {double = 1.5}", "return {map = {a = 1}}", "error('boom')", "return redis.call('GET', KEYS[1])",
+           "return redis.call('SET', KEYS[1], ARGV[1])", "local t = {} for i = 1, 5000 do t[i] = 'v' end return t"]
+
+
+@pytest.mark.parametrize("source", REPLIES)
+def test_a_runner_reads_every_reply_as_fakeredis_does(source):
+    """`fakelua.runner` runs EVALSHA without the socket's queue and reads an array reply in one Lua
+    call: every reply shape (statuses, errors, nested tables, numbers, booleans, nil inside an
+    array, a long array) and every error reads as `register_script` reads it on plain fakeredis."""
+    fast, slow = pair()
+    run, plain_script = fakelua.runner(fast, source), slow.register_script(source)
+    def shown(v):   # an error inside a reply is an exception object: compared by type and text
+        if isinstance(v, list):
+            return [shown(x) for x in v]
+        return (type(v).__name__, str(v)) if isinstance(v, Exception) else v
+
+    got = []
+    for call in (lambda: run(keys=["k"], args=["v"]), lambda: plain_script(keys=["k"], args=["v"])):
+        try:
+            got.append(("ok", shown(call())))
+        except redis.ResponseError as exc:
+            got.append((type(exc).__name__, str(exc)))
+    assert got[0] == got[1]
+    assert state(fast) == state(slow)

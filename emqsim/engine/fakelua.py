@@ -162,6 +162,7 @@ class _ScriptRuntime:
 
     def __init__(self, lua, sm, expected, calls=None):
         self._lua, self._sm, self._expected, self.calls = lua, sm, expected, calls
+        self.flat = None   # `_FLAT`, compiled when a runner first needs it
         self._compiled: dict = {}
         self.table_from = lua.table_from
         walk = lua.execute(_CLEAN)
@@ -372,7 +373,12 @@ class _Calls:
                 if result is not self._miss:
                     sock._subkey_events = []
                     kind = type(result)
-                    return result if kind is bytes or kind is int else sock._convert_redis_result(self._rt, result)
+                    if kind is bytes or kind is int:
+                        return result
+                    if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
+                        convert = sock._convert_redis_result
+                        return self._rt.table_from([x if type(x) is bytes else convert(self._rt, x) for x in result])
+                    return sock._convert_redis_result(self._rt, result)
             result = self._run(sock, found, args)
         else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
             result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
@@ -573,6 +579,9 @@ def runner(client, source: str):
         return v if kind is bytes else v.encode(charset, errors) if kind is str else encode(v)
 
     head = (b"EVALSHA", hashlib.sha1(source.encode()).hexdigest().encode())
+    from fakeredis._helpers import SimpleError
+    from fakeredis._socket import _base
+    from fakeredis._typing import RaiseErrorTypes as raised
     from redis.exceptions import NoScriptError
 
     def run(keys=(), args=()):
@@ -580,15 +589,52 @@ def runner(client, source: str):
         if sock is None or sock._paused or sock._killed or not sock._server.connected:
             return script(keys=keys, args=args)   # connects, or fails, as redis-py does
         fields = [*head, str(len(keys)).encode(), *[field(k) for k in keys], *[field(a) for a in args]]
+        if sock._transaction is not None or sock._reply_off or sock._reply_skip or sock._reply_skip_next:
+            try:      # MULTI or CLIENT REPLY on this socket (nothing of the driver's does either)
+                sock._process_command(fields)
+            except BaseException:
+                conn.disconnect()
+                raise
+            try:
+                return conn.read_response()
+            except NoScriptError:
+                return script(keys=keys, args=args)
         try:
-            sock._process_command(fields)
+            reply = evalsha(sock, fields)
         except BaseException:
             conn.disconnect()
             raise
+        if isinstance(reply, raised):
+            if isinstance(reply, NoScriptError):
+                return script(keys=keys, args=args)
+            raise reply
+        return conn._decode(reply)
+
+    def evalsha(sock, fields):
+        """`_process_command(fields)` for this socket's EVALSHA, outside a transaction and with
+        replies on, and the reply as `read_response` takes it off the queue (an error as the
+        exception it raises): the same steps, without the queue between the two."""
+        server = sock._server
         try:
-            return conn.read_response()
-        except NoScriptError:
-            return script(keys=keys, args=args)
+            func, sig = sock._name_to_func("evalsha")
+            server.acl.validate_command(sock._client_info.user, sock._client_info, fields)
+            with server.lock:
+                while True:
+                    try:
+                        weak_sock = server.closed_sockets.pop()
+                    except IndexError:
+                        break
+                    closed = weak_sock()
+                    if closed:
+                        closed._cleanup(server)
+                now = _base.time.time()   # the command's time, read as fakeredis reads it
+                for db in server.dbs.values():
+                    db.time = now
+                sig.check_arity(fields[1:], sock.version)
+                result = sock._run_command(func, sig, fields[1:], False)
+        except SimpleError as exc:
+            result = exc
+        return sock._decode_result(result)
 
     conn.connect()
     sock = conn._sock
@@ -602,7 +648,46 @@ def runner(client, source: str):
         return func, sig
 
     sock._name_to_func = name_to_func
+    runtime = getattr(sock._server, "_lua_runtime", None)
+    if isinstance(runtime, _ScriptRuntime):
+        sock._convert_lua_result = _flat_replies(sock._convert_lua_result, runtime)
     return run
+
+
+#: a reply table's items in one call, or nil when fakeredis reads it otherwise (a status, an
+#: error, a RESP3 double or map); stops at the first nil, as fakeredis's reading does
+_FLAT = """
+local unpack = unpack
+return function(t)
+    if t.ok ~= nil or t.err ~= nil or t.double ~= nil or t.map ~= nil then return nil end
+    local n = 0
+    while t[n + 1] ~= nil do n = n + 1 end
+    if n > 4000 then return nil end
+    return n, unpack(t, 1, n)
+end
+"""
+
+
+def _flat_replies(convert, runtime):
+    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply read in
+    one Lua call instead of one lookup per item and four probes; bytes items as they are, every
+    other item (a number, a nested table, a boolean) and every other shape by fakeredis's own."""
+    flat = runtime.flat
+    if flat is None:
+        flat = runtime.flat = runtime._lua.execute(_FLAT)
+    lua_type = runtime._sm.LUA_MODULE.lua_type
+
+    def fast(result, nested=True):
+        if lua_type(result) != "table":
+            return convert(result, nested)
+        got = flat(result)
+        if got is None:
+            return convert(result, nested)
+        if type(got) is not tuple:   # n == 0: one value back, not a tuple
+            return []
+        return [x if type(x) is bytes else convert(x) for x in got[1:]]
+
+    return fast
 
 
 def speed(client):
