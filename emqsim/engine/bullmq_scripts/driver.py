@@ -156,6 +156,81 @@ def _js_add(*terms):
     return total
 
 
+#: a scheduler's repeat options the client reads at a pickup, and what each must be in JSON
+REPEAT_NUMBERS = ("every", "offset", "count", "limit", "startDate", "endDate")
+REPEAT_TEXTS = ("pattern", "tz")
+
+
+def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
+    """A taken job's hash (HGETALL's flat list) as text, and its options decoded, as the 6.7.0
+    client reads them (`Job.fromJSON`, job.js 99-140): every field UTF-8 text, `opts` JSON text
+    of an object whose `repeat` is an object of numbers and text, `data` JSON text,
+    `timestamp` a number. Anything else is one InputError naming the job, the field, what was
+    found and what is expected."""
+    name = job_id.decode("utf-8", "replace") if isinstance(job_id, bytes) else str(job_id)
+    fields = {}
+    for i in range(0, len(raw), 2):
+        key, value = raw[i], raw[i + 1]
+        try:
+            key = key.decode() if isinstance(key, bytes) else key
+            fields[key] = value.decode() if isinstance(value, bytes) else value
+        except UnicodeDecodeError:
+            label = key if isinstance(key, str) else key.decode("utf-8", "replace")
+            _corrupt(name, label, value, "UTF-8 text")
+    try:
+        stored = json.loads(fields.get("opts") or "{}")
+    except ValueError:
+        _corrupt(name, "opts", fields["opts"], "the JSON text of an object (the job's options)")
+    if not isinstance(stored, dict):
+        _corrupt(name, "opts", fields["opts"], "the JSON text of an object (the job's options)")
+    if not _number_or_none(stored.get("prevMillis")) or not isinstance(stored.get("telemetry", {}), dict):
+        _corrupt(name, "opts", fields["opts"], "options whose prevMillis is a number and telemetry an object")
+    repeat = stored.get("repeat")
+    if repeat is not None:
+        bad = not isinstance(repeat, dict) or not all(_number_or_none(repeat.get(f)) for f in REPEAT_NUMBERS) \
+            or any(repeat.get(f) is not None and not isinstance(repeat[f], str) for f in REPEAT_TEXTS)
+        if bad:
+            _corrupt(name, "opts", fields["opts"], "options whose repeat is an object of numbers "
+                     f"({', '.join(REPEAT_NUMBERS)}) and text ({', '.join(REPEAT_TEXTS)})")
+    try:
+        json.loads(fields.get("data") or "{}")
+    except ValueError:
+        _corrupt(name, "data", fields["data"], "JSON text (the job's data, as JSON.stringify wrote it)")
+    try:
+        ok = math.isfinite(float(fields.get("timestamp", 0)))
+    except ValueError:
+        ok = False
+    if not ok:
+        _corrupt(name, "timestamp", fields["timestamp"], "a number (ms since 1970)")
+    return fields, stored
+
+
+def _parent_fields(job: str, found: list) -> None:
+    """moveToFinished-14 reads a job's `parent` with cjson.decode and takes the parent's id from
+    `parentKey` (its lines 926-962) after it has released the lock: a value it cannot read there
+    fails the script half done. So, before it runs: `parent`, when stored, JSON text of an
+    object whose id and queueKey are text, and `parentKey` a key ending ':' and an id."""
+    key, parent = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in found)
+    if parent is not None:
+        try:
+            got = json.loads(parent)
+        except ValueError:
+            got = None
+        if not (isinstance(got, dict) and isinstance(got.get("id"), str) and isinstance(got.get("queueKey"), str)):
+            _corrupt(job, "parent", found[1], "the JSON text of an object whose id and queueKey are text")
+    elif key is not None and key and (":" not in key or key.endswith(":")):
+        _corrupt(job, "parentKey", found[0], "a job's key (the queue's prefix, ':', the job's id)")
+
+
+def _number_or_none(v) -> bool:
+    """A JSON number (finite, not a boolean) or null."""
+    return v is None or (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v))
+
+
+def _corrupt(job: str, field: str, found, expected: str):
+    raise InputError(f"BullMQ job {job!r}: its stored {field} is {_short(found)}; expected {expected}", field)
+
+
 @functools.lru_cache(maxsize=64)
 def _worker_opts(token: str) -> bytes:
     """moveToActive-11's packed options (redis-queue-backend.js 1387-1416): the same for every take
@@ -345,6 +420,7 @@ class BullMQScripts:
         now = whole(now, "now", low=0, what="a time in ms since 1970")
         _text(token, "token")
         k = self.keys
+        self._check_candidates(now)                                          # refused here, before any write
         reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
                          [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
                           k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
@@ -352,8 +428,7 @@ class BullMQScripts:
         raw, job_id = reply[0], reply[1]
         if not raw:
             return None
-        fields = {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}
-        stored = json.loads(fields.get("opts") or "{}")
+        fields, stored = _job_fields(job_id, raw)
         # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
         # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
         # the key order is kept because it is the order the options are packed and stored in
@@ -367,10 +442,24 @@ class BullMQScripts:
                          override=False, producer=job.id)
         return job
 
+    def _check_candidates(self, now: int) -> None:
+        """Every job moveToActive-11 may take at `now` read and checked as `take` reads it (the wait
+        list's tail, the first prioritized job, the delayed jobs it promotes: promoteDelayedJobs'
+        range), so a job whose stored fields `take` cannot read is refused before the script
+        moves anything."""
+        c, k = self.client, self.keys
+        ids = list(c.zrangebyscore(k["delayed"], 0, (now + 1) * 0x1000 - 1, start=0, num=1000))
+        ids += [m for m in (c.lindex(k["wait"], -1),) if m is not None] + list(c.zrange(k["prioritized"], 0, 0))
+        for job_id in ids:
+            raw = c.hgetall(self.keys[""] + job_id.decode("utf-8", "replace"))
+            if raw:
+                _job_fields(job_id, [x for pair in raw.items() for x in pair])
+
     def finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
         """`job.moveToCompleted(value, token, false)` at `now`: moveToFinished-14."""
         k = self.keys
         o = job.opts
+        _parent_fields(job.id, self.client.hmget(self.key(job.id), "parentKey", "parent"))   # before any write
         self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
                  [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"], k["delayed"],
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
