@@ -110,7 +110,7 @@ def reply(client, args):
 #: the type each command reads or writes, set up more often for it
 PREFER = {"hget": "hash", "hmget": "hash", "hgetall": "hash", "hset": "hash", "hmset": "hash", "hincrby": "hash",
           "get": "string", "incr": "string", "zadd": "zset", "zscore": "zset", "zcard": "zset",
-          "zrangebyscore": "zset", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
+          "zrangebyscore": "zset", "zrange": "zset", "lindex": "list", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
           "scard": "set", "srem": "set", "xadd": "stream", "xtrim": "stream"}
 
 
@@ -156,6 +156,10 @@ def shaped(rnd: random.Random, cmd: str) -> list:
         "zrangebyscore": [k, rnd.choice(NUMBERS), rnd.choice(NUMBERS),
                           *rnd.choice([[], [b"LIMIT", b"0", b"1000"], [b"limit", rnd.choice(NUMBERS), rnd.choice(NUMBERS)],
                                        [b"LIMIT", b"1", b"-1"], [b"LIMIT", b"-1", b"2"], [b"WITHSCORES"]])],
+        "zrange": [k, *rnd.choice([[b"0", b"0"], [b"0", b"-1"], [b"1", b"2"], [b"-2", b"-1"], [b"5", b"1"],
+                                   [rnd.choice(NUMBERS), rnd.choice(NUMBERS)], [b"0", b"-1", b"WITHSCORES"],
+                                   [b"0", b"1", b"REV"]])],
+        "lindex": [k, rnd.choice([b"0", b"-1", b"1", b"-5", b"9", n])],
         "lpush": [k, *rnd.sample([b"a", b"b", b"c"], rnd.randint(1, 3))],
         "rpoplpush": [k, rnd.choice(KEYS)], "lrem": [k, rnd.choice([b"-1", b"0", b"1", b"2", n]), rnd.choice([b"a", b"b"])],
         "llen": [k], "scard": [k], "srem": [k, rnd.choice([b"m", b"x"])],
@@ -301,3 +305,41 @@ def test_a_runner_reads_every_reply_as_fakeredis_does(source):
             got.append((type(exc).__name__, str(exc)))
     assert got[0] == got[1]
     assert state(fast) == state(slow)
+
+
+def test_a_reader_answers_as_the_commands_do_and_sends_none():
+    """`fakelua.reader` (the BullMQ driver's check before a take) answers a read from the stored
+    values as the command answers it, sends no command (a counter around `_run_command` sees
+    none), and is None for a server the adapter does not apply to."""
+    from fakeredis._socket._base import BaseFakeSocket
+
+    fast, slow = pair()
+    assert fakelua.reader(slow) is None
+    read = fakelua.reader(fast)
+    fast.zadd("z", {"a": 1, "b": 2, "c": 3})
+    fast.rpush("l", "x", "y")
+    fast.hset("h", mapping={"opts": "{}", "data": "[1]"})
+    asks = [("zrangebyscore", b"z", b"0", b"2", b"LIMIT", b"0", b"1000"), ("zrangebyscore", b"missing", b"0", b"9"),
+            ("lindex", b"l", b"-1"), ("lindex", b"missing", b"-1"), ("zrange", b"z", b"0", b"0"),
+            ("zrange", b"missing", b"0", b"0"), ("hmget", b"h", b"opts", b"data", b"rjk"), ("hmget", b"nope", b"x")]
+    sent = []
+    orig = BaseFakeSocket._run_command
+
+    def counting(self, *a, **kw):
+        sent.append(a)
+        return orig(self, *a, **kw)
+
+    BaseFakeSocket._run_command = counting
+    try:
+        got = [read(*ask) for ask in asks]
+    finally:
+        BaseFakeSocket._run_command = orig
+    assert sent == []
+    assert got == [fast.execute_command(ask[0].upper(), *ask[1:]) for ask in asks]
+    assert got[0] == [b"a", b"b"] and got[2] == b"y" and got[6] == [b"{}", b"[1]", None]
+    fast.pexpire("l", 1)
+    import time as clock
+
+    clock.sleep(0.01)
+    fast.get("other")   # the command time moves on past the expiry (the list still stored)
+    assert read("lindex", b"l", b"-1") is fastcalls.MISS   # expired: fakeredis's own path drops it

@@ -10,8 +10,9 @@ server a runtime that:
 - compiles each script once and keeps the compiled chunk, keyed by its source (the SHA
   names the same text; a source that does not compile is left to fakeredis, so the error
   reads as it always did);
-- checks the globals once before and once after each script (fakeredis's own check at
-  the end stays) instead of before every call inside it: a script that sets a global
+- checks the globals after each script (fakeredis's own check at
+  the end stays), and before a script only when the one before did not reach that check
+  (it failed), instead of before every call inside it: a script that sets a global
   still fails with fakeredis's message, later (at its end rather than at its next call);
   each check is one Lua walk of the globals table (`_CLEAN`), and only when it finds a
   new global does fakeredis's own check read them all into Python (`_Globals`);
@@ -140,10 +141,12 @@ class _Globals:
     would have); otherwise with the real names, so the check reports and clears them in its own
     words. Everything else is the table itself."""
 
-    def __init__(self, table, clean, expected):
+    def __init__(self, table, clean, expected, checked=None):
         self._table, self._clean, self._expected = table, clean, expected
+        self._checked = checked if checked is not None else [True]
 
     def keys(self):
+        self._checked[0] = True   # clean now, or about to be cleared by the caller (fakeredis's check)
         return self._expected if self._clean() else self._table.keys()
 
     def __getitem__(self, key):
@@ -174,7 +177,10 @@ class _ScriptRuntime:
             return bool(walk(seen[1]))
 
         self._clean = clean
-        self._view = _Globals(lua.globals(), clean, expected)
+        # False while a chunk has run and fakeredis's end-of-script check has not read the globals
+        # since (the chunk failed, or its caller does not check): the next script checks first
+        self._checked = [True]
+        self._view = _Globals(lua.globals(), clean, expected, self._checked)
 
     def globals(self):
         return self._view
@@ -189,11 +195,13 @@ class _ScriptRuntime:
             except self._sm.LUA_MODULE.LuaSyntaxError:
                 return self._lua.execute(source)   # raises, worded as fakeredis words it
             self._compiled[source] = chunk
-        # a global left by an earlier failed script is reported before this one writes
-        if not self._clean():
+        # a global left by an earlier failed script is reported before this one writes (after a
+        # script that ended well fakeredis's own check has already read them: nothing to walk)
+        if not self._checked[0] and not self._clean():
             self._sm._check_for_lua_globals(self._lua, self._expected)
         if self.calls is not None:
             self.calls.mode = None
+        self._checked[0] = False
         return chunk()
 
     def __getattr__(self, name):
@@ -688,6 +696,31 @@ def _flat_replies(convert, runtime):
         return [x if type(x) is bytes else convert(x) for x in got[1:]]
 
     return fast
+
+
+def reader(client):
+    """A callable `(command, *args) -> reply` that answers a read (fastcalls' direct paths, all
+    arguments bytes) from `client`'s embedded server's own values, with no command sent and no
+    script run (so nothing is recorded or counted: for the driver's own checks, not for what a
+    reader is shown). It answers `fastcalls.MISS` where a direct path would leave the command to
+    fakeredis. None when the adapter does not apply."""
+    from . import fastcalls
+
+    if not enabled or not fastcalls.enabled:
+        return None
+    server, _ = _server_of(client)
+    if not getattr(server, MARK, False):
+        return None
+    kwargs = getattr(client.connection_pool, "connection_kwargs", {})
+    db = server.dbs[int(kwargs.get("db", 0) or 0)]
+    table = fastcalls.table()
+    lock = server.lock
+
+    def read(command, *args):
+        with lock:
+            return table[command](None, db, args)
+
+    return read
 
 
 def speed(client):

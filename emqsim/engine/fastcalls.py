@@ -33,13 +33,13 @@ def _bind():
     from fakeredis import _msgs
     from fakeredis._command_args_parsing import Float, Int
     from fakeredis._core._database import Item
-    from fakeredis._helpers import OK, SimpleError, null_terminate
+    from fakeredis._helpers import OK, SimpleError, fix_range, null_terminate
     from fakeredis.commands_mixins.sortedset_mixin import ScoreTest
     from fakeredis.model import ExpiringMembersSet, Hash, XStream, ZSet
     from fakeredis.model._stream import MAX_KEY
 
-    return _msgs, Float, Int, Item, OK, SimpleError, null_terminate, ScoreTest, ExpiringMembersSet, Hash, XStream, \
-        ZSet, MAX_KEY
+    return _msgs, Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, ExpiringMembersSet, \
+        Hash, XStream, ZSet, MAX_KEY
 
 
 def usable(sock) -> bool:
@@ -55,7 +55,7 @@ def table():
     """{fakeredis's command name (lower case): function(sock, db, args) -> reply or MISS}.
     The reply is what fakeredis's `_run_command` returns for the call (before its conversion to
     Lua); `args` are the call's arguments after fakeredis's own Lua conversion (all bytes)."""
-    (msgs, Float, Int, Item, OK, SimpleError, null_terminate, ScoreTest, EMSet, Hash, XStream, ZSet,
+    (msgs, Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, EMSet, Hash, XStream, ZSet,
      MAX_KEY) = _bind()
     ZADD_OPTIONS = {b"nx", b"xx", b"ch", b"incr", b"gt", b"lt"}
 
@@ -308,7 +308,42 @@ def table():
             out.append(member)
         return out
 
+    def zrange(sock, db, args):
+        """Only ZRANGE key start stop (no option): ranks, as fakeredis reads them."""
+        if len(args) != 3:
+            return MISS
+        try:
+            start, stop = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
+            start, stop = Int.decode(start.bytes_val), Int.decode(stop.bytes_val)
+        except SimpleError:
+            return MISS
+        item = read_zset(db, args[0])
+        if item is MISS:
+            return MISS
+        z = ZSet() if item is None else item.value
+        start, stop = fix_range(start, stop, len(z))
+        return [member for _, member in z.islice_score(start, stop, False)]
+
     # -- lists ----------------------------------------------------------------------------------
+
+    def lindex(sock, db, args):
+        if len(args) != 2:
+            return MISS
+        item = live(db, args[0])
+        if item is MISS:
+            return MISS
+        if item is None:
+            return None                  # fakeredis answers a missing list before reading the index
+        if type(item.value) is not list:
+            return MISS
+        try:
+            index = Int.decode(args[1])
+        except SimpleError:
+            return MISS
+        try:
+            return item.value[index]
+        except IndexError:
+            return None
 
     def lpush(sock, db, args):
         if len(args) < 2:
@@ -457,6 +492,6 @@ def table():
 
     return {"hget": hget, "hmget": hmget, "hgetall": hgetall, "hset": hset, "hmset": hmset, "hincrby": hincrby,
             "exists": exists, "del": delete, "get": get, "incr": incr,
-            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore,
-            "lpush": lpush, "rpoplpush": rpoplpush, "lrem": lrem, "llen": llen,
+            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore, "zrange": zrange,
+            "lpush": lpush, "rpoplpush": rpoplpush, "lrem": lrem, "llen": llen, "lindex": lindex,
             "scard": scard, "srem": srem, "xadd": xadd, "xtrim": xtrim}

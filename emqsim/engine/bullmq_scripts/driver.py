@@ -156,6 +156,9 @@ def _js_add(*terms):
     return total
 
 
+#: the stored job fields `take` and `finish` read
+CHECKED_FIELDS = ("opts", "data", "name", "timestamp", "rjk", "parentKey", "parent")
+CHECKED_RAW = tuple(f.encode() for f in CHECKED_FIELDS)
 #: a scheduler's repeat options the client reads at a pickup, and what each must be in JSON
 REPEAT_NUMBERS = ("every", "offset", "count", "limit", "startDate", "endDate")
 REPEAT_TEXTS = ("pattern", "tz")
@@ -163,7 +166,7 @@ REPEAT_TEXTS = ("pattern", "tz")
 
 def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
     """A taken job's hash (HGETALL's flat list) as text, and its options decoded, as the 6.7.0
-    client reads them (`Job.fromJSON`, job.js 99-140): every field UTF-8 text, `opts` JSON text
+    client reads them (`Job.fromJSON`, job.js 99-140): the fields read UTF-8 text, `opts` JSON text
     of an object whose `repeat` is an object of numbers and text, `data` JSON text,
     `timestamp` a number. Anything else is one InputError naming the job, the field, what was
     found and what is expected."""
@@ -171,12 +174,16 @@ def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
     fields = {}
     for i in range(0, len(raw), 2):
         key, value = raw[i], raw[i + 1]
-        try:
-            key = key.decode() if isinstance(key, bytes) else key
-            fields[key] = value.decode() if isinstance(value, bytes) else value
-        except UnicodeDecodeError:
-            label = key if isinstance(key, str) else key.decode("utf-8", "replace")
-            _corrupt(name, label, value, "UTF-8 text")
+        key = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+        if not isinstance(value, bytes):
+            fields[key] = value
+        elif key in CHECKED_FIELDS:
+            try:
+                fields[key] = value.decode()
+            except UnicodeDecodeError:
+                _corrupt(name, key, value, "UTF-8 text")
+        else:   # a field the driver does not read (processedOn, returnvalue, ...)
+            fields[key] = value.decode("utf-8", "replace")
     try:
         stored = json.loads(fields.get("opts") or "{}")
     except ValueError:
@@ -269,9 +276,14 @@ class BullMQScripts:
         # on the embedded server, each script called without redis-py's command path (fakelua.runner)
         self._scripts = {name.rsplit("-", 1)[0]: runner(self.client, text) or self.client.register_script(text)
                          for name, text in texts.items()}
+        from .. import fastcalls
+        from ..fakelua import reader
+
+        self._read, self._miss = reader(self.client), fastcalls.MISS   # the check's reads, on the embedded server
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
+        self._raw_keys = {t: v.encode() for t, v in self.keys.items()}
         # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
         self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
                                                      "version": f"bullmq:{package.NPM_RELEASE}"})
@@ -443,23 +455,60 @@ class BullMQScripts:
         return job
 
     def _check_candidates(self, now: int) -> None:
-        """Every job moveToActive-11 may take at `now` read and checked as `take` reads it (the wait
-        list's tail, the first prioritized job, the delayed jobs it promotes: promoteDelayedJobs'
-        range), so a job whose stored fields `take` cannot read is refused before the script
-        moves anything."""
-        c, k = self.client, self.keys
-        ids = list(c.zrangebyscore(k["delayed"], 0, (now + 1) * 0x1000 - 1, start=0, num=1000))
-        ids += [m for m in (c.lindex(k["wait"], -1),) if m is not None] + list(c.zrange(k["prioritized"], 0, 0))
+        """Every job moveToActive-11 may take at `now` read and checked as `take` and `finish` read
+        it (the wait list's tail, the first prioritized job, the delayed jobs it promotes:
+        promoteDelayedJobs' range), so a job whose stored fields cannot be read is refused before
+        the script moves anything. On the embedded server the reads take no command
+        (`fakelua.reader`); elsewhere they are two pipelines, no script (so neither a recording
+        nor a count of the calls inside scripts sees them)."""
+        k = self.keys
+        top = (now + 1) * 0x1000 - 1
+        got = self._read_candidates(str(top).encode()) if self._read is not None else None
+        if got is None:   # a real server, or a read fakeredis's own path answers: two pipelines of reads
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrangebyscore(k["delayed"], 0, top, start=0, num=1000)
+            pipe.lindex(k["wait"], -1)
+            pipe.zrange(k["prioritized"], 0, 0)
+            ids, last, first = pipe.execute()
+            ids = list(ids) + ([last] if last is not None else []) + list(first)
+            pipe = self.client.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hmget(k[""] + job_id.decode("utf-8", "replace"), *CHECKED_FIELDS)
+            got = [x for job_id, fields in zip(ids, pipe.execute() if ids else []) for x in (job_id, *fields)]
+        for i in range(0, len(got), 1 + len(CHECKED_FIELDS)):
+            job_id, values = got[i], got[i + 1:i + 1 + len(CHECKED_FIELDS)]
+            if any(v is not None for v in values):
+                _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None for x in (f, v)])
+                _parent_fields(job_id.decode("utf-8", "replace"), values[-2:])
+
+    def _read_candidates(self, top: bytes) -> list | None:
+        """The candidates' ids, each followed by its CHECKED_FIELDS (None where absent), read from
+        the embedded server's values (fakelua.reader); None where a read would take fakeredis's
+        own path (then the pipelines ask)."""
+        read, k, miss = self._read, self._raw_keys, self._miss
+        ids = read("zrangebyscore", k["delayed"], b"0", top, b"LIMIT", b"0", b"1000")
+        last = read("lindex", k["wait"], b"-1")
+        first = read("zrange", k["prioritized"], b"0", b"0")
+        if ids is miss or last is miss or first is miss:
+            return None
+        ids = ids + ([last] if last is not None else []) + first
+        out = []
         for job_id in ids:
-            raw = c.hgetall(self.keys[""] + job_id.decode("utf-8", "replace"))
-            if raw:
-                _job_fields(job_id, [x for pair in raw.items() for x in pair])
+            fields = read("hmget", k[""] + job_id, *CHECKED_RAW)
+            if fields is miss:
+                return None
+            out += [job_id, *fields]
+        return out
 
     def finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
         """`job.moveToCompleted(value, token, false)` at `now`: moveToFinished-14."""
+        _parent_fields(job.id, self.client.hmget(self.key(job.id), "parentKey", "parent"))   # before any write
+        self._finish(job, now, token, value)
+
+    def _finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
+        """moveToFinished-14, the job's parent fields already checked (`finish`, or `take` just before)."""
         k = self.keys
         o = job.opts
-        _parent_fields(job.id, self.client.hmget(self.key(job.id), "parentKey", "parent"))   # before any write
         self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
                  [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"], k["delayed"],
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
@@ -475,7 +524,7 @@ class BullMQScripts:
         complete it at once."""
         job = self.take(now)
         if job is not None:
-            self.finish(job, now)
+            self._finish(job, now)   # its parent fields were read with it, a moment ago
         return job
 
     # -- reading and removing --------------------------------------------------------------------
