@@ -304,8 +304,8 @@ class BullMQScripts:
 
     def run(self, script: str, keys: list, args: list):
         """EVALSHA of the named script (EVAL when the server does not hold it yet)."""
-        return self._scripts[script](keys=[_arg(k) for k in keys], args=[a if isinstance(a, bytes) else _arg(a)
-                                                                          for a in args])
+        return self._scripts[script](keys=[k if type(k) is str else _arg(k) for k in keys],
+                                     args=[a if type(a) is str or isinstance(a, bytes) else _arg(a) for a in args])
 
     # -- the producer --------------------------------------------------------------------------
 
