@@ -251,8 +251,9 @@ def test_a_server_before_redis_7_adds_no_zero_to_a_score(clock):
 
 
 def test_a_preloaded_script_is_hashed_once_and_every_digest_is_hashlibs():
-    """fakeredis's EVAL hashes the script on every call: for the very text `preload` put in the
-    cache the digest made then is answered; any other bytes (an equal copy included) are hashed."""
+    """fakeredis's EVAL hashes the script on every call: for a text `preload` put in a cache the
+    digest made then is answered (an equal copy too, and one entry however many servers preload
+    it); any other bytes are hashed."""
     import hashlib
 
     client = fakelua.speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=(7,)), version=(7,)))
@@ -271,8 +272,13 @@ def test_a_preloaded_script_is_hashed_once_and_every_digest_is_hashlibs():
         assert run(args=["x"]) == b"x" and hashed == []
         assert digests.sha1(raw).hexdigest() == hashlib.sha1(raw).hexdigest()
         copy = bytes(bytearray(raw))
-        assert digests.sha1(copy).hexdigest() == hashlib.sha1(raw).hexdigest() and hashed == [copy]
-        assert client.eval("return 2", 0) == 2 and hashed[-1] == b"return 2"
+        assert digests.sha1(copy).hexdigest() == hashlib.sha1(raw).hexdigest() and hashed == []
+        assert client.eval("return 2", 0) == 2 and hashed == [b"return 2"]
+        entries = len(digests._known)
+        for _ in range(5):   # each server preloads its own copy of the text: one entry kept
+            other = fakelua.speed(fakeredis.FakeRedis(server=fakeredis.FakeServer(version=(7,)), version=(7,)))
+            assert fakelua.runner(other, "return ARGV[1]")(args=["y"]) == b"y"
+        assert len(digests._known) == entries and hashed == [b"return 2"]
     finally:
         digests._real = hashlib
 

@@ -504,8 +504,8 @@ class _Digests:
     """Stands in for `hashlib` in fakeredis's scripting module, whose EVAL hashes the whole
     script again on every call (EVALSHA included: BullMQ's moveToFinished-14 is 40 kB, about
     a tenth of a pickup's cost). A script text `preload` put in a cache is hashed once: asked
-    for the SHA-1 of that very bytes object (the one EVALSHA takes from the cache), it answers
-    the digest it made; anything else is hashed by `hashlib` itself."""
+    for the SHA-1 of bytes equal to it, it answers the digest it made (one entry a distinct
+    text, whatever the number of servers); anything else is hashed by `hashlib` itself."""
 
     class _Done:
         def __init__(self, hexdigest: str):
@@ -518,17 +518,19 @@ class _Digests:
         self._real, self._known = real, {}
 
     def remember(self, raw: bytes) -> bytes:
-        """The SHA-1 of `raw` (hex, as bytes), kept for this object."""
-        hexdigest = self._real.sha1(raw).hexdigest()
-        if len(self._known) > 1024:
-            self._known.clear()
-        self._known[id(raw)] = (raw, self._Done(hexdigest))   # `raw` kept, so its id is not reused
-        return hexdigest.encode()
+        """The SHA-1 of `raw` (hex, as bytes), kept for its text."""
+        done = self._known.get(raw)
+        if done is None:
+            if len(self._known) > 1024:
+                self._known.clear()
+            done = self._known[raw] = self._Done(self._real.sha1(raw).hexdigest())
+        return done.hexdigest().encode()
 
     def sha1(self, data=b"", **kwargs):
-        known = self._known.get(id(data))
-        if known is not None and known[0] is data and not kwargs:
-            return known[1]
+        if type(data) is bytes and not kwargs:
+            done = self._known.get(data)   # bytes keep their hash: EVALSHA's text is hashed by Python once
+            if done is not None:
+                return done
         return self._real.sha1(data, **kwargs)
 
     def __getattr__(self, name):
