@@ -30,16 +30,14 @@ MISS = object()         # "not handled here": the caller runs fakeredis's own co
 
 def _bind():
     """The fakeredis pieces the direct paths use (fakelua checks the version first)."""
-    from fakeredis import _msgs
     from fakeredis._command_args_parsing import Float, Int
     from fakeredis._core._database import Item
     from fakeredis._helpers import OK, SimpleError, fix_range, null_terminate
     from fakeredis.commands_mixins.sortedset_mixin import ScoreTest
-    from fakeredis.model import ExpiringMembersSet, Hash, XStream, ZSet
+    from fakeredis.model import Hash, XStream, ZSet
     from fakeredis.model._stream import MAX_KEY
 
-    return _msgs, Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, ExpiringMembersSet, \
-        Hash, XStream, ZSet, MAX_KEY
+    return Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY
 
 
 def usable(sock) -> bool:
@@ -55,13 +53,12 @@ def table():
     """{fakeredis's command name (lower case): function(sock, db, args) -> reply or MISS}.
     The reply is what fakeredis's `_run_command` returns for the call (before its conversion to
     Lua); `args` are the call's arguments after fakeredis's own Lua conversion (all bytes)."""
-    (msgs, Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, EMSet, Hash, XStream, ZSet,
-     MAX_KEY) = _bind()
+    Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY = _bind()
     ZADD_OPTIONS = {b"nx", b"xx", b"ch", b"incr", b"gt", b"lt"}
 
     def live(db, key):
-        """(the stored Item or None, whether it carries a TTL), or MISS for an expired key (fakeredis
-        drops it on its own path)."""
+        """The stored Item (a TTL not yet run out is read as fakeredis reads it) or None, or MISS for
+        an expired key (fakeredis drops it on its own path)."""
         item = db._dict.get(key)
         if item is None:
             return None
