@@ -138,3 +138,37 @@ def test_clear_starts_the_queue_again_from_scratch():
     assert steps(used, sc) == steps(fresh, sc)
     used.client.delete("other")
     assert keys(used) == keys(fresh)
+
+
+def test_the_direct_paths_carry_a_pickup_and_can_be_switched_off(monkeypatch):
+    """A pickup's calls go through fastcalls' direct paths (all but the lock's SET with its PX,
+    which has none); with `fastcalls.enabled` off the same pickups answer and store the same,
+    through none of them, and as on a plain fakeredis."""
+    from emqsim.engine import fastcalls
+
+    taken = []
+    table = fastcalls.table
+
+    def counted():
+        def wrap(name, f):
+            def g(sock, db, args):
+                got = f(sock, db, args)
+                taken.append((name, got is not fastcalls.MISS))
+                return got
+            return g
+        return {name: wrap(name, f) for name, f in table().items()}
+
+    monkeypatch.setattr(fastcalls, "table", counted)
+    results = []
+    for on in (True, False):
+        monkeypatch.setattr(fastcalls, "enabled", on)
+        taken.clear()
+        b = BullMQScripts()
+        b.upsert("s", 1_796_029_620_000, every=900_000)
+        results.append((b.pickup(1_796_029_620_000), b.pickup(1_796_030_520_000), keys(b)))
+        direct = sum(ok for _, ok in taken)
+        assert (direct > 60) if on else (taken == [])
+    assert results[0] == results[1]
+    slow = plain()
+    slow.upsert("s", 1_796_029_620_000, every=900_000)
+    assert results[0] == (slow.pickup(1_796_029_620_000), slow.pickup(1_796_030_520_000), keys(slow))

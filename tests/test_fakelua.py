@@ -475,3 +475,23 @@ def test_the_upstream_patch_applies_to_the_locked_fakeredis(tmp_path):
     done = subprocess.run(["git", "apply", "--check", str(patch)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert patch.name.startswith(f"fakeredis-{fakeredis.__version__}-")
+
+
+@pytest.mark.parametrize("after", ["return 7", "return redis.call('SET', KEYS[1], 'w')"])
+def test_a_global_left_by_a_failed_script_is_reported_by_the_next_as_before(after):
+    """A script that sets a global and then fails never reaches fakeredis's end-of-script check:
+    the next script reports the global (and writes nothing), as on plain fakeredis, and the one
+    after runs clean."""
+    out = {}
+    for fast in (False, True):
+        client = fresh(fast)
+        got = []
+        for src in ("leaked = 1; error('boom')", after, after):
+            try:
+                got.append(("ok", client.eval(src, 1, "k")))
+            except Exception as exc:
+                got.append((type(exc).__name__, "leaked" in str(exc), "boom" in str(exc)))
+            got.append(keyspace(client))
+        out[fast] = (got, keyspace(client))
+    assert out[True] == out[False]
+    assert out[True][0][2][:2] == ("ResponseError", True) and out[True][0][4][0] == "ok"

@@ -10,8 +10,9 @@ server a runtime that:
 - compiles each script once and keeps the compiled chunk, keyed by its source (the SHA
   names the same text; a source that does not compile is left to fakeredis, so the error
   reads as it always did);
-- checks the globals once before and once after each script (fakeredis's own check at
-  the end stays) instead of before every call inside it: a script that sets a global
+- checks the globals after each script (fakeredis's own check at
+  the end stays), and before a script only when the one before did not reach that check
+  (it failed), instead of before every call inside it: a script that sets a global
   still fails with fakeredis's message, later (at its end rather than at its next call);
   each check is one Lua walk of the globals table (`_CLEAN`), and only when it finds a
   new global does fakeredis's own check read them all into Python (`_Globals`);
@@ -140,10 +141,12 @@ class _Globals:
     would have); otherwise with the real names, so the check reports and clears them in its own
     words. Everything else is the table itself."""
 
-    def __init__(self, table, clean, expected):
+    def __init__(self, table, clean, expected, checked=None):
         self._table, self._clean, self._expected = table, clean, expected
+        self._checked = checked if checked is not None else [True]
 
     def keys(self):
+        self._checked[0] = True   # clean now, or about to be cleared by the caller (fakeredis's check)
         return self._expected if self._clean() else self._table.keys()
 
     def __getitem__(self, key):
@@ -160,8 +163,9 @@ class _ScriptRuntime:
     """What fakeredis's EVAL sees as the server's runtime: compiled once, no full GC, the globals
     compared in Lua."""
 
-    def __init__(self, lua, sm, expected):
-        self._lua, self._sm, self._expected = lua, sm, expected
+    def __init__(self, lua, sm, expected, calls=None):
+        self._lua, self._sm, self._expected, self.calls = lua, sm, expected, calls
+        self.flat = None   # `_FLAT`, compiled when a runner first needs it
         self._compiled: dict = {}
         self.table_from = lua.table_from
         walk = lua.execute(_CLEAN)
@@ -173,7 +177,10 @@ class _ScriptRuntime:
             return bool(walk(seen[1]))
 
         self._clean = clean
-        self._view = _Globals(lua.globals(), clean, expected)
+        # False while a chunk has run and fakeredis's end-of-script check has not read the globals
+        # since (the chunk failed, or its caller does not check): the next script checks first
+        self._checked = [True]
+        self._view = _Globals(lua.globals(), clean, expected, self._checked)
 
     def globals(self):
         return self._view
@@ -188,9 +195,13 @@ class _ScriptRuntime:
             except self._sm.LUA_MODULE.LuaSyntaxError:
                 return self._lua.execute(source)   # raises, worded as fakeredis words it
             self._compiled[source] = chunk
-        # a global left by an earlier failed script is reported before this one writes
-        if not self._clean():
+        # a global left by an earlier failed script is reported before this one writes (after a
+        # script that ended well fakeredis's own check has already read them: nothing to walk)
+        if not self._checked[0] and not self._clean():
             self._sm._check_for_lua_globals(self._lua, self._expected)
+        if self.calls is not None:
+            self.calls.mode = None
+        self._checked[0] = False
         return chunk()
 
     def __getattr__(self, name):
@@ -320,6 +331,20 @@ class _Calls:
         self._pubsub_ok = BaseFakeSocket.ACCEPTED_COMMANDS_WHILE_PUBSUB
         self._genuine = _genuine_run_command()
         self._item, self._hash = Item, Hash
+        from . import fastcalls
+
+        self._direct, self._direct_table, self._miss = fastcalls, fastcalls.table(), fastcalls.MISS
+        self.mode = None   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+
+    def _mode(self, sock) -> int:
+        """0: fakeredis's own `_run_command` for every call (another server type, or `_run_command`
+        wrapped); 1: `_run`; 2: `_run` and the direct paths (`fastcalls`), when they are switched on
+        and nothing else is due (`fastcalls.usable`). None of it can change while a script runs:
+        WATCH, SUBSCRIBE and blocking commands cannot be called from one, and no other client's
+        command runs meanwhile (the server's lock is held)."""
+        if type(sock)._run_command is not self._genuine or sock._server.server_type != "redis":
+            return 0
+        return 2 if self._direct.enabled and self._direct.usable(sock) else 1
 
     def _lookup(self, sock, op):
         if type(op) is not bytes:
@@ -333,7 +358,7 @@ class _Calls:
         flags, msgs = sig.flags, self._msgs
         found = self._found[op] = (sig.func_name, _Planned(sig), msgs.FLAG_NO_SCRIPT in flags,
                                    msgs.FLAG_SKIP_CONVERT_TO_RESP2 not in flags, msgs.FLAG_LEAVE_EMPTY_VAL not in flags,
-                                   sig.name.encode())
+                                   sig.name.encode(), self._direct_table.get(cmd))
         return found
 
     def __call__(self, op, *args):
@@ -344,9 +369,24 @@ class _Calls:
             if found is None:
                 return sock._lua_redis_call(self._rt, self._expected, op, *args)
         convert = self._convert
-        args = [convert(a) for a in args]
+        args = [a if type(a) is bytes else convert(a) for a in args]
+        mode = self.mode
+        if mode is None:   # once a script: what it cannot change while it runs
+            mode = self.mode = self._mode(sock)
         # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
-        if type(sock)._run_command is self._genuine and sock._script_resp == 2 and sock._server.server_type == "redis":
+        if mode and sock._script_resp == 2:
+            direct = found[6]
+            if direct is not None and mode == 2:
+                result = direct(sock, sock._db, args)
+                if result is not self._miss:
+                    sock._subkey_events = []
+                    kind = type(result)
+                    if kind is bytes or kind is int:
+                        return result
+                    if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
+                        convert = sock._convert_redis_result
+                        return self._rt.table_from([x if type(x) is bytes else convert(self._rt, x) for x in result])
+                    return sock._convert_redis_result(self._rt, result)
             result = self._run(sock, found, args)
         else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
             result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
@@ -357,7 +397,7 @@ class _Calls:
         under RESP2: the same steps in the same order; the dragonfly branches are not taken,
         and keyspace notifications are skipped only where fakeredis returns at once (no
         subscribers)."""
-        name, sig, no_script, convert, remove_empty, event = found
+        name, sig, no_script, convert, remove_empty, event, _ = found
         items = ()
         sock._subkey_events = []
         try:
@@ -460,20 +500,68 @@ def _direct_class():
     return _Direct
 
 
+class _Digests:
+    """Stands in for `hashlib` in fakeredis's scripting module, whose EVAL hashes the whole
+    script again on every call (EVALSHA included: BullMQ's moveToFinished-14 is 40 kB, about
+    a tenth of a pickup's cost). A script text `preload` put in a cache is hashed once: asked
+    for the SHA-1 of bytes equal to it, it answers the digest it made (one entry a distinct
+    text, whatever the number of servers); anything else is hashed by `hashlib` itself."""
+
+    class _Done:
+        def __init__(self, hexdigest: str):
+            self._hex = hexdigest
+
+        def hexdigest(self) -> str:
+            return self._hex
+
+    def __init__(self, real):
+        self._real, self._known = real, {}
+
+    def remember(self, raw: bytes) -> bytes:
+        """The SHA-1 of `raw` (hex, as bytes), kept for its text."""
+        done = self._known.get(raw)
+        if done is None:
+            if len(self._known) > 1024:
+                self._known.clear()
+            done = self._known[raw] = self._Done(self._real.sha1(raw).hexdigest())
+        return done.hexdigest().encode()
+
+    def sha1(self, data=b"", **kwargs):
+        if type(data) is bytes and not kwargs:
+            done = self._known.get(data)   # bytes keep their hash: EVALSHA's text is hashed by Python once
+            if done is not None:
+                return done
+        return self._real.sha1(data, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@functools.cache
+def _digests() -> _Digests:
+    """The `_Digests` in fakeredis's scripting module (put there once; the answers are hashlib's)."""
+    import hashlib
+
+    from fakeredis.commands_mixins import scripting_mixin as sm
+
+    if not isinstance(sm.hashlib, _Digests):
+        sm.hashlib = _Digests(hashlib)
+    return sm.hashlib
+
+
 def preload(client, sources) -> bool:
     """Put each Lua source in `client`'s embedded server's script cache, under its SHA-1, as
     SCRIPT LOAD puts it there; False (nothing done) when the adapter does not apply."""
-    import hashlib
-
     if not enabled:
         return False
     server, _ = _server_of(client)
     cache = getattr(server, "script_cache", None)
     if not getattr(server, MARK, False) or not isinstance(cache, dict):
         return False
+    digests = _digests()
     for source in sources:
         raw = source.encode()
-        cache[hashlib.sha1(raw).hexdigest().encode()] = raw
+        cache[digests.remember(raw)] = raw
     return True
 
 
@@ -493,24 +581,70 @@ def runner(client, source: str):
     script = client.register_script(source)
     pool = client.connection_pool
     conn = pool.make_connection()
-    encode = conn.encoder.encode
+    coder = conn.encoder
+    encode, charset, errors = coder.encode, coder.encoding, coder.encoding_errors
+
+    def field(v):   # the encoder's own answer: text encoded with its charset, bytes as they are
+        kind = type(v)
+        return v if kind is bytes else v.encode(charset, errors) if kind is str else encode(v)
+
     head = (b"EVALSHA", hashlib.sha1(source.encode()).hexdigest().encode())
+    from fakeredis._helpers import SimpleError
+    from fakeredis._socket import _base
+    from fakeredis._typing import RaiseErrorTypes as raised
     from redis.exceptions import NoScriptError
 
     def run(keys=(), args=()):
         sock = conn._sock
         if sock is None or sock._paused or sock._killed or not sock._server.connected:
             return script(keys=keys, args=args)   # connects, or fails, as redis-py does
-        fields = [*head, str(len(keys)).encode(), *[encode(k) for k in keys], *[encode(a) for a in args]]
+        fields = [*head, str(len(keys)).encode(), *[field(k) for k in keys], *[field(a) for a in args]]
+        if sock._transaction is not None or sock._reply_off or sock._reply_skip or sock._reply_skip_next:
+            try:      # MULTI or CLIENT REPLY on this socket (nothing of the driver's does either)
+                sock._process_command(fields)
+            except BaseException:
+                conn.disconnect()
+                raise
+            try:
+                return conn.read_response()
+            except NoScriptError:
+                return script(keys=keys, args=args)
         try:
-            sock._process_command(fields)
+            reply = evalsha(sock, fields)
         except BaseException:
             conn.disconnect()
             raise
+        if isinstance(reply, raised):
+            if isinstance(reply, NoScriptError):
+                return script(keys=keys, args=args)
+            raise reply
+        return conn._decode(reply)
+
+    def evalsha(sock, fields):
+        """`_process_command(fields)` for this socket's EVALSHA, outside a transaction and with
+        replies on, and the reply as `read_response` takes it off the queue (an error as the
+        exception it raises): the same steps, without the queue between the two."""
+        server = sock._server
         try:
-            return conn.read_response()
-        except NoScriptError:
-            return script(keys=keys, args=args)
+            func, sig = sock._name_to_func("evalsha")
+            server.acl.validate_command(sock._client_info.user, sock._client_info, fields)
+            with server.lock:
+                while True:
+                    try:
+                        weak_sock = server.closed_sockets.pop()
+                    except IndexError:
+                        break
+                    closed = weak_sock()
+                    if closed:
+                        closed._cleanup(server)
+                now = _base.time.time()   # the command's time, read as fakeredis reads it
+                for db in server.dbs.values():
+                    db.time = now
+                sig.check_arity(fields[1:], sock.version)
+                result = sock._run_command(func, sig, fields[1:], False)
+        except SimpleError as exc:
+            result = exc
+        return sock._decode_result(result)
 
     conn.connect()
     sock = conn._sock
@@ -524,7 +658,71 @@ def runner(client, source: str):
         return func, sig
 
     sock._name_to_func = name_to_func
+    runtime = getattr(sock._server, "_lua_runtime", None)
+    if isinstance(runtime, _ScriptRuntime):
+        sock._convert_lua_result = _flat_replies(sock._convert_lua_result, runtime)
     return run
+
+
+#: a reply table's items in one call, or nil when fakeredis reads it otherwise (a status, an
+#: error, a RESP3 double or map); stops at the first nil, as fakeredis's reading does
+_FLAT = """
+local unpack = unpack
+return function(t)
+    if t.ok ~= nil or t.err ~= nil or t.double ~= nil or t.map ~= nil then return nil end
+    local n = 0
+    while t[n + 1] ~= nil do n = n + 1 end
+    if n > 4000 then return nil end
+    return n, unpack(t, 1, n)
+end
+"""
+
+
+def _flat_replies(convert, runtime):
+    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply read in
+    one Lua call instead of one lookup per item and four probes; bytes items as they are, every
+    other item (a number, a nested table, a boolean) and every other shape by fakeredis's own."""
+    flat = runtime.flat
+    if flat is None:
+        flat = runtime.flat = runtime._lua.execute(_FLAT)
+    lua_type = runtime._sm.LUA_MODULE.lua_type
+
+    def fast(result, nested=True):
+        if lua_type(result) != "table":
+            return convert(result, nested)
+        got = flat(result)
+        if got is None:
+            return convert(result, nested)
+        if type(got) is not tuple:   # n == 0: one value back, not a tuple
+            return []
+        return [x if type(x) is bytes else convert(x) for x in got[1:]]
+
+    return fast
+
+
+def reader(client):
+    """A callable `(command, *args) -> reply` that answers a read (fastcalls' direct paths, all
+    arguments bytes) from `client`'s embedded server's own values, with no command sent and no
+    script run (so nothing is recorded or counted: for the driver's own checks, not for what a
+    reader is shown). It answers `fastcalls.MISS` where a direct path would leave the command to
+    fakeredis. None when the adapter does not apply."""
+    from . import fastcalls
+
+    if not enabled or not fastcalls.enabled:
+        return None
+    server, _ = _server_of(client)
+    if not getattr(server, MARK, False):
+        return None
+    kwargs = getattr(client.connection_pool, "connection_kwargs", {})
+    db = server.dbs[int(kwargs.get("db", 0) or 0)]
+    table = fastcalls.table()
+    lock = server.lock
+
+    def read(command, *args):
+        with lock:
+            return table[command](None, db, args)
+
+    return read
 
 
 def speed(client):
@@ -553,7 +751,7 @@ def speed(client):
 
     redis_table = lua.globals().redis
     redis_table.call, redis_table.pcall = call, pcall
-    server._lua_runtime = _ScriptRuntime(lua, sm, expected)
+    server._lua_runtime = _ScriptRuntime(lua, sm, expected, call)
     setattr(server, MARK, True)
     _direct(client)
     return client

@@ -28,6 +28,7 @@ client is touched, so a missing or changed package writes nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -155,6 +156,111 @@ def _js_add(*terms):
     return total
 
 
+#: the stored job fields `take` and `finish` read
+CHECKED_FIELDS = ("opts", "data", "name", "timestamp", "rjk", "parentKey", "parent")
+CHECKED_RAW = tuple(f.encode() for f in CHECKED_FIELDS)
+#: a scheduler's repeat options the client reads at a pickup, and what each must be in JSON
+REPEAT_NUMBERS = ("every", "offset", "count", "limit", "startDate", "endDate")
+REPEAT_TEXTS = ("pattern", "tz")
+
+
+def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
+    """A taken job's hash (HGETALL's flat list) as text, and its options decoded, as the 6.7.0
+    client reads them (`Job.fromJSON`, job.js 99-140): the fields read UTF-8 text, `opts` JSON text
+    of an object whose `repeat` is an object of numbers and text, `data` JSON text,
+    `timestamp` a number. Anything else is one InputError naming the job, the field, what was
+    found and what is expected."""
+    name = job_id.decode("utf-8", "replace") if isinstance(job_id, bytes) else str(job_id)
+    fields = {}
+    for i in range(0, len(raw), 2):
+        key, value = raw[i], raw[i + 1]
+        key = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+        if not isinstance(value, bytes):
+            fields[key] = value
+        elif key in CHECKED_FIELDS:
+            try:
+                fields[key] = value.decode()
+            except UnicodeDecodeError:
+                _corrupt(name, key, value, "UTF-8 text")
+        else:   # a field the driver does not read (processedOn, returnvalue, ...)
+            fields[key] = value.decode("utf-8", "replace")
+    try:
+        stored = json.loads(fields.get("opts") or "{}")
+    except ValueError:
+        _corrupt(name, "opts", fields["opts"], "the JSON text of an object (the job's options)")
+    if not isinstance(stored, dict):
+        _corrupt(name, "opts", fields["opts"], "the JSON text of an object (the job's options)")
+    if not _number_or_none(stored.get("prevMillis")) or not isinstance(stored.get("telemetry", {}), dict):
+        _corrupt(name, "opts", fields["opts"], "options whose prevMillis is a number and telemetry an object")
+    repeat = stored.get("repeat")
+    if repeat is not None:
+        bad = not isinstance(repeat, dict) or not all(_number_or_none(repeat.get(f)) for f in REPEAT_NUMBERS) \
+            or any(repeat.get(f) is not None and not isinstance(repeat[f], str) for f in REPEAT_TEXTS)
+        if bad:
+            _corrupt(name, "opts", fields["opts"], "options whose repeat is an object of numbers "
+                     f"({', '.join(REPEAT_NUMBERS)}) and text ({', '.join(REPEAT_TEXTS)})")
+    try:
+        json.loads(fields.get("data") or "{}")
+    except ValueError:
+        _corrupt(name, "data", fields["data"], "JSON text (the job's data, as JSON.stringify wrote it)")
+    try:
+        ok = math.isfinite(float(fields.get("timestamp", 0)))
+    except ValueError:
+        ok = False
+    if not ok:
+        _corrupt(name, "timestamp", fields["timestamp"], "a number (ms since 1970)")
+    return fields, stored
+
+
+def _parent_fields(job: str, found: list) -> None:
+    """moveToFinished-14 reads a job's `parent` with cjson.decode and takes the parent's id from
+    `parentKey` (its lines 926-962) after it has released the lock: a value it cannot read there
+    fails the script half done. So, before it runs: `parent`, when stored, JSON text of an
+    object whose id and queueKey are text, and `parentKey` a key ending ':' and an id."""
+    key, parent = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in found)
+    if parent is not None:
+        try:
+            got = json.loads(parent)
+        except ValueError:
+            got = None
+        if not (isinstance(got, dict) and isinstance(got.get("id"), str) and isinstance(got.get("queueKey"), str)):
+            _corrupt(job, "parent", found[1], "the JSON text of an object whose id and queueKey are text")
+    elif key is not None and key and (":" not in key or key.endswith(":")):
+        _corrupt(job, "parentKey", found[0], "a job's key (the queue's prefix, ':', the job's id)")
+
+
+def _number_or_none(v) -> bool:
+    """A JSON number (finite, not a boolean) or null."""
+    return v is None or (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v))
+
+
+def _corrupt(job: str, field: str, found, expected: str):
+    raise InputError(f"BullMQ job {job!r}: its stored {field} is {_short(found)}; expected {expected}", field)
+
+
+@functools.lru_cache(maxsize=64)
+def _worker_opts(token: str) -> bytes:
+    """moveToActive-11's packed options (redis-queue-backend.js 1387-1416): the same for every take
+    of one worker, so packed once."""
+    return pack({"token": token, "lockDuration": LOCK_DURATION, "limiter": None, "name": None})
+
+
+def _finish_opts(token: str, attempts, fpof: bool, cpof: bool, idof: bool, rdof: bool) -> bytes:
+    """moveToFinished-14's packed options (redis-queue-backend.js 790-838), packed once for each
+    worker and job option set (a list or dict as attempts, which cannot be a key, each time)."""
+    try:
+        return _finish_packed(token, attempts, fpof, cpof, idof, rdof)
+    except TypeError:
+        return _finish_packed.__wrapped__(token, attempts, fpof, cpof, idof, rdof)
+
+
+@functools.lru_cache(maxsize=256)
+def _finish_packed(token, attempts, fpof, cpof, idof, rdof) -> bytes:
+    return pack({"token": token, "name": None, "keepJobs": {"count": -1}, "limiter": None,
+                 "lockDuration": LOCK_DURATION, "attempts": attempts, "maxMetricsSize": "",
+                 "fpof": fpof, "cpof": cpof, "idof": idof, "rdof": rdof})
+
+
 class BullMQScripts:
     """One BullMQ queue on `client` (default: a new embedded fakeredis with the project's
     cmsgpack and cjson), driven through BullMQ 6.7.0's own scripts."""
@@ -170,9 +276,14 @@ class BullMQScripts:
         # on the embedded server, each script called without redis-py's command path (fakelua.runner)
         self._scripts = {name.rsplit("-", 1)[0]: runner(self.client, text) or self.client.register_script(text)
                          for name, text in texts.items()}
+        from .. import fastcalls
+        from ..fakelua import reader
+
+        self._read, self._miss = reader(self.client), fastcalls.MISS   # the check's reads, on the embedded server
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
+        self._raw_keys = {t: v.encode() for t, v in self.keys.items()}
         # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
         self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
                                                      "version": f"bullmq:{package.NPM_RELEASE}"})
@@ -193,8 +304,8 @@ class BullMQScripts:
 
     def run(self, script: str, keys: list, args: list):
         """EVALSHA of the named script (EVAL when the server does not hold it yet)."""
-        return self._scripts[script](keys=[_arg(k) for k in keys], args=[a if isinstance(a, bytes) else _arg(a)
-                                                                          for a in args])
+        return self._scripts[script](keys=[k if type(k) is str else _arg(k) for k in keys],
+                                     args=[a if type(a) is str or isinstance(a, bytes) else _arg(a) for a in args])
 
     # -- the producer --------------------------------------------------------------------------
 
@@ -321,16 +432,15 @@ class BullMQScripts:
         now = whole(now, "now", low=0, what="a time in ms since 1970")
         _text(token, "token")
         k = self.keys
+        self._check_candidates(now)                                          # refused here, before any write
         reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
                          [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
                           k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
-                         [k[""], now, pack({"token": token, "lockDuration": LOCK_DURATION, "limiter": None,
-                                            "name": None})])
+                         [k[""], now, _worker_opts(token)])
         raw, job_id = reply[0], reply[1]
         if not raw:
             return None
-        fields = {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}
-        stored = json.loads(fields.get("opts") or "{}")
+        fields, stored = _job_fields(job_id, raw)
         # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
         # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
         # the key order is kept because it is the order the options are packed and stored in
@@ -344,8 +454,59 @@ class BullMQScripts:
                          override=False, producer=job.id)
         return job
 
+    def _check_candidates(self, now: int) -> None:
+        """Every job moveToActive-11 may take at `now` read and checked as `take` and `finish` read
+        it (the wait list's tail, the first prioritized job, the delayed jobs it promotes:
+        promoteDelayedJobs' range), so a job whose stored fields cannot be read is refused before
+        the script moves anything. On the embedded server the reads take no command
+        (`fakelua.reader`); elsewhere they are two pipelines, no script (so neither a recording
+        nor a count of the calls inside scripts sees them)."""
+        k = self.keys
+        top = (now + 1) * 0x1000 - 1
+        got = self._read_candidates(str(top).encode()) if self._read is not None else None
+        if got is None:   # a real server, or a read fakeredis's own path answers: two pipelines of reads
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrangebyscore(k["delayed"], 0, top, start=0, num=1000)
+            pipe.lindex(k["wait"], -1)
+            pipe.zrange(k["prioritized"], 0, 0)
+            ids, last, first = pipe.execute()
+            ids = list(ids) + ([last] if last is not None else []) + list(first)
+            pipe = self.client.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hmget(k[""] + job_id.decode("utf-8", "replace"), *CHECKED_FIELDS)
+            got = [x for job_id, fields in zip(ids, pipe.execute() if ids else []) for x in (job_id, *fields)]
+        for i in range(0, len(got), 1 + len(CHECKED_FIELDS)):
+            job_id, values = got[i], got[i + 1:i + 1 + len(CHECKED_FIELDS)]
+            if any(v is not None for v in values):
+                _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None for x in (f, v)])
+                _parent_fields(job_id.decode("utf-8", "replace"), values[-2:])
+
+    def _read_candidates(self, top: bytes) -> list | None:
+        """The candidates' ids, each followed by its CHECKED_FIELDS (None where absent), read from
+        the embedded server's values (fakelua.reader); None where a read would take fakeredis's
+        own path (then the pipelines ask)."""
+        read, k, miss = self._read, self._raw_keys, self._miss
+        ids = read("zrangebyscore", k["delayed"], b"0", top, b"LIMIT", b"0", b"1000")
+        last = read("lindex", k["wait"], b"-1")
+        first = read("zrange", k["prioritized"], b"0", b"0")
+        if ids is miss or last is miss or first is miss:
+            return None
+        ids = ids + ([last] if last is not None else []) + first
+        out = []
+        for job_id in ids:
+            fields = read("hmget", k[""] + job_id, *CHECKED_RAW)
+            if fields is miss:
+                return None
+            out += [job_id, *fields]
+        return out
+
     def finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
         """`job.moveToCompleted(value, token, false)` at `now`: moveToFinished-14."""
+        _parent_fields(job.id, self.client.hmget(self.key(job.id), "parentKey", "parent"))   # before any write
+        self._finish(job, now, token, value)
+
+    def _finish(self, job: Job, now: int, token: str = TOKEN, value="done") -> None:
+        """moveToFinished-14, the job's parent fields already checked (`finish`, or `take` just before)."""
         k = self.keys
         o = job.opts
         self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
@@ -353,11 +514,9 @@ class BullMQScripts:
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
                   k["marker"]],
                  [job.id, now, "returnvalue", json.dumps(value), "completed", 0, k[""],
-                  pack({"token": token, "name": None, "keepJobs": {"count": -1}, "limiter": None,
-                        "lockDuration": LOCK_DURATION, "attempts": o.get("attempts"), "maxMetricsSize": "",
-                        "fpof": bool(o.get("failParentOnFailure")), "cpof": bool(o.get("continueParentOnFailure")),
-                        "idof": bool(o.get("ignoreDependencyOnFailure")),
-                        "rdof": bool(o.get("removeDependencyOnFailure"))}),
+                  _finish_opts(token, o.get("attempts"), *(bool(o.get(f)) for f in (
+                      "failParentOnFailure", "continueParentOnFailure", "ignoreDependencyOnFailure",
+                      "removeDependencyOnFailure"))),
                   ""])
 
     def pickup(self, now: int) -> Job | None:
@@ -365,7 +524,7 @@ class BullMQScripts:
         complete it at once."""
         job = self.take(now)
         if job is not None:
-            self.finish(job, now)
+            self._finish(job, now)   # its parent fields were read with it, a moment ago
         return job
 
     # -- reading and removing --------------------------------------------------------------------

@@ -20,7 +20,30 @@ def pack(value) -> bytes:
     return bytes(out)
 
 
+_SMALL = tuple(bytes([0xA0 | n]) for n in range(32))   # a short text's header byte
+
+
 def _pack(v, out: bytearray) -> None:
+    kind = type(v)        # the plain types first, without the isinstance chain (a pickup packs ~60 values)
+    if kind is str:
+        b = v.encode("utf-8")
+        if len(b) < 32:
+            out += _SMALL[len(b)]
+            out += b
+            return
+    elif kind is dict and len(v) < 16:
+        out.append(0x80 | len(v))
+        for k, x in v.items():
+            _pack(k, out)
+            _pack(x, out)
+        return
+    elif kind is int and 0 <= v < 0x80:
+        out.append(v)
+        return
+    _pack_any(v, out)
+
+
+def _pack_any(v, out: bytearray) -> None:
     if v is None:
         out.append(0xC0)
     elif v is True or v is False:

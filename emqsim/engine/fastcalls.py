@@ -1,0 +1,494 @@
+"""Direct paths for the commands BullMQ's scripts call most, on fakeredis's own stored values.
+
+A `redis.call` inside a script costs fakeredis about ten times the Lua-to-Python crossing
+itself: the signature read position by position, a `CommandItem` per key, the reply's RESP2
+conversion, the write-back and the notification steps, whatever the command. BullMQ 6.7.0's
+scripts make about 37 such calls a pickup, most of them plain (HGET, HMGET, ZADD, XADD, ...),
+and those calls cost about as much as the real BullMQ's whole pickup on redis-server.
+
+Each function here does one command's work on the database's own values (`Hash`, `ZSet`,
+lists, bytes, `XStream`: the objects fakeredis stores, changed as its own command code
+changes them, its own parsers and stream code called where there is more than plain bytes),
+or answers `MISS` before changing anything: then `fakelua._Calls` runs fakeredis's own path,
+so every error (WRONGTYPE, a bad number, an option, a wrong argument count) and every case
+not handled here (a key with a TTL being written, a hash with field TTLs, an option, a set
+that exists) reads and ends as it always did. `usable` says when no direct path may run at
+all: someone watching a key, a subscriber, a blocked client, a pubsub socket, a server that
+is not redis or speaks RESP3 inside the script (checked by the caller).
+
+`enabled = False` turns every direct path off (the adapter's other savings stay):
+tests/test_fakelua_direct.py holds replies and stored state equal to plain fakeredis, command
+by command and over BullMQ's own scripts, errors included.
+"""
+
+from __future__ import annotations
+
+enabled = True          # False: every redis.call takes fakeredis's own path
+
+MISS = object()         # "not handled here": the caller runs fakeredis's own command
+
+
+def _bind():
+    """The fakeredis pieces the direct paths use (fakelua checks the version first)."""
+    from fakeredis._command_args_parsing import Float, Int
+    from fakeredis._core._database import Item
+    from fakeredis._helpers import OK, SimpleError, fix_range, null_terminate
+    from fakeredis.commands_mixins.sortedset_mixin import ScoreTest
+    from fakeredis.model import Hash, XStream, ZSet
+    from fakeredis.model._stream import MAX_KEY
+
+    return Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY
+
+
+def usable(sock) -> bool:
+    """True when nothing but the command's own work is due on `sock`'s database: no watcher to
+    tell, no subscriber to notify, no blocked client to wake, not a pubsub socket, and a
+    server version before 8.8 (where fakeredis sends no per-field notifications)."""
+    server, db = sock._server, sock._db
+    return not (server.subscribers or server.psubscribers or db._watches or db.condition._waiters
+                or db._change_callbacks or sock._pubsub) and server.version < (8, 8)
+
+
+def table():
+    """{fakeredis's command name (lower case): function(sock, db, args) -> reply or MISS}.
+    The reply is what fakeredis's `_run_command` returns for the call (before its conversion to
+    Lua); `args` are the call's arguments after fakeredis's own Lua conversion (all bytes)."""
+    Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY = _bind()
+    ZADD_OPTIONS = {b"nx", b"xx", b"ch", b"incr", b"gt", b"lt"}
+
+    def live(db, key):
+        """The stored Item (a TTL not yet run out is read as fakeredis reads it) or None, or MISS for
+        an expired key (fakeredis drops it on its own path)."""
+        item = db._dict.get(key)
+        if item is None:
+            return None
+        if item.expireat is not None and item.expireat < db.time:
+            return MISS
+        return item
+
+    def writable(db, key, kind):
+        """The stored Item of `key` to be changed in place, None when absent, MISS when it has a TTL
+        (fakeredis re-schedules it), is expired or holds another type."""
+        item = db._dict.get(key)
+        if item is None:
+            return None
+        if item.expireat is not None or type(item.value) is not kind:
+            return MISS
+        return item
+
+    def plain_hash(item):
+        """True for a hash with no field TTLs (or none stored)."""
+        if item is None:
+            return True
+        h = item.value
+        return not (h._expirations or h._expiry_heap or h._expired_fields)
+
+    def store(db, key, item, value):
+        """What `CommandItem.writeback` leaves for a changed key without a TTL: a new Item at the
+        end of the key order, or the same Item given the value; an empty container removed."""
+        if not value and type(value) is not bytes:
+            if item is not None:
+                del db._dict[key]
+            return
+        if item is None:
+            db._dict[key] = Item(value)
+        else:
+            item.value = value
+
+    def read_hash(db, key):
+        item = live(db, key)
+        if item is MISS or (item is not None and (type(item.value) is not Hash or not plain_hash(item))):
+            return MISS
+        return item
+
+    # -- hashes ---------------------------------------------------------------------------------
+
+    def hget(sock, db, args):
+        if len(args) != 2:
+            return MISS
+        item = read_hash(db, args[0])
+        if item is MISS:
+            return MISS
+        return None if item is None else item.value._values.get(args[1])
+
+    def hmget(sock, db, args):
+        if len(args) < 2:
+            return MISS
+        item = read_hash(db, args[0])
+        if item is MISS:
+            return MISS
+        if item is None:
+            return [None] * (len(args) - 1)
+        get = item.value._values.get
+        return [get(f) for f in args[1:]]
+
+    def hgetall(sock, db, args):
+        if len(args) != 1:
+            return MISS
+        item = read_hash(db, args[0])
+        if item is MISS:
+            return MISS
+        out = []
+        if item is not None:
+            for k, v in item.value._values.items():
+                out.append(k)
+                out.append(v)
+        return out
+
+    def hset_pairs(db, args):
+        """(item, hash, created) after HSET's writes, or MISS."""
+        if len(args) < 3 or len(args) % 2 == 0:
+            return MISS
+        key = args[0]
+        item = writable(db, key, Hash)
+        if item is MISS or not plain_hash(item):
+            return MISS
+        h = Hash() if item is None else item.value
+        values = h._values
+        before = len(values)
+        values.update(dict(zip(*[iter(args[1:])] * 2)))
+        created = len(values) - before
+        store(db, key, item, h)
+        return created
+
+    def hset(sock, db, args):
+        return hset_pairs(db, args)
+
+    def hmset(sock, db, args):
+        return MISS if hset_pairs(db, args) is MISS else OK
+
+    def hincrby(sock, db, args):
+        if len(args) != 3:
+            return MISS
+        key, field, amount = args
+        item = writable(db, key, Hash)
+        if item is MISS or not plain_hash(item):
+            return MISS
+        try:
+            c = Int.decode(amount) + Int.decode(b"0" if item is None else item.value._values.get(field, b"0"))
+            encoded = Int.encode(0 + c)
+        except SimpleError:
+            return MISS
+        h = Hash() if item is None else item.value
+        h._values[field] = encoded
+        store(db, key, item, h)
+        return c
+
+    # -- keys and strings -----------------------------------------------------------------------
+
+    def exists(sock, db, args):
+        if not args:
+            return MISS
+        n = 0
+        for key in args:
+            item = live(db, key)
+            if item is MISS:
+                return MISS
+            if item is not None and (item.value or type(item.value) is bytes):
+                n += 1
+        return n
+
+    def delete(sock, db, args):
+        if not args:
+            return MISS
+        items = []
+        for key in args:
+            item = live(db, key)
+            if item is MISS:
+                return MISS
+            items.append(item)
+        n, done = 0, set()
+        for key, item in zip(args, items):
+            if item is not None and (item.value or type(item.value) is bytes) and key not in done:
+                done.add(key)
+                del db._dict[key]
+                n += 1
+        return n
+
+    def get(sock, db, args):
+        if len(args) != 1:
+            return MISS
+        item = live(db, args[0])
+        if item is MISS or (item is not None and type(item.value) is not bytes):
+            return MISS
+        return None if item is None else item.value
+
+    def incr(sock, db, args):
+        if len(args) != 1:
+            return MISS
+        key = args[0]
+        item = writable(db, key, bytes)
+        if item is MISS:
+            return MISS
+        try:
+            c = Int.decode(b"0" if item is None else item.value) + 1
+            encoded = Int.encode(0 + c)
+        except SimpleError:
+            return MISS
+        store(db, key, item, encoded)
+        return c
+
+    # -- sorted sets ----------------------------------------------------------------------------
+
+    def read_zset(db, key):
+        item = live(db, key)
+        if item is MISS or (item is not None and type(item.value) is not ZSet):
+            return MISS
+        return item
+
+    def zadd(sock, db, args):
+        if len(args) < 3 or len(args) % 2 == 0 or null_terminate(args[1]) in ZADD_OPTIONS:
+            return MISS
+        key = args[0]
+        item = writable(db, key, ZSet)
+        if item is MISS:
+            return MISS
+        zero = 0.0 if sock.version >= (7,) else -0.0   # fakeredis adds 0.0 from Redis 7 on (-0.0 becomes 0.0)
+        try:
+            pairs = [(zero + Float.decode(args[j]), args[j + 1]) for j in range(1, len(args), 2)]
+        except SimpleError:
+            return MISS
+        z = ZSet() if item is None else item.value
+        before = len(z)
+        changed = 0
+        for score, member in pairs:
+            if z.add(member, score):
+                changed += 1
+        if changed:
+            store(db, key, item, z)
+        return len(z) - before
+
+    def zscore(sock, db, args):
+        if len(args) != 2:
+            return MISS
+        item = read_zset(db, args[0])
+        if item is MISS:
+            return MISS
+        score = None if item is None else item.value._bylex.get(args[1])
+        return None if score is None else Float.encode(score, humanfriendly=False)
+
+    def zcard(sock, db, args):
+        if len(args) != 1:
+            return MISS
+        item = read_zset(db, args[0])
+        if item is MISS:
+            return MISS
+        return 0 if item is None else len(item.value)
+
+    def zrangebyscore(sock, db, args):
+        if len(args) == 3:
+            offset, count = 0, -1
+        elif len(args) == 6 and null_terminate(args[3]) == b"limit":
+            try:
+                offset, count = Int.decode(args[4]), Int.decode(args[5])
+            except SimpleError:
+                return MISS
+        else:
+            return MISS
+        item = read_zset(db, args[0])
+        if item is MISS:
+            return MISS
+        try:
+            low, high = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
+        except SimpleError:
+            return MISS
+        if item is None:
+            return []
+        out = []
+        for _, member in item.value.irange_score(low.lower_bound, high.upper_bound, False):
+            if offset:
+                offset -= 1
+                continue
+            if count == 0:
+                break
+            count -= 1
+            out.append(member)
+        return out
+
+    def zrange(sock, db, args):
+        """Only ZRANGE key start stop (no option): ranks, as fakeredis reads them."""
+        if len(args) != 3:
+            return MISS
+        try:
+            start, stop = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
+            start, stop = Int.decode(start.bytes_val), Int.decode(stop.bytes_val)
+        except SimpleError:
+            return MISS
+        item = read_zset(db, args[0])
+        if item is MISS:
+            return MISS
+        z = ZSet() if item is None else item.value
+        start, stop = fix_range(start, stop, len(z))
+        return [member for _, member in z.islice_score(start, stop, False)]
+
+    # -- lists ----------------------------------------------------------------------------------
+
+    def lindex(sock, db, args):
+        if len(args) != 2:
+            return MISS
+        item = live(db, args[0])
+        if item is MISS:
+            return MISS
+        if item is None:
+            return None                  # fakeredis answers a missing list before reading the index
+        if type(item.value) is not list:
+            return MISS
+        try:
+            index = Int.decode(args[1])
+        except SimpleError:
+            return MISS
+        try:
+            return item.value[index]
+        except IndexError:
+            return None
+
+    def lpush(sock, db, args):
+        if len(args) < 2:
+            return MISS
+        key = args[0]
+        item = writable(db, key, list)
+        if item is MISS:
+            return MISS
+        values = [] if item is None else item.value
+        for v in args[1:]:
+            values.insert(0, v)
+        store(db, key, item, values)
+        return len(values)
+
+    def rpoplpush(sock, db, args):
+        if len(args) != 2 or args[0] == args[1]:
+            return MISS
+        src, dst = args
+        s = live(db, src)
+        if s is MISS:
+            return MISS
+        if s is None:
+            return None                  # fakeredis answers a missing source before reading the destination
+        s = writable(db, src, list)
+        d = writable(db, dst, list)
+        if s is MISS or d is MISS:
+            return MISS
+        values = s.value
+        el = values.pop()
+        store(db, src, s, values)
+        target = [] if d is None else d.value
+        target.insert(0, el)
+        store(db, dst, d, target)
+        return el
+
+    def lrem(sock, db, args):
+        if len(args) != 3:
+            return MISS
+        key, count, value = args
+        try:
+            count = Int.decode(count)
+        except SimpleError:
+            return MISS
+        item = writable(db, key, list)
+        if item is MISS:
+            return MISS
+        if item is None:
+            return 0
+        values = item.value
+        found = [i for i, el in enumerate(values) if el == value]
+        doomed = found[:count] if count > 0 else found[count:] if count < 0 else found
+        for i in reversed(doomed):
+            del values[i]
+        if doomed:
+            store(db, key, item, values)
+        return len(doomed)
+
+    def llen(sock, db, args):
+        if len(args) != 1:
+            return MISS
+        item = live(db, args[0])
+        if item is MISS or (item is not None and type(item.value) is not list):
+            return MISS
+        return 0 if item is None else len(item.value)
+
+    # -- sets: only the absent key (BullMQ asks after a job's dependencies and the stalled set) ---
+
+    def scard(sock, db, args):
+        if len(args) != 1 or db._dict.get(args[0]) is not None:
+            return MISS
+        return 0
+
+    def srem(sock, db, args):
+        if len(args) < 2 or db._dict.get(args[0]) is not None:
+            return MISS
+        return 0
+
+    # -- streams: fakeredis's own option parser and stream code, without the generic steps ------
+
+    seen: dict = {}
+
+    def parsed(sock, rest, limits, xadd):
+        """fakeredis's own reading of XADD's or XTRIM's options, or MISS where it refuses them. The
+        two shapes BullMQ sends (`*` alone, `MAXLEN ~ n [*]`) are read once per server version, type
+        and node limits (what the reading depends on) and kept; the result is only read later."""
+        if xadd:
+            n = 1 if rest[0] == b"*" else 4 if rest[0] == b"MAXLEN" and rest[1] == b"~" and rest[3:4] == (b"*",) else 0
+        else:
+            n = 3 if len(rest) == 3 and rest[0] == b"MAXLEN" and rest[1] == b"~" else 0
+        if n:
+            memo = (rest[:n], xadd, sock.version, sock._server.server_type, limits)
+            opts = seen.get(memo)
+            if opts is None:
+                if len(seen) > 256:
+                    seen.clear()
+                try:
+                    opts = seen[memo] = sock._parse_add_trim_args(rest[:n], xadd=xadd)
+                except SimpleError:
+                    return MISS
+            return opts
+        try:
+            return sock._parse_add_trim_args(rest, xadd=xadd)
+        except SimpleError:
+            return MISS
+
+    def xadd(sock, db, args):
+        if len(args) < 4:
+            return MISS
+        key, rest = args[0], tuple(args[1:])
+        item = writable(db, key, XStream)
+        if item is MISS:
+            return MISS
+        limits = sock._stream_node_limits()
+        opts = parsed(sock, rest, limits, True)
+        if opts is MISS:
+            return MISS
+        fields = rest[opts.id_index + 1:]
+        if (len(fields) < 2 or len(fields) % 2 or opts.entry_id is not None or opts.nomkstream
+                or opts.idmp_pid is not None):
+            return MISS
+        stream = XStream() if item is None else item.value
+        if stream.last_id == MAX_KEY:
+            return MISS
+        entry = stream.next_id(None, True)
+        if entry is None:
+            return MISS
+        stream.add(fields, entry, *limits)
+        if opts.maxlen is not None or opts.minid is not None:
+            sock._trim_stream(stream, opts)
+        store(db, key, item, stream)
+        return entry.encode()
+
+    def xtrim(sock, db, args):
+        if len(args) < 3:
+            return MISS
+        key = args[0]
+        item = writable(db, key, XStream)
+        if item is MISS:
+            return MISS
+        opts = parsed(sock, tuple(args[1:]), sock._stream_node_limits(), False)
+        if opts is MISS:
+            return MISS
+        if item is None:
+            return 0
+        return sock._trim_stream(item.value, opts)
+
+    return {"hget": hget, "hmget": hmget, "hgetall": hgetall, "hset": hset, "hmset": hmset, "hincrby": hincrby,
+            "exists": exists, "del": delete, "get": get, "incr": incr,
+            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore, "zrange": zrange,
+            "lpush": lpush, "rpoplpush": rpoplpush, "lrem": lrem, "llen": llen, "lindex": lindex,
+            "scard": scard, "srem": srem, "xadd": xadd, "xtrim": xtrim}
