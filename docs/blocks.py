@@ -143,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--slow", action="store_true", help="run the benchmarks' blocks too")
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 if a block differs")
+    parser.add_argument("pages", nargs="*", type=Path, help="only these pages (default: the README and docs/)")
     args = parser.parse_args(argv)
     try:
-        differ = write(slow=args.slow, check=args.check)
+        differ = write([p.resolve() for p in args.pages] or PAGES, slow=args.slow, check=args.check)
     except RuntimeError as error:
         print(f"docs/blocks.py: {error}", file=sys.stderr)
         return 2
