@@ -264,7 +264,7 @@ def test_the_site_offers_no_experiment_it_cannot_run(static_site, book_page):
     """01 invited a cron expression typed into a box the site holds, 04 a drag of the pump-down
     and deadline controls it holds: the site leaves that prose out (the notebooks keep it)."""
     page = book_page
-    for stem, offer in (("01_cron_vs_interval", "also type another cron"), ("04_missed_slots", "also drag when it goes down")):
+    for stem, offer in (("01_cron_vs_interval", "also type another cron"), ("04_missed_slots", "With a kernel, also its start")):
         open_page(page, static_site, stem, DESKTOP)
         assert offer not in page.locator("article").inner_text(), stem
         assert offer in (NOTEBOOKS / f"{stem}.ipynb").read_text()
