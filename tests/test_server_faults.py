@@ -258,9 +258,13 @@ def test_another_client_turning_a_key_into_another_type(tmp_path, design):
     with redis_server(tmp_path) as server:
         proc = _run_until_keys(server, "--design", design)
         base = server.client.keys("emq:*:repeat")[0].decode().removesuffix(":repeat")
+        # in one transaction: written one by one, the run could meet the first, fail and clean
+        # up between two writes, and the later write would be this client's key, not the run's
+        rewrite = server.client.pipeline(transaction=True)
         for what in ("pending", "delayed", "marker"):
-            server.client.delete(f"{base}:{what}")
-            server.client.sadd(f"{base}:{what}", "x")
+            rewrite.delete(f"{base}:{what}")
+            rewrite.sadd(f"{base}:{what}", "x")
+        rewrite.execute()
         status, out, err = finished(proc)
         assert server.keys() == []
     assert (status, out) == (13, ""), err
