@@ -3,9 +3,9 @@
 Draws `emqsim.lessons.motion.MotionFrame`s. The boxes, headings, lane names and key names are
 the static layer, laid out from the first frame; a move redraws the tokens, their labels, the
 arrows of the tokens that just moved and the clock. A token is a mark with its label to its
-right, off the mark: a hollow ring for the registry's next run (no job yet), a filled disc for a
-job, a ring around a job that just moved (with an arrow from where it was), a check for a job
-done, a cross for one dropped. The view computes no position in time: the model says where
+right, off the mark: a hollow diamond for the registry's next run (no job yet), a filled disc for
+a job, a ring around a token that just moved (with an arrow from where it was), a square for a
+job done, a cross for one dropped: told apart by shape, not by colour alone. The view computes no position in time: the model says where
 each token is; the view only stacks the tokens of one box (oldest at the top).
 """
 
@@ -24,7 +24,7 @@ CAP = 3
 ARROWS = 12
 BOX = "#F4F4F4"
 #: how each kind of token is marked: (marker, face, edge)
-MARKS = {"next": ("o", "none", BLUE), "job": ("o", SKY, BLACK), "done": ("o", GREEN, BLACK),
+MARKS = {"next": ("D", "none", BLUE), "job": ("o", SKY, BLACK), "done": ("s", GREEN, BLACK),
          "dropped": ("X", VERMILLION, VERMILLION)}
 
 
@@ -70,6 +70,8 @@ class MotionView(View):
         ax.set_xlim(0, self.w)
         ax.set_ylim(0, self.h)
         ax.set_axis_off()
+        ax.xaxis.set_visible(False)
+        ax.yaxis.set_visible(False)
         from .style import min_font
 
         self.fs = min_font(self.w)
@@ -173,7 +175,7 @@ class MotionView(View):
                     x, y = self.spot(lane.name, place, 0)
                     m = next(more)
                     m.set_position((x - self.fs * 0.3 / 72, y))
-                    m.set_text(f"+{hidden} earlier")
+                    m.set_text(f"+{hidden}" if self.phone else f"+{hidden} earlier")
                 for k, t in enumerate(here, 1 if hidden else 0):
                     x, y = self.spot(lane.name, place, k)
                     xs, ys = pts[kind(t)]

@@ -31,6 +31,7 @@ from ..engine.worker import Worker
 from .course import EVERY, MINUTE, NAME, START
 from .designs import compare
 from .model import Model, Play, slider
+from .questions import Challenge
 
 #: what happens first at one instant: the schedule is registered, a run ends (freeing its
 #: worker), a job that waited is taken, a release makes a job (or is refused), a worker takes the
@@ -51,6 +52,8 @@ WHERE = {
     "done": "done",
     "dropped": "dropped",
 }
+#: how the alt text counts the tokens in a place
+SHORT = {"delayed": "delayed", "wait": "waiting", "worker": "at workers", "done": "done", "dropped": "dropped"}
 #: the verb of a move into a place, for the moment's title
 MOVE = {"registry": "is next in the registry", "delayed": "is made, in the delayed set", "wait": "enters the wait list",
         "worker": "is taken by a worker", "done": "is done", "dropped": "is dropped"}
@@ -214,6 +217,10 @@ def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | N
     return LaneFrame(name, tuple(places), tuple(tokens), _line(name, tokens))
 
 
+def _lane(frame: MotionFrame, name: str) -> LaneFrame:
+    return next(lane for lane in frame.lanes if lane.name == name)
+
+
 def _line(name: str, tokens) -> str:
     """'pump: 09:00 done; 09:15 at a worker; 09:30 in the registry (...)': done and dropped
     tokens counted once more than two have piled up."""
@@ -291,8 +298,20 @@ class MotionModel(Model):
         """A token's label by slot ({} for the slot's time): the jobs' own names where shown."""
         return {}
 
+    #: the alt text counts the tokens of each place instead of naming them (many lanes)
+    counted = False
+
     def describe(self, frame: MotionFrame) -> str:
-        return " ".join(line.rstrip(".") + "." for line in frame.readout.splitlines())
+        """'At 09:00 make: pump 09:15 next in the registry, 09:00 at a worker; BullMQ ...': where
+        each job is, one clause a lane (with many lanes, how many are in each place)."""
+        told = []
+        for lane in frame.lanes:
+            if self.counted:
+                parts = [f"{lane.count(p)} {SHORT[p]}" for p in WHERE if p != "registry" and lane.count(p)]
+            else:
+                parts = [f"{t.label} {WHERE[t.place]}" for t in lane.tokens]
+            told.append(f"{lane.name} " + (", ".join(parts) if parts else "no job yet"))
+        return f"At {frame.moment.label()}: " + "; ".join(told) + "."
 
 
 # -- lesson 02: one job's journey, in both designs --------------------------------------------
@@ -337,6 +356,13 @@ class JourneyModel(MotionModel):
     headings = ("next run", "wait list", "worker", "done")
     start, end, step = START, START + 20 * MINUTE, MINUTE
     title = "reports, every 15 min, runs of 4 min, one worker"
+    challenge = Challenge(
+        "02-pump-job-exists",
+        "Find the first moment the pump design has a job for 09:15 (the registry's diamond is a row, not a job).",
+        met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place != "registry",
+        explain="The pump makes the 09:15 job at 09:15 itself, when it releases the row; until then the "
+                "registry holds one row whose score says 09:15. BullMQ made its 09:15 job at 09:00, when "
+                "the worker took the 09:00 one, and kept it in the delayed set.")
 
     def lanes(self):
         pump, bull = journey_traces()
@@ -379,6 +405,15 @@ class PileUpModel(MotionModel):
     headings = ("registry", "wait list", "workers", "done", "dropped")
     start, end, step = START, START + 60 * MINUTE, 5 * MINUTE
     title = f"a release every 15 min, each run takes {PILE_RUN} min, {PILE_WORKERS} workers a lane"
+    counted = True
+    challenge = Challenge(
+        "05-two-workers-busy",
+        "Find a moment when `allow` keeps two workers busy at once.",
+        met=lambda f: _lane(f, "allow").count("worker") >= 2,
+        explain="A 20-min run is still going when the next release comes, 15 min later: `allow` starts it on "
+                "a second worker. At that moment `buffer-one` holds the new job in the wait list, `skip` "
+                "drops it, `replace` cancels the old run, and `forbid` keeps the row due in the registry "
+                "and makes no job until the running one ends.")
 
     def lanes(self):
         from .overlap import POLICIES
