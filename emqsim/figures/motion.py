@@ -72,9 +72,11 @@ class MotionView(View):
         ax.set_axis_off()
         ax.xaxis.set_visible(False)
         ax.yaxis.set_visible(False)
-        from .style import min_font
+        from .style import PRESENTER_FIGSIZE, min_font, presenting
 
-        self.fs = min_font(self.w)
+        # the floor's size where the site shows it; in presenter mode all of it grows with the figure
+        grow = PRESENTER_FIGSIZE if presenting() else 1.0
+        self.fs = min_font(4.0 if self.phone else self.width, "narrow" if self.phone else "normal") * grow
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
         self.laid = False
@@ -121,6 +123,8 @@ class MotionView(View):
             glyphs.text(ax, left + (i + 0.5) * self.col_w, top - row * 0.2, heading, fontsize=fs, ha="center",
                         va="top", color=BLACK, fontweight="bold")
         top -= row * 1.3
+        # a rule under the headings, as thick as the course's lines
+        ax.add_line(Line2D([left + 0.04, right], [top + row * 0.15] * 2, color=GREY, lw=self.lw * 0.5))
         keys = any(k for lane in lanes for _, k in lane.places)
         lane_h = (CAP + (1 if keys else 0)) * row + 0.12
         self.cells = {}
