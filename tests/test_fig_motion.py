@@ -43,8 +43,8 @@ def test_every_token_is_a_mark_with_its_label_beside_it(title, layout):
         for label in texts:
             x, y = label.get_position()
             px, _ = view.ax.transData.transform((x, y))
-            mark_x = px - view.fs * 1.05 / 72 * f.dpi
-            assert label.get_window_extent(renderer).x0 >= mark_x + ring - 0.5
+            mark_x = px - view.fs * view.gap / 72 * f.dpi
+            assert label.get_window_extent(renderer).x0 >= mark_x + ring + view.rings.get_markeredgewidth() / 2 / 72 * f.dpi
         assert view.clock.get_text() == frame.moment.label()
 
 

@@ -23,6 +23,8 @@ CAP = 3
 #: arrows kept for the tokens that moved in one step (five lanes, two moves each at most)
 ARROWS = 12
 BOX = "#F4F4F4"
+#: a label's start from its mark's centre, in font sizes: clear of the ring a moved token gets
+LABEL_GAP = 1.3
 #: how each kind of token is marked: (marker, face, edge)
 MARKS = {"next": ("D", "none", BLUE), "job": ("o", SKY, BLACK), "done": ("s", GREEN, BLACK),
          "dropped": ("X", VERMILLION, VERMILLION)}
@@ -79,6 +81,10 @@ class MotionView(View):
         self.fs = min_font(4.0 if self.phone else self.width, "narrow" if self.phone else "normal") * grow
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
+        #: the space between two boxes, halved (a phone's columns are narrow: labels stay inside)
+        self.pad = 0.02 if self.phone else 0.04
+        #: a label's start from its mark's centre, in font sizes (`LABEL_GAP`; less on a phone)
+        self.gap = LABEL_GAP - (0.15 if self.phone else 0.0)
         self.laid = False
         # moving: the clock, the tokens (one series per kind), the rings of the moved ones,
         # their labels, the counts of what a full box hides, the arrows
@@ -107,7 +113,7 @@ class MotionView(View):
         ax, fs, row = self.ax, self.fs, self.row
         lanes = frame.lanes
         names = [lane.name for lane in lanes]
-        self.name_w = max(len(n) for n in names) * fs * 0.62 / 72 + 0.18
+        self.name_w = max(len(n) for n in names) * fs * 0.58 / 72 + 0.12
         left, right = self.name_w, self.w - 0.05
         n = len(frame.headings)
         self.col_w = (right - left) / n
@@ -134,8 +140,8 @@ class MotionView(View):
             glyphs.text(ax, 0.06, (y0 + y1) / 2, lane.name, fontsize=fs, va="center", color=BLACK,
                         fontweight="bold")
             for i, (place, key) in enumerate(lane.places):
-                x0 = left + i * self.col_w + 0.04
-                ax.add_patch(FancyBboxPatch((x0, y0), self.col_w - 0.08, lane_h, boxstyle="round,pad=0,rounding_size=0.05",
+                x0 = left + i * self.col_w + self.pad
+                ax.add_patch(FancyBboxPatch((x0, y0), self.col_w - 2 * self.pad, lane_h, boxstyle="round,pad=0,rounding_size=0.05",
                                             fc=BOX, ec=GREY, lw=self.lw * 0.4, zorder=1))
                 first = y1 - 0.06
                 if keys:
@@ -156,7 +162,7 @@ class MotionView(View):
     def spot(self, lane: str, place: str, k: int) -> tuple[float, float]:
         """The mark's centre of the `k`-th token shown in a box (0 at the top)."""
         x0, first, _ = self.cells[(lane, place)]
-        return x0 + 0.06 + self.fs * 0.5 / 72, first - (k + 0.5) * self.row
+        return x0 + self.pad + self.fs * 0.7 / 72, first - (k + 0.5) * self.row
 
     def draw(self, frame) -> None:
         if not self.laid:
@@ -169,7 +175,7 @@ class MotionView(View):
             t.set_text("")
         for a in self.arrows:
             a.set_visible(False)
-        gap = self.fs * 1.05 / 72    # clear of the ring a moved token gets
+        gap = self.fs * self.gap / 72
         for lane in frame.lanes:
             for place, _ in lane.places:
                 here = [t for t in lane.tokens if t.place == place]
