@@ -43,7 +43,7 @@ OTHER = {
     "01 cron vs interval": ({"mode": "interval", "now": 1796032800000}, "next run 10:00:00, due now"),
     "02 one row rewritten": ({"fires": 10_000}, "10,000 jobs produced"),
     "02 the keys, step by step": ({"step": 10}, "Step 10 of 19: advance-2.lua line 114 runs ZADD"),
-    "02 watch a job move": ({"step": 20}, "BullMQ 09:30 in the delayed set, 09:15 at a worker, 09:00 done"),
+    "02 watch a job move": ({"step": 13}, "BullMQ 09:30 in the delayed set, 09:15 at a worker, 09:00 done"),
     "05 watch the runs pile up": ({"step": 20}, "allow 1 at workers, 2 done; skip 1 at workers, 1 done, 1 dropped"),
     "03 the marker, step by step": ({"step": 22}, "Step 22 of 55: moveToActive-11.lua line 110 runs ZADD"),
     "03 start-to-start": ({"measure": "start-to-start"}, "start-to-finish runs at 09:00, 09:19, 09:38 and 09:57 (greyed)"),

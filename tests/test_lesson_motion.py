@@ -64,8 +64,8 @@ def test_the_journey_follows_the_traces_times(journey):
 
 def test_the_journey_moments_and_slider(journey):
     labels = [m.label() for m in journey.moments]
-    assert labels[:5] == ["09:00 register", "09:00 release", "09:00 take", "09:00 make", "09:01"]
-    assert labels[-1] == "09:20" and len(labels) == 26
+    assert labels[:6] == ["09:00 register", "09:00 release", "09:00 take", "09:00 make", "09:02", "09:04 end"]
+    assert labels[-1] == "09:20" and len(labels) == 18
     assert journey.controls[0].play is not None and journey.main().name == "step"
 
 

@@ -354,12 +354,13 @@ class JourneyModel(MotionModel):
 
     readout_id = "journey-readout"
     headings = ("next run", "wait list", "worker", "done")
-    start, end, step = START, START + 20 * MINUTE, MINUTE
+    # a clock step of 2 min where nothing moves: the site's frames stay within its size budget
+    start, end, step = START, START + 20 * MINUTE, 2 * MINUTE
     title = "reports, every 15 min, runs of 4 min, one worker"
     challenge = Challenge(
         "02-pump-job-exists",
-        "Find the first moment the pump design has a job for 09:15 (the registry's diamond is a row, not a job).",
-        met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place != "registry",
+        "Find when the pump design's 09:15 job is made and taken (the registry's diamond is a row, not a job).",
+        met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place in ("wait", "worker"),
         explain="The pump makes the 09:15 job at 09:15 itself, when it releases the row; until then the "
                 "registry holds one row whose score says 09:15. BullMQ made its 09:15 job at 09:00, when "
                 "the worker took the 09:00 one, and kept it in the delayed set.")
