@@ -55,7 +55,7 @@ def test_play_moves_the_tokens_and_the_readout_names_each_jobs_place(static_site
     page.wait_for_function("([r, f]) => r.getAttribute('data-frame') !== f && r.hasAttribute('data-playing')",
                            arg=[player.element_handle(), before["frame"]], timeout=PLAY_MS, polling=50)
     # let it walk a few steps: the job leaves the registry for the wait list, then a worker
-    page.wait_for_function("""root => root.querySelector('.emqsim-control[data-name="step"] input').value >= 3""",
+    page.wait_for_function("""root => root.querySelector('.emqsim-control[data-name="step"] input.emqsim-slider').value >= 3""",
                            arg=player.element_handle(), timeout=PLAY_MS, polling=50)
     play.click()   # pause
     page.wait_for_function("root => !root.hasAttribute('data-playing')", arg=player.element_handle(), timeout=PLAY_MS)
@@ -81,7 +81,7 @@ def test_screenshots_of_the_strips(static_site, book_page, artifacts, stem, size
     page = book_page
     player = strip_on(page, static_site, stem, SIZES[size], theme)
     model = catalogue.model(STRIPS[stem])
-    slider = player.locator('.emqsim-control[data-name="step"] input')
+    slider = player.locator('.emqsim-control[data-name="step"] input.emqsim-slider')
     target = model.challenge and next(k for k in range(len(model.moments)) if model.challenge.check(model.frame(step=k)))
     slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }", target)
     page.wait_for_function("([r, v]) => r.getAttribute('data-frame') !== null && "
