@@ -143,3 +143,61 @@ def test_a_schedule_bullmq_cannot_run_is_refused_in_the_projects_words():
 
     with pytest.raises(InputError, match="design 'bullmq'"):
         bullmq_lane.lane(Schedule(NAME, Every(EVERY), rule="release"), start=START, fires=2)
+
+
+@real_only
+def test_03_the_marker_is_the_scripts_and_the_models_equal_it():
+    from emqsim.engine.store import Store
+    from emqsim.lessons import start_to_start as st
+
+    with bullmq_lane.Lane(Schedule(NAME, Every("15m")), start=START) as one:
+        assert one.real
+    real = st.bullmq_marker_facts()
+    with Store() as store:
+        model = st.bullmq_marker_facts(store)
+    assert real == model
+    assert real["pickup"]["marker"] == [("0", 0), ("1", START + 15 * MIN)] and real["pickup"]["waiting"] == []
+
+
+@real_only
+def test_02_bullmq_demo_the_models_page_text_is_what_the_scripts_leave():
+    """02's `bullmq_demo` stays the models' (the page hands it a Store, and its answers are the
+    models' words): each step's row score, `ic` and every, replayed on BullMQ's own scripts."""
+    from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+    from emqsim.engine.store import Store
+    from emqsim.lessons.one_row_rewritten import bullmq_demo
+
+    with Store() as store:
+        steps = bullmq_demo(store, START)
+    b = BullMQScripts()
+    b.upsert(NAME, START, every=15 * MIN)
+    got = [b.state(NAME)]
+    t = START
+    for _ in range(4):
+        job = b.take(t)
+        b.finish(job, t)
+        t = b.scheduler(NAME)["next"]
+    got.append(b.state(NAME))
+    for _ in range(2):
+        b.upsert(NAME, steps[-1].at, every=5 * MIN)
+        got.append(b.state(NAME))
+    assert len(steps) == len(got) == 4
+    for step, real in zip(steps, got):
+        assert step.rows == [(NAME, real["score"])], step
+        assert (int(step.record["ic"]), int(step.record["every_ms"])) == (real["ic"], real["every"]), step
+
+
+def test_the_bench_times_every_lane_both_ways():
+    from bench_speed import lane_cases, lane_lines
+
+    cases = lane_cases(frames=2)
+    assert [n[:2] for n, _ in cases] == ["04", "04", "04", "05", "03"]
+    for _, calls in cases:
+        for call in calls:
+            call(False)                                         # each call runs on the models
+    lines = lane_lines(frames=2, rounds=1)
+    if bullmq_lane.missing() is None:
+        assert len(lines) == len(cases)
+        assert all("own scripts median" in x and "model scripts median" in x for x in lines)
+    else:
+        assert lines == [f"BullMQ's lanes a frame: the model scripts only ({bullmq_lane.missing()})"]

@@ -163,6 +163,13 @@ class Lane:
             return self._chain.bullmq.state(self.schedule.name)
         return self._b.state(self.schedule.name)
 
+    def marker(self) -> list[tuple[str, int]]:
+        """The wake marker's members and scores, head first (as `Registry.marker` reads them)."""
+        if self._chain is not None:
+            return self._chain.bullmq.registry.marker()
+        got = self._b.client.zrange(self._b.keys["marker"], 0, -1, withscores=True)
+        return [(m.decode(), int(v)) for m, v in got]
+
     def close(self) -> None:
         if self._chain is not None:
             self._chain.close()
