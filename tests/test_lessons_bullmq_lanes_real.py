@@ -201,3 +201,17 @@ def test_the_bench_times_every_lane_both_ways():
         assert all("own scripts median" in x and "model scripts median" in x for x in lines)
     else:
         assert lines == [f"BullMQ's lanes a frame: the model scripts only ({bullmq_lane.missing()})"]
+
+
+@real_only
+def test_a_lane_inside_a_lane_gets_a_driver_of_its_own_and_both_are_right():
+    snap = mx.lane_schedule("snap")
+    with bullmq_lane.Lane(snap, start=mx.FIRST, outage=(mx.DOWN, mx.UP)) as outer:
+        first = outer.run(until=mx.on_day("09:40"))
+        inner = bullmq_lane.lane(Schedule(NAME, Every(EVERY)), start=START, fires=3)
+        rest = outer.run(until=mx.HORIZON)
+    assert [f.slot for f in inner] == [START, START + 15 * MIN, START + 30 * MIN]
+    assert tuple((f.slot, f.started) for f in rest) == mx.snap_lane(mx.DOWN, mx.UP)
+    assert first is rest and outer._b is bullmq_lane._driver()
+    assert bullmq_lane._BUSY.acquire(blocking=False)             # given back
+    bullmq_lane._BUSY.release()

@@ -17,6 +17,8 @@ anyway), and releases other than 6.7.0 (04's `snap-v5` and `epoch` lanes).
 
 from __future__ import annotations
 
+import threading
+
 from ..engine.cadence import Cron, Every
 from ..engine.errors import InputError
 from ..engine.faults import Faults
@@ -27,7 +29,7 @@ from ..engine.worker import Crew, Worker
 #: the one driver of BullMQ's scripts, made at the first lane; False when it cannot be made here
 _DRIVER: list = []
 _WHY: list = []        # the one line saying why not, when it cannot
-_BUSY: list = []       # the driver is in a lane's hands (a lane inside a lane makes its own)
+_BUSY = threading.Lock()   # held by the lane using the shared driver (any other lane makes its own)
 
 
 def missing() -> str | None:
@@ -90,6 +92,7 @@ class Lane:
         self.outage = Faults(outage=outage).outage if outage is not None else None
         driver = _driver() if real is not False and _real_shaped(schedule) else None
         self._chain = self._b = None
+        self._holds = False
         if driver is None:
             from ..engine.chain import Chain
 
@@ -97,12 +100,11 @@ class Lane:
                                 faults=Faults(outage=outage) if outage is not None else None)
             self.real = False
             return
-        if _BUSY:                          # a lane inside a lane: a driver of its own
+        self._holds = _BUSY.acquire(blocking=False)
+        if not self._holds:                # a lane inside a lane, or on another thread: a driver of its own
             from ..engine.bullmq_scripts.driver import BullMQScripts
 
             driver = BullMQScripts(queue="lane-inner")
-        else:
-            _BUSY.append(self)
         self._b, self.real = driver, True
         self.trace = Trace()
         self.crew = Crew(self.worker, start)
@@ -171,12 +173,15 @@ class Lane:
         return [(m.decode(), int(v)) for m, v in got]
 
     def close(self) -> None:
+        """Give the shared driver back (or close a driver of its own, or the models' store); once."""
         if self._chain is not None:
             self._chain.close()
-        elif _BUSY and _BUSY[0] is self:
-            _BUSY.clear()
+        elif self._holds:
+            self._holds = False
+            _BUSY.release()
         elif self._b is not None and self._b is not _DRIVER[0]:
             self._b.client.close()
+            self._b = None
 
     def __enter__(self) -> "Lane":
         return self
