@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-#: the glossary's pages: keys and designs; missed slots, overlap, crashes and the peers' words; time
+#: the glossary's pages: keys and designs; missed slots, overlap, crashes and other schedulers; time
 GLOSSARIES = ["glossary.ipynb", "glossary_policies.ipynb", "glossary_time.ipynb"]
 GLOSSARY = NOTEBOOKS / GLOSSARIES[0]
 _KEYS = ["registry", "schedule", "score", "next run", "slot", "cron", "interval", "upsert", "job scheduler",
