@@ -84,6 +84,7 @@ def _glossary_link(page, course: str, to: str):
 
 
 def _click_and_wait(page, link, name: str, anchor: str) -> dict:
+    link.wait_for(state="attached", timeout=OPEN_MS)     # its cell is rendered, then its fold opened
     page.evaluate("""() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) details')
         .forEach(d => { d.open = true; })""")                # a reader opens the fold the link is in
     link.scroll_into_view_if_needed()
