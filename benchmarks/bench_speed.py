@@ -9,6 +9,8 @@ Speed goals live here rather than in timed unit tests. It prints, per backend
   event path (fire by fire) of one `every 15m` schedule, both designs;
 - BullMQ 6.7.0's own scripts per fire (with the fakelua adapter and without it) beside the real
   BullMQ's pickups, and what each model script buys over them on the same runs (`model_lines`);
+- each lane a lesson computes in BullMQ's design, a frame with its own scripts and with the model
+  scripts, against the figures' budget (`lane_lines`; `--lanes` prints only those);
 - beside the real BullMQ (tests/oracles/bench_bullmq.mjs on redis-server, when Node and a
   server are there): whole processes making the same N on-time fires, and each ratio;
 then, on the real server, a classroom (30 concurrent `emqsim trace` processes: wall time
@@ -572,6 +574,82 @@ def figure_latencies() -> list[tuple[str, float, float, int]]:
     return out
 
 
+# -- BullMQ's lanes a frame: its own scripts against the models (lessons/bullmq_lane) -------------
+
+def lane_cases(frames: int | None = None) -> list[tuple[str, list]]:
+    """(lane, the calls of its frames) for each lane a lesson computes in BullMQ's design, with
+    the arguments the lesson gives it: each call is `bullmq_lane` work only, `real` its argument."""
+    from emqsim.engine.cadence import Every as E
+    from emqsim.engine.worker import Worker
+    from emqsim.lessons import bullmq_lane, overlap
+    from emqsim.lessons import missed_slots as mx
+    from emqsim.lessons.course import EVERY, NAME, START
+
+    snap = mx.lane_schedule("snap")
+    ups = [u for u in mx.restarts(mx.DOWN)]
+
+    def states(real):   # 04's store: the row at three clock times, as bullmq_states asks
+        with bullmq_lane.Lane(snap, start=mx.FIRST, outage=(mx.DOWN, mx.UP), real=real) as one:
+            for clock in ("09:29", "10:09", "10:10"):
+                one.run(until=mx.clock_time(clock))
+                one.state()
+
+    def marker(real):   # 03's marker: the upsert, one take, the marker and the waiting list
+        with bullmq_lane.Lane(Schedule(NAME, E("15m")), start=START, real=real) as one:
+            one.marker()
+            one.run(fires=1)
+            one.marker()
+            one.state()
+
+    cases = [
+        ("04 snap lane, a frame of the pump-up slider", [
+            (lambda real, up=up: mx.snap_lane(mx.DOWN, up, real=real)) for up in ups]),
+        ("04 bullmq_store, the row at 3 times", [states]),
+        ("04 designs, BullMQ's side", [
+            (lambda real, o=o: bullmq_lane.lane(snap, start=mx.FIRST, until=mx.LISTED, outage=o, real=real))
+            for o in ((mx.DOWN, mx.UP),)]),
+        ("05 backlog, 4 to 32 fires, 40 min runs", [
+            (lambda real, n=n, w=w: bullmq_lane.lane(Schedule(NAME, E(EVERY)), start=START, fires=n, real=real,
+                                                     worker=Worker(run=overlap.CHAIN_RUN, concurrency=w)))
+            for n, w in [(n, 1) for n in overlap.CHAIN_FIRES] + [(6, 3)]]),
+        ("03 the marker, upsert and one take", [marker]),
+    ]
+    return [(name, calls[:frames] if frames else calls) for name, calls in cases]
+
+
+def lane_lines(frames: int | None = None, rounds: int = 3) -> list[str]:
+    """Per lane: a frame's time with BullMQ's own scripts and with the model scripts (median and
+    p95 over its frames, each frame the best of `rounds`, interleaved), against the figures' budget
+    of 100 ms a move. The first frame's driver (made once a process) is made before timing."""
+    from emqsim.lessons import bullmq_lane
+
+    missing = bullmq_lane.missing()
+    if missing:
+        return [f"BullMQ's lanes a frame: the model scripts only ({missing})"]
+    lines = []
+    for name, calls in lane_cases(frames):
+        per = {True: [], False: []}
+        for call in calls:
+            for real in (True, False):
+                best = None
+                for _ in range(rounds):
+                    t = time.perf_counter()
+                    call(None if real else False)
+                    ms = (time.perf_counter() - t) * 1e3
+                    best = ms if best is None else min(best, ms)
+                per[real].append(best)
+
+        def stat(v):
+            v = sorted(v)
+            return v[len(v) // 2], v[min(len(v) - 1, int(len(v) * 0.95))]
+
+        (rm, rp), (mm, mp) = stat(per[True]), stat(per[False])
+        lines.append(f"BullMQ lane {name}: BullMQ 6.7.0's own scripts median {rm:.1f} ms, p95 {rp:.1f} ms a frame · "
+                     f"model scripts median {mm:.1f} ms, p95 {mp:.1f} ms · {len(calls)} call(s), best of {rounds} "
+                     f"· budget 100 ms a move")
+    return lines
+
+
 # -- notebooks -----------------------------------------------------------------------------------
 
 def _has_figure(cell) -> bool:
@@ -752,7 +830,13 @@ def main(argv=None) -> int:
     ap.add_argument("--bullmq", action="store_true",
                     help="only the calls per fire, notebook 02's panel and the side by side with the real BullMQ")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the side by side (default 3)")
+    ap.add_argument("--lanes", action="store_true",
+                    help="only BullMQ's lanes a frame, its own scripts against the model scripts")
     args = ap.parse_args(argv)
+    if args.lanes:
+        for line in lane_lines(rounds=args.rounds):
+            print(line, flush=True)
+        return 0
     if args.notebooks:
         for line in notebook_report(only=args.only):
             print(line, flush=True)
@@ -813,6 +897,8 @@ def main(argv=None) -> int:
         print(f"backlog (--every 1m --run 10m), {label}: "
               + " · ".join(f"{n // 1000}k {r:,.0f} fires/s" for n, r in zip(BACKLOG, rates))
               + f" · {BACKLOG[0] // 1000}k/{BACKLOG[-1] // 1000}k rate ratio {rates[0] / rates[-1]:.2f}")
+    for line in lane_lines(3 if args.quick else None, 1 if args.quick else args.rounds):
+        print(line, flush=True)
     try:
         for name, med, p95, n in figure_latencies():
             print(f"figure {name:<24} median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")

@@ -19,16 +19,26 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-GLOSSARY = NOTEBOOKS / "glossary.ipynb"
-#: the terms issue 30 names (pages-common.md), spelled as the pages write them
-TERMS = ["registry", "schedule", "score", "next run", "slot", "cron", "interval", "upsert", "pump", "beat",
-         "sweep", "tick", "rearm", "grid", "enqueue latency", "delayed job", "delayed set", "wait list",
-         "marker", "BZPOPMIN", "worker", "take", "snap", "epoch", "phase", "offset", "start-to-start",
-         "start-to-finish", "missed slot", "catch-up", "overlap", "forbid", "misfire_grace_time",
-         "startingDeadlineSeconds", "BufferOne", "concurrency policy", "crash", "stalled job", "lock",
-         "daylight saving", "time zone"]
-#: another spelling of a term, and the entry it belongs to
-ALIASES = {"misfire grace time": "misfire_grace_time"}
+#: the glossary's pages: keys and designs; missed slots, overlap, crashes and other schedulers; time
+GLOSSARIES = ["glossary.ipynb", "glossary_policies.ipynb", "glossary_time.ipynb"]
+GLOSSARY = NOTEBOOKS / GLOSSARIES[0]
+_KEYS = ["registry", "schedule", "score", "next run", "slot", "cron", "interval", "upsert", "job scheduler",
+         "pump", "beat", "sweep", "tick", "rearm", "grid", "enqueue latency", "release", "delayed job",
+         "delayed set", "wait list", "marker", "BZPOPMIN", "worker", "take", "branded id", "slot-derived job id",
+         "start-to-start", "start-to-finish"]
+_POLICIES = ["missed slot", "catch-up", "collapsed slot", "snap", "snap-v5", "epoch", "phase", "offset",
+             "misfire_grace_time", "startingDeadlineSeconds", "overlap", "concurrency policy", "allow", "skip",
+             "forbid", "BufferOne", "BufferAll", "replace", "CancelOther", "TerminateOther", "crash",
+             "idempotent", "stalled job", "lock"]
+_TIME = ["time zone", "daylight saving", "repeated hour", "skipped hour", "fixed-time job"]
+#: each term of the course, spelled as the pages write it -> the glossary page that defines it
+TERMS = {**{t: GLOSSARIES[0] for t in _KEYS}, **{t: GLOSSARIES[1] for t in _POLICIES},
+         **{t: GLOSSARIES[2] for t in _TIME}}
+#: another spelling of a term (a peer's name, a form the pages write), and the term it belongs to
+ALIASES = {"misfire grace time": "misfire_grace_time", "AllowAll": "allow", "buffer-one": "BufferOne",
+           "slot-derived id": "slot-derived job id", "re-arm": "rearm", "re-arms": "rearm",
+           "release lag": "release", "fixed-time": "fixed-time job", "collapsed": "collapsed slot",
+           "collapse": "collapsed slot"}
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
 _CODE = re.compile(r"`[^`\n]*`")
@@ -37,13 +47,23 @@ _SUMMARY = re.compile(r"<summary>.*?</summary>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"<[^>\n]+>")
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)\)")
-_GLOSSARY_LINK = re.compile(r"^glossary\.ipynb#([\w-]+)$")
+_GLOSSARY_LINK = re.compile(r"^(glossary(?:_\w+)?\.ipynb#[\w-]+)$")
+_LAB_ONLY = re.compile(r"<!-- lab-only -->(.*?)<!-- /lab-only -->", re.S)
 
 
 def anchor(heading: str) -> str:
-    """The id a heading gets on the site (myst_heading_anchors) and in Lab: lower case, spaces as
-    hyphens, nothing but word characters and hyphens."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+    """The id a heading gets on the site (myst_heading_anchors): lower case, spaces as hyphens,
+    nothing but word characters and hyphens; what is marked lab-only is not on the site."""
+    text = _TAG.sub("", _LAB_ONLY.sub("", heading))
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def lab_ids(heading: str) -> list[str]:
+    """The ids JupyterLab 4 gives a heading line: the heading's text with spaces as hyphens, case
+    kept (its `createHeaderId`), then the id of each anchor inside it (`<a id=...>`, which Lab's
+    sanitizer keeps as `data-jupyter-id`, the attribute its fragment search reads)."""
+    text = _TAG.sub("", _COMMENT.sub("", heading)).strip()
+    return [text.replace(" ", "-"), *re.findall(r'<a id="([^"]+)"></a>', heading)]
 
 
 def _markdown(path: Path) -> list[str]:
@@ -52,23 +72,25 @@ def _markdown(path: Path) -> list[str]:
             and not "".join(c["source"]).lstrip().startswith("## Sources")]
 
 
-def entries() -> dict[str, str]:
-    """The glossary's entries: anchor -> the entry's text (its `## term` cell)."""
+def entries(page: str | None = None) -> dict[str, str]:
+    """The glossary's entries: `page#anchor` -> the entry's text (its `## term` cell), of one
+    glossary page or of all."""
     out = {}
-    for text in _markdown(GLOSSARY):
-        m = re.match(r"^## (.+)$", text.strip(), re.M)
-        if m:
-            out[anchor(m[1])] = text
+    for name in [page] if page else GLOSSARIES:
+        for text in _markdown(NOTEBOOKS / name):
+            m = re.match(r"^## (.+)$", text.strip(), re.M)
+            if m:
+                out[f"{name}#{anchor(m[1])}"] = text
     return out
 
 
 def segments(markdown: str) -> list[tuple[str, str | None]]:
-    """The prose of one Markdown cell a reader meets, as (text, anchor): a glossary link's text
-    with the anchor it links to, other prose with None. Code, headings, summaries, tags and the
+    """The prose of one Markdown cell a reader meets, as (text, target): a glossary link's text
+    with the `page#anchor` it links to, other prose with None. Code, headings, summaries, tags and the
     text of other links are left out."""
     text = _COMMENT.sub(" ", _FENCE.sub(" ", markdown))
     text = _SUMMARY.sub(" ", _HEADING.sub(" ", text))
-    text = _CODE.sub(" ", text)
+    text = _CODE.sub(" \u00b7 ", text)    # a mark, so words either side of code do not join
     out, at = [], 0
     for m in _LINK.finditer(text):
         out.append((text[at:m.start()], None))
@@ -81,48 +103,77 @@ def segments(markdown: str) -> list[tuple[str, str | None]]:
 
 
 def first_uses(markdown_cells: list[str], terms: dict[str, str]) -> dict[str, tuple[str, str | None]]:
-    """Each term's first use on a page: term -> (the words around it, the anchor it links to, or None)."""
+    """Each entry's first use on a page, under the spelling met first (a term or one of its
+    aliases): term -> (the words around it, the `page#anchor` it links to, or None)."""
     found: dict[str, tuple[str, str | None]] = {}
+    met: set[str] = set()        # entries met already: a later spelling of one is no first use
     for cell in markdown_cells:
         for text, linked in segments(cell):
             for term, target in terms.items():
-                if term in found:
+                if term in found or target in met:
                     continue
                 if linked is not None and linked != target:
                     continue          # inside a link to another entry: no use of this term
                 m = re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text, re.I)
                 if m:
                     found[term] = (text[max(0, m.start() - 40):m.end() + 40], linked)
+                    met.add(target)
     return found
 
 
 def pages() -> list[Path]:
-    return [p for p in sorted(NOTEBOOKS.glob("*.ipynb")) if p != GLOSSARY]
+    return [p for p in sorted(NOTEBOOKS.glob("*.ipynb")) if p.name not in GLOSSARIES]
+
+
+def target(term: str) -> str:
+    """The `page#anchor` a link to `term` (or to one of its aliases) points at."""
+    term = ALIASES.get(term, term)
+    return f"{TERMS[term]}#{anchor(term)}"
 
 
 def _terms() -> dict[str, str]:
-    return {**{t: anchor(t) for t in TERMS}, **ALIASES}
+    return {t: target(t) for t in [*TERMS, *ALIASES]}
 
 
 def test_the_glossary_has_an_entry_for_every_term_and_each_names_its_page():
     have = entries()
-    assert sorted(have) == sorted(anchor(t) for t in TERMS)
+    assert sorted(have) == sorted(target(t) for t in TERMS)
     course = {p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
     for key, text in have.items():
         shown = re.findall(r"\]\((\d\d_[\w]+\.ipynb)\)", text)
         assert shown and set(shown) <= course, f"glossary entry {key!r} names no page of the course"
-    assert "misfire grace time" in have["misfire_grace_time"]   # the alias the pages may write
+    for alias, term in ALIASES.items():       # an alias the pages write is named in its entry
+        assert re.search(rf"(?<![\w-]){re.escape(alias)}", have[target(term)], re.I), alias
 
 
 def test_the_first_use_counts_words_outside_code_headings_and_other_links():
     cells = ["# The pump\n\nA `pump` and [the pump page](03_start_to_start.ipynb).",
-             "<details><summary>What a sweep does</summary>\n\nThe [missed slot](glossary.ipynb#missed-slot) "
+             "<details><summary>What a sweep does</summary>\n\nThe [missed slot](glossary_policies.ipynb#missed-slot) "
              "and a [Sweep](glossary.ipynb#sweep); cron-parser, then the pump, then a slot.\n\n</details>"]
-    terms = {"pump": "pump", "sweep": "sweep", "slot": "slot", "cron": "cron"}
+    terms = {"pump": "glossary.ipynb#pump", "sweep": "glossary.ipynb#sweep", "slot": "glossary.ipynb#slot",
+             "cron": "glossary.ipynb#cron"}
     found = first_uses(cells, terms)
-    assert {t: a for t, (_, a) in found.items()} == {"sweep": "sweep", "pump": None, "slot": None}
+    assert {t: a for t, (_, a) in found.items()} == {"sweep": "glossary.ipynb#sweep", "pump": None, "slot": None}
     assert anchor("misfire_grace_time") == "misfire_grace_time" and anchor("Enqueue latency") == "enqueue-latency"
     assert anchor("BZPOPMIN") == "bzpopmin" and anchor("start-to-start") == "start-to-start"
+    assert target("AllowAll") == "glossary_policies.ipynb#allow" and target("pump") == "glossary.ipynb#pump"
+
+
+def test_a_heading_has_the_sites_id_and_jupyterlabs_and_no_other():
+    """JupyterLab 4 keeps a heading's case in its id (`## BZPOPMIN` -> `BZPOPMIN`), the site
+    lower-cases it (`bzpopmin`). A heading whose two ids differ carries an anchor with the site's
+    id inside it, marked lab-only so the site (which has it already) does not get it twice."""
+    marked = 'BZPOPMIN<!-- lab-only --><a id="bzpopmin"></a><!-- /lab-only -->'
+    assert anchor(marked) == "bzpopmin" and lab_ids(marked) == ["BZPOPMIN", "bzpopmin"]
+    assert lab_ids("enqueue latency") == ["enqueue-latency"] == [anchor("enqueue latency")]
+    for name in GLOSSARIES:
+        for key, text in entries(name).items():
+            line = text.strip().splitlines()[0][3:]
+            site, lab = anchor(line), lab_ids(line)
+            assert site in lab, (name, line)                         # the link lands in Lab too
+            assert len(set(lab)) == len(lab), (name, line)           # no id twice in Lab
+            assert (len(lab) == 1) == (lab[0] == site), (name, line)  # an anchor only where needed
+            assert "<a " not in _LAB_ONLY.sub("", line), (name, line)   # nothing extra on the site
 
 
 @pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
@@ -132,14 +183,31 @@ def test_every_term_is_linked_to_its_entry_at_its_first_use(path):
     assert unlinked == {}, f"{path.name}: terms first used without a link to the glossary: {unlinked}"
 
 
-def test_every_glossary_link_names_an_entry():
-    have = entries()
+def glossary_links(path: Path) -> list[tuple[str, str]]:
+    """The glossary links of a page as (link text, `page#anchor`); a glossary page's own `#anchor`
+    links read as links to itself."""
+    out = []
+    for cell in _markdown(path):
+        for m in _LINK.finditer(cell):
+            to = m[2]
+            if to.startswith("#") and path.name in GLOSSARIES:
+                to = f"{path.name}{to}"
+            if re.match(r"^glossary(?:_\w+)?\.ipynb#", to):
+                out.append((m[1], to))
+    return out
+
+
+def test_every_glossary_link_names_an_entry_and_its_text_is_that_term():
+    have, by_target = entries(), {}
+    for term, to in _terms().items():
+        by_target.setdefault(to, []).append(term)
     bad = []
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
-        for cell in _markdown(path):
-            for m in _LINK.finditer(cell):
-                target = m[2]
-                if target.startswith("glossary.ipynb#") or (path == GLOSSARY and target.startswith("#")):
-                    if target.split("#", 1)[1] not in have:
-                        bad.append((path.name, m[0]))
+        for text, to in glossary_links(path):
+            if to not in have:
+                bad.append((path.name, text, to, "no such entry"))
+            elif path.name not in GLOSSARIES and not any(
+                    re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", " ".join(_CODE.sub(lambda m: m[0][1:-1], text).split()), re.I)
+                    for t in by_target[to]):
+                bad.append((path.name, text, to, "the link's text is not the term"))
     assert bad == []

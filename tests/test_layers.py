@@ -182,7 +182,7 @@ def test_every_catalogue_entry_has_its_model_and_view_in_modules_named_after_its
 
 
 def test_every_lesson_module_but_the_shared_ones_is_named_after_a_notebook():
-    shared = {"__init__", "course", "designs", "model", "questions", "script_steps", "motion"}
+    shared = {"__init__", "bullmq_lane", "course", "designs", "model", "motion", "questions", "script_steps"}
     names = {p.stem[3:] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     lessons = {p.stem for p in (PACKAGE / "lessons").glob("*.py")} - shared
     assert lessons <= names, sorted(lessons - names)

@@ -4,7 +4,9 @@ The experiment of notebooks 04 to 06, built on the engine's public calls: `compa
 schedule with the same workers and the same outage in both designs and gives a `Comparison`
 (the traces, a table, a summary, the jobs waiting and the slots no job stood for). An outage
 in BullMQ's design is always no worker running; in the pump design `stopped` says what it
-stops, the pump or the workers (the engine's `Faults(workers_down=...)`).
+stops, the pump or the workers (the engine's `Faults(workers_down=...)`). BullMQ's side is
+`bullmq_lane.lane`: BullMQ 6.7.0's own scripts where the pinned package is installed, this
+course's model of them where not.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..engine.sim import simulate
 from ..engine.timefmt import hms
 from ..engine.trace import Trace
 from ..engine.worker import Worker
+from .bullmq_lane import lane
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,7 @@ def compare(schedule: Schedule, *, start: int, fires: int | None = None, until: 
     options = dict(start=start, fires=fires, until=until, worker=worker)
     away = Faults(workers_down=outage) if stopped == "workers" else Faults(outage=outage)
     pumped = simulate(schedule, pump=pump, faults=away, **options)
-    return Comparison(pumped, simulate(schedule, design="bullmq", faults=Faults(outage=outage), **options),
-                      schedule, stopped)
+    return Comparison(pumped, lane(schedule, outage=outage, **options), schedule, stopped)
 
 
 STOPPED = ("pump", "workers")

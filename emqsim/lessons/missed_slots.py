@@ -20,13 +20,14 @@ package's own formulas, and the engine tests hold it equal to the engine fire fo
 calls it for the default outage, the unit tests for several more. Which slots an outage
 covers is `Every.missed`; whether an outage is one at all is `Faults(outage=...)`.
 
-The `snap` lane, BullMQ 6.7.0's, is BullMQ's own scripts' answer where they can run
-(`real_snap`: the pinned package's scripts on one embedded server, about 20 ms a frame, inside
-the figure's budget); without them, the reference model's. The unit tests hold the two equal
-at the figures' positions but one kind: a restart on the slot after the first one missed
-(09:30 to 09:52), where BullMQ's worker takes that slot's job in the same ms as the collapsed
-one and the model, a pump policy, one pump tick later. The two older BullMQ lanes stay the
-model's: the scripts read are 6.7.0's only.
+The `snap` lane, BullMQ 6.7.0's, is BullMQ's design itself (`snap_lane`, through
+`bullmq_lane`): BullMQ's own scripts where the pinned package is installed (one embedded
+server, about 15-25 ms a frame, inside the figure's budget), this course's model scripts of
+that design where it is not; the unit tests hold the two equal at every position of the
+sliders. Either way it is the design, not a pump policy: at a restart on the slot after the
+first one missed (09:30 to 09:52) BullMQ's worker takes that slot's job in the same ms as the
+collapsed one, where the reference model's pump policy `snap` releases it one pump tick later.
+The two older BullMQ lanes stay the reference model's: the scripts read are 6.7.0's only.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..engine.cadence import Every
-from ..engine.chain import Chain
+from . import bullmq_lane
 from .designs import compare
 from .course import EVERY, MINUTE, NAME, on_day
 from ..engine.durations import format_duration, parse_duration
@@ -162,16 +163,16 @@ class OutageRuns:
 
 def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
                engine: bool = False) -> OutageRuns:
-    """`policy` for an outage from `down` to `up`, from the reference model, or from the Lua
-    engine (`PumpDesign` with `Faults(outage=...)`, `Pump(tick=1000)`) with `engine=True`.
+    """`policy` for an outage from `down` to `up`, from the reference model (`snap`: BullMQ's
+    design itself, `snap_lane`), or from the Lua engine (`PumpDesign` with `Faults(outage=...)`,
+    `Pump(tick=1000)`, the pump policy of that name) with `engine=True`.
     The engine's checks refuse an outage that ends before it starts or begins before the first run."""
     down, up = Faults(outage=(clock_time(down, "pump down"), clock_time(up, "pump up"))).outage
     deadline = parse_duration(deadline, name="deadline")
     s = lane_schedule(policy, deadline)
     dl = deadline if policy == "deadline" else None
-    real = None if engine or policy != "snap" else real_snap(down, up)
-    if real is not None:
-        fires, skips, lost, duplicates = real, (), 0, 0
+    if policy == "snap" and not engine:
+        fires, skips, lost, duplicates = snap_lane(down, up), (), 0, 0
     elif engine:
         with PumpDesign(s, start=FIRST, pump=PUMP, faults=Faults(outage=(down, up))) as sim:
             tr = sim.run(until=HORIZON)
@@ -185,48 +186,14 @@ def policy_run(policy: str, down: int | str = DOWN, up: int | str = UP, deadline
     return OutageRuns(policy, fires, skips, missed, up, dl, lost, duplicates)
 
 
-_REAL: list = []   # the one driver of BullMQ's scripts `real_snap` reuses, once made; False: cannot run
-
-
-def real_snap(down: int, up: int) -> tuple[tuple[int, int], ...] | None:
-    """The `snap` lane's jobs as (slot, taken) by BullMQ 6.7.0's own scripts: the scheduler upserted
-    at the first run (`every 15m`, so on the :07 phase), a worker that takes each job when it is
-    due, and none from `down` to `up` (BullMQ has no pump: the outage is the workers'); the run
-    goes to `HORIZON` as the model's does. None when the pinned scripts cannot run here: the
-    model answers then, silently (a notebook's stderr is compared by nbval)."""
-    from ..engine.bullmq_scripts import package
-
-    if not _REAL:
-        if package.available() is not None:
-            _REAL.append(False)
-        else:
-            from ..engine.bullmq_scripts.driver import BullMQScripts
-
-            try:
-                _REAL.append(BullMQScripts(queue="missed-slots"))
-            except InputError:   # an embedded Lua without the modules: the model answers
-                _REAL.append(False)
-    b = _REAL[0]
-    if b is False or up < down:
-        return None
-    b.clear()
-    b.upsert(NAME, FIRST, every=CADENCE.ms)
-    fires = []
-    t = FIRST
-    while t < HORIZON:
-        if down <= t < up:
-            t = up
-            continue
-        job = b.take(t)
-        if job is None:
-            row = b.scheduler(NAME)
-            if row is None:
-                break
-            t = max(row["next"], t + 1)
-            continue
-        fires.append((int(job.id.rsplit(":", 1)[1]), t))
-        b.finish(job, t)
-    return tuple(fires)
+def snap_lane(down: int, up: int, real: bool | None = None) -> tuple[tuple[int, int], ...]:
+    """The `snap` lane's jobs as (slot, taken): BullMQ's design (`bullmq_lane.lane`) with the
+    scheduler upserted at the first run (`every 15m`, so on the :07 phase), a worker that takes
+    each job when it is due, and none from `down` to `up` (BullMQ has no pump: the outage is the
+    workers'), up to `HORIZON` as the other lanes. BullMQ 6.7.0's own scripts where they run
+    here, the model scripts where not (`real=False` asks for them)."""
+    tr = bullmq_lane.lane(lane_schedule("snap"), start=FIRST, until=HORIZON, outage=(down, up), real=real)
+    return tuple((f.slot, f.started) for f in tr)
 
 
 def policy_runs(down: int | str = DOWN, up: int | str = UP, deadline: int | str = DEADLINE, *,
@@ -352,21 +319,22 @@ def deadline_trace(deadline: int | str = DEADLINE, down: int | str = DOWN, up: i
 
 def bullmq_states(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
                   up: int | str = UP) -> dict[str, dict]:
-    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: at each clock
-    time of `at`, the scheduler's row (`score`), its delayed jobs ((id, slot)) and its `ic`."""
+    """BullMQ's own design (`bullmq_lane.Lane`: its scripts where they run here) under `snap` with
+    no worker from `down` to `up`: at each clock time of `at`, the scheduler's row (`score`), its
+    delayed jobs ((id, slot)) and its `ic`."""
     outage = (clock_time(down, "pump down"), clock_time(up, "pump up"))
     out = {}
-    with Chain(lane_schedule("snap"), start=FIRST, faults=Faults(outage=outage)) as chain:
+    with bullmq_lane.Lane(lane_schedule("snap"), start=FIRST, outage=outage) as chain:
         for clock in at:
             chain.run(until=clock_time(clock, "at"))
-            st = chain.bullmq.state(NAME)
+            st = chain.state()
             out[clock] = {"score": st["score"], "delayed": tuple(map(tuple, st["delayed"])), "ic": st["ic"]}
     return out
 
 
 def bullmq_store(at: tuple[str, ...] = ("09:29", "10:09", "10:10"), down: int | str = DOWN,
                  up: int | str = UP) -> str:
-    """BullMQ's own design (`Chain`) under `snap` with no worker from `down` to `up`: the
+    """BullMQ's own design (`bullmq_states`) under `snap` with no worker from `down` to `up`: the
     scheduler's row, its delayed jobs and its iteration count at each of the clock times `at`."""
     return "\n".join(f"{clock}  row {hm(st['score'])} \u00b7 delayed {[(j, hm(s)) for j, s in st['delayed']]} "
                      f"\u00b7 ic {st['ic']}" for clock, st in bullmq_states(at, down, up).items())
@@ -608,5 +576,5 @@ __all__ = [
     "POLICIES", "PUMP", "ROW", "TIMES", "UP", "VIEW", "MissedFrame", "MissedModel", "OutageRuns", "bullmq_store",
     "bullmq_states", "designs", "designs_facts", "engine_check", "engine_counts", "line_facts", "snap_facts",
     "clock_time", "phase_text", "policy_run", "policy_runs", "readout_text",
-    "restarts", "runs_line", "lane_schedule", "deadline_trace", "snap_arithmetic",
+    "restarts", "runs_line", "lane_schedule", "snap_lane", "deadline_trace", "snap_arithmetic",
 ]

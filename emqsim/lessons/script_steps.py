@@ -124,8 +124,9 @@ def walk(design: str) -> tuple[Recording, str]:
     "model" or "bullmq 6.7.0")."""
     if design == "bullmq":
         from ..engine.bullmq_scripts import package
+        from .bullmq_lane import missing
 
-        if package.available() is None:
+        if missing() is None:          # the one rule of every BullMQ lane (`bullmq_lane`)
             return _bullmq_walk(), f"bullmq {package.NPM_RELEASE}"
     # always the embedded server, whatever EMQSIM_REDIS_URL says: only it can be watched
     with Store(client=embedded()) as store:

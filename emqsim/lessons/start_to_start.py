@@ -46,11 +46,12 @@ from ..engine.pump import Pump
 from ..engine.rand import draw
 from ..engine.reference import reference
 from ..engine.registry import ADVANCE, Registry
-from ..engine.schedule import Schedule
+from ..engine.schedule import INF, Schedule
 from ..engine.sim import simulate, PumpDesign
 from ..engine.store import Store
 from ..engine.timefmt import hm, hms
 from ..engine.worker import Worker
+from . import bullmq_lane
 from .course import HOUR, MINUTE, NAME, SECOND, START
 from .model import choice, Model, slider, spoken
 from .questions import Challenge, question
@@ -638,20 +639,23 @@ def marker_steps(store: Store | None = None, *, start: int = START, every: int |
 def bullmq_marker_facts(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> dict:
     """The same marker in the BullMQ design, which has delayed jobs: the upsert's answer and the
     marker after it; the pickup's job, instant, answer, the marker after it, the next job's run
-    time and the jobs left waiting."""
-    own = store is None
-    store = store or Store()
-    try:
-        bull, sched = BullMQ(store), Schedule(NAME, Every(every))
-        answer = bull.upsert(sched, start)
-        upsert = {"every": sched.cadence.ms, "answer": answer, "marker": bull.registry.marker()}
-        taken = bull.pickup(start)
-        pickup = {"job": taken.job_id, "at": taken.started, "answer": taken.result, "marker": bull.registry.marker(),
-                  "next": taken.next, "waiting": list(bull.registry.pending())}
+    time and the jobs left waiting. With no `store`, BullMQ 6.7.0's own scripts answer where they
+    run here (`bullmq_lane`: the upsert, a worker's take and the next job it makes), the model
+    scripts where not; a `store` given is the models'."""
+    if store is None:
+        with bullmq_lane.Lane(Schedule(NAME, Every(every)), start=start) as one:
+            upsert = {"every": Every(every).ms, "answer": "created", "marker": one.marker()}
+            taken = one.run(fires=1).fires[0]
+            pickup = {"job": taken.job_id, "at": taken.started, "answer": "chained" if taken.next < INF else "stopped",
+                      "marker": one.marker(), "next": taken.next, "waiting": one.state()["waiting"]}
         return {"upsert": upsert, "pickup": pickup}
-    finally:
-        if own:
-            store.close()
+    bull, sched = BullMQ(store), Schedule(NAME, Every(every))
+    answer = bull.upsert(sched, start)
+    upsert = {"every": sched.cadence.ms, "answer": answer, "marker": bull.registry.marker()}
+    taken = bull.pickup(start)
+    pickup = {"job": taken.job_id, "at": taken.started, "answer": taken.result, "marker": bull.registry.marker(),
+              "next": taken.next, "waiting": list(bull.registry.pending())}
+    return {"upsert": upsert, "pickup": pickup}
 
 
 def bullmq_marker_steps(store: Store | None = None, *, start: int = START, every: int | str = "15m") -> str:
