@@ -336,3 +336,56 @@ def test_no_slider_knob_touches_its_label(static_site, book_page, size):
                 if gap < 6:
                     close.append((path.stem, label, round(gap, 1)))
     assert close == [], close
+
+
+# each control row's parts (Play, label, slider or choice, value; then the speed's label, slider and
+# value) as rectangles, with the row's right edge
+_ROW_PARTS_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(row => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const part = e => [(e.className || e.tagName).split(' ')[0], box(e)];
+  const speed = row.querySelector('.emqsim-playbox');
+  return {name: row.dataset.name, right: row.getBoundingClientRect().right,
+          main: [...row.children].filter(e => e !== speed).map(part),
+          speed: speed ? [...speed.children].map(part) : []};
+})"""
+#: 1366x900, and the same window with a classic 15 px scrollbar (02's value wrapped under Play there)
+ROW_SIZES = {"1366x900": DESKTOP, "1351x900": {"width": 1351, "height": 900}, "390x844": PHONE}
+
+
+def _one_line(parts) -> bool:
+    return all(a[1][1] < b[1][3] and b[1][1] < a[1][3] for a in parts for b in parts)
+
+
+def _overlapping(parts) -> list:
+    return [(a[0], b[0]) for i, a in enumerate(parts) for b in parts[i + 1:]
+            if a[1][0] < b[1][2] - 0.5 and b[1][0] < a[1][2] - 0.5 and a[1][1] < b[1][3] - 0.5 and b[1][1] < a[1][3] - 0.5]
+
+
+@pytest.mark.parametrize("size", ROW_SIZES)
+def test_control_rows_lay_out_on_one_line(static_site, book_page, size):
+    """Issue 30: at 1366x900 (with a scrollbar) 02's fires readout wrapped under the Play button.
+    On every page, with each slider at its first and last stop, a control's Play, label, slider and
+    value share one line (on a phone the label may sit above the rest), the speed control's parts
+    share one, nothing overlaps and nothing passes the row's right edge."""
+    page = book_page
+    faults = []
+    for path in WITH_PLAYERS:
+        players = open_page(page, static_site, path.stem, ROW_SIZES[size])
+        for n in range(players.count()):
+            player = ready(page, n)
+            for end in ("first", "last"):
+                player.evaluate("""(r, end) => r.querySelectorAll('input.emqsim-slider:not([disabled])').forEach(i => {
+                    i.value = end === 'last' ? i.max : 0; i.dispatchEvent(new Event('input')); })""", end)
+                for row in player.evaluate(_ROW_PARTS_JS):
+                    where = f"{path.stem} {n} {row['name']} at its {end} stop"
+                    main = row["main"]
+                    if ROW_SIZES[size] is PHONE:
+                        main = [p for p in main if p[0] != "emqsim-label"]
+                    if not _one_line(main):
+                        faults.append(f"{where}: {[p[0] for p in main]} on more than one line")
+                    if not _one_line(row["speed"]):
+                        faults.append(f"{where}: the speed control on more than one line")
+                    faults += [f"{where}: {a} over {b}" for a, b in _overlapping(row["main"] + row["speed"])]
+                    faults += [f"{where}: {p[0]} past the row's edge" for p in row["main"] + row["speed"]
+                               if p[1][2] > row["right"] + 1]
+    assert faults == [], "\n".join(faults)
