@@ -101,10 +101,11 @@ def readout_html(text: str, ident: str, alt: str = "") -> str:
     """A readout as preformatted text in the code font, with an id a browser test can find; a
     polite live region, so a screen reader says the new readout after a move. `alt` (what the
     figure shows) rides along as `data-alt`: the widget library's image has no alt text of its
-    own, and the course's Voila page copies it onto the image (emqsim-a11y.js)."""
+    own, and the course's Voila page copies it onto the image (emqsim-a11y.js). A table wider than
+    the column scrolls, so the keyboard can reach it (tabindex 0; axe's scrollable-region-focusable)."""
     import html
 
-    return (f'<pre id="{ident}" class="{READOUT_CLASS}" role="status" aria-live="polite" '
+    return (f'<pre id="{ident}" class="{READOUT_CLASS}" role="status" aria-live="polite" tabindex="0" '
             f'data-alt="{html.escape(alt)}" style="{READOUT_STYLE}">{html.escape(text)}</pre>')
 
 
