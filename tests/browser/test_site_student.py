@@ -391,3 +391,49 @@ def test_control_rows_lay_out_on_one_line(static_site, book_page, size, theme):
                     faults += [f"{where}: {p[0]} past the row's edge" for p in row["main"] + row["speed"]
                                if p[1][2] > row["right"] + 1]
     assert faults == [], "\n".join(faults)
+
+
+@pytest.mark.parametrize("size", ("desktop", "phone"))
+def test_no_border_strikes_through_a_question(static_site, book_page, size):
+    """Read on the 2026-12-04 screenshots: a question of two or three lines sat in its box's top
+    border (a fieldset's legend), the border's line running through its text. Every question
+    starts below its box's top border."""
+    page = book_page
+    struck = []
+    for path in WITH_PLAYERS:
+        open_page(page, static_site, path.stem, DESKTOP if size == "desktop" else PHONE)
+        struck += page.evaluate("""stem => [...document.querySelectorAll('fieldset.emqsim-question')].filter(f => {
+            const top = f.getBoundingClientRect().top + parseFloat(getComputedStyle(f).borderTopWidth);
+            return f.querySelector('legend').getBoundingClientRect().top < top;
+          }).map(f => stem + ' ' + f.dataset.question)""", path.stem)
+    assert struck == [], struck
+
+
+# the words (two letters or more) of the tables' cells that wrap across two lines
+_BROKEN_WORDS_JS = """() => { const out = [];
+  for (const cell of document.querySelectorAll('article table td, article table th')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.data.matchAll(/[A-Za-z]{2,}/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1)
+          out.push(m[0]);
+      }
+    }
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_table_cells_keep_their_words_whole_on_a_phone(static_site, book_page, path):
+    """Read on the 2026-12-04 phone screenshots: which_policy's and 04's tables had cells a few
+    letters wide, their words cut ("prod / uce / d twic / e"). On a 390 px phone no word of a
+    table breaks across lines, folds opened, and the page is still no wider than the phone."""
+    page = book_page
+    open_page(page, static_site, path.stem, PHONE)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.wait_for_timeout(100)
+    assert page.evaluate(_BROKEN_WORDS_JS) == [], path.stem
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"], path.stem
