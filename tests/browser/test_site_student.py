@@ -439,9 +439,6 @@ def test_table_cells_keep_their_words_whole_on_a_phone(static_site, book_page, p
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"], path.stem
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30 item 10, found on the 2026-12-04 read: every question's "
-                   "right answer is its first option (lessons/, emqsim/site/player.py, emqsim/figures/ask.py "
-                   "order them); remove this mark when they are ordered otherwise")
 def test_the_right_answer_is_not_always_in_the_same_place(static_site, book_page):
     """A student who notices the right answer always stands first answers every question without
     reading it: across the course no one place in the option list holds more than half of the
