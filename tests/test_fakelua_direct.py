@@ -109,8 +109,8 @@ def reply(client, args):
 
 #: the type each command reads or writes, set up more often for it
 PREFER = {"hget": "hash", "hmget": "hash", "hgetall": "hash", "hset": "hash", "hmset": "hash", "hincrby": "hash",
-          "get": "string", "incr": "string", "zadd": "zset", "zscore": "zset", "zcard": "zset",
-          "zrangebyscore": "zset", "zrange": "zset", "lindex": "list", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
+          "get": "string", "set": "string", "incr": "string", "zadd": "zset", "zscore": "zset", "zcard": "zset",
+          "zrangebyscore": "zset", "zrevrangebyscore": "zset", "zrange": "zset", "zrem": "zset", "lindex": "list", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
           "scard": "set", "srem": "set", "xadd": "stream", "xtrim": "stream"}
 
 
@@ -151,14 +151,24 @@ def shaped(rnd: random.Random, cmd: str) -> list:
         "hmset": [k, f, v, *([f, b"w"] if rnd.random() < 0.3 else [])],
         "hincrby": [k, f, rnd.choice([b"1", b"-1", b"#1", b"5", n])],
         "exists": ks, "del": ks, "get": [k], "incr": [k],
+        "set": [k, v, *rnd.choice([[], [b"PX", b"30000"], [b"px", b"#300"], [b"PX", n], [b"PX", b"0"], [b"PX", b"-5"],
+                                   [b"PX", b"9223372036854775807"], [b"EX", b"5"], [b"NX"], [b"PX", b"30000", b"GET"],
+                                   [b"KEEPTTL"]])],
         "zadd": [k, *[x for _ in range(rnd.randint(1, 3)) for x in (rnd.choice(NUMBERS), rnd.choice([b"m", b"m2", b"lo"]))]],
         "zscore": [k, rnd.choice([b"m", b"m2", b"lo", b"zz"])], "zcard": [k],
         "zrangebyscore": [k, rnd.choice(NUMBERS), rnd.choice(NUMBERS),
                           *rnd.choice([[], [b"LIMIT", b"0", b"1000"], [b"limit", rnd.choice(NUMBERS), rnd.choice(NUMBERS)],
-                                       [b"LIMIT", b"1", b"-1"], [b"LIMIT", b"-1", b"2"], [b"WITHSCORES"]])],
+                                       [b"LIMIT", b"1", b"-1"], [b"LIMIT", b"-1", b"2"], [b"WITHSCORES"],
+                                       [b"WITHSCORES", b"LIMIT", b"0", b"1"], [b"LIMIT", b"0", b"1", b"withscores"],
+                                       [b"LIMIT", b"0"], [b"WITHSCORES", b"WITHSCORES"], [b"LIMIT", b"0", b"1", b"LIMIT", b"1", b"1"]])],
+        "zrevrangebyscore": [k, rnd.choice(NUMBERS), rnd.choice(NUMBERS),
+                             *rnd.choice([[], [b"WITHSCORES", b"LIMIT", b"0", b"1"], [b"LIMIT", b"0", b"1"],
+                                          [b"limit", rnd.choice(NUMBERS), rnd.choice(NUMBERS)], [b"WITHSCORES"],
+                                          [b"LIMIT", b"0", b"1", b"WITHSCORES"], [b"LIMIT", b"1"], [b"BYSCORE"]])],
+        "zrem": [k, *rnd.sample([b"m", b"m2", b"m3", b"lo", b"hi", b"zz"], rnd.randint(1, 3))],
         "zrange": [k, *rnd.choice([[b"0", b"0"], [b"0", b"-1"], [b"1", b"2"], [b"-2", b"-1"], [b"5", b"1"],
                                    [rnd.choice(NUMBERS), rnd.choice(NUMBERS)], [b"0", b"-1", b"WITHSCORES"],
-                                   [b"0", b"1", b"REV"]])],
+                                   [b"0", b"0", b"withscores"], [b"0", b"1", b"REV"], [b"0", b"1", b"WITHSCORES", b"REV"]])],
         "lindex": [k, rnd.choice([b"0", b"-1", b"1", b"-5", b"9", n])],
         "lpush": [k, *rnd.sample([b"a", b"b", b"c"], rnd.randint(1, 3))],
         "rpoplpush": [k, rnd.choice(KEYS)], "lrem": [k, rnd.choice([b"-1", b"0", b"1", b"2", n]), rnd.choice([b"a", b"b"])],

@@ -213,6 +213,32 @@ def table():
             return MISS
         return None if item is None else item.value
 
+    def set_(sock, db, args):
+        """Only SET key value and SET key value PX ms (BullMQ's lock): fakeredis's `set_` with its
+        write-back, the key kept in its place when it lives, added at the end otherwise."""
+        if len(args) == 2:
+            px = None
+        elif len(args) == 4 and null_terminate(args[2]) == b"px":
+            try:
+                px = Int.decode(args[3])
+            except SimpleError:
+                return MISS
+            if px <= 0 or db.time * 1000 + px >= 2 ** 63:
+                return MISS
+        else:
+            return MISS
+        key, value = args[0], args[1]
+        item = live(db, key)
+        if item is MISS:
+            return MISS
+        if item is None:
+            item = db._dict[key] = Item(value)
+        else:
+            item.value = value
+        item.expireat = None if px is None else db.time + px / 1000.0
+        db.schedule_expiry(key, item.expireat)
+        return OK
+
     def incr(sock, db, args):
         if len(args) != 1:
             return MISS
@@ -275,16 +301,35 @@ def table():
             return MISS
         return 0 if item is None else len(item.value)
 
-    def zrangebyscore(sock, db, args):
-        if len(args) == 3:
-            offset, count = 0, -1
-        elif len(args) == 6 and null_terminate(args[3]) == b"limit":
-            try:
-                offset, count = Int.decode(args[4]), Int.decode(args[5])
-            except SimpleError:
+    def range_options(rest):
+        """(withscores, offset, count) from what follows a score range (WITHSCORES and LIMIT o c, in
+        any order, the last LIMIT counting, as fakeredis's `extract_args` reads them), or MISS."""
+        withscores, offset, count = False, 0, -1
+        i, n = 0, len(rest)
+        while i < n:
+            word = null_terminate(rest[i])
+            if word == b"withscores":
+                withscores = True
+                i += 1
+            elif word == b"limit" and i + 2 < n:
+                try:
+                    offset, count = Int.decode(rest[i + 1]), Int.decode(rest[i + 2])
+                except SimpleError:
+                    return MISS
+                i += 3
+            else:
                 return MISS
-        else:
+        return withscores, offset, count
+
+    def by_score(db, args, reverse):
+        """ZRANGEBYSCORE (ZREVRANGEBYSCORE with `reverse`, its range given high then low): the
+        members, with their scores as RESP2 writes them (`%.17g`) after each for WITHSCORES."""
+        if len(args) < 3:
             return MISS
+        opts = range_options(args[3:])
+        if opts is MISS:
+            return MISS
+        withscores, offset, count = opts
         item = read_zset(db, args[0])
         if item is MISS:
             return MISS
@@ -294,8 +339,10 @@ def table():
             return MISS
         if item is None:
             return []
+        if reverse:
+            low, high = high, low
         out = []
-        for _, member in item.value.irange_score(low.lower_bound, high.upper_bound, False):
+        for score, member in item.value.irange_score(low.lower_bound, high.upper_bound, reverse):
             if offset:
                 offset -= 1
                 continue
@@ -303,11 +350,23 @@ def table():
                 break
             count -= 1
             out.append(member)
+            if withscores:
+                out.append(Float.encode(score, humanfriendly=False))
         return out
 
+    def zrangebyscore(sock, db, args):
+        return by_score(db, args, False)
+
+    def zrevrangebyscore(sock, db, args):
+        return by_score(db, args, True)
+
     def zrange(sock, db, args):
-        """Only ZRANGE key start stop (no option): ranks, as fakeredis reads them."""
-        if len(args) != 3:
+        """Only ZRANGE key start stop [WITHSCORES] (no other option): ranks, as fakeredis reads them."""
+        if len(args) == 3:
+            withscores = False
+        elif len(args) == 4 and null_terminate(args[3]) == b"withscores":
+            withscores = True
+        else:
             return MISS
         try:
             start, stop = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
@@ -319,7 +378,31 @@ def table():
             return MISS
         z = ZSet() if item is None else item.value
         start, stop = fix_range(start, stop, len(z))
-        return [member for _, member in z.islice_score(start, stop, False)]
+        if not withscores:
+            return [member for _, member in z.islice_score(start, stop, False)]
+        out = []
+        for score, member in z.islice_score(start, stop, False):
+            out.append(member)
+            out.append(Float.encode(score, humanfriendly=False))
+        return out
+
+    def zrem(sock, db, args):
+        if len(args) < 2:
+            return MISS
+        key = args[0]
+        item = writable(db, key, ZSet)
+        if item is MISS:
+            return MISS
+        if item is None:
+            return 0
+        z = item.value
+        before = len(z)
+        for member in args[1:]:
+            z.discard(member)
+        removed = before - len(z)
+        if removed:
+            store(db, key, item, z)
+        return removed
 
     # -- lists ----------------------------------------------------------------------------------
 
@@ -488,7 +571,8 @@ def table():
         return sock._trim_stream(item.value, opts)
 
     return {"hget": hget, "hmget": hmget, "hgetall": hgetall, "hset": hset, "hmset": hmset, "hincrby": hincrby,
-            "exists": exists, "del": delete, "get": get, "incr": incr,
-            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore, "zrange": zrange,
+            "exists": exists, "del": delete, "get": get, "set": set_, "incr": incr,
+            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore,
+            "zrevrangebyscore": zrevrangebyscore, "zrange": zrange, "zrem": zrem,
             "lpush": lpush, "rpoplpush": rpoplpush, "lrem": lrem, "llen": llen, "lindex": lindex,
             "scard": scard, "srem": srem, "xadd": xadd, "xtrim": xtrim}
