@@ -359,3 +359,25 @@ def test_a_reader_answers_as_the_commands_do_and_sends_none():
     clock.sleep(0.01)
     fast.get("other")   # the command time moves on past the expiry (the list still stored)
     assert read("lindex", b"l", b"-1") is fastcalls.MISS   # expired: fakeredis's own path drops it
+
+
+def test_a_runner_refused_by_acl_answers_as_fakeredis_does():
+    """The runner's lean EVALSHA runs only where fakeredis's own steps could refuse nothing: a user
+    whose ACL rules deny every command, or a disabled one, gets fakeredis's refusal, and nothing
+    runs."""
+    for rule in ("-@all", "off"):
+        fast, slow = pair()
+        text = "redis.call('SET', 'ran', '1') return 1"
+        run, plain_script = fakelua.runner(fast, text), slow.register_script(text)
+        assert run() == plain_script() == 1
+        got = []
+        for client, call in ((fast, run), (slow, plain_script)):
+            client.delete("ran")
+            client.execute_command("ACL", "SETUSER", "default", rule)
+            try:
+                got.append(("ok", call()))
+            except redis.RedisError as exc:
+                got.append((type(exc).__name__, str(exc)))
+            got.append(b"ran" in client.connection_pool.connection_kwargs["server"].dbs[0]._dict)
+        assert got[0:2] == got[2:4], rule
+        assert got[0][0] != "ok" and got[1] is False, rule

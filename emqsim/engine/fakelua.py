@@ -571,7 +571,9 @@ def runner(client, source: str):
     scripts many times (the BullMQ driver): the script is put in the server's cache once
     (`preload`), and each call hands its EVALSHA's fields straight to a socket of its own and
     takes the reply as the connection takes it, without redis-py's command path in between
-    (pool, retries, response parsing: about a third of a trivial script's cost). A NOSCRIPT
+    (pool, retries, response parsing: about a third of a trivial script's cost); where nothing
+    else is due (`lean`), the command's own lookup, ACL check and argument reading are skipped
+    too and fakeredis's `eval` is called with the script from the cache. A NOSCRIPT
     (the cache flushed) is answered by redis-py's own script object, which loads it again.
     None when the adapter does not apply (then use `register_script`)."""
     import hashlib
@@ -591,6 +593,8 @@ def runner(client, source: str):
     head = (b"EVALSHA", hashlib.sha1(source.encode()).hexdigest().encode())
     from fakeredis._helpers import SimpleError
     from fakeredis._socket import _base
+    from fakeredis._socket._resp import convert_to_resp2 as to_resp2
+    from fakeredis._socket._resp import valid_response_type as valid_reply
     from fakeredis._typing import RaiseErrorTypes as raised
     from redis.exceptions import NoScriptError
 
@@ -598,7 +602,19 @@ def runner(client, source: str):
         sock = conn._sock
         if sock is None or sock._paused or sock._killed or not sock._server.connected:
             return script(keys=keys, args=args)   # connects, or fails, as redis-py does
-        fields = [*head, str(len(keys)).encode(), *[field(k) for k in keys], *[field(a) for a in args]]
+        values = [field(k) for k in keys]
+        values += [field(a) for a in args]
+        if sock._transaction is None and not (sock._reply_off or sock._reply_skip or sock._reply_skip_next):
+            try:
+                reply = lean(sock, len(keys), values)
+            except BaseException:
+                conn.disconnect()
+                raise
+            if reply is not _NOT_LEAN:
+                if isinstance(reply, raised):
+                    raise reply
+                return conn._decode(reply)
+        fields = [*head, str(len(keys)).encode(), *values]
         if sock._transaction is not None or sock._reply_off or sock._reply_skip or sock._reply_skip_next:
             try:      # MULTI or CLIENT REPLY on this socket (nothing of the driver's does either)
                 sock._process_command(fields)
@@ -619,6 +635,47 @@ def runner(client, source: str):
                 return script(keys=keys, args=args)
             raise reply
         return conn._decode(reply)
+
+    sha = head[1]
+
+    def lean(sock, numkeys, values):
+        """EVALSHA's steps where nothing but the script is due (a redis server, an ACL user with no
+        rule that could refuse it, no subscriber, not a pubsub socket, the script in the cache, the adapter's runtime): the command time set
+        as `_process_command` sets it, then `_run_command`'s steps for EVALSHA (no key arguments, so
+        nothing to write back or notify of) around fakeredis's own `eval`. `_NOT_LEAN` otherwise."""
+        server = sock._server
+        script = server.script_cache.get(sha)
+        if (script is None or sock._pubsub or server.server_type != "redis" or server.subscribers
+                or server.psubscribers or not isinstance(getattr(server, "_lua_runtime", None), _ScriptRuntime)):
+            return _NOT_LEAN
+        user = server.acl._user_acl.get(sock._client_info.user)   # the ACL check passes an unrestricted user
+        if user is not None and not (user.enabled and user.unrestricted()):
+            return _NOT_LEAN
+        with server.lock:
+            closed = server.closed_sockets
+            while closed:
+                try:
+                    weak_sock = closed.pop()
+                except IndexError:
+                    break
+                gone = weak_sock()
+                if gone:
+                    gone._cleanup(server)
+            now = _base.time.time()   # the command's time, read as fakeredis reads it
+            for db in server.dbs.values():
+                db.time = now
+            sock._subkey_events = []
+            try:
+                result = sock.eval(script, numkeys, *values)
+                version = sock._resp_version
+                if version == 2:
+                    result = to_resp2(result, "redis", keep_doubles=False)
+                if not valid_reply(result, version):
+                    raise AssertionError(f"Invalid response type for {result}")
+            except SimpleError as exc:
+                result = exc
+            sock._subkey_notifications([])
+        return sock._decode_result(result)
 
     def evalsha(sock, fields):
         """`_process_command(fields)` for this socket's EVALSHA, outside a transaction and with
@@ -663,6 +720,8 @@ def runner(client, source: str):
         sock._convert_lua_result = _flat_replies(sock._convert_lua_result, runtime)
     return run
 
+
+_NOT_LEAN = object()   # `runner`'s lean EVALSHA declined: the general steps run
 
 #: a reply table's items in one call, or nil when fakeredis reads it otherwise (a status, an
 #: error, a RESP3 double or map); stops at the first nil, as fakeredis's reading does
