@@ -164,12 +164,14 @@ REPEAT_NUMBERS = ("every", "offset", "count", "limit", "startDate", "endDate")
 REPEAT_TEXTS = ("pattern", "tz")
 
 
-def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
+def _job_fields(job_id: bytes, raw: list, known: tuple | None = None) -> tuple[dict, dict]:
     """A taken job's hash (HGETALL's flat list) as text, and its options decoded, as the 6.7.0
     client reads them (`Job.fromJSON`, job.js 99-140): the fields read UTF-8 text, `opts` JSON text
     of an object whose `repeat` is an object of numbers and text, `data` JSON text,
     `timestamp` a number. Anything else is one InputError naming the job, the field, what was
-    found and what is expected."""
+    found and what is expected. `known`: (opts, data, timestamp, the options decoded) as this
+    function read them a moment before (the check before a take); when the three texts are the
+    same, they are not read again."""
     name = job_id.decode("utf-8", "replace") if isinstance(job_id, bytes) else str(job_id)
     fields = {}
     for i in range(0, len(raw), 2):
@@ -184,6 +186,13 @@ def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
                 _corrupt(name, key, value, "UTF-8 text")
         else:   # a field the driver does not read (processedOn, returnvalue, ...)
             fields[key] = value.decode("utf-8", "replace")
+    if known is not None and known[:3] == (fields.get("opts"), fields.get("data"), fields.get("timestamp")):
+        return fields, known[3]
+    return fields, _checked_texts(name, fields)
+
+
+def _checked_texts(name: str, fields: dict) -> dict:
+    """`_job_fields`' reading of a job's opts, data and timestamp: the options decoded."""
     try:
         stored = json.loads(fields.get("opts") or "{}")
     except ValueError:
@@ -209,7 +218,7 @@ def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
         ok = False
     if not ok:
         _corrupt(name, "timestamp", fields["timestamp"], "a number (ms since 1970)")
-    return fields, stored
+    return stored
 
 
 def _parent_fields(job: str, found: list) -> None:
@@ -280,6 +289,8 @@ class BullMQScripts:
         from ..fakelua import reader
 
         self._read, self._miss = reader(self.client), fastcalls.MISS   # the check's reads, on the embedded server
+        self._checked: dict = {}      # the check before a take: what it read of each job, by id
+        self._data_texts: dict = {}   # a job's stored data text -> the text the client sends on
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
@@ -345,8 +356,9 @@ class BullMQScripts:
         return self._upsert(scheduler_id, repeat, name, data, {}, now, override=True, producer=None)
 
     def _upsert(self, sid: str, repeat: dict, name: str, data, opts: dict, now: int, *, override: bool,
-                producer: str | None):
-        """JobScheduler.upsertJobScheduler (job-scheduler.js 77-175)."""
+                producer: str | None, stored_data: str | None = None):
+        """JobScheduler.upsertJobScheduler (job-scheduler.js 77-175); `stored_data`, when given, is
+        the data as a job stored it (JSON text; then `data` is not read)."""
         every, limit, pattern, offset = (repeat.get(k) for k in ("every", "limit", "pattern", "offset"))
         count = repeat.get("count")
         iteration = count + 1 if count else 1                               # line 95
@@ -369,7 +381,7 @@ class BullMQScripts:
         merged = self._next_job_opts(next_millis, sid, {**opts, "repeat": filtered,
                                                         "telemetry": opts.get("telemetry", UNDEFINED)},
                                      iteration, new_offset, now)
-        data_text = _json_text(data)
+        data_text = _json_text(data) if stored_data is None else self._data_text(stored_data)
         k = self.keys
         if override:                                                         # lines 134-160
             if next_millis is not UNDEFINED and next_millis < clock:
@@ -438,9 +450,10 @@ class BullMQScripts:
                           k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
                          [k[""], now, _worker_opts(token)])
         raw, job_id = reply[0], reply[1]
+        checked, self._checked = self._checked, {}
         if not raw:
             return None
-        fields, stored = _job_fields(job_id, raw)
+        fields, stored = _job_fields(job_id, raw, checked.get(job_id))
         # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
         # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
         # the key order is kept because it is the order the options are packed and stored in
@@ -450,9 +463,19 @@ class BullMQScripts:
         job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
                   timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
         if job.repeat_key:                                                   # worker.js 541-554
-            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, json.loads(job.data), opts, now,
-                         override=False, producer=job.id)
+            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, None, opts, now,
+                         override=False, producer=job.id, stored_data=job.data)
         return job
+
+    def _data_text(self, stored: str) -> str:
+        """A job's stored data as the client sends it on (`JSON.stringify(JSON.parse(data))`), kept
+        for each text seen (a scheduler's jobs carry the same data fire after fire)."""
+        text = self._data_texts.get(stored)
+        if text is None:
+            if len(self._data_texts) > 64:
+                self._data_texts.clear()
+            text = self._data_texts[stored] = _json_text(json.loads(stored))
+        return text
 
     def _check_candidates(self, now: int) -> None:
         """Every job moveToActive-11 may take at `now` read and checked as `take` and `finish` read
@@ -475,11 +498,14 @@ class BullMQScripts:
             for job_id in ids:
                 pipe.hmget(k[""] + job_id.decode("utf-8", "replace"), *CHECKED_FIELDS)
             got = [x for job_id, fields in zip(ids, pipe.execute() if ids else []) for x in (job_id, *fields)]
+        checked = self._checked = {}
         for i in range(0, len(got), 1 + len(CHECKED_FIELDS)):
             job_id, values = got[i], got[i + 1:i + 1 + len(CHECKED_FIELDS)]
             if any(v is not None for v in values):
-                _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None for x in (f, v)])
+                fields, stored = _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None
+                                                      for x in (f, v)])
                 _parent_fields(job_id.decode("utf-8", "replace"), values[-2:])
+                checked[job_id] = (fields.get("opts"), fields.get("data"), fields.get("timestamp"), stored)
 
     def _read_candidates(self, top: bytes) -> list | None:
         """The candidates' ids, each followed by its CHECKED_FIELDS (None where absent), read from
