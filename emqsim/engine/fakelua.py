@@ -137,8 +137,8 @@ end
 
 class _Globals:
     """The globals table as fakeredis's end-of-script check reads it: `keys()` asks Lua first and,
-    when no global was added, answers with the expected names (so the check finds nothing, as it
-    would have); otherwise with the real names, so the check reports and clears them in its own
+    when no global was added, answers with no names (so the check finds nothing new, as it would
+    have, without copying the expected names into a set); otherwise with the real names, so the check reports and clears them in its own
     words. Everything else is the table itself."""
 
     def __init__(self, table, clean, expected, checked=None):
@@ -147,7 +147,7 @@ class _Globals:
 
     def keys(self):
         self._checked[0] = True   # clean now, or about to be cleared by the caller (fakeredis's check)
-        return self._expected if self._clean() else self._table.keys()
+        return () if self._clean() else self._table.keys()
 
     def __getitem__(self, key):
         return self._table[key]
@@ -334,7 +334,16 @@ class _Calls:
         from . import fastcalls
 
         self._direct, self._direct_table, self._miss = fastcalls, fastcalls.table(), fastcalls.MISS
-        self.mode = None   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+        self._box = [None]   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+        self.call = self.closure()
+
+    @property
+    def mode(self):
+        return self._box[0]
+
+    @mode.setter
+    def mode(self, value):
+        self._box[0] = value
 
     def _mode(self, sock) -> int:
         """0: fakeredis's own `_run_command` for every call (another server type, or `_run_command`
@@ -362,35 +371,54 @@ class _Calls:
         return found
 
     def __call__(self, op, *args):
-        sock = self._current[0]
-        found = self._found.get(op)
-        if found is None:
-            found = self._lookup(sock, op)
+        return self.call(op, *args)
+
+    def closure(self):
+        """`redis.call` as one function with what it reads bound once (the same steps as a method
+        reading them off `self` each call, which is what a script's calls pay for)."""
+        current, found_of, lookup, rt, expected = self._current, self._found.get, self._lookup, self._rt, self._expected
+        convert, miss, table_from, mode_of, run = self._convert, self._miss, self._rt.table_from, self._mode, self._run
+        box = self._box
+
+        def call(op, *args):
+            sock = current[0]
+            found = found_of(op)
             if found is None:
-                return sock._lua_redis_call(self._rt, self._expected, op, *args)
-        convert = self._convert
-        args = [a if type(a) is bytes else convert(a) for a in args]
-        mode = self.mode
-        if mode is None:   # once a script: what it cannot change while it runs
-            mode = self.mode = self._mode(sock)
-        # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
-        if mode and sock._script_resp == 2:
-            direct = found[6]
-            if direct is not None and mode == 2:
-                result = direct(sock, sock._db, args)
-                if result is not self._miss:
-                    sock._subkey_events = []
-                    kind = type(result)
-                    if kind is bytes or kind is int:
-                        return result
-                    if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
-                        convert = sock._convert_redis_result
-                        return self._rt.table_from([x if type(x) is bytes else convert(self._rt, x) for x in result])
-                    return sock._convert_redis_result(self._rt, result)
-            result = self._run(sock, found, args)
-        else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
-            result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
-        return sock._convert_redis_result(self._rt, result)
+                found = lookup(sock, op)
+                if found is None:
+                    return sock._lua_redis_call(rt, expected, op, *args)
+            for a in args:   # a Lua number is written as fakeredis writes it; anything else it refuses
+                if type(a) is not bytes:
+                    args = [a if type(a) is bytes else f"{a:.17g}".encode() if type(a) in _NUMBERS else convert(a)
+                            for a in args]
+                    break
+            mode = box[0]
+            if mode is None:   # once a script: what it cannot change while it runs
+                mode = box[0] = mode_of(sock)
+            # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
+            if mode and sock._script_resp == 2:
+                direct = found[6]
+                if direct is not None and mode == 2:
+                    result = direct(sock, sock._db, args)
+                    if result is not miss:
+                        if sock._subkey_events:   # `_run_command` starts each command with none
+                            sock._subkey_events = []
+                        kind = type(result)
+                        if kind is bytes or kind is int:
+                            return result
+                        if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
+                            for x in result:
+                                if type(x) is not bytes:
+                                    to_lua = sock._convert_redis_result
+                                    return table_from([x if type(x) is bytes else to_lua(rt, x) for x in result])
+                            return table_from(result)
+                        return sock._convert_redis_result(rt, result)
+                result = run(sock, found, args)
+            else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
+                result = sock._run_command(getattr(sock, found[0]), found[1], list(args), True)
+            return sock._convert_redis_result(rt, result)
+
+        return call
 
     def _run(self, sock, found, args):
         """`BaseFakeSocket._run_command(func, sig, args, from_script=True)` on a redis server
@@ -721,6 +749,7 @@ def runner(client, source: str):
     return run
 
 
+_NUMBERS = frozenset((int, float))   # what fakeredis's `_convert_redis_arg` writes with "%.17g"
 _NOT_LEAN = object()   # `runner`'s lean EVALSHA declined: the general steps run
 
 #: a reply table's items in one call, or nil when fakeredis reads it otherwise (a status, an
@@ -809,7 +838,7 @@ def speed(client):
         return current[0]._lua_redis_pcall(call_rt, expected, op, *args)
 
     redis_table = lua.globals().redis
-    redis_table.call, redis_table.pcall = call, pcall
+    redis_table.call, redis_table.pcall = call.call, pcall
     server._lua_runtime = _ScriptRuntime(lua, sm, expected, call)
     setattr(server, MARK, True)
     _direct(client)
