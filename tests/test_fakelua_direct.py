@@ -381,3 +381,38 @@ def test_a_runner_refused_by_acl_answers_as_fakeredis_does():
             got.append(b"ran" in client.connection_pool.connection_kwargs["server"].dbs[0]._dict)
         assert got[0:2] == got[2:4], rule
         assert got[0][0] != "ok" and got[1] is False, rule
+
+
+@pytest.mark.parametrize("entries, size", [(3, 0), (0, 90), (4, 200), (100, 4096), (2, 1)])
+def test_xadd_packs_stream_nodes_as_fakeredis_does(entries, size, clock, counted):
+    """XADD's direct path keeps fakeredis's node bookkeeping (where a node starts, its counts and
+    listpack size: what approximate trimming drops, and part of DUMP), with node limits small
+    enough that nodes fill, entries whose field names differ from their node's first, numbers
+    and text of every listpack size, and trims that drop whole nodes."""
+    rnd = random.Random(f"nodes-{entries}-{size}")
+    fast, slow = pair((8, 6))   # approximate trimming drops nodes from Redis 8.6 on
+    for client in (fast, slow):
+        client.config_set("stream-node-max-entries", entries)
+        client.config_set("stream-node-max-bytes", size)
+    values = [b"0", b"127", b"128", b"-4096", b"4095", b"70000", b"-9000000", b"2147483648", b"01", b"x",
+              b"a" * 70, b"b" * 5000, b"repeat:s:1796035020000", b"9223372036854775808"]
+    most = 0
+    for i in range(300):
+        clock[0] += rnd.choice([0, 0.001, 1])
+        names = rnd.choice([[b"event", b"jobId"], [b"event", b"jobId"], [b"event"], [b"other", b"jobId"]])
+        trim = rnd.choice([[], [], [b"MAXLEN", b"~", rnd.choice([b"5", b"20"])]])
+        op = ["XADD", "s", *trim, "*", *[x for n in names for x in (n, rnd.choice(values))]]
+        if rnd.random() < 0.05:
+            op = ["XTRIM", "s", "MAXLEN", "~", b"10"]
+        assert reply(fast, op) == reply(slow, op), (i, op)
+        assert state(fast) == state(slow), (i, op)
+        assert nodes(fast) == nodes(slow), (i, op)
+        most = max(most, len(nodes(fast)))
+    assert counted["xadd"]["direct"] >= 200
+    assert most > 3
+
+
+def nodes(client) -> list:
+    """The stream's nodes as fakeredis keeps them (DUMP does not show them)."""
+    item = client.connection_pool.connection_kwargs["server"].dbs[0]._dict.get(b"s")
+    return [(n.master_id, n.master_fields, n.last_id, n.live, n.deleted, n.lp_bytes) for n in item.value._nodes]

@@ -40,6 +40,56 @@ def _bind():
     return Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY
 
 
+def _appender():
+    """`append(stream, fields, entry, max_entries, max_bytes)`: `XStream.add` (fakeredis 2.41) with
+    the same node bookkeeping (where a node starts, its entry counts and listpack size in bytes,
+    which decide what approximate trimming drops), each element's listpack size looked up once
+    per distinct value instead of worked out at every entry. tests/test_fakelua_direct.py holds
+    the stored stream (its nodes too: DUMP pickles them) equal to fakeredis's own XADD."""
+    from fakeredis.model import _stream
+
+    node_class, int_size, str_size = _stream._StreamNode, _stream._lp_int_size, _stream._lp_str_size
+    samefields, empty, most = _stream._ENTRY_SAMEFIELDS, _stream._LP_EMPTY_SIZE, _stream._LP_MAX_SIZE
+    sizes: dict = {}
+
+    def size(value):
+        got = sizes.get(value)
+        if got is None:
+            if len(sizes) > 4096:
+                sizes.clear()
+            got = sizes[value] = str_size(value)
+        return got
+
+    def append(stream, fields, key, max_entries, max_bytes):
+        names, values = list(fields[0::2]), fields[1::2]
+        nodes = stream._nodes
+        node = nodes[-1] if nodes else None
+        if node is not None:
+            limit = max_bytes if 0 < max_bytes <= most else most
+            if node.lp_bytes + sum(map(len, fields)) >= limit or (
+                    max_entries and node.live + node.deleted >= max_entries):
+                node = None
+        if node is None:
+            header = int_size(0) * 3 + int_size(len(names)) + sum(map(size, names))
+            node = node_class(key, names, key, 0, 0, empty + header)
+            nodes.append(node)
+        same = names == node.master_fields
+        master = node.master_id
+        entry = (int_size(samefields if same else 0) + int_size(key.ts - master.ts) + int_size(key.seq - master.seq)
+                 + sum(map(size, values)) + int_size(len(names) + 3 if same else 2 * len(names) + 4))
+        if not same:
+            entry += int_size(len(names)) + sum(map(size, names))
+        node.lp_bytes += entry
+        node.set_counts(node.live + 1, node.deleted)
+        node.last_id = key
+        stream._ids.append(key)
+        stream._values_dict[key] = list(fields)
+        stream._entries_added += 1
+        stream._last_id = key
+
+    return append
+
+
 def usable(sock) -> bool:
     """True when nothing but the command's own work is due on `sock`'s database: no watcher to
     tell, no subscriber to notify, no blocked client to wake, not a pubsub socket, and a
@@ -504,6 +554,20 @@ def table():
     # -- streams: fakeredis's own option parser and stream code, without the generic steps ------
 
     seen: dict = {}
+    append = _appender()
+    node_limits: dict = {}
+
+    def limits_of(sock):
+        """`_stream_node_limits()` of the server's two settings as stored, worked out once for each
+        pair of stored values."""
+        config = sock._server.config
+        memo = (config.get(b"stream-node-max-entries"), config.get(b"stream-node-max-bytes"))
+        got = node_limits.get(memo)
+        if got is None:
+            if len(node_limits) > 64:
+                node_limits.clear()
+            got = node_limits[memo] = sock._stream_node_limits()
+        return got
 
     def parsed(sock, rest, limits, xadd):
         """fakeredis's own reading of XADD's or XTRIM's options, or MISS where it refuses them. The
@@ -536,7 +600,7 @@ def table():
         item = writable(db, key, XStream)
         if item is MISS:
             return MISS
-        limits = sock._stream_node_limits()
+        limits = limits_of(sock)
         opts = parsed(sock, rest, limits, True)
         if opts is MISS:
             return MISS
@@ -550,7 +614,7 @@ def table():
         entry = stream.next_id(None, True)
         if entry is None:
             return MISS
-        stream.add(fields, entry, *limits)
+        append(stream, fields, entry, *limits)
         if opts.maxlen is not None or opts.minid is not None:
             sock._trim_stream(stream, opts)
         store(db, key, item, stream)
@@ -563,7 +627,7 @@ def table():
         item = writable(db, key, XStream)
         if item is MISS:
             return MISS
-        opts = parsed(sock, tuple(args[1:]), sock._stream_node_limits(), False)
+        opts = parsed(sock, tuple(args[1:]), limits_of(sock), False)
         if opts is MISS:
             return MISS
         if item is None:
