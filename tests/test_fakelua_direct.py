@@ -31,7 +31,7 @@ FIELDS = [b"f0", b"f1", b"f2", b"n"]
 VALUES = [b"v", b"1", b"-3", b"9223372036854775807", b"x", b"", b"01", b"1.5", b"a\x00b"]
 NUMBERS = [b"0", b"1", b"-1", b"2.5", b"-0", b"inf", b"-inf", b"+inf", b"nan", b"1e3", b" 1", b"1 ", b"(1",
            b"(2.5", b"abc", b"9223372036854775807", b"-9223372036854775808", b"9223372036854775808", b"10",
-           b"#3", b"#2.5", b"#-1", b"#0"]
+           b"#3", b"#2.5", b"#-1", b"#0", b"9" * 400, b"000"]
 OPTIONS = [b"NX", b"xx", b"CH", b"INCR", b"GT", b"lt", b"LIMIT", b"limit", b"WITHSCORES", b"MAXLEN", b"maxlen",
            b"MINID", b"~", b"=", b"*", b"NOMKSTREAM", b"0-1", b"5-*", b"nx\x00"]
 JUNK = KEYS + FIELDS + VALUES + NUMBERS + OPTIONS

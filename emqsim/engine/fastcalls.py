@@ -106,6 +106,19 @@ def table():
     Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY = _bind()
     ZADD_OPTIONS = {b"nx", b"xx", b"ch", b"incr", b"gt", b"lt"}
 
+    def read_score(v):
+        """`Float.decode(v)` (ZADD's score): plain digits (how a script's Lua numbers arrive) are
+        read at once; for them fakeredis's checks (spaces, NaN, overflow) cannot refuse."""
+        if v.isdigit() and len(v) < 300:
+            return float(v)
+        return Float.decode(v)
+
+    def endpoint(v):
+        """`ScoreTest.decode(v)` (a score range's end), plain digits read at once as above."""
+        if v.isdigit() and len(v) < 300:
+            return ScoreTest(float(v), False, v)
+        return ScoreTest.decode(v)
+
     def live(db, key):
         """The stored Item (a TTL not yet run out is read as fakeredis reads it) or None, or MISS for
         an expired key (fakeredis drops it on its own path)."""
@@ -321,7 +334,7 @@ def table():
             return MISS
         zero = 0.0 if sock.version >= (7,) else -0.0   # fakeredis adds 0.0 from Redis 7 on (-0.0 becomes 0.0)
         try:
-            pairs = [(zero + Float.decode(args[j]), args[j + 1]) for j in range(1, len(args), 2)]
+            pairs = [(zero + read_score(args[j]), args[j + 1]) for j in range(1, len(args), 2)]
         except SimpleError:
             return MISS
         z = ZSet() if item is None else item.value
@@ -384,7 +397,7 @@ def table():
         if item is MISS:
             return MISS
         try:
-            low, high = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
+            low, high = endpoint(args[1]), endpoint(args[2])
         except SimpleError:
             return MISS
         if item is None:
@@ -418,9 +431,8 @@ def table():
             withscores = True
         else:
             return MISS
-        try:
-            start, stop = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
-            start, stop = Int.decode(start.bytes_val), Int.decode(stop.bytes_val)
+        try:   # a whole number fakeredis's Int reads is a score its ScoreTest reads too
+            start, stop = Int.decode(args[1]), Int.decode(args[2])
         except SimpleError:
             return MISS
         item = read_zset(db, args[0])
