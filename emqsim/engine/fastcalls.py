@@ -113,6 +113,13 @@ def table():
             return float(v)
         return Float.decode(v)
 
+    def read_int(v):
+        """`Int.decode(v)`: plain digits without a leading zero and under 19 of them are a whole
+        number it reads as it is; anything else goes to it (and its refusal)."""
+        if v.isdigit() and len(v) < 19 and (v[0] != 48 or len(v) == 1):
+            return int(v)
+        return Int.decode(v)
+
     def endpoint(v):
         """`ScoreTest.decode(v)` (a score range's end), plain digits read at once as above."""
         if v.isdigit() and len(v) < 300:
@@ -228,7 +235,7 @@ def table():
         if item is MISS or not plain_hash(item):
             return MISS
         try:
-            c = Int.decode(amount) + Int.decode(b"0" if item is None else item.value._values.get(field, b"0"))
+            c = read_int(amount) + read_int(b"0" if item is None else item.value._values.get(field, b"0"))
             encoded = Int.encode(0 + c)
         except SimpleError:
             return MISS
@@ -283,7 +290,7 @@ def table():
             px = None
         elif len(args) == 4 and null_terminate(args[2]) == b"px":
             try:
-                px = Int.decode(args[3])
+                px = read_int(args[3])
             except SimpleError:
                 return MISS
             if px <= 0 or db.time * 1000 + px >= 2 ** 63:
@@ -310,7 +317,7 @@ def table():
         if item is MISS:
             return MISS
         try:
-            c = Int.decode(b"0" if item is None else item.value) + 1
+            c = read_int(b"0" if item is None else item.value) + 1
             encoded = Int.encode(0 + c)
         except SimpleError:
             return MISS
@@ -376,7 +383,7 @@ def table():
                 i += 1
             elif word == b"limit" and i + 2 < n:
                 try:
-                    offset, count = Int.decode(rest[i + 1]), Int.decode(rest[i + 2])
+                    offset, count = read_int(rest[i + 1]), read_int(rest[i + 2])
                 except SimpleError:
                     return MISS
                 i += 3
@@ -432,7 +439,7 @@ def table():
         else:
             return MISS
         try:   # a whole number fakeredis's Int reads is a score its ScoreTest reads too
-            start, stop = Int.decode(args[1]), Int.decode(args[2])
+            start, stop = read_int(args[1]), read_int(args[2])
         except SimpleError:
             return MISS
         item = read_zset(db, args[0])
@@ -479,7 +486,7 @@ def table():
         if type(item.value) is not list:
             return MISS
         try:
-            index = Int.decode(args[1])
+            index = read_int(args[1])
         except SimpleError:
             return MISS
         try:
@@ -526,7 +533,7 @@ def table():
             return MISS
         key, count, value = args
         try:
-            count = Int.decode(count)
+            count = read_int(count)
         except SimpleError:
             return MISS
         item = writable(db, key, list)
