@@ -603,6 +603,7 @@ def runner(client, source: str):
     else is due (`lean`), the command's own lookup, ACL check and argument reading are skipped
     too and fakeredis's `eval` is called with the script from the cache. A NOSCRIPT
     (the cache flushed) is answered by redis-py's own script object, which loads it again.
+    Its `raw(numkeys, values)` takes KEYS and ARGV already encoded (by its `field`), keys first.
     None when the adapter does not apply (then use `register_script`)."""
     import hashlib
 
@@ -627,14 +628,19 @@ def runner(client, source: str):
     from redis.exceptions import NoScriptError
 
     def run(keys=(), args=()):
-        sock = conn._sock
-        if sock is None or sock._paused or sock._killed or not sock._server.connected:
-            return script(keys=keys, args=args)   # connects, or fails, as redis-py does
         values = [field(k) for k in keys]
         values += [field(a) for a in args]
+        return raw(len(keys), values)
+
+    def raw(numkeys, values):
+        """`run` for a caller whose KEYS and ARGV are already the fields sent (bytes, as `field`
+        makes them), keys first."""
+        sock = conn._sock
+        if sock is None or sock._paused or sock._killed or not sock._server.connected:
+            return script(keys=values[:numkeys], args=values[numkeys:])   # connects, or fails, as redis-py does
         if sock._transaction is None and not (sock._reply_off or sock._reply_skip or sock._reply_skip_next):
             try:
-                reply = lean(sock, len(keys), values)
+                reply = lean(sock, numkeys, values)
             except BaseException:
                 conn.disconnect()
                 raise
@@ -642,7 +648,7 @@ def runner(client, source: str):
                 if isinstance(reply, raised):
                     raise reply
                 return conn._decode(reply)
-        fields = [*head, str(len(keys)).encode(), *values]
+        fields = [*head, str(numkeys).encode(), *values]
         if sock._transaction is not None or sock._reply_off or sock._reply_skip or sock._reply_skip_next:
             try:      # MULTI or CLIENT REPLY on this socket (nothing of the driver's does either)
                 sock._process_command(fields)
@@ -652,7 +658,7 @@ def runner(client, source: str):
             try:
                 return conn.read_response()
             except NoScriptError:
-                return script(keys=keys, args=args)
+                return script(keys=values[:numkeys], args=values[numkeys:])
         try:
             reply = evalsha(sock, fields)
         except BaseException:
@@ -660,7 +666,7 @@ def runner(client, source: str):
             raise
         if isinstance(reply, raised):
             if isinstance(reply, NoScriptError):
-                return script(keys=keys, args=args)
+                return script(keys=values[:numkeys], args=values[numkeys:])
             raise reply
         return conn._decode(reply)
 
@@ -668,8 +674,8 @@ def runner(client, source: str):
 
     def lean(sock, numkeys, values):
         """EVALSHA's steps where nothing but the script is due (a redis server, an ACL user with no
-        rule that could refuse it, no subscriber, not a pubsub socket, the script in the cache, the adapter's runtime): the command time set
-        as `_process_command` sets it, then `_run_command`'s steps for EVALSHA (no key arguments, so
+        rule that could refuse it, no subscriber, not a pubsub socket, the script in the cache, the
+        adapter's runtime): the command time set as `_process_command` sets it, then `_run_command`'s steps for EVALSHA (no key arguments, so
         nothing to write back or notify of) around fakeredis's own `eval`. `_NOT_LEAN` otherwise."""
         server = sock._server
         script = server.script_cache.get(sha)
@@ -746,6 +752,7 @@ def runner(client, source: str):
     runtime = getattr(sock._server, "_lua_runtime", None)
     if isinstance(runtime, _ScriptRuntime):
         sock._convert_lua_result = _flat_replies(sock._convert_lua_result, runtime)
+    run.raw, run.field = raw, field
     return run
 
 

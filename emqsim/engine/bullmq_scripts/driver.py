@@ -247,6 +247,19 @@ def _corrupt(job: str, field: str, found, expected: str):
     raise InputError(f"BullMQ job {job!r}: its stored {field} is {_short(found)}; expected {expected}", field)
 
 
+def _returned(value) -> str:
+    """`JSON.stringify(returnvalue)` as the client sends it: the text kept for a text value (the
+    same at every pickup); json.dumps for anything else."""
+    if type(value) is str:
+        return _returned_text(value)
+    return json.dumps(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _returned_text(value: str) -> str:
+    return json.dumps(value)
+
+
 @functools.lru_cache(maxsize=64)
 def _worker_opts(token: str) -> bytes:
     """moveToActive-11's packed options (redis-queue-backend.js 1387-1416): the same for every take
@@ -285,6 +298,9 @@ class BullMQScripts:
         # on the embedded server, each script called without redis-py's command path (fakelua.runner)
         self._scripts = {name.rsplit("-", 1)[0]: runner(self.client, text) or self.client.register_script(text)
                          for name, text in texts.items()}
+        # the runner's own entry for fields already encoded (None where redis-py's script object runs)
+        self._raw = {name: getattr(f, "raw", None) for name, f in self._scripts.items()}
+        self._field = getattr(self._scripts["moveToActive"], "field", None)
         from .. import fastcalls
         from ..fakelua import reader
 
@@ -295,6 +311,17 @@ class BullMQScripts:
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
         self._raw_keys = {t: v.encode() for t, v in self.keys.items()}
+        if self._field is not None:   # each script's fixed KEYS, encoded once
+            f, k = self._field, self.keys
+            self._fixed = {
+                "moveToActive": [f(k[t]) for t in ("wait", "active", "prioritized", "events", "stalled", "limiter",
+                                                   "delayed", "paused", "meta", "pc", "marker")],
+                "updateJobScheduler": [f(k[t]) for t in ("repeat", "delayed", "wait", "paused", "meta", "prioritized",
+                                                         "marker", "id", "events", "pc")],
+                "moveToFinished": [f(k[t]) for t in ("wait", "active", "prioritized", "events", "stalled", "limiter",
+                                                     "delayed", "paused", "meta", "pc", "completed")],
+                "prefix": f(k[""]), "active": f(k["active"]), "marker": f(k["marker"]),
+                "metrics": f(self.key("metrics:completed"))}
         # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
         self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
                                                      "version": f"bullmq:{package.NPM_RELEASE}"})
@@ -317,6 +344,15 @@ class BullMQScripts:
         """EVALSHA of the named script (EVAL when the server does not hold it yet)."""
         return self._scripts[script](keys=[k if type(k) is str else _arg(k) for k in keys],
                                      args=[a if type(a) is str or isinstance(a, bytes) else _arg(a) for a in args])
+
+    def _run_fixed(self, script: str, extra_keys: list, args: list):
+        """`run` of a script of the pickup path: its fixed KEYS (encoded once), then `extra_keys`
+        (text), then `args`, handed to the runner as the fields it sends."""
+        f = self._field
+        values = self._fixed[script] + [f(k) for k in extra_keys]
+        numkeys = len(values)
+        values += [f(a if type(a) is str or isinstance(a, bytes) else _arg(a)) for a in args]
+        return self._raw[script](numkeys, values)
 
     # -- the producer --------------------------------------------------------------------------
 
@@ -400,10 +436,14 @@ class BullMQScripts:
             if isinstance(reply, int) and reply < 0:
                 raise InputError(f"addJobScheduler-11 answered {reply} for scheduler {sid!r}", "scheduler_id")
             return reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
-        reply = self.run("updateJobScheduler",                               # redis-queue-backend.js 657-686
-                         [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"], k["marker"],
-                          k["id"], k["events"], k["pc"], self.key(producer) if producer else "", k["active"]],
-                         [next_millis, sid, data_text, pack(_packable(_opts_as_json(merged))), now, k[""], producer])
+        args = [next_millis, sid, data_text, pack(_packable(_opts_as_json(merged))), now, k[""], producer]
+        if self._field is not None:
+            reply = self._run_fixed("updateJobScheduler", [self.key(producer) if producer else "", k["active"]], args)
+        else:
+            reply = self.run("updateJobScheduler",                           # redis-queue-backend.js 657-686
+                             [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"],
+                              k["marker"], k["id"], k["events"], k["pc"], self.key(producer) if producer else "",
+                              k["active"]], args)
         return reply.decode() if isinstance(reply, bytes) else reply
 
     @staticmethod
@@ -445,10 +485,15 @@ class BullMQScripts:
         _text(token, "token")
         k = self.keys
         self._check_candidates(now)                                          # refused here, before any write
-        reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
-                         [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
-                          k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
-                         [k[""], now, _worker_opts(token)])
+        if self._field is not None:
+            f = self._fixed
+            reply = self._raw["moveToActive"](11, f["moveToActive"] + [f["prefix"], str(now).encode(),
+                                                                       _worker_opts(token)])
+        else:
+            reply = self.run("moveToActive",                                 # redis-queue-backend.js 1387-1416
+                             [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
+                              k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
+                             [k[""], now, _worker_opts(token)])
         raw, job_id = reply[0], reply[1]
         checked, self._checked = self._checked, {}
         if not raw:
@@ -535,15 +580,22 @@ class BullMQScripts:
         """moveToFinished-14, the job's parent fields already checked (`finish`, or `take` just before)."""
         k = self.keys
         o = job.opts
+        args = [job.id, now, "returnvalue", _returned(value), "completed", 0, k[""],
+                _finish_opts(token, o.get("attempts"), bool(o.get("failParentOnFailure")),
+                             bool(o.get("continueParentOnFailure")), bool(o.get("ignoreDependencyOnFailure")),
+                             bool(o.get("removeDependencyOnFailure"))),
+                ""]
+        if self._field is not None:
+            f = self._field
+            values = self._fixed["moveToFinished"] + [f(self.key(job.id)), self._fixed["metrics"],
+                                                      self._fixed["marker"]]
+            values += [f(a if type(a) is str or isinstance(a, bytes) else _arg(a)) for a in args]
+            self._raw["moveToFinished"](14, values)
+            return
         self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
                  [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"], k["delayed"],
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
-                  k["marker"]],
-                 [job.id, now, "returnvalue", json.dumps(value), "completed", 0, k[""],
-                  _finish_opts(token, o.get("attempts"), *(bool(o.get(f)) for f in (
-                      "failParentOnFailure", "continueParentOnFailure", "ignoreDependencyOnFailure",
-                      "removeDependencyOnFailure"))),
-                  ""])
+                  k["marker"]], args)
 
     def pickup(self, now: int) -> Job | None:
         """What the course's oracle does at a pickup (tests/oracles/bullmq.mjs): take one job and
