@@ -774,9 +774,10 @@ end
 
 
 def _flat_replies(convert, runtime):
-    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply read in
-    one Lua call instead of one lookup per item and four probes; bytes items as they are, every
-    other item (a number, a nested table, a boolean) and every other shape by fakeredis's own."""
+    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply, and each
+    array nested in it, read in one Lua call instead of one lookup per item and four probes;
+    bytes items as they are, every other item (a number, a boolean) and every other shape (a
+    status, an error, nested or not) by fakeredis's own."""
     flat = runtime.flat
     if flat is None:
         flat = runtime.flat = runtime._lua.execute(_FLAT)
@@ -790,7 +791,7 @@ def _flat_replies(convert, runtime):
             return convert(result, nested)
         if type(got) is not tuple:   # n == 0: one value back, not a tuple
             return []
-        return [x if type(x) is bytes else convert(x) for x in got[1:]]
+        return [x if type(x) is bytes else fast(x) for x in got[1:]]   # a nested table read the same way
 
     return fast
 
