@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..cron_parser import GaveUp, next_after
 from ..errors import InputError, whole
 from . import package, runtime
-from .packing import pack
+from .packing import UNDEFINED, pack
 
 #: the queue's keys (queue-keys.js 8-34)
 KEY_TYPES = ("", "active", "wait", "waiting-children", "paused", "id", "delayed", "prioritized", "stalled-check",
@@ -48,7 +48,7 @@ TOKEN = "emqsim-worker"
 OPTS_DECODE = {"de": "deduplication", "fpof": "failParentOnFailure", "cpof": "continueParentOnFailure",
                "idof": "ignoreDependencyOnFailure", "kl": "keepLogs", "rdof": "removeDependencyOnFailure"}
 OPTS_ENCODE = {v: k for k, v in OPTS_DECODE.items()}
-UNDEFINED = object()        # a JS `undefined`: dropped where JS drops it, nil where msgpackr packs it
+#: UNDEFINED (packing's) is a JS `undefined`: dropped where JS drops it, nil where msgpackr packs it
 
 
 @dataclass(frozen=True)
@@ -115,17 +115,6 @@ def _unwritable(v):
 def _short(v) -> str:
     text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _packable(v):
-    """UNDEFINED as nil (msgpackr's `encodeUndefinedAsNil`), all the way down."""
-    if v is UNDEFINED:
-        return None
-    if isinstance(v, dict):
-        return {k: _packable(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_packable(x) for x in v]
-    return v
 
 
 def _opts_as_json(opts: dict) -> dict:
@@ -430,13 +419,13 @@ class BullMQScripts:
             reply = self.run("addJobScheduler",                              # redis-queue-backend.js 619-656
                              [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"],
                               k["marker"], k["id"], k["events"], k["pc"], k["active"]],
-                             [next_millis, pack(_packable(scheduler_opts)), sid, data_text,
-                              pack(_packable(_opts_as_json(opts))), pack(_packable(_opts_as_json(merged))), now,
+                             [next_millis, pack(scheduler_opts), sid, data_text,
+                              pack(_opts_as_json(opts)), pack(_opts_as_json(merged)), now,
                               k[""], self.key(producer) if producer else ""])
             if isinstance(reply, int) and reply < 0:
                 raise InputError(f"addJobScheduler-11 answered {reply} for scheduler {sid!r}", "scheduler_id")
             return reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
-        args = [next_millis, sid, data_text, pack(_packable(_opts_as_json(merged))), now, k[""], producer]
+        args = [next_millis, sid, data_text, pack(_opts_as_json(merged)), now, k[""], producer]
         if self._field is not None:
             reply = self._run_fixed("updateJobScheduler", [self.key(producer) if producer else "", k["active"]], args)
         else:
