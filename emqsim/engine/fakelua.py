@@ -36,8 +36,10 @@ fakeredis's own path. `preload` fills a server's script cache as SCRIPT LOAD doe
 
 `runner(client, source)` is for a caller that runs the same few scripts many times (the
 BullMQ driver, `bullmq_scripts/driver.py`): EVALSHA's fields handed to a socket of its own,
-the reply read from it, no redis-py command path between (tests/test_bullmq_scripts_fast.py
-holds its answers and keys equal to the plain path's).
+or, where no ACL rule, subscriber, transaction or reply setting can intervene, the script
+handed to fakeredis's own `eval` with the command time set as a command sets it; the reply
+read from it, no redis-py command path between (tests/test_bullmq_scripts_fast.py holds its
+answers and keys equal to the plain path's).
 
 Each call still runs fakeredis's own command code (the command, its key writes, WATCH and
 keyspace notifications), and a counter wrapped around `_run_command`
