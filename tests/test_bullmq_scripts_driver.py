@@ -299,3 +299,20 @@ def test_a_runtime_without_the_modules_is_refused_in_one_line(monkeypatch, tmp_p
         runtime.embedded()
     text = str(err.value)
     assert "\n" not in text and "did not load emqsim's cmsgpack and cjson" in text and "cmsgpack missing" in text
+
+
+def test_what_the_check_read_is_reused_only_for_the_same_texts():
+    """`take` reads each candidate job before moveToActive-11 and again after it; the second reading
+    reuses the first only when the job's opts, data and timestamp are the same text."""
+    from emqsim.engine.bullmq_scripts.driver import _job_fields
+    from emqsim.engine.errors import InputError
+
+    raw = [b"opts", b'{"repeat":{"every":5}}', b"data", b"{}", b"timestamp", b"1"]
+    fields, stored = _job_fields(b"j", raw)
+    known = (fields["opts"], fields["data"], fields["timestamp"], stored)
+    assert _job_fields(b"j", raw, known)[1] is stored
+    changed = [b"opts", b'{"repeat":{"every":"x"}}', b"data", b"{}", b"timestamp", b"1"]
+    with pytest.raises(InputError, match="repeat"):
+        _job_fields(b"j", changed, known)
+    other = [b"opts", b'{"repeat":{"every":6}}', b"data", b"{}", b"timestamp", b"1"]
+    assert _job_fields(b"j", other, known)[1] == {"repeat": {"every": 6}}

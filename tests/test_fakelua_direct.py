@@ -31,7 +31,7 @@ FIELDS = [b"f0", b"f1", b"f2", b"n"]
 VALUES = [b"v", b"1", b"-3", b"9223372036854775807", b"x", b"", b"01", b"1.5", b"a\x00b"]
 NUMBERS = [b"0", b"1", b"-1", b"2.5", b"-0", b"inf", b"-inf", b"+inf", b"nan", b"1e3", b" 1", b"1 ", b"(1",
            b"(2.5", b"abc", b"9223372036854775807", b"-9223372036854775808", b"9223372036854775808", b"10",
-           b"#3", b"#2.5", b"#-1", b"#0"]
+           b"#3", b"#2.5", b"#-1", b"#0", b"9" * 400, b"000"]
 OPTIONS = [b"NX", b"xx", b"CH", b"INCR", b"GT", b"lt", b"LIMIT", b"limit", b"WITHSCORES", b"MAXLEN", b"maxlen",
            b"MINID", b"~", b"=", b"*", b"NOMKSTREAM", b"0-1", b"5-*", b"nx\x00"]
 JUNK = KEYS + FIELDS + VALUES + NUMBERS + OPTIONS
@@ -109,8 +109,8 @@ def reply(client, args):
 
 #: the type each command reads or writes, set up more often for it
 PREFER = {"hget": "hash", "hmget": "hash", "hgetall": "hash", "hset": "hash", "hmset": "hash", "hincrby": "hash",
-          "get": "string", "incr": "string", "zadd": "zset", "zscore": "zset", "zcard": "zset",
-          "zrangebyscore": "zset", "zrange": "zset", "lindex": "list", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
+          "get": "string", "set": "string", "incr": "string", "zadd": "zset", "zscore": "zset", "zcard": "zset",
+          "zrangebyscore": "zset", "zrevrangebyscore": "zset", "zrange": "zset", "zrem": "zset", "lindex": "list", "lpush": "list", "rpoplpush": "list", "lrem": "list", "llen": "list",
           "scard": "set", "srem": "set", "xadd": "stream", "xtrim": "stream"}
 
 
@@ -151,14 +151,24 @@ def shaped(rnd: random.Random, cmd: str) -> list:
         "hmset": [k, f, v, *([f, b"w"] if rnd.random() < 0.3 else [])],
         "hincrby": [k, f, rnd.choice([b"1", b"-1", b"#1", b"5", n])],
         "exists": ks, "del": ks, "get": [k], "incr": [k],
+        "set": [k, v, *rnd.choice([[], [b"PX", b"30000"], [b"px", b"#300"], [b"PX", n], [b"PX", b"0"], [b"PX", b"-5"],
+                                   [b"PX", b"9223372036854775807"], [b"EX", b"5"], [b"NX"], [b"PX", b"30000", b"GET"],
+                                   [b"KEEPTTL"]])],
         "zadd": [k, *[x for _ in range(rnd.randint(1, 3)) for x in (rnd.choice(NUMBERS), rnd.choice([b"m", b"m2", b"lo"]))]],
         "zscore": [k, rnd.choice([b"m", b"m2", b"lo", b"zz"])], "zcard": [k],
         "zrangebyscore": [k, rnd.choice(NUMBERS), rnd.choice(NUMBERS),
                           *rnd.choice([[], [b"LIMIT", b"0", b"1000"], [b"limit", rnd.choice(NUMBERS), rnd.choice(NUMBERS)],
-                                       [b"LIMIT", b"1", b"-1"], [b"LIMIT", b"-1", b"2"], [b"WITHSCORES"]])],
+                                       [b"LIMIT", b"1", b"-1"], [b"LIMIT", b"-1", b"2"], [b"WITHSCORES"],
+                                       [b"WITHSCORES", b"LIMIT", b"0", b"1"], [b"LIMIT", b"0", b"1", b"withscores"],
+                                       [b"LIMIT", b"0"], [b"WITHSCORES", b"WITHSCORES"], [b"LIMIT", b"0", b"1", b"LIMIT", b"1", b"1"]])],
+        "zrevrangebyscore": [k, rnd.choice(NUMBERS), rnd.choice(NUMBERS),
+                             *rnd.choice([[], [b"WITHSCORES", b"LIMIT", b"0", b"1"], [b"LIMIT", b"0", b"1"],
+                                          [b"limit", rnd.choice(NUMBERS), rnd.choice(NUMBERS)], [b"WITHSCORES"],
+                                          [b"LIMIT", b"0", b"1", b"WITHSCORES"], [b"LIMIT", b"1"], [b"BYSCORE"]])],
+        "zrem": [k, *rnd.sample([b"m", b"m2", b"m3", b"lo", b"hi", b"zz"], rnd.randint(1, 3))],
         "zrange": [k, *rnd.choice([[b"0", b"0"], [b"0", b"-1"], [b"1", b"2"], [b"-2", b"-1"], [b"5", b"1"],
                                    [rnd.choice(NUMBERS), rnd.choice(NUMBERS)], [b"0", b"-1", b"WITHSCORES"],
-                                   [b"0", b"1", b"REV"]])],
+                                   [b"0", b"0", b"withscores"], [b"0", b"1", b"REV"], [b"0", b"1", b"WITHSCORES", b"REV"]])],
         "lindex": [k, rnd.choice([b"0", b"-1", b"1", b"-5", b"9", n])],
         "lpush": [k, *rnd.sample([b"a", b"b", b"c"], rnd.randint(1, 3))],
         "rpoplpush": [k, rnd.choice(KEYS)], "lrem": [k, rnd.choice([b"-1", b"0", b"1", b"2", n]), rnd.choice([b"a", b"b"])],
@@ -349,3 +359,60 @@ def test_a_reader_answers_as_the_commands_do_and_sends_none():
     clock.sleep(0.01)
     fast.get("other")   # the command time moves on past the expiry (the list still stored)
     assert read("lindex", b"l", b"-1") is fastcalls.MISS   # expired: fakeredis's own path drops it
+
+
+def test_a_runner_refused_by_acl_answers_as_fakeredis_does():
+    """The runner's lean EVALSHA runs only where fakeredis's own steps could refuse nothing: a user
+    whose ACL rules deny every command, or a disabled one, gets fakeredis's refusal, and nothing
+    runs."""
+    for rule in ("-@all", "off"):
+        fast, slow = pair()
+        text = "redis.call('SET', 'ran', '1') return 1"
+        run, plain_script = fakelua.runner(fast, text), slow.register_script(text)
+        assert run() == plain_script() == 1
+        got = []
+        for client, call in ((fast, run), (slow, plain_script)):
+            client.delete("ran")
+            client.execute_command("ACL", "SETUSER", "default", rule)
+            try:
+                got.append(("ok", call()))
+            except redis.RedisError as exc:
+                got.append((type(exc).__name__, str(exc)))
+            got.append(b"ran" in client.connection_pool.connection_kwargs["server"].dbs[0]._dict)
+        assert got[0:2] == got[2:4], rule
+        assert got[0][0] != "ok" and got[1] is False, rule
+
+
+@pytest.mark.parametrize("entries, size", [(3, 0), (0, 90), (4, 200), (100, 4096), (2, 1)])
+def test_xadd_packs_stream_nodes_as_fakeredis_does(entries, size, clock, counted):
+    """XADD's direct path keeps fakeredis's node bookkeeping (where a node starts, its counts and
+    listpack size: what approximate trimming drops, and part of DUMP), with node limits small
+    enough that nodes fill, entries whose field names differ from their node's first, numbers
+    and text of every listpack size, and trims that drop whole nodes."""
+    rnd = random.Random(f"nodes-{entries}-{size}")
+    fast, slow = pair((8, 6))   # approximate trimming drops nodes from Redis 8.6 on
+    for client in (fast, slow):
+        client.config_set("stream-node-max-entries", entries)
+        client.config_set("stream-node-max-bytes", size)
+    values = [b"0", b"127", b"128", b"-4096", b"4095", b"70000", b"-9000000", b"2147483648", b"01", b"x",
+              b"a" * 70, b"b" * 5000, b"repeat:s:1796035020000", b"9223372036854775808"]
+    most = 0
+    for i in range(300):
+        clock[0] += rnd.choice([0, 0.001, 1])
+        names = rnd.choice([[b"event", b"jobId"], [b"event", b"jobId"], [b"event"], [b"other", b"jobId"]])
+        trim = rnd.choice([[], [], [b"MAXLEN", b"~", rnd.choice([b"5", b"20"])]])
+        op = ["XADD", "s", *trim, "*", *[x for n in names for x in (n, rnd.choice(values))]]
+        if rnd.random() < 0.05:
+            op = ["XTRIM", "s", "MAXLEN", "~", b"10"]
+        assert reply(fast, op) == reply(slow, op), (i, op)
+        assert state(fast) == state(slow), (i, op)
+        assert nodes(fast) == nodes(slow), (i, op)
+        most = max(most, len(nodes(fast)))
+    assert counted["xadd"]["direct"] >= 200
+    assert most > 3
+
+
+def nodes(client) -> list:
+    """The stream's nodes as fakeredis keeps them (DUMP does not show them)."""
+    item = client.connection_pool.connection_kwargs["server"].dbs[0]._dict.get(b"s")
+    return [(n.master_id, n.master_fields, n.last_id, n.live, n.deleted, n.lp_bytes) for n in item.value._nodes]

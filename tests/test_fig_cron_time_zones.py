@@ -194,3 +194,31 @@ def test_on_a_phone_the_hours_stand_on_one_line_and_the_sentences_in_the_plot():
                 lost.append(values)
     assert len(tiers) == 1
     assert outside == [] and lost == []
+
+
+def test_on_a_phone_a_time_above_its_run_is_not_struck_through_by_the_change():
+    """The last read (2026-12-04): on a phone, New York's fall-back day put "05:30Z" above its
+    run, right on the change's dashed line, which struck it through. At every position, no
+    time moved above its run spans the change's line."""
+    from tests.figure_walk import positions
+
+    fig = catalogue.figure(TITLE, layout="narrow")
+    v = fig.view
+    struck, above = [], 0
+    for values in positions(TITLE, 24):
+        fig.update(**values)
+        fig.png()
+        if fig.frame.change is None:
+            continue
+        renderer = v.ax.figure.canvas.get_renderer()
+        line = v.ax.transData.transform((fig.frame.change, 0))[0]
+        for pair, y in zip(v.labels, v.rows):
+            for t in pair:
+                if t.get_visible() and t.get_text():
+                    box = t.get_window_extent(renderer)
+                    moved = t.get_position()[1] != y
+                    above += moved
+                    if moved and box.x0 < line < box.x1:
+                        struck.append((t.get_text(), values))
+    assert above > 0          # the case that struck it: a time moved above its run
+    assert struck == []

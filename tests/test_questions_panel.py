@@ -38,7 +38,7 @@ def test_the_panel_asks_above_the_figure_and_sets_its_goal_under_it(title):
     for box in a.questions:
         assert box.choices.value is None and box.choices.index is None
         assert box.feedback.value == '<div role="status" aria-live="polite"></div>'
-        assert [k for _, k in box.choices.options] == list(box.q.keys())
+        assert [k for _, k in box.choices.options] == [o.key for o in box.q.shown()]
         assert "emqsim-check" in box.check_button._dom_classes and "emqsim-show-me" in box.show_button._dom_classes
     again = catalogue.figure(title).panel().ask
     assert [b.prompt.value for b in again.questions] == [b.prompt.value for b in a.questions]

@@ -36,8 +36,10 @@ fakeredis's own path. `preload` fills a server's script cache as SCRIPT LOAD doe
 
 `runner(client, source)` is for a caller that runs the same few scripts many times (the
 BullMQ driver, `bullmq_scripts/driver.py`): EVALSHA's fields handed to a socket of its own,
-the reply read from it, no redis-py command path between (tests/test_bullmq_scripts_fast.py
-holds its answers and keys equal to the plain path's).
+or, where no ACL rule, subscriber, transaction or reply setting can intervene, the script
+handed to fakeredis's own `eval` with the command time set as a command sets it; the reply
+read from it, no redis-py command path between (tests/test_bullmq_scripts_fast.py holds its
+answers and keys equal to the plain path's).
 
 Each call still runs fakeredis's own command code (the command, its key writes, WATCH and
 keyspace notifications), and a counter wrapped around `_run_command`
@@ -137,8 +139,8 @@ end
 
 class _Globals:
     """The globals table as fakeredis's end-of-script check reads it: `keys()` asks Lua first and,
-    when no global was added, answers with the expected names (so the check finds nothing, as it
-    would have); otherwise with the real names, so the check reports and clears them in its own
+    when no global was added, answers with no names (so the check finds nothing new, as it would
+    have, without copying the expected names into a set); otherwise with the real names, so the check reports and clears them in its own
     words. Everything else is the table itself."""
 
     def __init__(self, table, clean, expected, checked=None):
@@ -147,7 +149,7 @@ class _Globals:
 
     def keys(self):
         self._checked[0] = True   # clean now, or about to be cleared by the caller (fakeredis's check)
-        return self._expected if self._clean() else self._table.keys()
+        return () if self._clean() else self._table.keys()
 
     def __getitem__(self, key):
         return self._table[key]
@@ -334,7 +336,16 @@ class _Calls:
         from . import fastcalls
 
         self._direct, self._direct_table, self._miss = fastcalls, fastcalls.table(), fastcalls.MISS
-        self.mode = None   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+        self._box = [None]   # this script's path: None (not known yet), 0 fakeredis's, 1 `_run`, 2 direct too
+        self.call = self.closure()
+
+    @property
+    def mode(self):
+        return self._box[0]
+
+    @mode.setter
+    def mode(self, value):
+        self._box[0] = value
 
     def _mode(self, sock) -> int:
         """0: fakeredis's own `_run_command` for every call (another server type, or `_run_command`
@@ -362,35 +373,54 @@ class _Calls:
         return found
 
     def __call__(self, op, *args):
-        sock = self._current[0]
-        found = self._found.get(op)
-        if found is None:
-            found = self._lookup(sock, op)
+        return self.call(op, *args)
+
+    def closure(self):
+        """`redis.call` as one function with what it reads bound once (the same steps as a method
+        reading them off `self` each call, which is what a script's calls pay for)."""
+        current, found_of, lookup, rt, expected = self._current, self._found.get, self._lookup, self._rt, self._expected
+        convert, miss, table_from, mode_of, run = self._convert, self._miss, self._rt.table_from, self._mode, self._run
+        box = self._box
+
+        def call(op, *args):
+            sock = current[0]
+            found = found_of(op)
             if found is None:
-                return sock._lua_redis_call(self._rt, self._expected, op, *args)
-        convert = self._convert
-        args = [a if type(a) is bytes else convert(a) for a in args]
-        mode = self.mode
-        if mode is None:   # once a script: what it cannot change while it runs
-            mode = self.mode = self._mode(sock)
-        # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
-        if mode and sock._script_resp == 2:
-            direct = found[6]
-            if direct is not None and mode == 2:
-                result = direct(sock, sock._db, args)
-                if result is not self._miss:
-                    sock._subkey_events = []
-                    kind = type(result)
-                    if kind is bytes or kind is int:
-                        return result
-                    if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
-                        convert = sock._convert_redis_result
-                        return self._rt.table_from([x if type(x) is bytes else convert(self._rt, x) for x in result])
-                    return sock._convert_redis_result(self._rt, result)
-            result = self._run(sock, found, args)
-        else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
-            result = sock._run_command(getattr(sock, found[0]), found[1], args, True)
-        return sock._convert_redis_result(self._rt, result)
+                found = lookup(sock, op)
+                if found is None:
+                    return sock._lua_redis_call(rt, expected, op, *args)
+            for a in args:   # a Lua number is written as fakeredis writes it; anything else it refuses
+                if type(a) is not bytes:
+                    args = [a if type(a) is bytes else f"{a:.17g}".encode() if type(a) in _NUMBERS else convert(a)
+                            for a in args]
+                    break
+            mode = box[0]
+            if mode is None:   # once a script: what it cannot change while it runs
+                mode = box[0] = mode_of(sock)
+            # inside a script `_resp_version` is the script's own `_script_resp`, 2 until redis.setresp(3)
+            if mode and sock._script_resp == 2:
+                direct = found[6]
+                if direct is not None and mode == 2:
+                    result = direct(sock, sock._db, args)
+                    if result is not miss:
+                        if sock._subkey_events:   # `_run_command` starts each command with none
+                            sock._subkey_events = []
+                        kind = type(result)
+                        if kind is bytes or kind is int:
+                            return result
+                        if kind is list:   # HMGET's and the like: each item as `_convert_redis_result` makes it
+                            for x in result:
+                                if type(x) is not bytes:
+                                    to_lua = sock._convert_redis_result
+                                    return table_from([x if type(x) is bytes else to_lua(rt, x) for x in result])
+                            return table_from(result)
+                        return sock._convert_redis_result(rt, result)
+                result = run(sock, found, args)
+            else:   # another server type, RESP3, or `_run_command` wrapped (a counter): fakeredis's own
+                result = sock._run_command(getattr(sock, found[0]), found[1], list(args), True)
+            return sock._convert_redis_result(rt, result)
+
+        return call
 
     def _run(self, sock, found, args):
         """`BaseFakeSocket._run_command(func, sig, args, from_script=True)` on a redis server
@@ -571,8 +601,11 @@ def runner(client, source: str):
     scripts many times (the BullMQ driver): the script is put in the server's cache once
     (`preload`), and each call hands its EVALSHA's fields straight to a socket of its own and
     takes the reply as the connection takes it, without redis-py's command path in between
-    (pool, retries, response parsing: about a third of a trivial script's cost). A NOSCRIPT
+    (pool, retries, response parsing: about a third of a trivial script's cost); where nothing
+    else is due (`lean`), the command's own lookup, ACL check and argument reading are skipped
+    too and fakeredis's `eval` is called with the script from the cache. A NOSCRIPT
     (the cache flushed) is answered by redis-py's own script object, which loads it again.
+    Its `raw(numkeys, values)` takes KEYS and ARGV already encoded (by its `field`), keys first.
     None when the adapter does not apply (then use `register_script`)."""
     import hashlib
 
@@ -591,14 +624,33 @@ def runner(client, source: str):
     head = (b"EVALSHA", hashlib.sha1(source.encode()).hexdigest().encode())
     from fakeredis._helpers import SimpleError
     from fakeredis._socket import _base
+    from fakeredis._socket._resp import convert_to_resp2 as to_resp2
+    from fakeredis._socket._resp import valid_response_type as valid_reply
     from fakeredis._typing import RaiseErrorTypes as raised
     from redis.exceptions import NoScriptError
 
     def run(keys=(), args=()):
+        values = [field(k) for k in keys]
+        values += [field(a) for a in args]
+        return raw(len(keys), values)
+
+    def raw(numkeys, values):
+        """`run` for a caller whose KEYS and ARGV are already the fields sent (bytes, as `field`
+        makes them), keys first."""
         sock = conn._sock
         if sock is None or sock._paused or sock._killed or not sock._server.connected:
-            return script(keys=keys, args=args)   # connects, or fails, as redis-py does
-        fields = [*head, str(len(keys)).encode(), *[field(k) for k in keys], *[field(a) for a in args]]
+            return script(keys=values[:numkeys], args=values[numkeys:])   # connects, or fails, as redis-py does
+        if sock._transaction is None and not (sock._reply_off or sock._reply_skip or sock._reply_skip_next):
+            try:
+                reply = lean(sock, numkeys, values)
+            except BaseException:
+                conn.disconnect()
+                raise
+            if reply is not _NOT_LEAN:
+                if isinstance(reply, raised):
+                    raise reply
+                return conn._decode(reply)
+        fields = [*head, str(numkeys).encode(), *values]
         if sock._transaction is not None or sock._reply_off or sock._reply_skip or sock._reply_skip_next:
             try:      # MULTI or CLIENT REPLY on this socket (nothing of the driver's does either)
                 sock._process_command(fields)
@@ -608,7 +660,7 @@ def runner(client, source: str):
             try:
                 return conn.read_response()
             except NoScriptError:
-                return script(keys=keys, args=args)
+                return script(keys=values[:numkeys], args=values[numkeys:])
         try:
             reply = evalsha(sock, fields)
         except BaseException:
@@ -616,9 +668,50 @@ def runner(client, source: str):
             raise
         if isinstance(reply, raised):
             if isinstance(reply, NoScriptError):
-                return script(keys=keys, args=args)
+                return script(keys=values[:numkeys], args=values[numkeys:])
             raise reply
         return conn._decode(reply)
+
+    sha = head[1]
+
+    def lean(sock, numkeys, values):
+        """EVALSHA's steps where nothing but the script is due (a redis server, an ACL user with no
+        rule that could refuse it, no subscriber, not a pubsub socket, the script in the cache, the
+        adapter's runtime): the command time set as `_process_command` sets it, then `_run_command`'s steps for EVALSHA (no key arguments, so
+        nothing to write back or notify of) around fakeredis's own `eval`. `_NOT_LEAN` otherwise."""
+        server = sock._server
+        script = server.script_cache.get(sha)
+        if (script is None or sock._pubsub or server.server_type != "redis" or server.subscribers
+                or server.psubscribers or not isinstance(getattr(server, "_lua_runtime", None), _ScriptRuntime)):
+            return _NOT_LEAN
+        user = server.acl._user_acl.get(sock._client_info.user)   # the ACL check passes an unrestricted user
+        if user is not None and not (user.enabled and user.unrestricted()):
+            return _NOT_LEAN
+        with server.lock:
+            closed = server.closed_sockets
+            while closed:
+                try:
+                    weak_sock = closed.pop()
+                except IndexError:
+                    break
+                gone = weak_sock()
+                if gone:
+                    gone._cleanup(server)
+            now = _base.time.time()   # the command's time, read as fakeredis reads it
+            for db in server.dbs.values():
+                db.time = now
+            sock._subkey_events = []
+            try:
+                result = sock.eval(script, numkeys, *values)
+                version = sock._resp_version
+                if version == 2:
+                    result = to_resp2(result, "redis", keep_doubles=False)
+                if not valid_reply(result, version):
+                    raise AssertionError(f"Invalid response type for {result}")
+            except SimpleError as exc:
+                result = exc
+            sock._subkey_notifications([])
+        return sock._decode_result(result)
 
     def evalsha(sock, fields):
         """`_process_command(fields)` for this socket's EVALSHA, outside a transaction and with
@@ -661,8 +754,12 @@ def runner(client, source: str):
     runtime = getattr(sock._server, "_lua_runtime", None)
     if isinstance(runtime, _ScriptRuntime):
         sock._convert_lua_result = _flat_replies(sock._convert_lua_result, runtime)
+    run.raw, run.field = raw, field
     return run
 
+
+_NUMBERS = frozenset((int, float))   # what fakeredis's `_convert_redis_arg` writes with "%.17g"
+_NOT_LEAN = object()   # `runner`'s lean EVALSHA declined: the general steps run
 
 #: a reply table's items in one call, or nil when fakeredis reads it otherwise (a status, an
 #: error, a RESP3 double or map); stops at the first nil, as fakeredis's reading does
@@ -679,9 +776,10 @@ end
 
 
 def _flat_replies(convert, runtime):
-    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply read in
-    one Lua call instead of one lookup per item and four probes; bytes items as they are, every
-    other item (a number, a nested table, a boolean) and every other shape by fakeredis's own."""
+    """fakeredis's `_convert_lua_result` (bound to one socket) with a script's array reply, and each
+    array nested in it, read in one Lua call instead of one lookup per item and four probes;
+    bytes items as they are, every other item (a number, a boolean) and every other shape (a
+    status, an error, nested or not) by fakeredis's own."""
     flat = runtime.flat
     if flat is None:
         flat = runtime.flat = runtime._lua.execute(_FLAT)
@@ -695,7 +793,7 @@ def _flat_replies(convert, runtime):
             return convert(result, nested)
         if type(got) is not tuple:   # n == 0: one value back, not a tuple
             return []
-        return [x if type(x) is bytes else convert(x) for x in got[1:]]
+        return [x if type(x) is bytes else fast(x) for x in got[1:]]   # a nested table read the same way
 
     return fast
 
@@ -750,7 +848,7 @@ def speed(client):
         return current[0]._lua_redis_pcall(call_rt, expected, op, *args)
 
     redis_table = lua.globals().redis
-    redis_table.call, redis_table.pcall = call, pcall
+    redis_table.call, redis_table.pcall = call.call, pcall
     server._lua_runtime = _ScriptRuntime(lua, sm, expected, call)
     setattr(server, MARK, True)
     _direct(client)

@@ -40,6 +40,56 @@ def _bind():
     return Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY
 
 
+def _appender():
+    """`append(stream, fields, entry, max_entries, max_bytes)`: `XStream.add` (fakeredis 2.41) with
+    the same node bookkeeping (where a node starts, its entry counts and listpack size in bytes,
+    which decide what approximate trimming drops), each element's listpack size looked up once
+    per distinct value instead of worked out at every entry. tests/test_fakelua_direct.py holds
+    the stored stream (its nodes too: DUMP pickles them) equal to fakeredis's own XADD."""
+    from fakeredis.model import _stream
+
+    node_class, int_size, str_size = _stream._StreamNode, _stream._lp_int_size, _stream._lp_str_size
+    samefields, empty, most = _stream._ENTRY_SAMEFIELDS, _stream._LP_EMPTY_SIZE, _stream._LP_MAX_SIZE
+    sizes: dict = {}
+
+    def size(value):
+        got = sizes.get(value)
+        if got is None:
+            if len(sizes) > 4096:
+                sizes.clear()
+            got = sizes[value] = str_size(value)
+        return got
+
+    def append(stream, fields, key, max_entries, max_bytes):
+        names, values = list(fields[0::2]), fields[1::2]
+        nodes = stream._nodes
+        node = nodes[-1] if nodes else None
+        if node is not None:
+            limit = max_bytes if 0 < max_bytes <= most else most
+            if node.lp_bytes + sum(map(len, fields)) >= limit or (
+                    max_entries and node.live + node.deleted >= max_entries):
+                node = None
+        if node is None:
+            header = int_size(0) * 3 + int_size(len(names)) + sum(map(size, names))
+            node = node_class(key, names, key, 0, 0, empty + header)
+            nodes.append(node)
+        same = names == node.master_fields
+        master = node.master_id
+        entry = (int_size(samefields if same else 0) + int_size(key.ts - master.ts) + int_size(key.seq - master.seq)
+                 + sum(map(size, values)) + int_size(len(names) + 3 if same else 2 * len(names) + 4))
+        if not same:
+            entry += int_size(len(names)) + sum(map(size, names))
+        node.lp_bytes += entry
+        node.set_counts(node.live + 1, node.deleted)
+        node.last_id = key
+        stream._ids.append(key)
+        stream._values_dict[key] = list(fields)
+        stream._entries_added += 1
+        stream._last_id = key
+
+    return append
+
+
 def usable(sock) -> bool:
     """True when nothing but the command's own work is due on `sock`'s database: no watcher to
     tell, no subscriber to notify, no blocked client to wake, not a pubsub socket, and a
@@ -55,6 +105,26 @@ def table():
     Lua); `args` are the call's arguments after fakeredis's own Lua conversion (all bytes)."""
     Float, Int, Item, OK, SimpleError, fix_range, null_terminate, ScoreTest, Hash, XStream, ZSet, MAX_KEY = _bind()
     ZADD_OPTIONS = {b"nx", b"xx", b"ch", b"incr", b"gt", b"lt"}
+
+    def read_score(v):
+        """`Float.decode(v)` (ZADD's score): plain digits (how a script's Lua numbers arrive) are
+        read at once; for them fakeredis's checks (spaces, NaN, overflow) cannot refuse."""
+        if v.isdigit() and len(v) < 300:
+            return float(v)
+        return Float.decode(v)
+
+    def read_int(v):
+        """`Int.decode(v)`: plain digits without a leading zero and under 19 of them are a whole
+        number it reads as it is; anything else goes to it (and its refusal)."""
+        if v.isdigit() and len(v) < 19 and (v[0] != 48 or len(v) == 1):
+            return int(v)
+        return Int.decode(v)
+
+    def endpoint(v):
+        """`ScoreTest.decode(v)` (a score range's end), plain digits read at once as above."""
+        if v.isdigit() and len(v) < 300:
+            return ScoreTest(float(v), False, v)
+        return ScoreTest.decode(v)
 
     def live(db, key):
         """The stored Item (a TTL not yet run out is read as fakeredis reads it) or None, or MISS for
@@ -165,7 +235,7 @@ def table():
         if item is MISS or not plain_hash(item):
             return MISS
         try:
-            c = Int.decode(amount) + Int.decode(b"0" if item is None else item.value._values.get(field, b"0"))
+            c = read_int(amount) + read_int(b"0" if item is None else item.value._values.get(field, b"0"))
             encoded = Int.encode(0 + c)
         except SimpleError:
             return MISS
@@ -213,6 +283,32 @@ def table():
             return MISS
         return None if item is None else item.value
 
+    def set_(sock, db, args):
+        """Only SET key value and SET key value PX ms (BullMQ's lock): fakeredis's `set_` with its
+        write-back, the key kept in its place when it lives, added at the end otherwise."""
+        if len(args) == 2:
+            px = None
+        elif len(args) == 4 and null_terminate(args[2]) == b"px":
+            try:
+                px = read_int(args[3])
+            except SimpleError:
+                return MISS
+            if px <= 0 or db.time * 1000 + px >= 2 ** 63:
+                return MISS
+        else:
+            return MISS
+        key, value = args[0], args[1]
+        item = live(db, key)
+        if item is MISS:
+            return MISS
+        if item is None:
+            item = db._dict[key] = Item(value)
+        else:
+            item.value = value
+        item.expireat = None if px is None else db.time + px / 1000.0
+        db.schedule_expiry(key, item.expireat)
+        return OK
+
     def incr(sock, db, args):
         if len(args) != 1:
             return MISS
@@ -221,7 +317,7 @@ def table():
         if item is MISS:
             return MISS
         try:
-            c = Int.decode(b"0" if item is None else item.value) + 1
+            c = read_int(b"0" if item is None else item.value) + 1
             encoded = Int.encode(0 + c)
         except SimpleError:
             return MISS
@@ -245,7 +341,7 @@ def table():
             return MISS
         zero = 0.0 if sock.version >= (7,) else -0.0   # fakeredis adds 0.0 from Redis 7 on (-0.0 becomes 0.0)
         try:
-            pairs = [(zero + Float.decode(args[j]), args[j + 1]) for j in range(1, len(args), 2)]
+            pairs = [(zero + read_score(args[j]), args[j + 1]) for j in range(1, len(args), 2)]
         except SimpleError:
             return MISS
         z = ZSet() if item is None else item.value
@@ -275,27 +371,48 @@ def table():
             return MISS
         return 0 if item is None else len(item.value)
 
-    def zrangebyscore(sock, db, args):
-        if len(args) == 3:
-            offset, count = 0, -1
-        elif len(args) == 6 and null_terminate(args[3]) == b"limit":
-            try:
-                offset, count = Int.decode(args[4]), Int.decode(args[5])
-            except SimpleError:
+    def range_options(rest):
+        """(withscores, offset, count) from what follows a score range (WITHSCORES and LIMIT o c, in
+        any order, the last LIMIT counting, as fakeredis's `extract_args` reads them), or MISS."""
+        withscores, offset, count = False, 0, -1
+        i, n = 0, len(rest)
+        while i < n:
+            word = null_terminate(rest[i])
+            if word == b"withscores":
+                withscores = True
+                i += 1
+            elif word == b"limit" and i + 2 < n:
+                try:
+                    offset, count = read_int(rest[i + 1]), read_int(rest[i + 2])
+                except SimpleError:
+                    return MISS
+                i += 3
+            else:
                 return MISS
-        else:
+        return withscores, offset, count
+
+    def by_score(db, args, reverse):
+        """ZRANGEBYSCORE (ZREVRANGEBYSCORE with `reverse`, its range given high then low): the
+        members, with their scores as RESP2 writes them (`%.17g`) after each for WITHSCORES."""
+        if len(args) < 3:
             return MISS
+        opts = range_options(args[3:])
+        if opts is MISS:
+            return MISS
+        withscores, offset, count = opts
         item = read_zset(db, args[0])
         if item is MISS:
             return MISS
         try:
-            low, high = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
+            low, high = endpoint(args[1]), endpoint(args[2])
         except SimpleError:
             return MISS
         if item is None:
             return []
+        if reverse:
+            low, high = high, low
         out = []
-        for _, member in item.value.irange_score(low.lower_bound, high.upper_bound, False):
+        for score, member in item.value.irange_score(low.lower_bound, high.upper_bound, reverse):
             if offset:
                 offset -= 1
                 continue
@@ -303,15 +420,26 @@ def table():
                 break
             count -= 1
             out.append(member)
+            if withscores:
+                out.append(Float.encode(score, humanfriendly=False))
         return out
 
+    def zrangebyscore(sock, db, args):
+        return by_score(db, args, False)
+
+    def zrevrangebyscore(sock, db, args):
+        return by_score(db, args, True)
+
     def zrange(sock, db, args):
-        """Only ZRANGE key start stop (no option): ranks, as fakeredis reads them."""
-        if len(args) != 3:
+        """Only ZRANGE key start stop [WITHSCORES] (no other option): ranks, as fakeredis reads them."""
+        if len(args) == 3:
+            withscores = False
+        elif len(args) == 4 and null_terminate(args[3]) == b"withscores":
+            withscores = True
+        else:
             return MISS
-        try:
-            start, stop = ScoreTest.decode(args[1]), ScoreTest.decode(args[2])
-            start, stop = Int.decode(start.bytes_val), Int.decode(stop.bytes_val)
+        try:   # a whole number fakeredis's Int reads is a score its ScoreTest reads too
+            start, stop = read_int(args[1]), read_int(args[2])
         except SimpleError:
             return MISS
         item = read_zset(db, args[0])
@@ -319,7 +447,31 @@ def table():
             return MISS
         z = ZSet() if item is None else item.value
         start, stop = fix_range(start, stop, len(z))
-        return [member for _, member in z.islice_score(start, stop, False)]
+        if not withscores:
+            return [member for _, member in z.islice_score(start, stop, False)]
+        out = []
+        for score, member in z.islice_score(start, stop, False):
+            out.append(member)
+            out.append(Float.encode(score, humanfriendly=False))
+        return out
+
+    def zrem(sock, db, args):
+        if len(args) < 2:
+            return MISS
+        key = args[0]
+        item = writable(db, key, ZSet)
+        if item is MISS:
+            return MISS
+        if item is None:
+            return 0
+        z = item.value
+        before = len(z)
+        for member in args[1:]:
+            z.discard(member)
+        removed = before - len(z)
+        if removed:
+            store(db, key, item, z)
+        return removed
 
     # -- lists ----------------------------------------------------------------------------------
 
@@ -334,7 +486,7 @@ def table():
         if type(item.value) is not list:
             return MISS
         try:
-            index = Int.decode(args[1])
+            index = read_int(args[1])
         except SimpleError:
             return MISS
         try:
@@ -381,7 +533,7 @@ def table():
             return MISS
         key, count, value = args
         try:
-            count = Int.decode(count)
+            count = read_int(count)
         except SimpleError:
             return MISS
         item = writable(db, key, list)
@@ -421,6 +573,20 @@ def table():
     # -- streams: fakeredis's own option parser and stream code, without the generic steps ------
 
     seen: dict = {}
+    append = _appender()
+    node_limits: dict = {}
+
+    def limits_of(sock):
+        """`_stream_node_limits()` of the server's two settings as stored, worked out once for each
+        pair of stored values."""
+        config = sock._server.config
+        memo = (config.get(b"stream-node-max-entries"), config.get(b"stream-node-max-bytes"))
+        got = node_limits.get(memo)
+        if got is None:
+            if len(node_limits) > 64:
+                node_limits.clear()
+            got = node_limits[memo] = sock._stream_node_limits()
+        return got
 
     def parsed(sock, rest, limits, xadd):
         """fakeredis's own reading of XADD's or XTRIM's options, or MISS where it refuses them. The
@@ -453,7 +619,7 @@ def table():
         item = writable(db, key, XStream)
         if item is MISS:
             return MISS
-        limits = sock._stream_node_limits()
+        limits = limits_of(sock)
         opts = parsed(sock, rest, limits, True)
         if opts is MISS:
             return MISS
@@ -467,7 +633,7 @@ def table():
         entry = stream.next_id(None, True)
         if entry is None:
             return MISS
-        stream.add(fields, entry, *limits)
+        append(stream, fields, entry, *limits)
         if opts.maxlen is not None or opts.minid is not None:
             sock._trim_stream(stream, opts)
         store(db, key, item, stream)
@@ -480,7 +646,7 @@ def table():
         item = writable(db, key, XStream)
         if item is MISS:
             return MISS
-        opts = parsed(sock, tuple(args[1:]), sock._stream_node_limits(), False)
+        opts = parsed(sock, tuple(args[1:]), limits_of(sock), False)
         if opts is MISS:
             return MISS
         if item is None:
@@ -488,7 +654,8 @@ def table():
         return sock._trim_stream(item.value, opts)
 
     return {"hget": hget, "hmget": hmget, "hgetall": hgetall, "hset": hset, "hmset": hmset, "hincrby": hincrby,
-            "exists": exists, "del": delete, "get": get, "incr": incr,
-            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore, "zrange": zrange,
+            "exists": exists, "del": delete, "get": get, "set": set_, "incr": incr,
+            "zadd": zadd, "zscore": zscore, "zcard": zcard, "zrangebyscore": zrangebyscore,
+            "zrevrangebyscore": zrevrangebyscore, "zrange": zrange, "zrem": zrem,
             "lpush": lpush, "rpoplpush": rpoplpush, "lrem": lrem, "llen": llen, "lindex": lindex,
             "scard": scard, "srem": srem, "xadd": xadd, "xtrim": xtrim}

@@ -54,7 +54,7 @@ class QuestionBox:
 
         self.figure, self.q = figure, q
         self.prompt = w.HTML(f'<div style="{LINE}"><b>Question {number}.</b> {as_html(q.prompt)}</div>')
-        self.choices = w.RadioButtons(options=[(o.text.replace("`", ""), o.key) for o in q.options], value=None,
+        self.choices = w.RadioButtons(options=[(o.text.replace("`", ""), o.key) for o in q.shown()], value=None,
                                       layout=w.Layout(width="auto"))
         self.check_button = w.Button(description="Check", tooltip="Check your answer", layout=w.Layout(width="auto"))
         self.check_button.add_class(CHECK_CLASS)

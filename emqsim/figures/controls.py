@@ -62,7 +62,7 @@ class Player:
         self.play.add_class(PLAY_CLASS)
         self.speed = w.IntSlider(value=step, min=1, max=max_step, step=1, description=label,
                                  continuous_update=True, style={"description_width": "initial"},
-                                 layout=w.Layout(width=width) if width else w.Layout())
+                                 layout=w.Layout(width=width, max_width="100%") if width else w.Layout())
         self.speed.add_class(SPEED_CLASS)
         slider.add_class(PLAYED_CLASS)
         self.link = w.jslink((self.play, "value"), (slider, self.attr))
@@ -89,19 +89,23 @@ def drag_path(values, count: int = 20) -> list:
 
 #: the readout's CSS class; its font is the code font everywhere, so its column tables stay aligned
 READOUT_CLASS = "emqsim-readout"
-#: monospace at the code font's size (presenter mode scales that size, see present.css)
+#: monospace at the code font's size (presenter mode scales that size, see present.css); a table
+#: wider than a phone scrolls inside itself instead of running off the screen (width 0 and at
+#: least the column: the widget's flex box would otherwise grow to the table's width)
 READOUT_STYLE = ("margin:0;font-family:var(--jp-code-font-family, ui-monospace, monospace);"
-                 "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre")
+                 "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre;"
+                 "width:0;min-width:100%;overflow-x:auto")
 
 
 def readout_html(text: str, ident: str, alt: str = "") -> str:
     """A readout as preformatted text in the code font, with an id a browser test can find; a
     polite live region, so a screen reader says the new readout after a move. `alt` (what the
     figure shows) rides along as `data-alt`: the widget library's image has no alt text of its
-    own, and the course's Voila page copies it onto the image (emqsim-a11y.js)."""
+    own, and the course's Voila page copies it onto the image (emqsim-a11y.js). A table wider than
+    the column scrolls, so the keyboard can reach it (tabindex 0; axe's scrollable-region-focusable)."""
     import html
 
-    return (f'<pre id="{ident}" class="{READOUT_CLASS}" role="status" aria-live="polite" '
+    return (f'<pre id="{ident}" class="{READOUT_CLASS}" role="status" aria-live="polite" tabindex="0" '
             f'data-alt="{html.escape(alt)}" style="{READOUT_STYLE}">{html.escape(text)}</pre>')
 
 
@@ -121,6 +125,16 @@ def presenter_style():
 
     return w.HTML(f"<style>{presenter_css()}</style>") if presenting() else None
 
+
+#: a figure's slider: this wide where there is room, never wider than its column (a phone)
+SLIDER_WIDTH = "520px"
+#: the speed control: room for its label and a track several knobs long (at 240 px presenter
+#: mode's "min per step" left a 24 px track, the knob covering it)
+SPEED_WIDTH = "360px"
+#: Play, its slider and the speed control: one line where they fit, else each part on a line of
+#: its own at its own width. Kept on one line, a 390 px phone squeezed the slider to 10 px, its
+#: label hidden and its knob against the speed control's label (Lab and Voila, issue 30).
+ROW = {"flex_flow": "row wrap", "align_items": "center"}
 
 #: a choice with at most this many short options is a row of buttons, else a drop-down
 BUTTONS = 4
@@ -256,9 +270,9 @@ class Panel:
             if c.play is not None:
                 p = c.play
                 player = play(widget, step=p.step, max_step=p.max_step, interval=p.interval, label=p.label,
-                              width="240px")
+                              width=SPEED_WIDTH)
                 self.players[c.name] = player
-                rows.append(w.HBox([player.play, widget, player.speed]))
+                rows.append(w.HBox([player.play, widget, player.speed], layout=w.Layout(**ROW)))
             else:
                 rows.append(widget)
         self.readout = w.HTML()
@@ -317,7 +331,8 @@ class Panel:
                           style={"description_width": "initial"})
         if c.kind == "slider":
             return w.SelectionSlider(options=positions, value=value, description=label, continuous_update=True,
-                                     style={"description_width": "initial"}, layout=w.Layout(width="520px"))
+                                     style={"description_width": "initial"},
+                                     layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"))
         if len(positions) <= BUTTONS and all(len(lab) <= 24 for lab, _ in positions):
             return w.ToggleButtons(options=positions, value=value, description=label)
         return w.Dropdown(options=positions, value=value, description=label,  # long labels shown whole

@@ -192,6 +192,14 @@ class TimeZonesView(View):
                     t.set_x(t.get_position()[0] + GAP)
                     t.set_ha("center")
                     t.set_y(y + 0.24)
+                    box = t.get_window_extent(renderer)
+                    line = ax.transData.transform((self.change.get_xdata()[0], 0))[0]
+                    if self.change.get_visible() and box.x0 < line < box.x1:
+                        # above its run it sat on the change's dashed line, struck through
+                        # (the plot is transparent, so nothing can be drawn behind it): it
+                        # ends just before the line, over the margin between two expressions
+                        t.set_ha("right")
+                        t.set_x(ax.transData.inverted().transform((line - 3, 0))[0])
         edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
         for texts in self.lanes.values():
             for t in texts:

@@ -17,6 +17,7 @@ so a reader sees the same sentences in JupyterLab, in Voila and on the site.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections.abc import Callable, Sequence
@@ -46,6 +47,12 @@ class Question:
 
     def keys(self) -> tuple[str, ...]:
         return tuple(o.key for o in self.options)
+
+    def shown(self) -> tuple[Option, ...]:
+        """The options in the order a reader sees them. Authors write the right answer first; shown
+        so, it is a pattern a reader learns instead of the rule. The order is a digest of the
+        question's id and each key: the same in Lab, in Voila and on the site, run after run."""
+        return tuple(sorted(self.options, key=lambda o: hashlib.sha256(f"{self.id}:{o.key}".encode()).digest()))
 
     def option(self, key: str) -> Option:
         for o in self.options:

@@ -399,7 +399,7 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
 def asked(q, model, show: int | None) -> dict:
     """A question as the page holds it: texts as HTML, the engine's right key, every option's feedback."""
     right = q.right(model)
-    return {"id": q.id, "prompt": as_html(q.prompt), "options": [[o.key, as_html(o.text)] for o in q.options],
+    return {"id": q.id, "prompt": as_html(q.prompt), "options": [[o.key, as_html(o.text)] for o in q.shown()],
             "right": right, "feedback": {o.key: ("\u2713 " if o.key == right else "\u2717 ")
                                          + as_html(feedback(q, o.key, right)) for o in q.options},
             "show": show}

@@ -336,3 +336,122 @@ def test_no_slider_knob_touches_its_label(static_site, book_page, size):
                 if gap < 6:
                     close.append((path.stem, label, round(gap, 1)))
     assert close == [], close
+
+
+# each control row's parts (Play, label, slider or choice, value; then the speed's label, slider and
+# value) as rectangles, with the row's right edge
+_ROW_PARTS_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(row => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const part = e => [(e.className || e.tagName).split(' ')[0], box(e)];
+  const speed = row.querySelector('.emqsim-playbox');
+  return {name: row.dataset.name, right: row.getBoundingClientRect().right,
+          main: [...row.children].filter(e => e !== speed).map(part),
+          speed: speed ? [...speed.children].map(part) : []};
+})"""
+#: 1366x900, and the same window with a classic 15 px scrollbar (02's value wrapped under Play there)
+ROW_SIZES = {"1366x900": DESKTOP, "1351x900": {"width": 1351, "height": 900}, "390x844": PHONE}
+
+
+def _one_line(parts) -> bool:
+    return all(a[1][1] < b[1][3] and b[1][1] < a[1][3] for a in parts for b in parts)
+
+
+def _overlapping(parts) -> list:
+    return [(a[0], b[0]) for i, a in enumerate(parts) for b in parts[i + 1:]
+            if a[1][0] < b[1][2] - 0.5 and b[1][0] < a[1][2] - 0.5 and a[1][1] < b[1][3] - 0.5 and b[1][1] < a[1][3] - 0.5]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", ROW_SIZES)
+def test_control_rows_lay_out_on_one_line(static_site, book_page, size, theme):
+    """Issue 30: at 1366x900 (with a scrollbar) 02's fires readout wrapped under the Play button.
+    On every page, with each slider at its first and last stop, a control's Play, label, slider and
+    value share one line (on a phone the label may sit above the rest), the speed control's parts
+    share one (in the dark theme a phone's column is 16 px narrower: its value wrapped there),
+    nothing overlaps and nothing passes the row's right edge."""
+    page = book_page
+    faults = []
+    for path in WITH_PLAYERS:
+        players = open_page(page, static_site, path.stem, ROW_SIZES[size], theme)
+        for n in range(players.count()):
+            player = ready(page, n)
+            for end in ("first", "last"):
+                player.evaluate("""(r, end) => r.querySelectorAll('input.emqsim-slider:not([disabled])').forEach(i => {
+                    i.value = end === 'last' ? i.max : 0; i.dispatchEvent(new Event('input')); })""", end)
+                for row in player.evaluate(_ROW_PARTS_JS):
+                    where = f"{path.stem} {n} {row['name']} at its {end} stop"
+                    main = row["main"]
+                    if ROW_SIZES[size] is PHONE:
+                        main = [p for p in main if p[0] != "emqsim-label"]
+                    if not _one_line(main):
+                        faults.append(f"{where}: {[p[0] for p in main]} on more than one line")
+                    if not _one_line(row["speed"]):
+                        faults.append(f"{where}: the speed control on more than one line")
+                    faults += [f"{where}: {a} over {b}" for a, b in _overlapping(row["main"] + row["speed"])]
+                    faults += [f"{where}: {p[0]} past the row's edge" for p in row["main"] + row["speed"]
+                               if p[1][2] > row["right"] + 1]
+    assert faults == [], "\n".join(faults)
+
+
+@pytest.mark.parametrize("size", ("desktop", "phone"))
+def test_no_border_strikes_through_a_question(static_site, book_page, size):
+    """Read on the 2026-12-04 screenshots: a question of two or three lines sat in its box's top
+    border (a fieldset's legend), the border's line running through its text. Every question
+    starts below its box's top border."""
+    page = book_page
+    struck = []
+    for path in WITH_PLAYERS:
+        open_page(page, static_site, path.stem, DESKTOP if size == "desktop" else PHONE)
+        struck += page.evaluate("""stem => [...document.querySelectorAll('fieldset.emqsim-question')].filter(f => {
+            const top = f.getBoundingClientRect().top + parseFloat(getComputedStyle(f).borderTopWidth);
+            return f.querySelector('legend').getBoundingClientRect().top < top;
+          }).map(f => stem + ' ' + f.dataset.question)""", path.stem)
+    assert struck == [], struck
+
+
+# the words (two letters or more) of the tables' cells that wrap across two lines
+_BROKEN_WORDS_JS = """() => { const out = [];
+  for (const cell of document.querySelectorAll('article table td, article table th')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.data.matchAll(/[A-Za-z]{2,}/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1)
+          out.push(m[0]);
+      }
+    }
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_table_cells_keep_their_words_whole_on_a_phone(static_site, book_page, path):
+    """Read on the 2026-12-04 phone screenshots: which_policy's and 04's tables had cells a few
+    letters wide, their words cut ("prod / uce / d twic / e"). On a 390 px phone no word of a
+    table breaks across lines, folds opened, and the page is still no wider than the phone."""
+    page = book_page
+    open_page(page, static_site, path.stem, PHONE)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.wait_for_timeout(100)
+    assert page.evaluate(_BROKEN_WORDS_JS) == [], path.stem
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"], path.stem
+
+
+def test_the_right_answer_is_not_always_in_the_same_place(static_site, book_page):
+    """A student who notices the right answer always stands first answers every question without
+    reading it: across the course no one place in the option list holds more than half of the
+    right answers."""
+    page = book_page
+    places = []
+    for path in WITH_PLAYERS:
+        open_page(page, static_site, path.stem, DESKTOP)
+        places += page.evaluate("""() => [...document.querySelectorAll('.emqsim-player')].flatMap(r => {
+            const t = JSON.parse(r.querySelector('script.emqsim-data').textContent);
+            const boxes = [...r.querySelectorAll('fieldset.emqsim-question')];
+            return (t.questions || []).map((q, i) =>
+                [...boxes[i].querySelectorAll('input[type=radio]')].map(x => x.value).indexOf(q.right)); })""")
+    assert len(places) >= 10 and -1 not in places, places
+    most = max(places.count(p) for p in set(places))
+    assert most <= len(places) / 2, f"{most} of {len(places)} right answers stand at one place: {places}"

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..cron_parser import GaveUp, next_after
 from ..errors import InputError, whole
 from . import package, runtime
-from .packing import pack
+from .packing import UNDEFINED, pack
 
 #: the queue's keys (queue-keys.js 8-34)
 KEY_TYPES = ("", "active", "wait", "waiting-children", "paused", "id", "delayed", "prioritized", "stalled-check",
@@ -48,7 +48,7 @@ TOKEN = "emqsim-worker"
 OPTS_DECODE = {"de": "deduplication", "fpof": "failParentOnFailure", "cpof": "continueParentOnFailure",
                "idof": "ignoreDependencyOnFailure", "kl": "keepLogs", "rdof": "removeDependencyOnFailure"}
 OPTS_ENCODE = {v: k for k, v in OPTS_DECODE.items()}
-UNDEFINED = object()        # a JS `undefined`: dropped where JS drops it, nil where msgpackr packs it
+#: UNDEFINED (packing's) is a JS `undefined`: dropped where JS drops it, nil where msgpackr packs it
 
 
 @dataclass(frozen=True)
@@ -117,17 +117,6 @@ def _short(v) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _packable(v):
-    """UNDEFINED as nil (msgpackr's `encodeUndefinedAsNil`), all the way down."""
-    if v is UNDEFINED:
-        return None
-    if isinstance(v, dict):
-        return {k: _packable(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_packable(x) for x in v]
-    return v
-
-
 def _opts_as_json(opts: dict) -> dict:
     """`optsAsJSON` (redis-queue-backend.js 2109-2137): undefined dropped, long names shortened."""
     out = {}
@@ -164,12 +153,14 @@ REPEAT_NUMBERS = ("every", "offset", "count", "limit", "startDate", "endDate")
 REPEAT_TEXTS = ("pattern", "tz")
 
 
-def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
+def _job_fields(job_id: bytes, raw: list, known: tuple | None = None) -> tuple[dict, dict]:
     """A taken job's hash (HGETALL's flat list) as text, and its options decoded, as the 6.7.0
     client reads them (`Job.fromJSON`, job.js 99-140): the fields read UTF-8 text, `opts` JSON text
     of an object whose `repeat` is an object of numbers and text, `data` JSON text,
     `timestamp` a number. Anything else is one InputError naming the job, the field, what was
-    found and what is expected."""
+    found and what is expected. `known`: (opts, data, timestamp, the options decoded) as this
+    function read them a moment before (the check before a take); when the three texts are the
+    same, they are not read again."""
     name = job_id.decode("utf-8", "replace") if isinstance(job_id, bytes) else str(job_id)
     fields = {}
     for i in range(0, len(raw), 2):
@@ -184,6 +175,13 @@ def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
                 _corrupt(name, key, value, "UTF-8 text")
         else:   # a field the driver does not read (processedOn, returnvalue, ...)
             fields[key] = value.decode("utf-8", "replace")
+    if known is not None and known[:3] == (fields.get("opts"), fields.get("data"), fields.get("timestamp")):
+        return fields, known[3]
+    return fields, _checked_texts(name, fields)
+
+
+def _checked_texts(name: str, fields: dict) -> dict:
+    """`_job_fields`' reading of a job's opts, data and timestamp: the options decoded."""
     try:
         stored = json.loads(fields.get("opts") or "{}")
     except ValueError:
@@ -209,7 +207,7 @@ def _job_fields(job_id: bytes, raw: list) -> tuple[dict, dict]:
         ok = False
     if not ok:
         _corrupt(name, "timestamp", fields["timestamp"], "a number (ms since 1970)")
-    return fields, stored
+    return stored
 
 
 def _parent_fields(job: str, found: list) -> None:
@@ -236,6 +234,19 @@ def _number_or_none(v) -> bool:
 
 def _corrupt(job: str, field: str, found, expected: str):
     raise InputError(f"BullMQ job {job!r}: its stored {field} is {_short(found)}; expected {expected}", field)
+
+
+def _returned(value) -> str:
+    """`JSON.stringify(returnvalue)` as the client sends it: the text kept for a text value (the
+    same at every pickup); json.dumps for anything else."""
+    if type(value) is str:
+        return _returned_text(value)
+    return json.dumps(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _returned_text(value: str) -> str:
+    return json.dumps(value)
 
 
 @functools.lru_cache(maxsize=64)
@@ -276,14 +287,30 @@ class BullMQScripts:
         # on the embedded server, each script called without redis-py's command path (fakelua.runner)
         self._scripts = {name.rsplit("-", 1)[0]: runner(self.client, text) or self.client.register_script(text)
                          for name, text in texts.items()}
+        # the runner's own entry for fields already encoded (None where redis-py's script object runs)
+        self._raw = {name: getattr(f, "raw", None) for name, f in self._scripts.items()}
+        self._field = getattr(self._scripts["moveToActive"], "field", None)
         from .. import fastcalls
         from ..fakelua import reader
 
         self._read, self._miss = reader(self.client), fastcalls.MISS   # the check's reads, on the embedded server
+        self._checked: dict = {}      # the check before a take: what it read of each job, by id
+        self._data_texts: dict = {}   # a job's stored data text -> the text the client sends on
         self.prefix = prefix
         self.queue = queue
         self.keys = {t: f"{prefix}:{queue}:{t}" for t in KEY_TYPES}
         self._raw_keys = {t: v.encode() for t, v in self.keys.items()}
+        if self._field is not None:   # each script's fixed KEYS, encoded once
+            f, k = self._field, self.keys
+            self._fixed = {
+                "moveToActive": [f(k[t]) for t in ("wait", "active", "prioritized", "events", "stalled", "limiter",
+                                                   "delayed", "paused", "meta", "pc", "marker")],
+                "updateJobScheduler": [f(k[t]) for t in ("repeat", "delayed", "wait", "paused", "meta", "prioritized",
+                                                         "marker", "id", "events", "pc")],
+                "moveToFinished": [f(k[t]) for t in ("wait", "active", "prioritized", "events", "stalled", "limiter",
+                                                     "delayed", "paused", "meta", "pc", "completed")],
+                "prefix": f(k[""]), "active": f(k["active"]), "marker": f(k["marker"]),
+                "metrics": f(self.key("metrics:completed"))}
         # a new Queue writes its meta fields (queue.js 43-55 and 77-83, redis-queue-backend.js 1855-1858)
         self.client.hset(self.keys["meta"], mapping={"opts.maxLenEvents": MAX_LEN_EVENTS,
                                                      "version": f"bullmq:{package.NPM_RELEASE}"})
@@ -306,6 +333,15 @@ class BullMQScripts:
         """EVALSHA of the named script (EVAL when the server does not hold it yet)."""
         return self._scripts[script](keys=[k if type(k) is str else _arg(k) for k in keys],
                                      args=[a if type(a) is str or isinstance(a, bytes) else _arg(a) for a in args])
+
+    def _run_fixed(self, script: str, extra_keys: list, args: list):
+        """`run` of a script of the pickup path: its fixed KEYS (encoded once), then `extra_keys`
+        (text), then `args`, handed to the runner as the fields it sends."""
+        f = self._field
+        values = self._fixed[script] + [f(k) for k in extra_keys]
+        numkeys = len(values)
+        values += [f(a if type(a) is str or isinstance(a, bytes) else _arg(a)) for a in args]
+        return self._raw[script](numkeys, values)
 
     # -- the producer --------------------------------------------------------------------------
 
@@ -345,8 +381,9 @@ class BullMQScripts:
         return self._upsert(scheduler_id, repeat, name, data, {}, now, override=True, producer=None)
 
     def _upsert(self, sid: str, repeat: dict, name: str, data, opts: dict, now: int, *, override: bool,
-                producer: str | None):
-        """JobScheduler.upsertJobScheduler (job-scheduler.js 77-175)."""
+                producer: str | None, stored_data: str | None = None):
+        """JobScheduler.upsertJobScheduler (job-scheduler.js 77-175); `stored_data`, when given, is
+        the data as a job stored it (JSON text; then `data` is not read)."""
         every, limit, pattern, offset = (repeat.get(k) for k in ("every", "limit", "pattern", "offset"))
         count = repeat.get("count")
         iteration = count + 1 if count else 1                               # line 95
@@ -369,7 +406,7 @@ class BullMQScripts:
         merged = self._next_job_opts(next_millis, sid, {**opts, "repeat": filtered,
                                                         "telemetry": opts.get("telemetry", UNDEFINED)},
                                      iteration, new_offset, now)
-        data_text = _json_text(data)
+        data_text = _json_text(data) if stored_data is None else self._data_text(stored_data)
         k = self.keys
         if override:                                                         # lines 134-160
             if next_millis is not UNDEFINED and next_millis < clock:
@@ -382,16 +419,20 @@ class BullMQScripts:
             reply = self.run("addJobScheduler",                              # redis-queue-backend.js 619-656
                              [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"],
                               k["marker"], k["id"], k["events"], k["pc"], k["active"]],
-                             [next_millis, pack(_packable(scheduler_opts)), sid, data_text,
-                              pack(_packable(_opts_as_json(opts))), pack(_packable(_opts_as_json(merged))), now,
+                             [next_millis, pack(scheduler_opts), sid, data_text,
+                              pack(_opts_as_json(opts)), pack(_opts_as_json(merged)), now,
                               k[""], self.key(producer) if producer else ""])
             if isinstance(reply, int) and reply < 0:
                 raise InputError(f"addJobScheduler-11 answered {reply} for scheduler {sid!r}", "scheduler_id")
             return reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
-        reply = self.run("updateJobScheduler",                               # redis-queue-backend.js 657-686
-                         [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"], k["marker"],
-                          k["id"], k["events"], k["pc"], self.key(producer) if producer else "", k["active"]],
-                         [next_millis, sid, data_text, pack(_packable(_opts_as_json(merged))), now, k[""], producer])
+        args = [next_millis, sid, data_text, pack(_opts_as_json(merged)), now, k[""], producer]
+        if self._field is not None:
+            reply = self._run_fixed("updateJobScheduler", [self.key(producer) if producer else "", k["active"]], args)
+        else:
+            reply = self.run("updateJobScheduler",                           # redis-queue-backend.js 657-686
+                             [k["repeat"], k["delayed"], k["wait"], k["paused"], k["meta"], k["prioritized"],
+                              k["marker"], k["id"], k["events"], k["pc"], self.key(producer) if producer else "",
+                              k["active"]], args)
         return reply.decode() if isinstance(reply, bytes) else reply
 
     @staticmethod
@@ -433,14 +474,20 @@ class BullMQScripts:
         _text(token, "token")
         k = self.keys
         self._check_candidates(now)                                          # refused here, before any write
-        reply = self.run("moveToActive",                                     # redis-queue-backend.js 1387-1416
-                         [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
-                          k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
-                         [k[""], now, _worker_opts(token)])
+        if self._field is not None:
+            f = self._fixed
+            reply = self._raw["moveToActive"](11, f["moveToActive"] + [f["prefix"], str(now).encode(),
+                                                                       _worker_opts(token)])
+        else:
+            reply = self.run("moveToActive",                                 # redis-queue-backend.js 1387-1416
+                             [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"],
+                              k["delayed"], k["paused"], k["meta"], k["pc"], k["marker"]],
+                             [k[""], now, _worker_opts(token)])
         raw, job_id = reply[0], reply[1]
+        checked, self._checked = self._checked, {}
         if not raw:
             return None
-        fields, stored = _job_fields(job_id, raw)
+        fields, stored = _job_fields(job_id, raw, checked.get(job_id))
         # optsFromJSON (redis-queue-backend.js 2044-2067), then the Job constructor (job.js 85-93):
         # attempts first, repeatJobKey taken out of opts, backoff set (undefined) at the end;
         # the key order is kept because it is the order the options are packed and stored in
@@ -450,9 +497,19 @@ class BullMQScripts:
         job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
                   timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
         if job.repeat_key:                                                   # worker.js 541-554
-            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, json.loads(job.data), opts, now,
-                         override=False, producer=job.id)
+            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, None, opts, now,
+                         override=False, producer=job.id, stored_data=job.data)
         return job
+
+    def _data_text(self, stored: str) -> str:
+        """A job's stored data as the client sends it on (`JSON.stringify(JSON.parse(data))`), kept
+        for each text seen (a scheduler's jobs carry the same data fire after fire)."""
+        text = self._data_texts.get(stored)
+        if text is None:
+            if len(self._data_texts) > 64:
+                self._data_texts.clear()
+            text = self._data_texts[stored] = _json_text(json.loads(stored))
+        return text
 
     def _check_candidates(self, now: int) -> None:
         """Every job moveToActive-11 may take at `now` read and checked as `take` and `finish` read
@@ -475,11 +532,14 @@ class BullMQScripts:
             for job_id in ids:
                 pipe.hmget(k[""] + job_id.decode("utf-8", "replace"), *CHECKED_FIELDS)
             got = [x for job_id, fields in zip(ids, pipe.execute() if ids else []) for x in (job_id, *fields)]
+        checked = self._checked = {}
         for i in range(0, len(got), 1 + len(CHECKED_FIELDS)):
             job_id, values = got[i], got[i + 1:i + 1 + len(CHECKED_FIELDS)]
             if any(v is not None for v in values):
-                _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None for x in (f, v)])
+                fields, stored = _job_fields(job_id, [x for f, v in zip(CHECKED_FIELDS, values) if v is not None
+                                                      for x in (f, v)])
                 _parent_fields(job_id.decode("utf-8", "replace"), values[-2:])
+                checked[job_id] = (fields.get("opts"), fields.get("data"), fields.get("timestamp"), stored)
 
     def _read_candidates(self, top: bytes) -> list | None:
         """The candidates' ids, each followed by its CHECKED_FIELDS (None where absent), read from
@@ -509,15 +569,22 @@ class BullMQScripts:
         """moveToFinished-14, the job's parent fields already checked (`finish`, or `take` just before)."""
         k = self.keys
         o = job.opts
+        args = [job.id, now, "returnvalue", _returned(value), "completed", 0, k[""],
+                _finish_opts(token, o.get("attempts"), bool(o.get("failParentOnFailure")),
+                             bool(o.get("continueParentOnFailure")), bool(o.get("ignoreDependencyOnFailure")),
+                             bool(o.get("removeDependencyOnFailure"))),
+                ""]
+        if self._field is not None:
+            f = self._field
+            values = self._fixed["moveToFinished"] + [f(self.key(job.id)), self._fixed["metrics"],
+                                                      self._fixed["marker"]]
+            values += [f(a if type(a) is str or isinstance(a, bytes) else _arg(a)) for a in args]
+            self._raw["moveToFinished"](14, values)
+            return
         self.run("moveToFinished",                                           # redis-queue-backend.js 790-838
                  [k["wait"], k["active"], k["prioritized"], k["events"], k["stalled"], k["limiter"], k["delayed"],
                   k["paused"], k["meta"], k["pc"], k["completed"], self.key(job.id), self.key("metrics:completed"),
-                  k["marker"]],
-                 [job.id, now, "returnvalue", json.dumps(value), "completed", 0, k[""],
-                  _finish_opts(token, o.get("attempts"), *(bool(o.get(f)) for f in (
-                      "failParentOnFailure", "continueParentOnFailure", "ignoreDependencyOnFailure",
-                      "removeDependencyOnFailure"))),
-                  ""])
+                  k["marker"]], args)
 
     def pickup(self, now: int) -> Job | None:
         """What the course's oracle does at a pickup (tests/oracles/bullmq.mjs): take one job and

@@ -1,9 +1,9 @@
 """MessagePack as the BullMQ 6.7.0 client packs a script's options (msgpackr's `Packr` with
 `useRecords: false, encodeUndefinedAsNil: true`, redis-queue-backend.js lines 10-14).
 
-Only what the driver sends: None (JS null and undefined, both nil), booleans, whole numbers
-as msgpackr writes them (uint32 and int32 ranges as integers, anything beyond as a float64,
-as JS numbers are), other numbers as float64, text, lists and dicts (in their key order, as a
+Only what the driver sends: None and UNDEFINED (JS null and undefined, both nil), booleans,
+whole numbers as msgpackr writes them (uint32 and int32 ranges as integers, anything beyond as
+a float64, as JS numbers are), other numbers as float64, text, lists and dicts (in their key order, as a
 JS object keeps it). msgpack is not a dependency of the course, so this is its own ~40 lines.
 """
 
@@ -14,6 +14,10 @@ import struct
 from ..errors import InputError
 
 
+#: a JS `undefined`, packed as nil (msgpackr's `encodeUndefinedAsNil`); the driver's own
+UNDEFINED = object()
+
+
 def pack(value) -> bytes:
     out = bytearray()
     _pack(value, out)
@@ -21,15 +25,22 @@ def pack(value) -> bytes:
 
 
 _SMALL = tuple(bytes([0xA0 | n]) for n in range(32))   # a short text's header byte
+_TEXTS: dict = {}    # short text -> its packed bytes (option names and the like recur at every pickup)
 
 
 def _pack(v, out: bytearray) -> None:
     kind = type(v)        # the plain types first, without the isinstance chain (a pickup packs ~60 values)
     if kind is str:
+        done = _TEXTS.get(v)
+        if done is not None:
+            out += done
+            return
         b = v.encode("utf-8")
         if len(b) < 32:
-            out += _SMALL[len(b)]
-            out += b
+            if len(_TEXTS) > 512:
+                _TEXTS.clear()
+            done = _TEXTS[v] = _SMALL[len(b)] + b
+            out += done
             return
     elif kind is dict and len(v) < 16:
         out.append(0x80 | len(v))
@@ -44,7 +55,7 @@ def _pack(v, out: bytearray) -> None:
 
 
 def _pack_any(v, out: bytearray) -> None:
-    if v is None:
+    if v is None or v is UNDEFINED:
         out.append(0xC0)
     elif v is True or v is False:
         out.append(0xC3 if v else 0xC2)

@@ -29,8 +29,11 @@ local function number(n)
   return format("%.14g", n)
 end
 
+local SPECIAL = '[%c"\\/\127]'
+
 local function escape(s)
-  return '"' .. s:gsub('[%c"\\/\127]', escapes) .. '"'
+  if not find(s, SPECIAL) then return '"' .. s .. '"' end
+  return '"' .. s:gsub(SPECIAL, escapes) .. '"'
 end
 
 -- the length of `t` as an array, or -1 when it is to be an object (lua-cjson's rule)
@@ -49,60 +52,70 @@ end
 
 local encode
 
-local function table_text(t, depth, out)
+-- each encoder appends its pieces to `out` after position `n` and returns the new count
+local function table_text(t, depth, out, n)
   depth = depth + 1
   if depth > MAX_DEPTH then
     error(format("Cannot serialise, excessive nesting (%d)", depth), 0)
   end
-  local n = array_length(t)
-  if n > 0 then
-    out[#out + 1] = "["
-    for i = 1, n do
-      if i > 1 then out[#out + 1] = "," end
-      encode(t[i], depth, out)
+  local len = array_length(t)
+  if len > 0 then
+    n = n + 1
+    out[n] = "["
+    for i = 1, len do
+      if i > 1 then n = n + 1; out[n] = "," end
+      n = encode(t[i], depth, out, n)
     end
-    out[#out + 1] = "]"
-    return
+    n = n + 1
+    out[n] = "]"
+    return n
   end
-  out[#out + 1] = "{"
+  n = n + 1
+  out[n] = "{"
   local first = true
   for k, v in pairs(t) do
-    if not first then out[#out + 1] = "," end
+    if not first then n = n + 1; out[n] = "," end
     first = false
     local kt = type(k)
+    n = n + 1
     if kt == "string" then
-      out[#out + 1] = escape(k)
+      out[n] = escape(k)
     elseif kt == "number" then
-      out[#out + 1] = '"' .. number(k) .. '"'
+      out[n] = '"' .. number(k) .. '"'
     else
       fail("table key", "table key must be a number or string")
     end
-    out[#out + 1] = ":"
-    encode(v, depth, out)
+    n = n + 1
+    out[n] = ":"
+    n = encode(v, depth, out, n)
   end
-  out[#out + 1] = "}"
+  n = n + 1
+  out[n] = "}"
+  return n
 end
 
-encode = function(v, depth, out)
+encode = function(v, depth, out, n)
   local t = type(v)
+  n = n + 1
   if t == "string" then
-    out[#out + 1] = escape(v)
+    out[n] = escape(v)
   elseif t == "number" then
-    out[#out + 1] = number(v)
+    out[n] = number(v)
   elseif t == "boolean" then
-    out[#out + 1] = v and "true" or "false"
+    out[n] = v and "true" or "false"
   elseif v == nil or v == M.null then
-    out[#out + 1] = "null"
+    out[n] = "null"
   elseif t == "table" then
-    table_text(v, depth, out)
+    return table_text(v, depth, out, n - 1)
   else
     fail(t, "type not supported")
   end
+  return n
 end
 
 function M.encode(v)
   local out = {}
-  encode(v, 0, out)
+  encode(v, 0, out, 0)
   return concat(out)
 end
 

@@ -92,16 +92,25 @@ local function map(s, pos, n)
   return t, pos
 end
 
--- the value at `pos`, and the position after it
+-- the value at `pos`, and the position after it; the one-byte kinds a script's options are
+-- made of (small numbers, short text, maps) are tried first
 decode = function(s, pos)
-  need(s, pos, 1)
   local c = byte(s, pos)
+  if c == nil then error(MISSING, 0) end
   pos = pos + 1
   if c <= 0x7f then return c, pos end
-  if c >= 0xe0 then return c - 256, pos end
-  if c >= 0xa0 and c <= 0xbf then return str(s, pos, c - 0xa0) end
-  if c >= 0x90 and c <= 0x9f then return array(s, pos, c - 0x90) end
-  if c >= 0x80 and c <= 0x8f then return map(s, pos, c - 0x80) end
+  if c >= 0xa0 then
+    if c <= 0xbf then
+      local last = pos + c - 0xa1
+      if last > #s then error(MISSING, 0) end
+      return sub(s, pos, last), last + 1
+    end
+    if c >= 0xe0 then return c - 256, pos end
+  elseif c <= 0x8f then
+    return map(s, pos, c - 0x80)
+  else
+    return array(s, pos, c - 0x90)
+  end
   if c == 0xc0 then return nil, pos end
   if c == 0xc2 then return false, pos end
   if c == 0xc3 then return true, pos end
