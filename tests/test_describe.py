@@ -16,6 +16,9 @@ DEFAULT = {
     "01 cron vs interval": "Cron 0 9 * * *, now 08:48: next run 09:00:00, in 12 min.",
     "02 one row rewritten": "After 0 fires: 0 jobs produced (solid line), still 1 registry row (dashed line).",
     "02 the keys, step by step": "Before register-3.lua runs: the queue has no keys yet; step through its calls.",
+    "02 watch a job move": "At 09:00 register: pump 09:00 next in the registry; BullMQ 09:00 in the wait list.",
+    "05 watch the runs pile up": ("At 09:00 register: allow no job yet; skip no job yet; buffer-one no job yet; "
+                                  "replace no job yet; forbid no job yet."),
     "03 the marker, step by step": "Before addJobScheduler-11.lua runs: the queue holds 1 key; step through its calls.",
     "03 start-to-start": ("Every 15 min from 09:00: start-to-start runs at 09:00, 09:15, 09:30 and 09:45; "
                           "start-to-finish runs at 09:00, 09:19, 09:38 and 09:57."),
@@ -40,6 +43,8 @@ OTHER = {
     "01 cron vs interval": ({"mode": "interval", "now": 1796032800000}, "next run 10:00:00, due now"),
     "02 one row rewritten": ({"fires": 10_000}, "10,000 jobs produced"),
     "02 the keys, step by step": ({"step": 10}, "Step 10 of 19: advance-2.lua line 114 runs ZADD"),
+    "02 watch a job move": ({"step": 13}, "BullMQ 09:30 in the delayed set, 09:15 at a worker, 09:00 done"),
+    "05 watch the runs pile up": ({"step": 20}, "allow 1 at workers, 2 done; skip 1 at workers, 1 done, 1 dropped"),
     "03 the marker, step by step": ({"step": 22}, "Step 22 of 55: moveToActive-11.lua line 110 runs ZADD"),
     "03 start-to-start": ({"measure": "start-to-start"}, "start-to-finish runs at 09:00, 09:19, 09:38 and 09:57 (greyed)"),
     "03 slip over cycles": ({"tick": 5000}, "pump tick 5 s: schedule +1.92 s"),

@@ -170,18 +170,19 @@ def test_a_figure_reaches_into_no_simulation(path):
 
 def test_every_catalogue_entry_has_its_model_and_view_in_modules_named_after_its_notebook():
     """A figure of notebook NN_NAME has its model in emqsim.lessons.NAME and its view in
-    emqsim.figures.NAME; the step-by-step figures of 02 and 03 share `script_steps`."""
+    emqsim.figures.NAME; the step-by-step figures of 02 and 03 share `script_steps`, the
+    "watch it move" strips of 02 and 05 share `motion`."""
     from emqsim.figures import catalogue
 
     notebooks = {p.stem[:2]: p.stem[3:] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     for title, (model, view) in catalogue.SOURCES.items():
         module = model.__module__.rsplit(".", 1)[1]
-        assert module in (notebooks[title[:2]], "script_steps"), title
+        assert module in (notebooks[title[:2]], "script_steps", "motion"), title
         assert (model.__module__, view.__module__) == (f"emqsim.lessons.{module}", f"emqsim.figures.{module}"), title
 
 
 def test_every_lesson_module_but_the_shared_ones_is_named_after_a_notebook():
-    shared = {"__init__", "bullmq_lane", "course", "designs", "model", "questions", "script_steps"}
+    shared = {"__init__", "bullmq_lane", "course", "designs", "model", "motion", "questions", "script_steps"}
     names = {p.stem[3:] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     lessons = {p.stem for p in (PACKAGE / "lessons").glob("*.py")} - shared
     assert lessons <= names, sorted(lessons - names)

@@ -77,6 +77,8 @@ READS = {
     "01-due-now": lambda r: "| every 15 min -> next run " in r
     and r.split(" |")[0][4:] + ":00" == r.split("next run ")[1],
     "02-midnight": lambda r: " row reports -> 00:00 on 2026-12-01 " in r,
+    "02-pump-job-exists": lambda r: re.search(r"^pump: .*\b09:15 (in the wait list|at a worker)\b", r, re.M) is not None,
+    "05-two-workers-busy": lambda r: _line(r, "allow:").count(" at a worker") >= 2,
     "02-next-job-delayed": lambda r: re.search(r"^call: ZADD \S+:delayed ", r, re.M) is not None,
     "03-job-leaves-wait": lambda r: re.search(r"^call: RPOPLPUSH ", r, re.M) is not None,
     "03-fourth-at-ten": lambda r: any(line.startswith("start-to-finish:")
@@ -116,8 +118,8 @@ def test_the_course_asks_enough():
     ids = [q.id for _, q in asked()]
     assert len(set(ids)) == len(ids) and set(ids) == set(ANSWERS)
     challenges = [catalogue.model(t).challenge for t in TITLES]
-    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 11
-    assert len({c.id for c in challenges}) == 11 and {c.id for c in challenges} == set(READS)
+    assert all(isinstance(c, Challenge) for c in challenges) and len(challenges) == 13
+    assert len({c.id for c in challenges}) == 13 and {c.id for c in challenges} == set(READS)
 
 
 @pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])

@@ -8,12 +8,13 @@ puts the pre-rendered slider there.
 
 from __future__ import annotations
 
-from ..lessons import (cron_time_zones, cron_vs_interval, faults, missed_slots, one_row_rewritten, overlap,
-                       script_steps, start_to_start)
+from ..lessons import (cron_time_zones, cron_vs_interval, faults, missed_slots, motion, one_row_rewritten,
+                       overlap, script_steps, start_to_start)
 from . import cron_time_zones as cron_time_zones_view
 from . import cron_vs_interval as cron_vs_interval_view
 from . import faults as faults_view
 from . import missed_slots as missed_slots_view
+from . import motion as motion_view
 from . import one_row_rewritten as one_row_rewritten_view
 from . import overlap as overlap_view
 from . import script_steps as script_steps_view
@@ -27,6 +28,7 @@ from ..engine.errors import InputError
 SOURCES: dict[str, tuple[type, type]] = {
     "01 cron vs interval": (cron_vs_interval.CronIntervalModel, cron_vs_interval_view.CronIntervalView),
     "02 one row rewritten": (one_row_rewritten.RegistryRowsModel, one_row_rewritten_view.RegistryRowsView),
+    "02 watch a job move": (motion.JourneyModel, motion_view.JourneyView),
     "02 the keys, step by step": (script_steps.StepsModel, script_steps_view.ScriptStepsView),
     "03 start-to-start": (start_to_start.CadenceModel, start_to_start_view.CadenceView),
     "03 slip over cycles": (start_to_start.SlipModel, start_to_start_view.SlipView),
@@ -34,6 +36,7 @@ SOURCES: dict[str, tuple[type, type]] = {
     "03 the marker, step by step": (script_steps.MarkerStepsModel, script_steps_view.ScriptStepsView),
     "04 missed slots": (missed_slots.MissedModel, missed_slots_view.MissedView),
     "05 an overlapping run": (overlap.OverlapModel, overlap_view.OverlapView),
+    "05 watch the runs pile up": (motion.PileUpModel, motion_view.PileUpView),
     "06 crash between two writes": (faults.FaultsModel, faults_view.FaultsView),
     "07 cron across daylight saving": (cron_time_zones.TimeZonesModel, cron_time_zones_view.TimeZonesView),
 }

@@ -1,0 +1,67 @@
+"""The "watch it move" strips drawn: a mark per token in its place's box, its label off the mark,
+an arrow for each token that just moved, the clock, a count for what a full box hides."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from emqsim.figures import catalogue  # noqa: E402
+from emqsim.figures.motion import CAP, kind  # noqa: E402
+
+TITLES = ["02 watch a job move", "05 watch the runs pile up"]
+
+
+def drawn(fig):
+    f = fig.view.ax.figure
+    f.canvas.draw()
+    return f, f.canvas.get_renderer()
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_every_token_is_a_mark_with_its_label_beside_it(title, layout):
+    fig = catalogue.figure(title, layout=layout)
+    view = fig.view
+    for step in range(0, len(fig.model.moments), 3):
+        fig.update(step=step)
+        f, renderer = drawn(fig)
+        frame = fig.frame
+        shown = [t for lane in frame.lanes for p, _ in lane.places
+                 for t in [x for x in lane.tokens if x.place == p][-(CAP - 1) if lane.count(p) > CAP else 0:]]
+        marks = sum(len(line.get_xdata()) for line in view.marks.values())
+        assert marks == len(shown)
+        for k, line in view.marks.items():
+            assert len(line.get_xdata()) == sum(kind(t) == k for t in shown)
+        texts = [t for t in view.labels if t.get_text()]
+        assert sorted(t.get_text().split()[0] for t in texts) == sorted(t.label for t in shown)
+        # off the mark: each label starts right of the mark (and of the ring a moved token gets)
+        ring = view.rings.get_markersize() / 2 / 72 * f.dpi
+        for label in texts:
+            x, y = label.get_position()
+            px, _ = view.ax.transData.transform((x, y))
+            mark_x = px - view.fs * view.gap / 72 * f.dpi
+            assert label.get_window_extent(renderer).x0 >= mark_x + ring + view.rings.get_markeredgewidth() / 2 / 72 * f.dpi
+        assert view.clock.get_text() == frame.moment.label()
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_each_move_gets_an_arrow_and_a_ring(title):
+    fig = catalogue.figure(title)
+    for step in range(1, len(fig.model.moments)):
+        fig.update(step=step)
+        moved = [t for lane in fig.frame.lanes for t in lane.tokens if t.came_from not in (None, "new")]
+        rings = [t for lane in fig.frame.lanes for t in lane.tokens if t.came_from is not None]
+        assert sum(a.get_visible() for a in fig.view.arrows) == len(moved), step
+        assert len(fig.view.rings.get_xdata()) == len(rings)
+
+
+def test_a_full_box_counts_what_it_hides():
+    fig = catalogue.figure("05 watch the runs pile up")
+    fig.update(step=len(fig.model.moments) - 1)     # 10:00: replace has dropped four runs
+    replace = next(lane for lane in fig.frame.lanes if lane.name == "replace")
+    assert replace.count("dropped") == 4 > CAP
+    assert [t.get_text() for t in fig.view.more if t.get_text()] == ["+2 earlier"]
