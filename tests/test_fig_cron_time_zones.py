@@ -40,7 +40,7 @@ def test_fall_back_artists(fig):
     # Debian cron and cron-parser both skip croniter's second 01:30 (06:30Z)
     assert list(view.skipped.get_xdata()) == [2.5, 2.5] and list(view.skipped.get_ydata()) == [-1.3, -1.56]
     assert [visible(r) for r in view.labels] == [
-        [("07:30Z", 3.9, "left")], [("05:30Z", 1.1, "right"), ("06:30Z", 2.9, "left")], []]
+        [("07:30Z", 3.9, "left")], [("05:30Z, 06:30Z", 2.9, "left")], []]
     assert [t.get_text() for t in view.counts] == ["", "", "25 runs"]
     assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", 2.9, "left"),
                                              ("", 0, "left")]
@@ -74,7 +74,7 @@ def test_spring_forward_artists(fig):
     # and back: the labels and shading of the fall-back day return
     fig.update(day="back")
     assert [p.get_visible() for p in view.passes] == [True, True]
-    assert visible(view.labels[1]) == [("05:30Z", 1.1, "right"), ("06:30Z", 2.9, "left")]
+    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", 2.9, "left")]
 
 
 def test_utc_has_no_such_day(fig):
@@ -196,29 +196,33 @@ def test_on_a_phone_the_hours_stand_on_one_line_and_the_sentences_in_the_plot():
     assert outside == [] and lost == []
 
 
-def test_on_a_phone_a_time_above_its_run_is_not_struck_through_by_the_change():
-    """The last read (2026-12-04): on a phone, New York's fall-back day put "05:30Z" above its
-    run, right on the change's dashed line, which struck it through. At every position, no
-    time moved above its run spans the change's line."""
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_time_runs_across_the_axis_and_the_key_is_clear_of_its_marks(layout):
+    """The last read (2026-12-04): a time written left of a run near midnight ran into the
+    expression's name across the axis ("30 1 * * *05:30Z" on the desktop; on a phone, moved
+    above its run, the change's line or the axis struck it through). It now joins the row's
+    time on the right. And the key, laid out before `legible` raised its type, had each label
+    running under the next entry's mark. At every position, in both layouts."""
     from tests.figure_walk import positions
 
-    fig = catalogue.figure(TITLE, layout="narrow")
+    fig = catalogue.figure(TITLE, layout=layout)
     v = fig.view
-    struck, above = [], 0
+    across, joined = [], set()
     for values in positions(TITLE, 24):
         fig.update(**values)
         fig.png()
-        if fig.frame.change is None:
-            continue
         renderer = v.ax.figure.canvas.get_renderer()
-        line = v.ax.transData.transform((fig.frame.change, 0))[0]
-        for pair, y in zip(v.labels, v.rows):
+        for pair in v.labels:
             for t in pair:
                 if t.get_visible() and t.get_text():
-                    box = t.get_window_extent(renderer)
-                    moved = t.get_position()[1] != y
-                    above += moved
-                    if moved and box.x0 < line < box.x1:
-                        struck.append((t.get_text(), values))
-    assert above > 0          # the case that struck it: a time moved above its run
-    assert struck == []
+                    if t.get_window_extent(renderer).x0 < v.ax.bbox.x0:
+                        across.append((t.get_text(), values))
+                    if ", " in t.get_text():
+                        joined.add(t.get_text())
+    assert across == []
+    assert "05:30Z, 06:30Z" in joined          # New York's fall-back day, the case that crossed
+    texts = [t.get_window_extent(renderer) for _, t in v.key]
+    marks = [m.get_window_extent(renderer) for m, _ in v.key]
+    for i, box in enumerate(texts):
+        assert not any(box.overlaps(m) for m in marks), f"a key mark on {v.key[i][1].get_text()!r}"
+        assert not any(box.overlaps(o) for j, o in enumerate(texts) if j != i)

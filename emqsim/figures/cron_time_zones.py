@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.cron_time_zones import EXPRESSIONS
-from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, fit_width, narrow, scale
+from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, fit_width, floor_of, narrow, scale
 from .view import View
 
 XMAX = 25.4           # the axis holds the longest day (25 h) and a little more
@@ -32,6 +32,9 @@ def _key(fig, entries, *, y: float, fontsize: float) -> list:
     laid out once by measuring the labels. Returns the (mark, label) artists."""
     renderer = fig.canvas.get_renderer()
     to_fig = fig.transFigure.inverted()
+    # measured at the size it is shown: `legible` raises a text under the floor later, and a
+    # key laid out at the smaller size then had its labels run under the next entry's mark
+    fontsize = max(fontsize, floor_of(fig))
     em = fontsize * fig.dpi / 72                      # one em in pixels
     texts = [fig.text(0, y, label, fontsize=fontsize, va="center") for _, label in entries]
     widths = [t.get_window_extent(renderer).width for t in texts]
@@ -173,10 +176,25 @@ class TimeZonesView(View):
                 x, text = frame.ticks[i]
                 t.set_x(x)
                 t.set_text(text)
+        self._join_times_left_of_the_plot()
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._tier_hours(frame)
             self._keep_tags_inside()
+
+    def _join_times_left_of_the_plot(self) -> None:
+        """A time written left of a run near midnight ran into the expression's name and across
+        the axis ("30 1 * * *05:30Z"): it joins the row's time on the right instead
+        ("05:30Z, 06:30Z"), the runs' order kept."""
+        renderer = self.ax.figure.canvas.get_renderer()
+        x_left = self.ax.bbox.x0
+        for y, (first, second) in zip(self.rows, self.labels):
+            first.set_y(y)
+            second.set_y(y)
+            if (first.get_visible() and second.get_visible() and first.get_ha() == "right"
+                    and second.get_ha() == "left" and first.get_window_extent(renderer).x0 < x_left):
+                second.set_text(f"{first.get_text()}, {second.get_text()}")
+                first.set_visible(False)
 
     def _keep_tags_inside(self) -> None:
         """On a phone: a time written left of a run near midnight would run into the
