@@ -231,7 +231,7 @@ def lab_answer(page, figure, n: int, q, key: str) -> str:
     box = figure.locator(f".{QUESTION_CLASS}").nth(n)
     out = box.locator(f".{FEEDBACK_CLASS}")
     before = out.inner_text()
-    box.locator("input[type=radio]").nth(list(q.keys()).index(key)).check()
+    box.locator("input[type=radio]").nth([o.key for o in q.shown()].index(key)).check()
     button = box.locator(f"button.{CHECK_CLASS}")
     button.focus()
     button.press("Enter")
