@@ -30,8 +30,9 @@
   }
 
   /* The theme's "Back to top" stands fixed near the top of the window when the reader scrolls
-     up: on a phone it stood over a question's answers. While any question is on screen the
-     page carries the class emqsim-asking, under which player.css hides it on a narrow screen. */
+     up: on a phone it stood over a question's answers, and over a control's row. While any
+     question or control row is on screen the page carries the class emqsim-asking, under which
+     player.css hides it on a narrow screen. */
   var asking = [];
   var askObserver = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
     entries.forEach(function (e) {
@@ -325,7 +326,7 @@
 
     if (data.questions) setupQuestions();
     if (askObserver) {
-      var asked = root.querySelectorAll("fieldset.emqsim-question");
+      var asked = root.querySelectorAll("fieldset.emqsim-question, div.emqsim-control");
       for (var a = 0; a < asked.length; a++) askObserver.observe(asked[a]);
     }
     show();
