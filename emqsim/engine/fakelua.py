@@ -595,6 +595,25 @@ def preload(client, sources) -> bool:
     return True
 
 
+
+def _command_starts(server) -> None:
+    """What fakeredis's `_process_command` does under the server's lock before any command: the
+    sockets closed since are cleaned up, and every database is stamped with the command's time
+    (fakeredis's server clock, for key expiry: not the simulator's `now`)."""
+    from fakeredis._socket import _base   # its clock, as a test that fakes it replaces it
+
+    while True:
+        try:
+            weak_sock = server.closed_sockets.pop()
+        except IndexError:
+            break
+        closed = weak_sock()
+        if closed:
+            closed._cleanup(server)
+    now = _base.time.time()   # the command's time, read as fakeredis reads it
+    for db in server.dbs.values():
+        db.time = now
+
 def runner(client, source: str):
     """A callable `(keys, args) -> reply` that runs `source` on `client`'s embedded server as
     `client.register_script(source)(keys=..., args=...)` does, for a caller that runs the same
@@ -688,18 +707,7 @@ def runner(client, source: str):
         if user is not None and not (user.enabled and user.unrestricted()):
             return _NOT_LEAN
         with server.lock:
-            closed = server.closed_sockets
-            while closed:
-                try:
-                    weak_sock = closed.pop()
-                except IndexError:
-                    break
-                gone = weak_sock()
-                if gone:
-                    gone._cleanup(server)
-            now = _base.time.time()   # the command's time, read as fakeredis reads it
-            for db in server.dbs.values():
-                db.time = now
+            _command_starts(server)
             sock._subkey_events = []
             try:
                 result = sock.eval(script, numkeys, *values)
@@ -722,17 +730,7 @@ def runner(client, source: str):
             func, sig = sock._name_to_func("evalsha")
             server.acl.validate_command(sock._client_info.user, sock._client_info, fields)
             with server.lock:
-                while True:
-                    try:
-                        weak_sock = server.closed_sockets.pop()
-                    except IndexError:
-                        break
-                    closed = weak_sock()
-                    if closed:
-                        closed._cleanup(server)
-                now = _base.time.time()   # the command's time, read as fakeredis reads it
-                for db in server.dbs.values():
-                    db.time = now
+                _command_starts(server)
                 sig.check_arity(fields[1:], sock.version)
                 result = sock._run_command(func, sig, fields[1:], False)
         except SimpleError as exc:
