@@ -328,6 +328,19 @@ def _main(argv: list[str] | None) -> int:
             signum = _active.first
         print(f"emqsim: stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return 128 + signum
+    except BaseException:
+        if _stopping() is None:
+            raise
+        print(f"emqsim: stopped by {signal.Signals(_stopping()).name}", file=sys.stderr)
+        return 128 + _stopping()
+
+
+def _stopping() -> int | None:
+    """The first stop signal, once one has come. Its KeyboardInterrupt can come out as another
+    error: the interpreter turns it into one where it lands in C code that is raising already
+    (an import's ImportError became "TypeError: expected a message argument"). Whatever the
+    unwinding raises after a stop is the stop, and is reported as the stop."""
+    return None if _active is None else _active.first
 
 
 def _run(argv: list[str] | None) -> int:
@@ -345,6 +358,8 @@ def _run(argv: list[str] | None) -> int:
         try:
             out = trace(args) if args.command == "trace" else cron(args)
         except ValueError as exc:
+            if _stopping() is not None:   # not bad input: a stop that came out as a ValueError
+                raise
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except SystemExit as stop:  # argparse's --help (0) and every error (2)
         return stop.code if isinstance(stop.code, int) else 2
