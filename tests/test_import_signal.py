@@ -20,7 +20,7 @@ import textwrap
 
 import pytest
 
-from servers import ROOT, _default_signals, wait_for
+from servers import ROOT, _default_signals, finished, wait_for
 
 HOOK = textwrap.dedent("""
     import os, sys, time
@@ -49,26 +49,30 @@ TURNING = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("module", ["emqsim.cli", "argparse", "emqsim.engine.cadence", "redis",
-                                    "emqsim.engine.sim"])
-def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, module):
-    (tmp_path / "sitecustomize.py").write_text(HOOK)
+def _stopped_in_import(tmp_path, hook: str, module: str, sig: signal.Signals, **env_more: str):
+    """`python -m emqsim trace` with `hook` as its sitecustomize, sent `sig` once it is inside
+    the import of `module`; its exit status, stdout and stderr."""
+    (tmp_path / "sitecustomize.py").write_text(hook)
     mark = tmp_path / "mark"
     env = {k: v for k, v in os.environ.items() if k != "EMQSIM_REDIS_URL"}
-    env.update(PYTHONPATH=str(tmp_path), SLOW_MODULE=module, SLOW_MARK=str(mark))
+    env.update(PYTHONPATH=str(tmp_path), SLOW_MODULE=module, SLOW_MARK=str(mark), **env_more)
     proc = subprocess.Popen([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--fires", "1000000"],
                             cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=_default_signals)
     try:
         wait_for(lambda: mark.exists() or proc.poll() is not None, 60, f"the child importing {module}")
         assert proc.poll() is None, proc.communicate()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert (proc.returncode, err, out) == (130, "emqsim: stopped by SIGINT\n", "")
+        proc.send_signal(sig)
+    except BaseException:
+        finished(proc)
+        raise
+    return finished(proc)
+
+
+@pytest.mark.parametrize("module", ["emqsim.cli", "argparse", "emqsim.engine.cadence", "redis",
+                                    "emqsim.engine.sim"])
+def test_a_ctrl_c_while_importing_is_one_line_and_130(tmp_path, module):
+    assert _stopped_in_import(tmp_path, HOOK, module, signal.SIGINT) == (130, "", "emqsim: stopped by SIGINT\n")
 
 
 @pytest.mark.parametrize("turned", ["TypeError", "ValueError"])
@@ -78,24 +82,8 @@ def test_a_stop_turned_into_another_error_is_still_one_line(tmp_path, sig, turne
     traceback (TypeError) nor an "error:" line with status 2 (a ValueError the command reads as
     bad input)."""
     hook = TURNING.replace("raise TypeError", f"raise {turned}")
-    (tmp_path / "sitecustomize.py").write_text(hook)
-    mark = tmp_path / "mark"
-    env = {k: v for k, v in os.environ.items() if k != "EMQSIM_REDIS_URL"}
-    env.update(PYTHONPATH=str(tmp_path), SLOW_MODULE="emqsim.engine.sim", SLOW_MARK=str(mark),
-               TURNED_INTO="expected a message argument")
-    proc = subprocess.Popen([sys.executable, "-m", "emqsim", "trace", "--every", "15m", "--fires", "1000000"],
-                            cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_default_signals)
-    try:
-        wait_for(lambda: mark.exists() or proc.poll() is not None, 60, "the child importing the engine")
-        assert proc.poll() is None, proc.communicate()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert (proc.returncode, err, out) == (128 + sig, f"emqsim: stopped by {sig.name}\n", "")
+    got = _stopped_in_import(tmp_path, hook, "emqsim.engine.sim", sig, TURNED_INTO="expected a message argument")
+    assert got == (128 + sig, "", f"emqsim: stopped by {sig.name}\n")
 
 
 def test_importing_the_package_loads_no_engine_until_a_name_is_used():
