@@ -215,3 +215,94 @@ def test_a_lane_inside_a_lane_gets_a_driver_of_its_own_and_both_are_right():
     assert first is rest and outer._b is bullmq_lane._driver()
     assert bullmq_lane._BUSY.acquire(blocking=False)             # given back
     bullmq_lane._BUSY.release()
+
+
+# -- 06's retried chain step (`faults.retry_facts`, `bullmq_lane.retried`) --------------------------
+
+@real_only
+def test_06_retry_is_the_scripts_and_the_models_equal_them(monkeypatch):
+    from emqsim.lessons import faults
+
+    calls = []
+    lane = bullmq_lane.Lane
+    monkeypatch.setattr(bullmq_lane, "Lane", lambda *a, **k: calls.append(lane(*a, **k)) or calls[-1])
+    real = faults.retry_facts()
+    assert [c.real for c in calls] == [True]
+    model = bullmq_lane.retried(Schedule(NAME, Every(EVERY)), start=START, real=False)
+    assert [c.real for c in calls] == [True, False]
+    assert real == model
+    slot = START + 15 * MIN
+    assert real == {"job_id": f"repeat:{NAME}:{START}", "pickup": ("chained", slot), "again": ("stale", float("inf")),
+                    "score": slot, "ic": 2, "delayed": [[f"repeat:{NAME}:{slot}", slot]]}
+
+
+@real_only
+@pytest.mark.parametrize("seed", range(3400, 3412))
+def test_a_seeded_retry_is_the_same_on_the_scripts_and_the_models(seed):
+    """Every cadence of the seeded lanes, retried a second to an hour later."""
+    schedule, options = seeded_lane(seed)
+    after = random.Random(seed).choice((1000, 7 * MIN, HOUR))
+    real = bullmq_lane.retried(schedule, start=options["start"], after=after)
+    model = bullmq_lane.retried(schedule, start=options["start"], after=after, real=False)
+    assert real == model
+    assert real["pickup"][0] == "chained" and real["again"][0] == "stale" and real["ic"] == 2
+
+
+def _taken_twice(real: bool, meddle) -> tuple:
+    """Upsert, take the first job, `meddle(client, row key, record key, slot)`, run the step again:
+    both steps' answers in the models' words."""
+    from emqsim.engine.chain import BullMQ
+    from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+    from emqsim.engine.store import Store
+
+    if real:
+        b = BullMQScripts()
+        b.upsert(NAME, START, every=15 * MIN)
+        row = b.scheduler(NAME)
+        job = b.take(START)
+        first = bullmq_lane.chain_answer(job.made, row, START)
+        meddle(b.client, b.keys["repeat"], f"{b.keys['repeat']}:{NAME}", START)
+        second = bullmq_lane.chain_answer(b.update(job, START + 1000), b.scheduler(NAME), START)
+        b.client.close()
+        return first, second
+    with Store() as store:
+        m = BullMQ(store)
+        m.upsert(Schedule(NAME, Every(EVERY)), START)
+        taken = m.pickup(START)
+        meddle(m.client, m.k.repeat, m.k.record(NAME), START)
+        again = m.retry_chain(taken, START + 1000)
+        return (taken.result, taken.next), (again.result, again.next)
+
+
+@real_only
+@pytest.mark.parametrize("case,word", [("as it is", "stale"), ("row put back on the slot", "duplicate"),
+                                       ("scheduler gone", "absent")])
+def test_each_nil_of_update_job_scheduler_maps_to_the_models_word(case, word):
+    """updateJobScheduler-12 answers nil for three reasons; `chain_answer` names each as chain-6 does."""
+    def meddle(client, row, record, slot):
+        if case == "row put back on the slot":
+            client.zadd(row, {NAME: slot})
+        elif case == "scheduler gone":
+            client.zrem(row, NAME)
+            client.delete(record)
+
+    real, model = _taken_twice(True, meddle), _taken_twice(False, meddle)
+    assert real == model == (("chained", START + 15 * MIN), (word, float("inf")))
+
+
+def test_without_the_package_06_retry_runs_on_the_models(monkeypatch):
+    from emqsim.lessons import faults
+
+    line = f"BullMQ's scripts: the PyPI package bullmq is not installed; expected bullmq=={package.VERSION}: " \
+           f"{package.INSTALL}"
+    monkeypatch.setattr(package, "available", lambda: line)
+    monkeypatch.setattr(bullmq_lane, "_DRIVER", [])
+    monkeypatch.setattr(bullmq_lane, "_WHY", [])
+    calls = []
+    lane = bullmq_lane.Lane
+    monkeypatch.setattr(bullmq_lane, "Lane", lambda *a, **k: calls.append(lane(*a, **k)) or calls[-1])
+    assert faults.bullmq_retry().splitlines() == [f"pickup of repeat:{NAME}:{START}: chained, next run 09:15",
+                                                  "the same step again: stale, next run inf",
+                                                  f"row 09:15 \u00b7 ic 2 \u00b7 delayed "
+                                                  f"[['repeat:{NAME}:{START + 15 * MIN}', {START + 15 * MIN}]]"]
+    assert [c.real for c in calls] == [False]

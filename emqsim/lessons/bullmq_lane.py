@@ -190,6 +190,51 @@ class Lane:
         self.close()
 
 
+def chain_answer(made: str | None, row: dict | None, slot: int) -> tuple[str, int | float]:
+    """The worker's upsert at a pickup (updateJobScheduler-12) in the models' words, and the next
+    run it made (INF where none): the one place BullMQ's reply becomes a word of the models'
+    chain-6 (`engine.chain.CHAIN`). The script answers the next job's id when it makes one,
+    "chained"; otherwise nil, for one of three reasons it tells apart by what it reads first,
+    which `row` (the scheduler's row just before the call, `BullMQScripts.scheduler`) repeats:
+    no row, "absent"; a row whose score is not the taken job's `slot` (it has moved past it),
+    "stale"; else the next job exists already, "duplicate" (the script logs `duplicated`).
+    The client's own refusals (a limit, an end date, cron-parser giving up) make no call and
+    are not mapped: `_real_shaped` lanes have no limit or end date."""
+    if made is not None:
+        return "chained", int(made.rsplit(":", 1)[1])
+    if row is None:
+        return "absent", INF
+    return ("stale" if row["next"] != slot else "duplicate"), INF
+
+
+def retried(schedule: Schedule, *, start: int, after: int = 1000, real: bool | None = None) -> dict:
+    """Upserted at `start`, `schedule`'s first job is taken when it comes due, and the upsert a
+    worker makes at a pickup runs again `after` ms later for the same job (the Worker's
+    `retryIfFailed` after a connection error: `BullMQScripts.update`; the models'
+    `BullMQ.retry_chain`). The job taken, each call's answer and next run (`pickup`, `again`,
+    through `chain_answer` on the scripts), and the scheduler's row score, `ic` and delayed jobs
+    [id, run time] after both; `real` as `Lane`'s."""
+    with Lane(schedule, start=start, real=real) as one:
+        due = max(start, one.state()["score"])
+        if not one.real:
+            bullmq = one._chain.bullmq
+            taken = bullmq.pickup(due)
+            retry = bullmq.retry_chain(taken, due + after)
+            job_id, pickup, second = taken.job_id, (taken.result, taken.next), (retry.result, retry.next)
+        else:
+            b, name = one._b, schedule.name
+            row = b.scheduler(name)
+            job = b.take(due)
+            slot = int(job.id.rsplit(":", 1)[1])
+            pickup = chain_answer(job.made, row, slot)
+            row = b.scheduler(name)
+            second = chain_answer(b.update(job, due + after), row, slot)
+            job_id = job.id
+        st = one.state()
+    return {"job_id": job_id, "pickup": pickup, "again": second, "score": st["score"], "ic": st["ic"],
+            "delayed": [list(d) for d in st["delayed"]]}
+
+
 def lane(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
          worker: Worker | None = None, outage: tuple[int, int] | None = None, real: bool | None = None) -> Trace:
     """One run of `schedule` in BullMQ's design (`Lane`): the `Trace`, by BullMQ's own scripts
@@ -198,4 +243,4 @@ def lane(schedule: Schedule, *, start: int, fires: int | None = None, until: int
         return one.run(fires=fires, until=until)
 
 
-__all__ = ["Lane", "computed_by", "lane", "missing"]
+__all__ = ["Lane", "chain_answer", "computed_by", "lane", "missing", "retried"]
