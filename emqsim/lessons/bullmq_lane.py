@@ -2,8 +2,9 @@
 the pinned package is installed, by this course's model scripts where it is not.
 
 Why one module: every page that shows BullMQ's design (04's `snap` lane and its store, the two
-designs side by side of 04 and 05) asks the same question, and the rule that answers it lives
-here once. With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own
+designs side by side of 04 and 05, 02's demo through `scripts()`, 06's retried step through
+`retried()`) asks the same question, and the rule that answers it lives here once, with the
+one place each script's reply becomes the models' word (`upsert_answer`, `chain_answer`). With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own
 scripts on one embedded server, driven as its client drives them (`BullMQScripts`: the upsert,
 each worker's take with the next job it makes, the finish), with the workers of `Crew` and an
 outage in which no worker runs, as `chain.Chain` has them. Without it, `Chain` runs the model
@@ -17,6 +18,7 @@ anyway), and releases other than 6.7.0 (04's `snap-v5` and `epoch` lanes).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from ..engine.cadence import Cron, Every
@@ -190,6 +192,49 @@ class Lane:
         self.close()
 
 
+@contextlib.contextmanager
+def scripts(real: bool | None = None):
+    """BullMQ 6.7.0's own scripts for a lesson that steps them itself (02's demo: upserts and
+    pickups it calls one by one, the keys read after each): the shared driver, cleared and held
+    for the block (a driver of its own when another lane holds it), or None where the models
+    answer (`missing()`, or `real=False`)."""
+    driver = _driver() if real is not False else None
+    if driver is None:
+        yield None
+        return
+    holds = _BUSY.acquire(blocking=False)
+    if not holds:
+        from ..engine.bullmq_scripts.driver import BullMQScripts
+
+        driver = BullMQScripts(queue="lane-inner")
+    try:
+        driver.clear()
+        yield driver
+    finally:
+        if holds:
+            _BUSY.release()
+        else:
+            driver.client.close()
+
+
+def upsert_answer(row: dict | None, cadence: Every | Cron) -> str:
+    """An upsert (addJobScheduler-11) in the models' words (`engine.chain.BullMQ.upsert`'s), the
+    one place they are given to BullMQ's own: the script answers the id of the job it made and
+    its delay, whatever happened to the row, so the word comes from the scheduler as it stood
+    just before (`row`, `BullMQScripts.scheduler`), as the script reads it: none, "created"; the
+    same `every` (or cron pattern and zone), "kept" (the script keeps the score while the
+    pending job waits); another, "rewritten" (a changed `every` starts again from its first
+    run)."""
+    if row is None:
+        return "created"
+    f = row["fields"]
+    if isinstance(cadence, Every):
+        same = f.get("every") == str(cadence.ms)
+    else:
+        same = (f.get("pattern"), f.get("tz") or "UTC") == (cadence.expr, cadence.tz or "UTC")
+    return "kept" if same else "rewritten"
+
+
 def chain_answer(made: str | None, row: dict | None, slot: int) -> tuple[str, int | float]:
     """The worker's upsert at a pickup (updateJobScheduler-12) in the models' words, and the next
     run it made (INF where none): the one place BullMQ's reply becomes a word of the models'
@@ -243,4 +288,4 @@ def lane(schedule: Schedule, *, start: int, fires: int | None = None, until: int
         return one.run(fires=fires, until=until)
 
 
-__all__ = ["Lane", "chain_answer", "computed_by", "lane", "missing", "retried"]
+__all__ = ["Lane", "chain_answer", "computed_by", "lane", "missing", "retried", "scripts", "upsert_answer"]
