@@ -497,18 +497,16 @@ class BullMQScripts:
         opts = {"attempts": 0}
         opts.update({OPTS_DECODE.get(key, key): v for key, v in stored.items() if key != "repeatJobKey"})
         opts["backoff"] = opts.get("backoff", UNDEFINED)
-        job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
-                  timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
-        if not job.repeat_key:
-            return job
-        made = self._chain(job, now)
-        return job if made is None else Job(job.id, job.name, job.data, job.timestamp, opts, job.repeat_key, made)
+        taken, name, data, rjk = job_id.decode(), fields.get("name", ""), fields.get("data", "{}"), fields.get("rjk")
+        made = self._chain(rjk, opts, name, data, taken, now) if rjk else None              # worker.js 541-554
+        return Job(id=taken, name=name, data=data, timestamp=int(float(fields.get("timestamp", 0))), opts=opts,
+                   repeat_key=rjk, made=made)
 
-    def _chain(self, job: Job, now: int) -> str | None:
+    def _chain(self, rjk: str, opts: dict, name: str, data: str, producer: str, now: int) -> str | None:
         """The worker's upsert for a scheduler's job it took (worker.js 541-554, `override: false`,
         the job as producer): updateJobScheduler-12's reply, the next job's id or None."""
-        return self._upsert(job.repeat_key, dict(job.opts.get("repeat") or {}), job.name, None, job.opts, now,
-                            override=False, producer=job.id, stored_data=job.data)
+        return self._upsert(rjk, dict(opts.get("repeat") or {}), name, None, opts, now,
+                            override=False, producer=producer, stored_data=data)
 
     def update(self, job: Job, now: int) -> str | None:
         """The worker's upsert at pickup run again at `now` for `job`, already taken: the Worker
@@ -523,7 +521,7 @@ class BullMQScripts:
         now = whole(now, "now", low=0, what="a time in ms since 1970")
         if not job.repeat_key:
             raise InputError(f"job {job.id!r} has no job scheduler (no rjk field): nothing to upsert", "job")
-        return self._chain(job, now)
+        return self._chain(job.repeat_key, job.opts, job.name, job.data, job.id, now)
 
     def _data_text(self, stored: str) -> str:
         """A job's stored data as the client sends it on (`JSON.stringify(JSON.parse(data))`), kept
