@@ -4,8 +4,9 @@ the pinned package is installed, by this course's model scripts where it is not.
 Why one module: every page that shows BullMQ's design (04's `snap` lane and its store, the two
 designs side by side of 04 and 05, 02's demo through `scripts()`, 06's retried step through
 `retried()`) asks the same question, and the rule that answers it lives here once, with the
-one place each script's reply becomes the models' word (`upsert_answer`, `chain_answer`). With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own
-scripts on one embedded server, driven as its client drives them (`BullMQScripts`: the upsert,
+one place each script's reply becomes the models' word (`upsert_answer`, `chain_answer`).
+With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own scripts on one
+embedded server, driven as its client drives them (`BullMQScripts`: the upsert,
 each worker's take with the next job it makes, the finish), with the workers of `Crew` and an
 outage in which no worker runs, as `chain.Chain` has them. Without it, `Chain` runs the model
 scripts (scheduler-7, activate-3, chain-6, pickups-5): the same lane, held equal in
