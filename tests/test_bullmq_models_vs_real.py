@@ -168,3 +168,28 @@ def test_a_chain_run_takes_what_the_real_scripts_make(name, cad, worker, outage,
     else:                                             # a late pickup: the next run is now, waiting
         assert b.state("s")["waiting"] == [f"repeat:s:{nxt}"]
     assert b.take(nxt).id == f"repeat:s:{nxt}"
+
+
+def test_the_models_and_bullmqs_scripts_keep_different_keys():
+    """docs/bullmq-scripts.md's decision (the engine keeps scheduler-7): BullMQ's addJobScheduler-11
+    cannot stand in for the model's upsert alone, because after one upsert the two stores hold
+    different keys and fields, and the model's pickups read the model's."""
+    t = BASE + 9 * HOUR
+    with Store() as store:
+        BullMQ(store).upsert(Schedule("r", Every(15 * MIN)), t)
+        k = store.keys
+        model = {key.decode()[len(k.base) + 1:]: sorted(f.decode() for f in store.client.hgetall(key))
+                 for key in store.queue_keys() if store.client.type(key) == b"hash"}
+    b = BullMQScripts()
+    b.upsert("r", t, every=15 * MIN)
+    real = {key.decode()[len(b.keys[""]):]: sorted(f.decode() for f in b.client.hgetall(key))
+            for key in b.client.scan_iter(match=b.keys[""] + "*") if b.client.type(key) == b"hash"}
+    assert model == {"repeat:r": ["cadence", "every_ms", "ic", "offset", "rule", "template"],
+                     f"job:repeat:r:{t}": ["count", "created", "data", "name", "slot", "state"]}
+    assert real == {"meta": ["opts.maxLenEvents", "version"], "repeat:r": ["every", "ic", "name", "offset"],
+                    f"repeat:r:{t}": ["data", "delay", "name", "opts", "priority", "rjk", "timestamp"]}
+    from importlib.resources import files
+
+    lua = files("emqsim.engine").joinpath("lua")        # the model's pickups read the model's job fields
+    assert "'name', 'slot', 'created', 'count'" in lua.joinpath("activate-3.lua").read_text()
+    assert "'state', 'count', 'slot'" in lua.joinpath("pickups-5.lua").read_text()

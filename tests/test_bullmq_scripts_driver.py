@@ -169,6 +169,36 @@ def test_get_and_remove_a_scheduler(driver):
     assert driver.remove("s") is True and driver.state("s")["delayed"] == []
 
 
+def test_the_pickups_upsert_again_makes_nothing_on_every_backend(driver):
+    """`update`: the worker's retried upsert at a pickup (updateJobScheduler-12, the taken job as
+    producer) finds the row moved past the job and writes nothing; the take's own made the next."""
+    t = 1_796_029_620_000
+    upsert(driver, {"at": t, "every": 900_000})
+    job = driver.take(t)
+    assert job.made == f"repeat:s:{t + 900_000}"
+    before = driver.state("s")
+    assert driver.update(job, t + 1000) is None
+    assert driver.state("s") == before and before["score"] == t + 900_000 and before["ic"] == 2
+    driver.finish(job, t + 2000)
+    assert driver.take(t + 900_000).made == f"repeat:s:{t + 1_800_000}"
+
+
+@pytest.mark.parametrize("job,now", [("repeat:s:1", 1), (None, 1), ("plain", 1), ("taken", -1)])
+def test_a_bad_update_is_one_line_and_writes_nothing(job, now):
+    from emqsim.engine.bullmq_scripts.driver import Job
+    from emqsim.engine.errors import InputError
+
+    b = BullMQScripts()
+    upsert(b, {"at": 1_796_029_620_000, "every": 900_000})
+    taken = b.take(1_796_029_620_000)
+    job = {"taken": taken, "plain": Job("j1", "job", "{}", 1, {}, None)}.get(job, job)
+    before = oracle_dump(b)
+    with pytest.raises(InputError) as err:
+        b.update(job, now)
+    assert "\n" not in str(err.value) and err.value.arg in ("job", "now")
+    assert oracle_dump(b) == before
+
+
 def test_a_cron_scheduler_s_next_run_is_cron_parsers():
     b = BullMQScripts()
     nine = 1_795_996_800_000 + 9 * 3_600_000

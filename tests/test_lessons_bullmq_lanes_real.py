@@ -159,32 +159,95 @@ def test_03_the_marker_is_the_scripts_and_the_models_equal_it():
     assert real["pickup"]["marker"] == [("0", 0), ("1", START + 15 * MIN)] and real["pickup"]["waiting"] == []
 
 
+def demo_fields(step, names: tuple) -> tuple:
+    """What 02's table states of a step, the record's fields read under `names` (every, ic, offset)."""
+    return (step.at, step.call, step.answer, step.size, step.rows, tuple(step.record.get(n) for n in names))
+
+
+DEMOS = [(4, "5m"), (1, "1m"), (3, "20m"), (6, "2h"), (2, 15 * MIN)]
+
+
 @real_only
-def test_02_bullmq_demo_the_models_page_text_is_what_the_scripts_leave():
-    """02's `bullmq_demo` stays the models' (the page hands it a Store, and its answers are the
-    models' words): each step's row score, `ic` and every, replayed on BullMQ's own scripts."""
+@pytest.mark.parametrize("fires,later", DEMOS, ids=[f"{f} pickups, {x} later" for f, x in DEMOS])
+def test_02_bullmq_demo_is_the_scripts_and_the_models_equal_them(fires, later):
+    """02's `bullmq_demo`, step by step and field by field: the answer, ZCARD, the rows and their
+    scores, and the hash's every, ic and offset (BullMQ's `every` is the models' `every_ms`)."""
+    from emqsim.engine.store import Store
+    from emqsim.lessons.one_row_rewritten import bullmq_demo, steps_table
+
+    with Store() as store:
+        real = bullmq_demo(store, START, fires=fires, later=later)
+        assert store.client.zcard(store.keys.repeat) == 0      # the scripts ran, not the models on the page's store
+    with Store() as store:
+        model = bullmq_demo(store, START, fires=fires, later=later, real=False)
+    assert len(real) == len(model) == 4
+    assert set(real[0].record) == {"name", "every", "offset", "ic"}             # BullMQ's own names
+    for r, m in zip(real, model):
+        assert demo_fields(r, ("every", "ic", "offset")) == demo_fields(m, ("every_ms", "ic", "offset")), r
+    assert steps_table(real, count="ic") == steps_table(model, count="ic")
+    assert [s.answer for s in real] == ["created", "-", "rewritten", "kept"]
+    assert [s.record["ic"] for s in real] == ["1"] + [str(fires + 1)] * 3
+
+
+@real_only
+@pytest.mark.parametrize("case", ["new", "same every", "another every", "same cron", "another zone"])
+def test_each_upsert_gets_the_models_word_on_the_scripts(case):
+    """`upsert_answer`: BullMQ's addJobScheduler-11 answers a job id whatever it did; the word the
+    models give (`BullMQ.upsert`) is read from the row before, the same for both."""
     from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+    from emqsim.engine.chain import BullMQ
+    from emqsim.engine.store import Store
+
+    first, then = {"new": (None, Every(EVERY)), "same every": (Every(EVERY), Every(EVERY)),
+                   "another every": (Every(EVERY), Every("5m")),
+                   "same cron": (Cron("0 9 * * *", "Europe/London"), Cron("0 9 * * *", "Europe/London")),
+                   "another zone": (Cron("0 9 * * *", "UTC"), Cron("0 9 * * *", "Europe/London"))}[case]
+
+    def opts(c):
+        return {"every": c.ms} if isinstance(c, Every) else {"pattern": c.expr, "tz": c.tz}
+
+    b = BullMQScripts()
+    if first is not None:
+        b.upsert(NAME, START, **opts(first))
+    before = b.scheduler(NAME)
+    b.upsert(NAME, START + MIN, **opts(then))
+    real = bullmq_lane.upsert_answer(before, then)
+    with Store() as store:
+        m = BullMQ(store)
+        if first is not None:
+            m.upsert(Schedule(NAME, first), START)
+        model = m.upsert(Schedule(NAME, then), START + MIN)
+    assert real == model == {"new": "created", "same every": "kept", "another every": "rewritten",
+                             "same cron": "kept", "another zone": "rewritten"}[case]
+
+
+def test_without_the_package_02_bullmq_demo_runs_on_the_models(monkeypatch):
     from emqsim.engine.store import Store
     from emqsim.lessons.one_row_rewritten import bullmq_demo
 
+    monkeypatch.setattr(package, "available", lambda: "BullMQ's scripts: not installed here")
+    monkeypatch.setattr(bullmq_lane, "_DRIVER", [])
+    monkeypatch.setattr(bullmq_lane, "_WHY", [])
+    with bullmq_lane.scripts() as driver:
+        assert driver is None
     with Store() as store:
         steps = bullmq_demo(store, START)
-    b = BullMQScripts()
-    b.upsert(NAME, START, every=15 * MIN)
-    got = [b.state(NAME)]
-    t = START
-    for _ in range(4):
-        job = b.take(t)
-        b.finish(job, t)
-        t = b.scheduler(NAME)["next"]
-    got.append(b.state(NAME))
-    for _ in range(2):
-        b.upsert(NAME, steps[-1].at, every=5 * MIN)
-        got.append(b.state(NAME))
-    assert len(steps) == len(got) == 4
-    for step, real in zip(steps, got):
-        assert step.rows == [(NAME, real["score"])], step
-        assert (int(step.record["ic"]), int(step.record["every_ms"])) == (real["ic"], real["every"]), step
+        assert store.client.zcard(store.keys.repeat) == 1          # the models ran on the page's store
+    assert [(s.answer, s.record["every_ms"], s.record["ic"]) for s in steps] == [
+        ("created", "900000", "1"), ("-", "900000", "5"), ("rewritten", "300000", "5"), ("kept", "300000", "5")]
+
+
+@real_only
+def test_scripts_hands_out_the_shared_driver_cleared_and_gives_it_back():
+    with bullmq_lane.scripts() as driver:
+        driver.upsert(NAME, START, every=15 * MIN)
+        with bullmq_lane.scripts() as inner:                     # busy: a driver of its own
+            assert inner is not driver and inner.scheduler(NAME) is None
+        assert driver is bullmq_lane._driver()
+    with bullmq_lane.scripts() as again:
+        assert again is driver and again.scheduler(NAME) is None  # cleared
+    with bullmq_lane.scripts(real=False) as none:
+        assert none is None
 
 
 def test_the_bench_times_every_lane_both_ways():
@@ -215,3 +278,94 @@ def test_a_lane_inside_a_lane_gets_a_driver_of_its_own_and_both_are_right():
     assert first is rest and outer._b is bullmq_lane._driver()
     assert bullmq_lane._BUSY.acquire(blocking=False)             # given back
     bullmq_lane._BUSY.release()
+
+
+# -- 06's retried chain step (`faults.retry_facts`, `bullmq_lane.retried`) --------------------------
+
+@real_only
+def test_06_retry_is_the_scripts_and_the_models_equal_them(monkeypatch):
+    from emqsim.lessons import faults
+
+    calls = []
+    lane = bullmq_lane.Lane
+    monkeypatch.setattr(bullmq_lane, "Lane", lambda *a, **k: calls.append(lane(*a, **k)) or calls[-1])
+    real = faults.retry_facts()
+    assert [c.real for c in calls] == [True]
+    model = bullmq_lane.retried(Schedule(NAME, Every(EVERY)), start=START, real=False)
+    assert [c.real for c in calls] == [True, False]
+    assert real == model
+    slot = START + 15 * MIN
+    assert real == {"job_id": f"repeat:{NAME}:{START}", "pickup": ("chained", slot), "again": ("stale", float("inf")),
+                    "score": slot, "ic": 2, "delayed": [[f"repeat:{NAME}:{slot}", slot]]}
+
+
+@real_only
+@pytest.mark.parametrize("seed", range(3400, 3412))
+def test_a_seeded_retry_is_the_same_on_the_scripts_and_the_models(seed):
+    """Every cadence of the seeded lanes, retried a second to an hour later."""
+    schedule, options = seeded_lane(seed)
+    after = random.Random(seed).choice((1000, 7 * MIN, HOUR))
+    real = bullmq_lane.retried(schedule, start=options["start"], after=after)
+    model = bullmq_lane.retried(schedule, start=options["start"], after=after, real=False)
+    assert real == model
+    assert real["pickup"][0] == "chained" and real["again"][0] == "stale" and real["ic"] == 2
+
+
+def _taken_twice(real: bool, meddle) -> tuple:
+    """Upsert, take the first job, `meddle(client, row key, record key, slot)`, run the step again:
+    both steps' answers in the models' words."""
+    from emqsim.engine.chain import BullMQ
+    from emqsim.engine.bullmq_scripts.driver import BullMQScripts
+    from emqsim.engine.store import Store
+
+    if real:
+        b = BullMQScripts()
+        b.upsert(NAME, START, every=15 * MIN)
+        row = b.scheduler(NAME)
+        job = b.take(START)
+        first = bullmq_lane.chain_answer(job.made, row, START)
+        meddle(b.client, b.keys["repeat"], f"{b.keys['repeat']}:{NAME}", START)
+        second = bullmq_lane.chain_answer(b.update(job, START + 1000), b.scheduler(NAME), START)
+        b.client.close()
+        return first, second
+    with Store() as store:
+        m = BullMQ(store)
+        m.upsert(Schedule(NAME, Every(EVERY)), START)
+        taken = m.pickup(START)
+        meddle(m.client, m.k.repeat, m.k.record(NAME), START)
+        again = m.retry_chain(taken, START + 1000)
+        return (taken.result, taken.next), (again.result, again.next)
+
+
+@real_only
+@pytest.mark.parametrize("case,word", [("as it is", "stale"), ("row put back on the slot", "duplicate"),
+                                       ("scheduler gone", "absent")])
+def test_each_nil_of_update_job_scheduler_maps_to_the_models_word(case, word):
+    """updateJobScheduler-12 answers nil for three reasons; `chain_answer` names each as chain-6 does."""
+    def meddle(client, row, record, slot):
+        if case == "row put back on the slot":
+            client.zadd(row, {NAME: slot})
+        elif case == "scheduler gone":
+            client.zrem(row, NAME)
+            client.delete(record)
+
+    real, model = _taken_twice(True, meddle), _taken_twice(False, meddle)
+    assert real == model == (("chained", START + 15 * MIN), (word, float("inf")))
+
+
+def test_without_the_package_06_retry_runs_on_the_models(monkeypatch):
+    from emqsim.lessons import faults
+
+    line = f"BullMQ's scripts: the PyPI package bullmq is not installed; expected bullmq=={package.VERSION}: " \
+           f"{package.INSTALL}"
+    monkeypatch.setattr(package, "available", lambda: line)
+    monkeypatch.setattr(bullmq_lane, "_DRIVER", [])
+    monkeypatch.setattr(bullmq_lane, "_WHY", [])
+    calls = []
+    lane = bullmq_lane.Lane
+    monkeypatch.setattr(bullmq_lane, "Lane", lambda *a, **k: calls.append(lane(*a, **k)) or calls[-1])
+    assert faults.bullmq_retry().splitlines() == [f"pickup of repeat:{NAME}:{START}: chained, next run 09:15",
+                                                  "the same step again: stale, next run inf",
+                                                  f"row 09:15 \u00b7 ic 2 \u00b7 delayed "
+                                                  f"[['repeat:{NAME}:{START + 15 * MIN}', {START + 15 * MIN}]]"]
+    assert [c.real for c in calls] == [False]

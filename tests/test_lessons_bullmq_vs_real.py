@@ -1,11 +1,9 @@
-"""Lessons 05 and 06 show BullMQ's design through the models (`Chain`, `BullMQ`): held here to
+"""Lessons 05 and 06 print BullMQ's runs: held here to
 BullMQ 6.7.0's own scripts over the runs those pages print. 05's section 4 (`backlog_growth`,
 `snapped_slots`): each pickup of the chain, replayed on the scripts at the instant the run took
-it, takes the same job and leaves the same next run. 06's `bullmq_retry`: the chain step run
-again for the job already taken writes nothing, on the scripts as in the model.
-
-Why the models stay in these pages: 05's runs make up to 32 pickups per schedule length and
-the page prints them all in one cell, and the models' answers are these; 06 prints one text.
+it, takes the same job and leaves the same next run. 06's `bullmq_retry` (computed by the
+scripts where installed, `bullmq_lane.retried`): the chain step run again for the job already
+taken writes nothing on the scripts, and the page's text says so.
 The figures' sliders in 05 and 06 move the pump design's lanes only."""
 
 from __future__ import annotations
@@ -55,8 +53,8 @@ def test_06_the_chain_step_again_writes_nothing_on_the_real_scripts():
     b.upsert(NAME, START, every=Every(EVERY).ms)
     job = b.take(START)
     before = b.state(NAME)
-    again = b._upsert(job.repeat_key, dict(job.opts.get("repeat") or {}), job.name, {}, job.opts, START + 1000,
-                      override=False, producer=job.id)
+    assert job.made == f"repeat:{NAME}:{START + Every(EVERY).ms}"   # the take's own upsert made the next job
+    again = b.update(job, START + 1000)
     after = b.state(NAME)
     assert again is None                       # updateJobScheduler-12 made no job (a nil reply)
     assert after == before

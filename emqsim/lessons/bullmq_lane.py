@@ -2,9 +2,11 @@
 the pinned package is installed, by this course's model scripts where it is not.
 
 Why one module: every page that shows BullMQ's design (04's `snap` lane and its store, the two
-designs side by side of 04 and 05) asks the same question, and the rule that answers it lives
-here once. With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own
-scripts on one embedded server, driven as its client drives them (`BullMQScripts`: the upsert,
+designs side by side of 04 and 05, 02's demo through `scripts()`, 06's retried step through
+`retried()`) asks the same question, and the rule that answers it lives here once, with the
+one place each script's reply becomes the models' word (`upsert_answer`, `chain_answer`).
+With the pinned wheel (`engine.bullmq_scripts.package`), a lane is BullMQ's own scripts on one
+embedded server, driven as its client drives them (`BullMQScripts`: the upsert,
 each worker's take with the next job it makes, the finish), with the workers of `Crew` and an
 outage in which no worker runs, as `chain.Chain` has them. Without it, `Chain` runs the model
 scripts (scheduler-7, activate-3, chain-6, pickups-5): the same lane, held equal in
@@ -17,6 +19,7 @@ anyway), and releases other than 6.7.0 (04's `snap-v5` and `epoch` lanes).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from ..engine.cadence import Cron, Every
@@ -190,6 +193,94 @@ class Lane:
         self.close()
 
 
+@contextlib.contextmanager
+def scripts(real: bool | None = None):
+    """BullMQ 6.7.0's own scripts for a lesson that steps them itself (02's demo: upserts and
+    pickups it calls one by one, the keys read after each): the shared driver, cleared and held
+    for the block (a driver of its own when another lane holds it), or None where the models
+    answer (`missing()`, or `real=False`)."""
+    driver = _driver() if real is not False else None
+    if driver is None:
+        yield None
+        return
+    holds = _BUSY.acquire(blocking=False)
+    if not holds:
+        from ..engine.bullmq_scripts.driver import BullMQScripts
+
+        driver = BullMQScripts(queue="lane-inner")
+    try:
+        driver.clear()
+        yield driver
+    finally:
+        if holds:
+            _BUSY.release()
+        else:
+            driver.client.close()
+
+
+def upsert_answer(row: dict | None, cadence: Every | Cron) -> str:
+    """An upsert (addJobScheduler-11) in the models' words (`engine.chain.BullMQ.upsert`'s), the
+    one place they are given to BullMQ's own: the script answers the id of the job it made and
+    its delay, whatever happened to the row, so the word comes from the scheduler as it stood
+    just before (`row`, `BullMQScripts.scheduler`), as the script reads it: none, "created"; the
+    same `every` (or cron pattern and zone), "kept" (the script keeps the score while the
+    pending job waits); another, "rewritten" (a changed `every` starts again from its first
+    run)."""
+    if row is None:
+        return "created"
+    f = row["fields"]
+    if isinstance(cadence, Every):
+        same = f.get("every") == str(cadence.ms)
+    else:
+        same = (f.get("pattern"), f.get("tz") or "UTC") == (cadence.expr, cadence.tz or "UTC")
+    return "kept" if same else "rewritten"
+
+
+def chain_answer(made: str | None, row: dict | None, slot: int) -> tuple[str, int | float]:
+    """The worker's upsert at a pickup (updateJobScheduler-12) in the models' words, and the next
+    run it made (INF where none): the one place BullMQ's reply becomes a word of the models'
+    chain-6 (`engine.chain.CHAIN`). The script answers the next job's id when it makes one,
+    "chained"; otherwise nil, for one of three reasons it tells apart by what it reads first,
+    which `row` (the scheduler's row just before the call, `BullMQScripts.scheduler`) repeats:
+    no row, "absent"; a row whose score is not the taken job's `slot` (it has moved past it),
+    "stale"; else the next job exists already, "duplicate" (the script logs `duplicated`).
+    The client's own refusals (a limit, an end date, cron-parser giving up) make no call and
+    are not mapped: `_real_shaped` lanes have no limit or end date."""
+    if made is not None:
+        return "chained", int(made.rsplit(":", 1)[1])
+    if row is None:
+        return "absent", INF
+    return ("stale" if row["next"] != slot else "duplicate"), INF
+
+
+def retried(schedule: Schedule, *, start: int, after: int = 1000, real: bool | None = None) -> dict:
+    """Upserted at `start`, `schedule`'s first job is taken when it comes due, and the upsert a
+    worker makes at a pickup runs again `after` ms later for the same job (the Worker's
+    `retryIfFailed` after a connection error: `BullMQScripts.update`; the models'
+    `BullMQ.retry_chain`). The job taken, each call's answer and next run (`pickup`, `again`,
+    through `chain_answer` on the scripts), and the scheduler's row score, `ic` and delayed jobs
+    [id, run time] after both; `real` as `Lane`'s."""
+    with Lane(schedule, start=start, real=real) as one:
+        due = max(start, one.state()["score"])
+        if not one.real:
+            bullmq = one._chain.bullmq
+            taken = bullmq.pickup(due)
+            retry = bullmq.retry_chain(taken, due + after)
+            job_id, pickup, second = taken.job_id, (taken.result, taken.next), (retry.result, retry.next)
+        else:
+            b, name = one._b, schedule.name
+            row = b.scheduler(name)
+            job = b.take(due)
+            slot = int(job.id.rsplit(":", 1)[1])
+            pickup = chain_answer(job.made, row, slot)
+            row = b.scheduler(name)
+            second = chain_answer(b.update(job, due + after), row, slot)
+            job_id = job.id
+        st = one.state()
+    return {"job_id": job_id, "pickup": pickup, "again": second, "score": st["score"], "ic": st["ic"],
+            "delayed": [list(d) for d in st["delayed"]]}
+
+
 def lane(schedule: Schedule, *, start: int, fires: int | None = None, until: int | None = None,
          worker: Worker | None = None, outage: tuple[int, int] | None = None, real: bool | None = None) -> Trace:
     """One run of `schedule` in BullMQ's design (`Lane`): the `Trace`, by BullMQ's own scripts
@@ -198,4 +289,4 @@ def lane(schedule: Schedule, *, start: int, fires: int | None = None, until: int
         return one.run(fires=fires, until=until)
 
 
-__all__ = ["Lane", "computed_by", "lane", "missing"]
+__all__ = ["Lane", "chain_answer", "computed_by", "lane", "missing", "retried", "scripts", "upsert_answer"]

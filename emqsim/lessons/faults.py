@@ -476,18 +476,12 @@ def cancel_text(runs: list[CrashRun]) -> str:
 def retry_facts(start: int = START) -> dict:
     """BullMQ's design: a worker takes the first job, then runs the chain step again a second
     later (the worker's retry after an error). The job taken, each step's answer and the next run
-    it gave (`pickup`, `again`), and the scheduler's row, `ic` and delayed jobs after both."""
-    from ..engine.chain import BullMQ
-    from ..engine.store import Store
+    it gave (`pickup`, `again`), and the scheduler's row, `ic` and delayed jobs after both: by
+    BullMQ 6.7.0's own scripts where the pinned package is installed, the models otherwise
+    (`bullmq_lane.retried`, which also maps the scripts' reply to the models' words)."""
+    from .bullmq_lane import retried
 
-    with Store() as store:
-        bullmq = BullMQ(store)
-        bullmq.upsert(Schedule(NAME, Every(EVERY)), start)
-        taken = bullmq.pickup(start)
-        again = bullmq.retry_chain(taken, start + 1000)
-        st = bullmq.state(NAME)
-    return {"job_id": taken.job_id, "pickup": (taken.result, taken.next), "again": (again.result, again.next),
-            "score": st["score"], "ic": st["ic"], "delayed": st["delayed"]}
+    return retried(Schedule(NAME, Every(EVERY)), start=start, after=1000)
 
 
 def bullmq_retry(start: int = START) -> str:

@@ -338,11 +338,22 @@ def reregister_demo(store: Store, start: int, *, fires: int = 4, later: str | in
     return steps
 
 
-def bullmq_demo(store: Store, start: int, *, fires: int = 4, later: str | int = "5m") -> list[Step]:
+def bullmq_demo(store: Store, start: int, *, fires: int = 4, later: str | int = "5m",
+                real: bool | None = None) -> list[Step]:
     """The same calls in BullMQ's own design: upsert `reports` (every 15 min) at `start`, let a
     worker take `fires` jobs on time, then, `later` after the last pickup, upsert every 5 min
-    twice. Its `ic` is BullMQ's: 1 for a new scheduler, one more for each job made."""
+    twice. Its `ic` is BullMQ's: 1 for a new scheduler, one more for each job made.
+
+    Computed by BullMQ 6.7.0's own scripts where the pinned package is installed (the rule of
+    `bullmq_lane`; `store` is not used then), each step's record the scheduler's hash under
+    BullMQ's field names (`every`, `ic`, `offset`, `name`); by the model scripts on `store`
+    otherwise, or with `real=False` (the record under the models' names, `every_ms`)."""
     gap = _demo_args(fires, later)
+    from . import bullmq_lane
+
+    with bullmq_lane.scripts(real) as driver:
+        if driver is not None:
+            return _bullmq_demo_scripts(driver, start, fires, gap)
     bull = BullMQ(store)
     reg = bull.registry
     steps = [_snapshot(reg, NAME, start, "upsert every 15 min", bull.upsert(Schedule(NAME, Every(EVERY)), start))]
@@ -358,6 +369,36 @@ def bullmq_demo(store: Store, start: int, *, fires: int = 4, later: str | int = 
     return steps
 
 
+def _bullmq_demo_scripts(b, start: int, fires: int, gap: int) -> list[Step]:
+    """`bullmq_demo` on BullMQ's own scripts (`b`, a cleared `BullMQScripts`): each upsert's word
+    from `bullmq_lane.upsert_answer`, each pickup a take and its finish at once, and after each
+    step what the keys hold: ZCARD and the rows of `bull:<q>:repeat`, and the scheduler's hash."""
+    from .bullmq_lane import upsert_answer
+
+    repeat = b.keys["repeat"]
+
+    def snapshot(t: int, call: str, answer: str) -> Step:
+        rows = [(m.decode(), int(v)) for m, v in b.client.zrange(repeat, 0, -1, withscores=True)]
+        record = {k.decode(): v.decode() for k, v in b.client.hgetall(f"{repeat}:{NAME}").items()}
+        return Step(t, call, answer, b.client.zcard(repeat), rows, record)
+
+    def upsert(t: int, every: Every) -> str:
+        before = b.scheduler(NAME)
+        b.upsert(NAME, t, every=every.ms)
+        return upsert_answer(before, every)
+
+    steps = [snapshot(start, "upsert every 15 min", upsert(start, Every(EVERY)))]
+    t = last = start
+    for _ in range(fires):
+        if b.pickup(t) is None:
+            raise RuntimeError(f"BullMQ's scripts gave no job at {t}, the scheduler's next run")
+        last, t = t, b.scheduler(NAME)["next"]
+    steps.append(snapshot(last, f"after {fires} pickups", "-"))
+    for _ in range(2):
+        steps.append(snapshot(last + gap, "upsert every 5 min", upsert(last + gap, Every("5m"))))
+    return steps
+
+
 def steps_table(steps: list[Step], tz: str = "UTC", count: str = "fired") -> str:
     """The demo as plain text: member names, scores and record fields, never key names. The last
     column is the record's count, the field `count`: `fired` (fires made) for the simulator's pump
@@ -366,8 +407,9 @@ def steps_table(steps: list[Step], tz: str = "UTC", count: str = "fired") -> str
     lines = [head, "-" * len(head)]
     for s in steps:
         row = "; ".join(f"{name} -> {row_score(score, tz)}" for name, score in s.rows)
+        every = s.record.get("every_ms", s.record.get("every", "-"))   # the models' name, or BullMQ's
         lines.append(f"{hms(s.at, tz)}  {s.call:22}  {s.answer:10}  {s.size:>5}  {row:30}  "
-                     f"{s.record.get('every_ms', '-'):>8}  {s.record.get(count, '-')}")
+                     f"{every:>8}  {s.record.get(count, '-')}")
     return "\n".join(lines)
 
 

@@ -61,6 +61,9 @@ class Job:
     timestamp: int
     opts: dict
     repeat_key: str | None
+    #: the id of the scheduler's next job the take made (updateJobScheduler-12's reply), None
+    #: where it made none: `take` fills it in; a job read otherwise leaves it None
+    made: str | None = None
 
 
 def _arg(v) -> str:
@@ -494,12 +497,31 @@ class BullMQScripts:
         opts = {"attempts": 0}
         opts.update({OPTS_DECODE.get(key, key): v for key, v in stored.items() if key != "repeatJobKey"})
         opts["backoff"] = opts.get("backoff", UNDEFINED)
-        job = Job(id=job_id.decode(), name=fields.get("name", ""), data=fields.get("data", "{}"),
-                  timestamp=int(float(fields.get("timestamp", 0))), opts=opts, repeat_key=fields.get("rjk"))
-        if job.repeat_key:                                                   # worker.js 541-554
-            self._upsert(job.repeat_key, dict(opts.get("repeat") or {}), job.name, None, opts, now,
-                         override=False, producer=job.id, stored_data=job.data)
-        return job
+        taken, name, data, rjk = job_id.decode(), fields.get("name", ""), fields.get("data", "{}"), fields.get("rjk")
+        made = self._chain(rjk, opts, name, data, taken, now) if rjk else None              # worker.js 541-554
+        return Job(id=taken, name=name, data=data, timestamp=int(float(fields.get("timestamp", 0))), opts=opts,
+                   repeat_key=rjk, made=made)
+
+    def _chain(self, rjk: str, opts: dict, name: str, data: str, producer: str, now: int) -> str | None:
+        """The worker's upsert for a scheduler's job it took (worker.js 541-554, `override: false`,
+        the job as producer): updateJobScheduler-12's reply, the next job's id or None."""
+        return self._upsert(rjk, dict(opts.get("repeat") or {}), name, None, opts, now,
+                            override=False, producer=producer, stored_data=data)
+
+    def update(self, job: Job, now: int) -> str | None:
+        """The worker's upsert at pickup run again at `now` for `job`, already taken: the Worker
+        wraps it in `retryIfFailed` (worker.js 534-556; the retry loop 955-993), which calls it
+        again after a connection error, when the first call may have written already. That is
+        `upsertJobScheduler(..., {override: false, producerId: job.id})` (job-scheduler.js
+        77-175), updateJobScheduler-12 (redis-queue-backend.js 657-686). The id of the job it
+        made, or None where it made none (the script's nil reply: the scheduler gone, the row
+        moved past the job's slot, or its next job already there; or the client made no call)."""
+        if not isinstance(job, Job):
+            raise InputError(f"job {_short(job)} must be a Job that take() returned", "job")
+        now = whole(now, "now", low=0, what="a time in ms since 1970")
+        if not job.repeat_key:
+            raise InputError(f"job {job.id!r} has no job scheduler (no rjk field): nothing to upsert", "job")
+        return self._chain(job.repeat_key, job.opts, job.name, job.data, job.id, now)
 
     def _data_text(self, stored: str) -> str:
         """A job's stored data as the client sends it on (`JSON.stringify(JSON.parse(data))`), kept
