@@ -115,12 +115,19 @@ def test_the_seeded_lanes_cover_every_kind():
     assert kinds == {"Every", "Cron", "outage", "no outage", "poll", "parked", "several", "one"}
 
 
-def test_without_the_package_the_models_run_and_one_line_says_what_to_install(monkeypatch):
+def _without_the_package(monkeypatch) -> str:
+    """The package check failing as it does where the wheel is not installed, and the lane
+    module's cached driver and reason forgotten; the one line the check gives."""
     line = f"BullMQ's scripts: the PyPI package bullmq is not installed; expected bullmq=={package.VERSION}: " \
            f"{package.INSTALL}"
     monkeypatch.setattr(package, "available", lambda: line)
     monkeypatch.setattr(bullmq_lane, "_DRIVER", [])
     monkeypatch.setattr(bullmq_lane, "_WHY", [])
+    return line
+
+
+def test_without_the_package_the_models_run_and_one_line_says_what_to_install(monkeypatch):
+    line = _without_the_package(monkeypatch)
     assert bullmq_lane.missing() == line
     said = bullmq_lane.computed_by()
     assert "\n" not in said and said.endswith(f"{package.INSTALL})") and "model scripts" in said
@@ -356,11 +363,7 @@ def test_each_nil_of_update_job_scheduler_maps_to_the_models_word(case, word):
 def test_without_the_package_06_retry_runs_on_the_models(monkeypatch):
     from emqsim.lessons import faults
 
-    line = f"BullMQ's scripts: the PyPI package bullmq is not installed; expected bullmq=={package.VERSION}: " \
-           f"{package.INSTALL}"
-    monkeypatch.setattr(package, "available", lambda: line)
-    monkeypatch.setattr(bullmq_lane, "_DRIVER", [])
-    monkeypatch.setattr(bullmq_lane, "_WHY", [])
+    line = _without_the_package(monkeypatch)
     calls = []
     lane = bullmq_lane.Lane
     monkeypatch.setattr(bullmq_lane, "Lane", lambda *a, **k: calls.append(lane(*a, **k)) or calls[-1])
