@@ -470,8 +470,8 @@ class MissedModel(Model):
             "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
             "When is the job for the last missed slot, 10:37, released?",
             [("10:40:04", "At 10:40:04, one pump beat after the fourth catch-up job",
-              "Each beat fires the row once: one job, the score moved one gap on. The row is still due, so "
-              "the next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
+              "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
+              "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
               "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
               "a second later, so the five jobs go out one beat apart."),
