@@ -195,8 +195,11 @@ def test_no_page_is_over_1500_words_folds_and_questions_included(path):
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_no_page_has_more_than_5_folds_and_every_fold_says_what_it_holds(path):
+    """Folds as the site renders them: every Markdown cell's `<details>`, the Sources cell's too
+    (07 kept five in its prose and a sixth round its Sources: the site showed six, issue 30)."""
     texts = prose(_cells(path))
-    assert sum(t.count("<details") for t in texts) <= FOLDS, f"{path.name}: more than {FOLDS} folds"
+    shown = ["".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown"]
+    assert sum(t.count("<details") for t in shown) <= FOLDS, f"{path.name}: more than {FOLDS} folds"
     faults = [f for t in texts for f in fold_faults(t)]
     assert faults == [], f"{path.name}: {faults}"
 
