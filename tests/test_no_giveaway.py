@@ -30,8 +30,7 @@ def asked():
 #: questions whose figure, as first shown, is already the case asked (the answer function reads the
 #: right key off the default frame); each to be moved off it (issue 30), listed so that a new one
 #: fails, and dropped from here once fixed
-NOT_YET_MOVED = {"01-first-interval-run", "03-schedule-fourth-start", "03-poll-mean", "04-snap-lands",
-                 "07-croniter-fall-back"}
+NOT_YET_MOVED = {"01-first-interval-run", "03-schedule-fourth-start", "03-poll-mean", "07-croniter-fall-back"}
 
 
 @pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])

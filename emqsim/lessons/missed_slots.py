@@ -484,19 +484,20 @@ class MissedModel(Model):
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
-            "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
-            "runs from 10:15 on?",
-            [("1 then 10:22", "One run at 10:15, then 10:22: back on the :07 grid",
+            "The pump is down 09:30 → 10:25 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
+            "runs from 10:25 on?",
+            [("1 then 10:37", "One run at 10:25, then 10:37: back on the :07 grid",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
-             ("3 then 10:22", "Three runs at 10:15, then 10:22",
+             ("4 then 10:37", "Four runs at 10:25, then 10:37",
               "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
-             ("1 then 10:30", "One run at 10:15, then every 15 min from it: 10:30",
+             ("1 then 10:40", "One run at 10:25, then every 15 min from it: 10:40",
               "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
               "the phase."),
-             ("0 then 10:22", "Nothing until 10:22",
+             ("0 then 10:37", "Nothing until 10:37",
               "The row is due when the pump is back, so one run goes out at once.")],
-            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:15")}),
+            # a restart the figure does not open on: its default (10:10) also lands on 10:22 (issue 30)
+            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:25")}),
         question(
             "04-grace-drops",
             "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
