@@ -31,7 +31,7 @@ def view(fig):
 def test_the_catalogue_pairs_model_and_view(fig):
     assert isinstance(fig.model, lf.FaultsModel)
     assert isinstance(fig.view, FaultsView)
-    assert fig.values == {"setup": TWO_FRESH, "crash": 3, "delay": MIN}
+    assert fig.values == {"setup": "atomic, fresh ids", "crash": 3, "delay": MIN}
 
 
 def test_default_view(fig, view):

@@ -162,7 +162,7 @@ def lane_facts(frame) -> dict:
 def test_the_slider():
     m = ov.OverlapModel()
     (run,) = m.controls
-    assert (run.name, run.kind, run.default, run.main, run.label) == ("run", "slider", 20, True, "run (min)")
+    assert (run.name, run.kind, run.default, run.main, run.label) == ("run", "slider", 10, True, "run (min)")
     assert [v for _, v in run.positions] == list(range(1, 41))
     assert (run.play.step, run.play.max_step, run.play.interval) == (1, 5, 400)
     assert m.readout_id == "overlap-readout"
@@ -174,8 +174,10 @@ def test_readout_at_20_min(model):
     assert lane_facts(model.frame(run=20)) == {
         "allow": (8, 8, 0, 0, 2, 0, None), "skip": (4, 4, 0, 4, 1, 0, None), "buffer-one": (7, 7, 0, 1, 1, 20, None),
         "replace": (8, 0, 8, 0, 1, 0, 15), "forbid": (6, 6, 0, 2, 1, 0, None)}
-    assert model.frame() is model.frame(run=20)
-    assert model.frame().title == "20 min"
+    assert model.frame(run=20).title == "20 min"
+    # the default: shorter than the period, every lane alike (the questions' numbers are not on show)
+    assert lane_facts(model.frame()) == {p: (8, 8, 0, 0, 1, 0, None) for p in ov.POLICIES}
+    assert model.frame() is model.frame(run=10)
 
 
 def test_readout_at_15_min_all_lanes_agree(model):
@@ -279,11 +281,11 @@ def test_a_frame_runs_only_its_own_run_length():
     m = ov.OverlapModel()
     assert (m.simulated(), m._layout) == (0, None)       # building it runs nothing
     first = m.frame()
-    assert m.simulated() == 5                              # the five lanes of 20 minutes
+    assert m.simulated() == 5                              # the five lanes of 10 minutes
     m.frame(run=15)
     assert m.simulated() == 10
-    assert m.frame(run=20) is first and m.simulated() == 10  # moving back is free
-    assert m.policy_runs("skip", 20) is first.runs[1]
+    assert m.frame(run=10) is first and m.simulated() == 10  # moving back is free
+    assert m.policy_runs("skip", 10) is first.runs[1]
 
 
 def test_a_bad_run_length_is_refused_and_nothing_is_kept():

@@ -36,7 +36,7 @@ ANSWERS = {
     "03-schedule-fourth-start": "09:45",
     "03-poll-mean": "half",
     "04-strict-last-slot": "10:40:04",
-    "04-snap-lands": "1 then 10:22",
+    "04-snap-lands": "1 then 10:37",
     "04-grace-drops": "skip",
     "05-allow-at-once": "2",
     "05-replace-completes": "0",
@@ -146,9 +146,9 @@ def test_the_right_answer_is_the_engine_s_and_no_wrong_option_is(models, title, 
 def test_wrong_options_are_what_the_other_rules_really_do(models):
     """Where a wrong option names another rule, that rule's lane gives exactly that answer."""
     m = models["04 missed slots"]
-    late = m.frame(up=on_day("10:15"))
-    assert missed_slots._lands(missed_slots._lane(late, "all")) == "3 then 10:22"        # replay every slot
-    assert missed_slots._lands(missed_slots._lane(late, "release")) == "1 then 10:30"    # now + every
+    late = m.frame(up=on_day("10:25"))
+    assert missed_slots._lands(missed_slots._lane(late, "all")) == "4 then 10:37"        # replay every slot
+    assert missed_slots._lands(missed_slots._lane(late, "release")) == "1 then 10:40"    # now + every
     long = m.frame(up=on_day("10:40"))
     assert len(missed_slots._lane(long, "snap").catch_up) == 1
     assert missed_slots._released(missed_slots._lane(long, "snap"), on_day("10:37")) == "never"  # a collapse

@@ -187,7 +187,7 @@ class FaultsModel(Model):
 
     readout_id = "faults-readout"
     controls = (
-        choice("setup", VIEW_SETUPS, VIEW_SETUPS[0], label="pump setup"),
+        choice("setup", VIEW_SETUPS, VIEW_SETUPS[2], label="pump setup"),
         slider("crash", CRASHES, 3, label="crash after fire", main=True),
         slider("delay", DELAYS, MINUTE, label="restart after", fmt=format_duration),
     )

@@ -470,8 +470,8 @@ class MissedModel(Model):
             "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
             "When is the job for the last missed slot, 10:37, released?",
             [("10:40:04", "At 10:40:04, one pump beat after the fourth catch-up job",
-              "Each beat fires the row once: one job, the score moved one gap on. The row is still due, so "
-              "the next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
+              "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
+              "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
               "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
               "a second later, so the five jobs go out one beat apart."),
@@ -484,19 +484,20 @@ class MissedModel(Model):
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
-            "The pump is down 09:30 → 10:15 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
-            "runs from 10:15 on?",
-            [("1 then 10:22", "One run at 10:15, then 10:22: back on the :07 grid",
+            "The pump is down 09:30 → 10:25 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
+            "runs from 10:25 on?",
+            [("1 then 10:37", "One run at 10:25, then 10:37: back on the :07 grid",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
-             ("3 then 10:22", "Three runs at 10:15, then 10:22",
+             ("4 then 10:37", "Four runs at 10:25, then 10:37",
               "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
-             ("1 then 10:30", "One run at 10:15, then every 15 min from it: 10:30",
+             ("1 then 10:40", "One run at 10:25, then every 15 min from it: 10:40",
               "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
               "the phase."),
-             ("0 then 10:22", "Nothing until 10:22",
+             ("0 then 10:37", "Nothing until 10:37",
               "The row is due when the pump is back, so one run goes out at once.")],
-            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:15")}),
+            # a restart the figure does not open on: its default (10:10) also lands on 10:22 (issue 30)
+            answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:25")}),
         question(
             "04-grace-drops",
             "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "

@@ -359,11 +359,11 @@ class MarkerStepsModel(StepsModel):
     questions = (
         question(
             "03-marker-after-take",
-            "A worker takes the 09:00 job: moveToActive moves it from the wait list to the active one. "
-            "Nothing else waits. After moveToActive's last write to the marker, what does the marker hold?",
+            "A worker takes the 09:00 job (moveToActive) and nothing else waits. After moveToActive's last "
+            "write to the marker, what does the marker hold?",
             [("zero", "Member 0 at score 0: try to take a job now.",
-              "moveToActive writes it after every take, whether anything waits or not: a worker woken by it "
-              "may find nothing, and that is normal."),
+              "moveToActive writes it after every take, whether anything waits or not: a woken worker may "
+              "find nothing."),
              ("empty", "Nothing: the only job was taken.",
               "The take does not clear the marker; it writes member 0 again."),
              ("one", "Member 1 at 09:15, the next run.",

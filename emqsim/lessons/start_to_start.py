@@ -175,20 +175,19 @@ class CadenceModel(Model):
              ("09:45", "09:45, on the quarter hour",
               "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
              ("09:48", "09:48, one run's length late",
-              "The run's length is added on every cycle, not once: three cycles of 18 minutes after 09:00.")],
+              "The run's length is added every cycle, not once: three cycles of 18 minutes.")],
             answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
             "03-schedule-fourth-start",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run start?",
             [("09:45", "09:45",
-              "Start-to-start counts from the previous slot, so a run shorter than the gap never moves the "
-              "next start."),
+              "Start-to-start counts from the previous slot: a run shorter than the gap never moves the next "
+              "start."),
              ("10:15", "10:15",
               "That adds the run's length to each cycle, which is start-to-finish; start-to-start ignores it."),
              ("09:55", "09:55, one run's length late",
-              "The gap runs from the previous start, not its finish: nothing of the run's 10 minutes is "
-              "carried over.")],
+              "The gap runs from the previous start, not its finish: the run's 10 minutes never count.")],
             answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
     )
     challenge = Challenge(
@@ -736,10 +735,10 @@ class WakeModel(Model):
             "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
             [("half", "About half the poll interval, near 30 s",
-              "A job lands anywhere between two polls, so it waits from nothing to almost a whole interval: "
-              "half on average."),
+              "A job lands anywhere between two polls, so it waits from nothing to a whole interval: half on "
+              "average."),
              ("whole", "About the whole interval, near 1 min",
-              "Only a job that becomes ready just after a poll waits that long; most land later in the interval."),
+              "Only a job ready just after a poll waits that long; most land later in the interval."),
              ("0", "Next to nothing",
               "Without the marker the worker only sees a job at its next poll.")],
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
