@@ -28,7 +28,9 @@ def _wrap(text: str, width: int = WRAP) -> str:
 
 
 def _xy(points) -> np.ndarray:
-    return np.array(points, dtype=float).reshape(-1, 2)
+    """The points inside the view's time window: one past it would stand half outside the plot."""
+    xy = np.array(points, dtype=float).reshape(-1, 2)
+    return xy[(xy[:, 0] >= VIEW[0]) & (xy[:, 0] <= VIEW[1])]
 
 
 class MissedView(View):
@@ -84,9 +86,20 @@ class MissedView(View):
                       frameon=False)
             self.title = ax.set_title("", fontsize=fs, loc="left")
             ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
+        self._margin()
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)
+
+    def _margin(self) -> None:
+        """Widen the time axis past `VIEW` by the widest mark's half width and a little air: a
+        release on the view's edge (epoch's 11:15) was cut in half by the axes (issue 30)."""
+        ax = self.ax
+        half = max(np.abs(c.get_paths()[0].vertices).max() * np.sqrt(c.get_sizes()[0]) + c.get_linewidths()[0] / 2
+                   for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
+        inches = ax.get_position().width * ax.figure.get_figwidth()
+        margin = (half + 2.0) / 72 / inches * (VIEW[1] - VIEW[0])
+        ax.set_xlim(VIEW[0] - margin, VIEW[1] + margin)
 
     def draw(self, frame: MissedFrame) -> None:
         self.released.set_offsets(_xy(frame.released))
