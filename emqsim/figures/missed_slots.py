@@ -92,14 +92,18 @@ class MissedView(View):
                    self.skipped, *self.counts, self.title)
 
     def _margin(self) -> None:
-        """Widen the time axis past `VIEW` by the widest mark's half width and a little air: a
-        release on the view's edge (epoch's 11:15) was cut in half by the axes (issue 30)."""
+        """Room past the view's last minute for the widest mark's half width and a little air: a
+        release on the view's edge (epoch's 11:15) was cut in half by the axes (issue 30). The
+        axes grow right by that much and the time axis by as many minutes, so every other mark
+        stays on the pixel it had (and the site's frames keep their size)."""
         ax = self.ax
+        fig = ax.figure
         half = max(np.abs(c.get_paths()[0].vertices).max() * np.sqrt(c.get_sizes()[0]) + c.get_linewidths()[0] / 2
                    for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
-        inches = ax.get_position().width * ax.figure.get_figwidth()
-        margin = (half + 2.0) / 72 / inches * (VIEW[1] - VIEW[0])
-        ax.set_xlim(VIEW[0] - margin, VIEW[1] + margin)
+        box = ax.get_position()
+        room = (half + 2.0) / 72 / fig.get_figwidth()                 # figure fractions
+        ax.set_position([box.x0, box.y0, box.width + room, box.height])
+        ax.set_xlim(VIEW[0], VIEW[1] + room / box.width * (VIEW[1] - VIEW[0]))
 
     def draw(self, frame: MissedFrame) -> None:
         self.released.set_offsets(_xy(frame.released))
