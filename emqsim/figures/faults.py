@@ -2,7 +2,8 @@
 
 Jobs in production order against time: each job's slot (ring) and release (dot). A slot
 produced twice shows as two rows with rings at the same time, joined by a vermillion line;
-the crash and the restart are vertical lines, the pump's down time shaded. Every position
+the crash and the restart are vertical lines, broken where they would cross a mark or a
+label, the pump's down time shaded. Every position
 and label comes from `emqsim.lessons.faults.FaultsModel`.
 """
 
