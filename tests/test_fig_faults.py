@@ -48,8 +48,8 @@ def test_default_view(fig, view):
     assert len(view.refused.get_offsets()) == 0
     assert len(view.unserved.get_offsets()) == 0
     assert [t.get_text() for t in view.ids] == ["JOB0SUcTgkt1v6", "JOB0SUcY7S3MI4"]
-    assert list(view.crash_line.get_xdata()) == [T0 + 2 * SLOT] * 2
-    assert list(view.restart_line.get_xdata()) == [T0 + 2 * SLOT + MIN] * 2
+    assert set(view.crash_line.get_xdata()) == {T0 + 2 * SLOT}
+    assert set(view.restart_line.get_xdata()) == {T0 + 2 * SLOT + MIN}
     assert (view.down.get_x(), view.down.get_width()) == (T0 + 2 * SLOT, MIN)
     assert view.restart_text.get_text() == " restart 09:31"
     assert view.crash_text.get_text() == "crash "
@@ -68,7 +68,7 @@ def test_slot_ids_view(fig, view):
 def test_atomic_view(fig, view):
     fig.update(crash=8, setup=ATOM_FRESH, delay=10 * MIN)
     assert view.released.get_offsets()[:, 0].tolist() == [T0 + k * SLOT for k in range(10)]
-    assert list(view.restart_line.get_xdata()) == [T0 + 7 * SLOT + 10 * MIN] * 2
+    assert set(view.restart_line.get_xdata()) == {T0 + 7 * SLOT + 10 * MIN}
 
 
 def test_slot_with_no_job_view(fig, view):
@@ -144,30 +144,68 @@ def test_panel():
                                         "10 slots\n  1 duplicate: slot 09:15 as ")
 
 
-@pytest.mark.parametrize("layout", ["normal", "narrow"])
-def test_no_job_id_label_stands_on_a_mark(layout):
-    """Issue 30: a twin's id label covered its own slot's ring. At every position of a walk no
-    id label's box reaches into any mark (ring, dot, diamond, cross)."""
+def _mark_boxes(view) -> list:
+    """Each mark's box in pixels: its marker path's extent at its size, half its edge around."""
     import numpy as np
 
-    from tests.figure_walk import positions
+    f = view.ax.figure
+    out = []
+    for coll in (view.slots, view.released, view.twins, view.refused, view.unserved):
+        if len(coll.get_offsets()):
+            ext = coll.get_paths()[0].get_extents()
+            half = (max(abs(ext.x0), abs(ext.x1), abs(ext.y0), abs(ext.y1)) * np.sqrt(coll.get_sizes()[0])
+                    + coll.get_linewidths()[0] / 2) * f.dpi / 72
+            out += [(x - half, y - half, x + half, y + half) for x, y in view.ax.transData.transform(coll.get_offsets())]
+    return out
 
-    title = "06 crash between two writes"
-    fig = catalogue.figure(title, layout=layout)
-    f = fig.view.ax.figure
-    covered = []
-    for values in positions(title, 24):
-        fig.update(**values)
-        fig.png()
-        v, renderer = fig.view, f.canvas.get_renderer()
-        marks = []
-        for coll in (v.slots, v.released, v.twins, v.refused, v.unserved):
-            if len(coll.get_offsets()):
-                r = np.sqrt(coll.get_sizes()[0]) / 2 * f.dpi / 72
-                marks += [(x, y, r) for x, y in v.ax.transData.transform(coll.get_offsets())]
+
+def _segments(line) -> list:
+    """A line's drawn pieces in pixels, ((x, y0), (x, y1)) each: NaN breaks a line."""
+    import numpy as np
+
+    xy = line.get_transform().transform(line.get_xydata())
+    out, run = [], []
+    for x, y in xy:
+        if np.isnan(y):
+            out += [run] if len(run) > 1 else []
+            run = []
+        else:
+            run.append((x, y))
+    return out + ([run] if len(run) > 1 else [])
+
+
+def _crosses(box, segment, half: float) -> bool:
+    (x, y0), (_, y1) = segment[0], segment[-1]
+    return box[0] < x + half and x - half < box[2] and box[1] < max(y0, y1) and min(y0, y1) < box[3]
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_label_on_a_mark_and_no_line_through_one(layout):
+    """Issue 30: job-id labels started on their markers and the crash and restart lines ran
+    through the two 09:30 marks. At every position of the sliders, in both layouts: no id label's
+    box reaches into a mark's box (the marker's true extent: a diamond reaches past the circle of
+    its size) or onto the crash or restart line, and no piece of either line crosses a mark."""
+    from tests.figure_walk import render
+
+    every, _ = catalogue.model(TITLE).reachable()
+    found = []
+    for values in every:
+        fig, renderer = render(TITLE, values, layout=layout)
+        v = fig.view
+        f = v.ax.figure
+        marks = _mark_boxes(v)
+        rules = [(seg, line.get_linewidth() / 2 * f.dpi / 72) for line in (v.crash_line, v.restart_line)
+                 for seg in _segments(line)]
+        assert rules, values
         for t in v.ids:
             if t.get_text():
                 b = t.get_window_extent(renderer)
-                if any(b.x0 - r < x < b.x1 + r and b.y0 - r < y < b.y1 + r for x, y, r in marks):
-                    covered.append((t.get_text(), values))
-    assert covered == []
+                box = (b.x0, b.y0, b.x1, b.y1)
+                if any(m[0] < box[2] and box[0] < m[2] and m[1] < box[3] and box[1] < m[3] for m in marks):
+                    found.append(("label on a mark", t.get_text(), values))
+                if any(_crosses(box, seg, half) for seg, half in rules):
+                    found.append(("line through a label", t.get_text(), values))
+        for seg, half in rules:
+            if any(_crosses(m, seg, half) for m in marks):
+                found.append(("line through a mark", values))
+    assert found == []

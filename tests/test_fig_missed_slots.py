@@ -52,10 +52,11 @@ def test_artists_after_the_default(fig):
     view = fig.view
     assert [tk.get_text() for tk in view.ax.get_yticklabels()] == [mx.LABELS[p] for p in mx.POLICIES]
     assert [tk.get_position()[1] for tk in view.ax.get_yticklabels()] == [6, 5, 4, 3, 2, 1, 0]
-    assert view.ax.get_xlim() == (float(t("09:00")), float(t("11:15")))
+    lo, hi = view.ax.get_xlim()   # the view, and a mark's half width of air past its end
+    assert lo == t("09:00") and t("11:15") < hi < t("11:15") + 3 * MIN
     rel = view.released.get_offsets()
     deadline_lane = sorted(x for x, yy in rel.tolist() if yy == 0)
-    assert deadline_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07", "11:22", "11:37")
+    assert deadline_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07")   # to 11:15
     all_lane = sorted(x for x, yy in rel.tolist() if yy == 2)
     assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
     assert view.slots.get_offsets().tolist() == [
@@ -180,3 +181,31 @@ def test_panel_moves_the_figure(fig):
     panel.widgets["up"].value = t("10:07")
     assert fig.frame.readout.splitlines()[0] == \
         "pump down 09:30 \u2192 10:07 (37 min): slots 09:37, 09:52, 10:07 missed"
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_mark_is_cut_by_the_axes_edge(layout):
+    """Issue 30: the epoch lane's last dot (11:15, on the view's edge) was cut in half at some
+    positions. At every slider position, in both layouts, each mark drawn (its marker's extent at
+    its size, half its edge around) stands wholly inside the plot: a release past the view's time
+    window is not drawn."""
+    import numpy as np
+
+    from tests.figure_walk import render
+
+    every, _ = catalogue.model(TITLE).reachable()
+    cut = []
+    for values in every:
+        fig, _ = render(TITLE, values, layout=layout)
+        v = fig.view
+        f, box = v.ax.figure, v.ax.bbox
+        for coll in (v.collapsed, v.slots, v.released, v.skipped):
+            if not len(coll.get_offsets()):
+                continue
+            half = (np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
+                    + coll.get_linewidths()[0] / 2) * f.dpi / 72
+            for x, y in v.ax.transData.transform(coll.get_offsets()):
+                inside = box.x0 <= x - half and x + half <= box.x1 and box.y0 <= y - half and y + half <= box.y1
+                if not inside:
+                    cut.append((round(float(v.ax.transData.inverted().transform((x, y))[0])), values))
+    assert cut == []

@@ -167,3 +167,43 @@ def test_panel_moves_the_figure(fig):
     assert fig.live.image.value[:4] == b"\x89PNG" and fig.live.image.value != first
     slider.value = 20
     assert fig.frame.readout == README_20
+
+
+def _mark_boxes(view) -> list:
+    """The lanes' marks in pixels: every bar, wait, cancel cross and skip cross (its box)."""
+    ax, f = view.ax, view.ax.figure
+    out = []
+    for coll in (view.done, view.cut, view.waits):
+        for path in coll.get_paths():
+            b = path.get_extents(ax.transData)
+            out.append((b.x0, b.y0, b.x1, b.y1))
+    for coll in (view.cancels, view.skips):
+        if len(coll.get_offsets()):
+            half = (np.sqrt(coll.get_sizes()[0]) / 2 + coll.get_linewidths()[0] / 2) * f.dpi / 72
+            out += [(x - half, y - half, x + half, y + half) for x, y in ax.transData.transform(coll.get_offsets())]
+    return out
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_lanes_get_the_width_and_no_text_stands_on_a_run(layout):
+    """Issue 30: on a phone the lanes had about 100 of 345 CSS px, their names and counts the
+    rest. At every run length, in both layouts: the lanes' plot takes at least 80% of a phone
+    frame's width (half of a desktop one, whose names stand at their left), and no text (a lane's
+    name or count, a title, a key) covers a bar, a wait, a cancel or a skip."""
+    from tests.figure_walk import drawn_texts, render
+
+    every, _ = catalogue.model(TITLE).reachable()
+    found = []
+    for values in every:
+        fig, renderer = render(TITLE, values, layout=layout)
+        v = fig.view
+        f = v.ax.figure
+        share = v.ax.bbox.width / f.bbox.width
+        if share < (0.8 if layout == "narrow" else 0.5):
+            found.append(("lanes' share", round(share, 2), values))
+        marks = _mark_boxes(v)
+        for t in drawn_texts(f):
+            b = t.get_window_extent(renderer)
+            if any(m[0] < b.x1 and b.x0 < m[2] and m[1] < b.y1 and b.y0 < m[3] for m in marks):
+                found.append(("on a mark", t.get_text(), values))
+    assert found == []

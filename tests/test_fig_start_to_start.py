@@ -166,3 +166,28 @@ def test_slip_panel_moves_the_figure():
         "by run 8, pump tick 0 (woken at the score): schedule +20 ms (flat) \u00b7 release +160 ms (+20 ms a run)"
         " \u00b7 finish +28 min 0.16 s (+4 min 0.02 s a run)")
     assert "+160 ms" in p.readout.value
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_text_stands_on_the_y_axis(layout):
+    """Issue 30: on a phone the y axis ran through "15 min from the start". At every slider
+    position, in both layouts, no text's box reaches across the y axis' spine (with its width)
+    or onto the ticks at its left: the lane names end left of them, the rest starts right."""
+    from tests.figure_walk import drawn_texts, render
+
+    title = "03 start-to-start"
+    every, _ = catalogue.model(title).reachable()
+    crossed = []
+    for values in every:
+        fig, renderer = render(title, values, layout=layout)
+        ax = fig.view.ax
+        f = ax.figure
+        spine = ax.spines["left"]
+        half = spine.get_linewidth() / 2 * f.dpi / 72
+        tick = ax.yaxis.get_major_ticks()[0].tick1line.get_markersize() * f.dpi / 72
+        x = ax.bbox.x0
+        for t in drawn_texts(f):
+            b = t.get_window_extent(renderer)
+            if b.x0 < x + half and x - half - tick < b.x1 and b.y0 < ax.bbox.y1 and ax.bbox.y0 < b.y1:
+                crossed.append((t.get_text(), values))
+    assert crossed == []

@@ -2,7 +2,8 @@
 
 Jobs in production order against time: each job's slot (ring) and release (dot). A slot
 produced twice shows as two rows with rings at the same time, joined by a vermillion line;
-the crash and the restart are vertical lines, the pump's down time shaded. Every position
+the crash and the restart are vertical lines, broken where they would cross a mark or a
+label, the pump's down time shaded. Every position
 and label comes from `emqsim.lessons.faults.FaultsModel`.
 """
 
@@ -96,17 +97,8 @@ class FaultsView(View):
         self.twin_links.set_segments([list(seg) for seg in frame.twin_links])
         self.refused.set_offsets(_points(frame.refused))
         self.unserved.set_offsets(_points(frame.unserved))
-        for text, (label, x, y, ha) in zip(self.ids, frame.ids):
-            text.set_text(label)
-            text.set_position((x, y))
-            text.set_horizontalalignment(ha)
-        for text in self.ids:
-            if text.get_text():
-                self._clear_of_marks(text)
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
-        self.crash_line.set_xdata([frame.crashed, frame.crashed])
-        self.restart_line.set_xdata([frame.restarted, frame.restarted])
         self.crash_text.set_x(frame.crashed)
         self.restart_text.set_x(frame.restarted)
         self.restart_text.set_text(frame.restart_text)
@@ -114,32 +106,86 @@ class FaultsView(View):
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_restart_inside()
+        marks = self.mark_boxes()
+        for text, (label, x, y, ha) in zip(self.ids, frame.ids):
+            text.set_text(label)
+            text.set_position((x, y))
+            text.set_horizontalalignment(ha)
+        labels = []
+        for text in self.ids:
+            if text.get_text():
+                labels.append(self._clear_of(text, marks, (frame.crashed, frame.restarted)))
+        self._gapped(self.crash_line, frame.crashed, marks + labels)
+        self._gapped(self.restart_line, frame.restarted, marks + labels)
 
-    def _clear_of_marks(self, text, pad: float = 2.0) -> None:
-        """Move a job-id label off any mark it covers (issue 30: a label stood on its own slot's
-        ring): away from the job it names, past the mark plus `pad` points, until it covers none."""
+    def mark_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Every mark's box in pixels (x0, y0, x1, y1): its marker's own extent at its size,
+        its edge's half width around it. What no label and no crash or restart line may cross."""
+        ax = self.ax
+        fig = ax.figure
+        boxes = []
+        for coll in (self.slots, self.released, self.twins, self.refused, self.unserved):
+            offsets = coll.get_offsets()
+            if not len(offsets):
+                continue
+            half = (np.abs(coll.get_paths()[0].vertices).max() * math.sqrt(coll.get_sizes()[0])
+                    + coll.get_linewidths()[0] / 2) * fig.dpi / 72
+            boxes += [(x - half, y - half, x + half, y + half) for x, y in ax.transData.transform(offsets)]
+        return boxes
+
+    def _clear_of(self, text, marks, lines, pad: float = 2.0) -> tuple[float, float, float, float]:
+        """Move a job-id label off every mark and the crash and restart lines (issue 30: a label
+        stood on its own slot's ring, a line ran through it): away from the job it names, past
+        what it covers plus `pad` points, until it covers nothing. Returns its box, padded."""
         ax = self.ax
         fig = ax.figure
         renderer = fig.canvas.get_renderer()
-        marks = []
-        for coll in (self.slots, self.released, self.twins, self.refused, self.unserved):
-            offsets = coll.get_offsets()
-            if len(offsets):
-                radius = math.sqrt(coll.get_sizes()[0]) / 2 * fig.dpi / 72
-                marks += [(x, y, radius) for x, y in ax.transData.transform(offsets)]
         step = pad * fig.dpi / 72
+        half = max(self.crash_line.get_linewidth(), self.restart_line.get_linewidth()) / 2 * fig.dpi / 72
+        bottom, top = ax.bbox.y0, ax.bbox.y1
+        rules = [(x - half, bottom, x + half, top) for x in (ax.transData.transform((v, 0))[0] for v in lines)]
         left = text.get_horizontalalignment() == "right"    # the label stands left of its job
         for _ in range(8):
             box = text.get_window_extent(renderer)
-            hit = [(x, r) for x, y, r in marks if box.x0 - r < x < box.x1 + r and box.y0 - r < y < box.y1 + r]
+            hit = [m for m in marks + rules if m[0] < box.x1 + step and box.x0 - step < m[2]
+                   and m[1] < box.y1 and box.y0 < m[3]]
             if not hit:
-                return
+                break
             px, py = ax.transData.transform(text.get_position())
             if left:
-                px -= box.x1 - min(x - r for x, r in hit) + step
+                px -= box.x1 - min(m[0] for m in hit) + step
             else:
-                px += max(x + r for x, r in hit) - box.x0 + step
+                px += max(m[2] for m in hit) - box.x0 + step
             text.set_position(ax.transData.inverted().transform((px, py)))
+        box = text.get_window_extent(renderer)
+        return (box.x0 - step, box.y0 - step / 2, box.x1 + step, box.y1 + step / 2)
+
+    def _gapped(self, line, x, boxes, pad: float = 2.0) -> None:
+        """A crash or restart line at `x`, broken where it would cross a mark or a label: the
+        line stops `pad` points short of each and goes on past it (issue 30: the lines ran
+        through the 09:30 rings). Gaps closer than a mark's size run into one."""
+        ax = self.ax
+        fig = ax.figure
+        px = ax.transData.transform((x, 0))[0]
+        half = line.get_linewidth() / 2 * fig.dpi / 72
+        step = pad * fig.dpi / 72
+        gaps = sorted((b[1] - step, b[3] + step) for b in boxes if b[0] - half < px < b[2] + half)
+        y0, y1 = ax.bbox.y0, ax.bbox.y1
+        merged: list[list[float]] = []
+        for lo, hi in gaps:
+            if merged and lo <= merged[-1][1] + 3 * step:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        ys, at = [], y0
+        for lo, hi in merged:
+            if lo > at:
+                ys += [at, lo, np.nan]
+            at = max(at, hi)
+        if at < y1:
+            ys += [at, y1]
+        to_axes = (np.array(ys) - y0) / (y1 - y0) if ys else np.array([np.nan])
+        line.set_data(np.full(len(to_axes), float(x)), to_axes)
 
     def _keep_restart_inside(self) -> None:
         """On a phone a late restart's label would leave the figure: it goes to the left of its

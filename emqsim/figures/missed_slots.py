@@ -28,7 +28,9 @@ def _wrap(text: str, width: int = WRAP) -> str:
 
 
 def _xy(points) -> np.ndarray:
-    return np.array(points, dtype=float).reshape(-1, 2)
+    """The points inside the view's time window: one past it would stand half outside the plot."""
+    xy = np.array(points, dtype=float).reshape(-1, 2)
+    return xy[(xy[:, 0] >= VIEW[0]) & (xy[:, 0] <= VIEW[1])]
 
 
 class MissedView(View):
@@ -84,9 +86,24 @@ class MissedView(View):
                       frameon=False)
             self.title = ax.set_title("", fontsize=fs, loc="left")
             ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
+        self._margin()
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)
+
+    def _margin(self) -> None:
+        """Room past the view's last minute for the widest mark's half width and a little air: a
+        release on the view's edge (epoch's 11:15) was cut in half by the axes (issue 30). The
+        axes grow right by that much and the time axis by as many minutes, so every other mark
+        stays on the pixel it had (and the site's frames keep their size)."""
+        ax = self.ax
+        fig = ax.figure
+        half = max(np.abs(c.get_paths()[0].vertices).max() * np.sqrt(c.get_sizes()[0]) + c.get_linewidths()[0] / 2
+                   for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
+        box = ax.get_position()
+        room = (half + 2.0) / 72 / fig.get_figwidth()                 # figure fractions
+        ax.set_position([box.x0, box.y0, box.width + room, box.height])
+        ax.set_xlim(VIEW[0], VIEW[1] + room / box.width * (VIEW[1] - VIEW[0]))
 
     def draw(self, frame: MissedFrame) -> None:
         self.released.set_offsets(_xy(frame.released))

@@ -8,14 +8,13 @@ runs-at-once lines and the run length in the title.
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, ink, narrow, new_figure, scale, time_axis
+from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow, new_figure, scale,
+                    time_axis)
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
@@ -26,9 +25,11 @@ DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid"
 NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
 BAR = 0.72        # a bar's height, in rows
-#: characters a line of a lane's name on a phone
-WRAP = 15
 GAP = 1.2         # between two lanes, in rows
+#: and on a phone: room for the skip marks under a lane and the next lane's header
+NARROW_GAP = 1.1
+#: a phone's lane header fits on one line when the name and its peers are this short (forbid)
+ONE_LINE = 20
 SKIP_BAND = 0.66  # the skip marks sit this far below a lane's last row, clear of its bars
 
 
@@ -43,7 +44,7 @@ class OverlapView(View):
     """
 
     width, height = 10.5, 6.4
-    narrow_height = 5.6
+    narrow_height = 6.0
 
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
@@ -58,6 +59,7 @@ class OverlapView(View):
         self.fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         self.lw = lw
         phone = narrow()
+        self.gap = NARROW_GAP if phone else GAP
         #: the smaller texts' size (lane names, counts, keys): on a phone the course's smallest
         self.small = self.fs * (0.7 if phone else 0.75)
 
@@ -74,7 +76,8 @@ class OverlapView(View):
             ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, fontsize=self.fs * 0.75,
                       frameon=False, handlelength=1.6, columnspacing=1.2)
         ax.tick_params(axis="y", length=0)
-        ax.spines[["top", "right"]].set_visible(False)
+        # on a phone the lanes' names stand in headers from the left edge: no y axis there
+        ax.spines[["top", "right", "left"] if phone else ["top", "right"]].set_visible(False)
 
         # moving: the runs, their waits and cancels, the skips, the counts
         self.done = PolyCollection([], facecolors=ROLE["run"], edgecolors=BLACK, linewidths=lw * 0.3, zorder=3)
@@ -86,20 +89,27 @@ class OverlapView(View):
         self.cancels = ax.scatter([], [], s=ms ** 2, marker="X", color=VERMILLION, zorder=4)
         self.skips = ax.scatter([], [], s=(ms * 1.1) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
-        self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(),
-                                  fontsize=self.small if phone else self.fs * 0.72,
-                                  color=ink(COLOUR[p]), va="center", ha="left") for p in COLOUR}
+        # a lane's count: at its right on a desktop; on a phone at the right end of its header
+        self.labels = {p: ax.text(1.0 if phone else 1.01, 0, "", transform=ax.get_yaxis_transform(),
+                                  fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
+                                  va="bottom" if phone else "center", ha="right" if phone else "left")
+                       for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
             for p in COLOUR:
                 self.lines[p], = going_ax.plot([], [], drawstyle="steps-post", color=COLOUR[p], ls=DASH[p], lw=lw * 0.8,
                                                label=p)
-            going_ax.set_ylabel("running\nat once", fontsize=self.fs * (0.7 if phone else 0.8))
             going_ax.spines[["top", "right"]].set_visible(False)
-            going_ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.1), fontsize=self.fs * 0.7, frameon=False,
-                            handlelength=1.6 if phone else 2.4, labelspacing=0.3 if phone else 0.5)
-            if phone:
+            if phone:   # the plot as wide as the lanes: its name above it, its key at the figure's foot
+                going_ax.set_title("running at once", fontsize=self.small, loc="left", pad=2)
+                going_ax.legend(loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
+                                ncol=3, fontsize=self.small, frameon=False, handlelength=1.6, columnspacing=0.8,
+                                labelspacing=0.3)
                 going_ax.tick_params(labelsize=self.small)
+            else:
+                going_ax.set_ylabel("running\nat once", fontsize=self.fs * 0.8)
+                going_ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.1), fontsize=self.fs * 0.7, frameon=False,
+                                handlelength=2.4, labelspacing=0.5)
         fig = ax.figure
         # the title is static but for the run length, drawn just after it: less text to draw per move
         head = self.fs * (0.7 if phone else 1.0)
@@ -108,8 +118,8 @@ class OverlapView(View):
         # figure's own animated artists, and this one moves
         self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
-        if phone:
-            fig.subplots_adjust(left=0.42, right=0.72, top=0.84, bottom=0.11, hspace=0.12)
+        if phone:   # the lanes across the figure, each named in a header above its runs
+            fig.subplots_adjust(left=0.07, right=0.97, top=0.85, bottom=0.2, hspace=0.2)
         else:   # room for the lane names and counts at the legible floor (style.legible)
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
@@ -129,24 +139,35 @@ class OverlapView(View):
             artist.remove()
         self._static = []
         self.layout = layout
+        heads = self._headers(layout) if self.narrow_layout else {}
+        head = self._head_rows(layout, heads) if heads else 0.0
         y = 0.0
         for p, n in zip(layout.policies, layout.rows):
+            y += head * len(heads.get(p, ()))
             self.top[p], self.rows[p] = y, n
-            y += n - 1 + SKIP_BAND + GAP
+            y += n - 1 + SKIP_BAND + self.gap
         for p in layout.policies[1:]:
-            self._static.append(ax.axhline(self.top[p] - GAP / 2 - 0.05, color=GREY, lw=lw * 0.4))
+            rule = self.top[p] - head * len(heads.get(p, ())) - self.gap / 2 - 0.05
+            self._static.append(ax.axhline(rule, color=GREY, lw=lw * 0.4))
         for a in (ax, going_ax):
             if a is not None:
                 self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
-        ax.set_ylim(y - GAP + 0.3, -0.5)         # lanes read top down
-        names = layout.names
-        if self.narrow_layout:   # a phone's margin holds about 15 characters a line
-            names = ["\n".join(part for line in n.split("\n") for part in textwrap.wrap(line, WRAP)) for n in names]
-        ax.set_yticks([self.mid(p) for p in layout.policies], names, fontsize=self.small)
-        for label, p in zip(ax.get_yticklabels(), layout.policies):
-            label.set_color(ink(COLOUR[p]))
-        for p in layout.policies:
-            self.labels[p].set_y(self.mid(p))
+        # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
+        ax.set_ylim(y - self.gap + (0.6 if self.narrow_layout else 0.3), -0.5)
+        if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
+            ax.set_yticks([])
+            for p in layout.policies:
+                for i, line in enumerate(heads[p]):
+                    bottom = self.top[p] - BAR / 2 - 0.25 - head * (len(heads[p]) - 1 - i)
+                    self._static.append(ax.text(0.0, bottom, line, transform=ax.get_yaxis_transform(),
+                                                fontsize=self.small, color=ink(COLOUR[p]), va="bottom", ha="left"))
+                self.labels[p].set_y(self.top[p] - BAR / 2 - 0.25 - head * (len(heads[p]) - 1))
+        else:
+            ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
+            for label, p in zip(ax.get_yticklabels(), layout.policies):
+                label.set_color(ink(COLOUR[p]))
+            for p in layout.policies:
+                self.labels[p].set_y(self.mid(p))
         bottom = going_ax if going_ax is not None else ax
         # on a phone a tick every other step, so the labels keep apart
         time_axis(bottom, layout.lo, layout.hi, step=layout.tick * (2 if self.narrow_layout else 1), label="time")
@@ -172,6 +193,28 @@ class OverlapView(View):
         right = fig.transFigure.inverted().transform(extent.p1)[0]
         self._title.set_x(right + 0.008)
         self.live.invalidate()
+
+    @staticmethod
+    def _headers(layout) -> dict[str, tuple[str, ...]]:
+        """A lane's header on a phone: its policy's name (the count goes at the line's end), then
+        the peers that share it; one line for a short one."""
+        out = {}
+        for p, name in zip(layout.policies, layout.names):
+            parts = name.split("\n")
+            whole = " \u00b7 ".join(parts)
+            out[p] = (whole,) if len(whole) <= ONE_LINE else tuple(x for x in (parts[0], " \u00b7 ".join(parts[1:])) if x)
+        return out
+
+    def _head_rows(self, layout, heads) -> float:
+        """A header line's height in rows of the lanes' axis: a line of `small` text, 1.2 times its
+        size, whatever the rows' height comes to once the headers take their share."""
+        fig = self.ax.figure
+        height = self.ax.get_position().height * fig.get_figheight() * 72        # points
+        lanes = sum(n - 1 + SKIP_BAND for n in layout.rows) + self.gap * (len(layout.rows) - 1) + 0.8 + 0.3
+        line = max(self.small, floor_of(fig)) * 1.25     # `legible` raises small text to the floor
+        lines = sum(len(h) for h in heads.values())
+        rows = lanes / (1 - lines * line / height)                            # the axis' span, in rows
+        return line / (height / rows)
 
     def y(self, policy: str, row: int) -> float:
         """The centre line of a row of a policy's lane."""
@@ -200,7 +243,7 @@ class OverlapView(View):
             cancels += [(end, self.y(p, row)) for _, end, row in m.cut]
             waits += [[(released, self.y(p, row)), (started, self.y(p, row))] for released, started, row in m.waits]
             skips += [(s, self.skip_y(p)) for s in m.skipped]
-            self.labels[p].set_text(m.label)
+            self.labels[p].set_text(m.label.replace("\n", ", ") if self.narrow_layout else m.label)
             if p in self.lines:
                 self.lines[p].set_data(m.going_at, np.asarray(m.going, dtype=float) + NUDGE[p])
         self.done.set_verts(done)

@@ -10,6 +10,8 @@ by a dot as well as by colour.
 
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
@@ -31,6 +33,19 @@ AROUND = {"normal": 5, "narrow": 3}
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: max(n - 1, 1)] + "…"
+
+
+def _wrap(text: str, n: int, indent: int = 0) -> list[str]:
+    """`text` as lines of at most `n` characters, broken at spaces where it can be (inside a
+    word where it cannot), each line after the first indented `indent` + 2 characters: on a
+    phone a line is wrapped, not cut (issue 30), so whatever it says is all there."""
+    if len(text) <= n:
+        return [text]
+    head = len(text) - len(text.lstrip(" "))
+    lead = " " * min(indent + 2, n // 2)
+    lines = textwrap.wrap(text[head:], n, initial_indent=" " * head, subsequent_indent=lead,
+                          break_on_hyphens=False, drop_whitespace=True)
+    return lines or [text[:n]]
 
 
 def _short(key: str, prefix: str) -> str:
@@ -61,7 +76,9 @@ class ScriptStepsView(View):
         ax.xaxis.set_visible(False)
         ax.yaxis.set_visible(False)
         self.font = s["font"]
-        self.small = self.font * (0.82 if narrow() else 0.78)
+        # on a phone at the legible floor (10 CSS px): more of each line fits, and the frames stay
+        # within the site's byte budget now that wrapped lines show what cut ones left out
+        self.small = self.font * (0.76 if narrow() else 0.78)
         w, h = fig.get_size_inches()
         self.line = self.small * 1.5 / 72 / h          # one line's height, in figure fractions
         if narrow():
@@ -76,9 +93,18 @@ class ScriptStepsView(View):
         self.key_rows = int(self.keys_box[3] / self.line)
         mono = dict(family="monospace", fontsize=self.small, va="top", ha="left", transform=fig.transFigure)
         x, top = self.src_box[0], self.src_box[1]
-        self.src_lines = [glyphs.text(ax, x, top - i * self.line, "", color=PLAIN, **mono) for i in range(self.src_rows)]
-        x, top = self.keys_box[0], self.keys_box[1]
-        self.key_lines = [glyphs.text(ax, x, top - i * self.line, "", color=PLAIN, **mono) for i in range(self.key_rows)]
+        if narrow():
+            # one column down the phone: the source's rows, a rule, then the keys, which take every
+            # row the source leaves (wrapped lines need more rows than cut ones did)
+            rows = int((top - 0.01) / self.line)
+            self.src_lines = [glyphs.text(ax, x, top - i * self.line, "", color=PLAIN, **mono) for i in range(rows)]
+            self.key_lines = []
+        else:
+            self.src_lines = [glyphs.text(ax, x, top - i * self.line, "", color=PLAIN, **mono)
+                              for i in range(self.src_rows)]
+            x, top = self.keys_box[0], self.keys_box[1]
+            self.key_lines = [glyphs.text(ax, x, top - i * self.line, "", color=PLAIN, **mono)
+                              for i in range(self.key_rows)]
         self.band = Rectangle((self.src_box[0] - 0.005, 0), self.src_box[2], self.line, transform=fig.transFigure,
                               facecolor=BAND, edgecolor="none", zorder=0, visible=False, clip_on=False)
         ax.add_artist(self.band)
@@ -89,17 +115,36 @@ class ScriptStepsView(View):
             xs, ys = [0.03, 0.97], [self.keys_box[1] + 0.02] * 2
         else:
             xs, ys = [0.495] * 2, [0.03, 0.97]
-        ax.add_line(Line2D(xs, ys, transform=fig.transFigure, color=GREY, lw=s["line"] * 0.5, clip_on=False))
-        self.track(self.band, *self.src_lines, *self.key_lines)
+        self.rule = ax.add_line(Line2D(xs, ys, transform=fig.transFigure, color=GREY, lw=s["line"] * 0.5,
+                                       clip_on=False))
+        self.track(self.band, *self.src_lines, *self.key_lines, *([self.rule] if narrow() else []))
 
     # -- the two columns ----------------------------------------------------------------------
+
+    def _fit(self, text: str, n: int, indent: int = 0) -> list[str]:
+        """A row's text as the layout shows it: wrapped on a phone, cut with "…" elsewhere."""
+        return _wrap(text, n, indent) if self.narrow_layout else [_clip(text, n)]
 
     def _source_rows(self, frame) -> list[tuple[str, str, bool]]:
         """(text, colour, lit) for each row of the source column."""
         n = self.src_chars
-        rows = [(_clip(f"{frame.script}: {frame.role}", n), PLAIN, False)]
+        head = [(t, PLAIN, False) for t in self._fit(f"{frame.script}: {frame.role}", n)]
+        if frame.step:
+            tail = [(t, PLAIN, False) for t in self._fit(f"call  {frame.command}", n, 4)]
+            tail += [(t, PLAIN, False) for t in self._fit(f"reply {frame.reply}", n, 4)]
+        else:
+            tail = [(t, PLAIN, False) for t in self._fit("no call yet: step forward", n)]
         around = AROUND["narrow" if self.narrow_layout else "normal"]
-        body = min(self.src_rows - 5, 2 * around + 1)   # the lit line and `around` lines each side
+        # the lit line and `around` lines each side, fewer if wrapped lines leave no room
+        for around in range(around, -1, -1):
+            body = self._source_window(frame, around, n)
+            if len(head) + len(body) + 1 + len(tail) <= self.src_rows or not self.narrow_layout:
+                break
+        return head + body + [("", PLAIN, False)] + tail
+
+    def _source_window(self, frame, around: int, n: int) -> list[tuple[str, str, bool]]:
+        """The rows of the source lines around the lit one (`around` each side)."""
+        body = min(self.src_rows - 5, 2 * around + 1)
         if frame.step:
             first = max(1, min(frame.lit - around, len(frame.source) - body + 1))
         else:
@@ -110,23 +155,25 @@ class ScriptStepsView(View):
         indents = [len(t.expandtabs(4)) - len(t.expandtabs(4).lstrip()) for _, t in shown if t.strip()]
         cut = min(indents) if indents else 0
         shown = [(number, text.expandtabs(4)[cut:]) for number, text in shown]
+        rows = []
         for number, text in shown:
             lit = frame.step and number == frame.lit
             mark = "▶" if lit else " "
-            rows.append((_clip(f"{mark}{number:>{width}} {text.rstrip()}", n), PLAIN if lit else SOFT, bool(lit)))
-        rows.append(("", PLAIN, False))
-        if frame.step:
-            rows.append((_clip(f"call  {frame.command}", n), PLAIN, False))
-            rows.append((_clip(f"reply {frame.reply}", n), PLAIN, False))
-        else:
-            rows.append((_clip("no call yet: step forward", n), PLAIN, False))
+            gutter = f"{mark}{number:>{width}} "
+            body_text = text.rstrip()
+            if self.narrow_layout and len(gutter) + len(body_text) > n:
+                parts = _wrap(body_text, n - len(gutter))
+                lines = [gutter + parts[0]] + [" " * len(gutter) + p for p in parts[1:]]
+            else:
+                lines = [_clip(gutter + body_text, n)]
+            rows += [(line, PLAIN if lit else SOFT, bool(lit)) for line in lines]
         return rows
 
     def _key_rows(self, frame) -> list[tuple[str, str]]:
         """(text, colour) for each row of the keys column."""
         n = self.key_chars
         prefix = _prefix(frame.keys)
-        rows = [(_clip(f"keys of the queue ({prefix}*)" if prefix else "keys of the queue: none yet", n), PLAIN)]
+        rows = [(t, PLAIN) for t in self._fit(f"keys of the queue ({prefix}*)" if prefix else "keys of the queue: none yet", n)]
         # the registry first, then what this step touched, then the rest, each opened only if
         # it is the registry or touched
         order = sorted(frame.keys, key=lambda k: (not k.key.endswith(":repeat"), k.state == "same", k.key))
@@ -136,11 +183,11 @@ class ScriptStepsView(View):
             colour = {"new": NEW, "changed": CHANGED, "deleted": CHANGED, "same": PLAIN}[k.state]
             kind = {"zset": "sorted set", "hash": "hash", "list": "list"}.get(k.kind, k.kind)
             if k.state == "deleted":
-                rows.append((_clip(f"{mark} {name}  ({kind}) deleted", n), colour))
+                rows += [(t, colour) for t in self._fit(f"{mark} {name}  ({kind}) deleted", n)]
                 continue
             opened = k.state != "same" or k.key.endswith(":repeat")
             count = f"{len(k.entries)} entr{'y' if len(k.entries) == 1 else 'ies'}"
-            rows.append((_clip(f"{mark} {name}  ({kind}, {count})", n), colour))
+            rows += [(t, colour) for t in self._fit(f"{mark} {name}  ({kind}, {count})", n)]
             if opened:
                 for e in k.entries:
                     dot = "●" if e.changed and k.state == "changed" else " "
@@ -148,9 +195,9 @@ class ScriptStepsView(View):
                     colour = CHANGED if dot == "●" else PLAIN
                     line = f"   {dot} {label} = {e.value}"
                     if len(line) > n:   # a long name: its value on a line of its own
-                        rows.append((_clip(f"   {dot} {label}", n), colour))
+                        rows += [(t, colour) for t in self._fit(f"   {dot} {label}", n, 4)]
                         line = f"       = {e.value}"
-                    rows.append((_clip(line, n), colour))
+                    rows += [(t, colour) for t in self._fit(line, n, 7)]
         if len(rows) > self.key_rows:
             more = len(rows) - self.key_rows + 1
             rows = rows[: self.key_rows - 1] + [(f"   … {more} more lines", SOFT)]
@@ -159,15 +206,23 @@ class ScriptStepsView(View):
     def draw(self, frame) -> None:
         self.band.set_visible(False)
         rows = self._source_rows(frame)
+        if self.narrow_layout:   # the keys under the source, a rule between
+            self.key_rows = len(self.src_lines) - len(rows) - 1
+            y = self.src_box[1] - (len(rows) + 0.5) * self.line
+            self.rule.set_ydata([y, y])
+            rows = rows + [("", PLAIN, False)] + [(text, colour, False) for text, colour in self._key_rows(frame)]
+        lit_rows = 0
         for i, artist in enumerate(self.src_lines):
             text, colour, lit = rows[i] if i < len(rows) else ("", PLAIN, False)
             artist.set_text(text)
             artist.set_color(colour)
             artist.set_fontweight("bold" if lit else "normal")
-            if lit:
+            if lit:   # the band behind every row of the lit line (more than one when wrapped)
+                lit_rows += 1
                 self.band.set_y(artist.get_position()[1] - self.line * 0.95)
+                self.band.set_height(self.line * lit_rows)
                 self.band.set_visible(True)
-        rows = self._key_rows(frame)
+        rows = self._key_rows(frame) if self.key_lines else []
         for i, artist in enumerate(self.key_lines):
             text, colour = rows[i] if i < len(rows) else ("", PLAIN)
             artist.set_text(text)

@@ -107,8 +107,20 @@ class CadenceView(View):
             self.gap_text[rule].set_x(lane.gap_at)
             self.gap_text[rule].set_text(lane.gap_text)
             self.gap_text[rule].set_color(text_colour)
+            self._right_of_axis(self.gap_text[rule])
         self._title.set_text(frame.title)
         fit_width(self._title)
+
+    def _right_of_axis(self, text, pad: float = 3.0) -> None:
+        """Slide a text centred on its gap right until it starts `pad` points past the y axis:
+        on a phone "15 min from the start" was wider than its gap and the axis ran through it
+        (issue 30)."""
+        ax = self.ax
+        box = text.get_window_extent(ax.figure.canvas.get_renderer())
+        short = ax.bbox.x0 + pad * ax.figure.dpi / 72 - box.x0
+        if short > 0:
+            x = ax.transData.transform((text.get_position()[0], 0))[0] + short
+            text.set_x(ax.transData.inverted().transform((x, 0))[0])
 
 
 class SlipView(View):
