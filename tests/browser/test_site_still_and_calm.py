@@ -7,12 +7,16 @@ both sizes and in both themes are kept in test-artifacts/ for a reader to look a
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
 from test_site_book import DESKTOP, PHONE, SIZES, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
-from test_site_student import open_page  # noqa: E402
+from test_site_student import _luminance, open_page  # noqa: E402
+
+from emqsim.figures import style  # noqa: E402
 
 #: how far (CSS px) a control may move while Play runs: none, but sub-pixel rounding
 STILL_PX = 0.5
@@ -63,3 +67,58 @@ def test_the_control_row_holds_still_while_play_runs(static_site, book_page, pat
         assert played >= 2, path.stem    # the strip and the page's figure
     assert moved == [], (path.stem, size, moved)
     assert page.errors == [] and page.outside == []
+
+
+def _mean_luminance(png: bytes) -> float:
+    from PIL import Image, ImageStat
+
+    grey = Image.open(io.BytesIO(png)).convert("L")
+    return ImageStat.Stat(grey).mean[0] / 255
+
+
+def _rgb(css: str) -> list[float]:
+    return [float(v) for v in css[css.index("(") + 1:css.index(")")].split(",")[:3]]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_in_the_dark_theme_the_figure_is_calm(static_site, book_page, artifacts, path, size):
+    """Dark theme: the stage behind the figure is the page's own dark background, and the
+    picture is turned by the dark filter Lab uses (style.DARK_FILTER: the hue kept, and every
+    text colour `style.ink` gives reads at 4.5:1 after it), so it shows dark; the light theme
+    keeps the picture as drawn."""
+    page = book_page
+    for theme in ("light", "dark"):
+        players = open_page(page, static_site, path.stem, SIZES[size], theme)
+        for n in range(players.count()):
+            player = ready(page, n)
+            img = player.locator("img.emqsim-frame")
+            page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=img.element_handle(), timeout=10_000)
+            got = player.evaluate("""r => { const s = r.querySelector('.emqsim-stage'), i = r.querySelector('img.emqsim-frame');
+                return {stage: getComputedStyle(s).backgroundColor, page: getComputedStyle(document.body).backgroundColor,
+                        filter: getComputedStyle(i).filter, pad: getComputedStyle(i).paddingLeft}; }""")
+            img.scroll_into_view_if_needed()
+            shot = img.screenshot()
+            if n == 0:
+                (artifacts / f"calm-{path.stem[:2]}-{size}-{theme}.png").write_bytes(page.screenshot())
+            bright = _mean_luminance(shot)
+            if theme == "dark":
+                assert got["filter"].replace(" ", "") == style.DARK_FILTER.replace(" ", ""), (path.stem, n, got)
+                assert _luminance(_rgb(got["stage"])) < 0.05, (path.stem, n, got)
+                assert got["stage"] == got["page"], (path.stem, n, got)
+                assert got["pad"] == "0px", (path.stem, n, got)    # no band of the theme's grey around it
+                assert bright < 0.3, (path.stem, n, bright)    # a dark picture, not a white panel
+            else:
+                assert got["filter"] == "none", (path.stem, n, got)
+                assert bright > 0.7, (path.stem, n, bright)
+    assert page.errors == [] and page.outside == []
+
+
+def test_every_figure_text_colour_reads_on_the_dark_figure():
+    """What the filter makes of each colour a figure's text is drawn in (style.ink of the
+    palette and black) stands at least 4.5:1 on what it makes of the figure's white."""
+    palette = [style.BLACK, style.ORANGE, style.SKY, style.GREEN, style.YELLOW, style.BLUE, style.VERMILLION,
+               style.PURPLE, style.GREY]
+    ground = style.dark("#FEFEFE")     # the frames' background, as compressed
+    low = {c: round(style.contrast(style.dark(style.ink(c)), ground), 2) for c in palette}
+    assert {c: r for c, r in low.items() if r < style.MIN_CONTRAST} == {}
