@@ -433,12 +433,14 @@ def test_no_border_strikes_through_a_question(static_site, book_page, size):
     assert struck == [], struck
 
 
-# the words (two letters or more) of the tables' cells that wrap across two lines
+# the words (two letters or more) of the tables' cells that wrap across two lines; a camel-case
+# name's humps count as words of their own (the site may break getJobScheduler|Every|Next|Millis
+# between them: pages.breakable)
 _BROKEN_WORDS_JS = """() => { const out = [];
   for (const cell of document.querySelectorAll('article table td, article table th')) {
     const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      for (const m of n.data.matchAll(/[A-Za-z]{2,}/g)) {
+      for (const m of n.data.matchAll(/[A-Z][a-z]+|[a-z]{2,}|[A-Z]{2,}(?![a-z])/g)) {
         const r = document.createRange();
         r.setStart(n, m.index);
         r.setEnd(n, m.index + m[0].length);
