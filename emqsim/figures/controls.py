@@ -19,6 +19,9 @@ A drag sends every position it passes; a move that takes long would make each of
 wait its turn (notebook 02's drag to 10,000 fires once did, for 21.7 s). `Mover` keeps only
 the latest position while one is computed, and a walk that lasts over `PATIENCE` seconds
 says in the readout how far it has come.
+
+On a phone (a panel at most `NARROW_PX` wide, measured in the browser) the panel shows its
+figure in the narrow layout, drawn for that width, and renders only that layout on a move.
 """
 
 from __future__ import annotations
@@ -138,6 +141,37 @@ ROW = {"flex_flow": "row wrap", "align_items": "center"}
 
 #: a choice with at most this many short options is a row of buttons, else a drop-down
 BUTTONS = 4
+
+#: a panel whose box is at most this wide (CSS px) shows its figure in the narrow layout, drawn
+#: for a phone's width (the static site switches at the same width: emqsim.site.player.NARROW_MEDIA)
+NARROW_PX = 600
+#: the narrow layout's resolution in a kernel: two device pixels a CSS px where a phone shows it
+#: (style.SHOWN_PX), where the site's frames have three (style.NARROW_DPI, 270): rendered at
+#: 270 dpi, a move took longer than the figures' budget of 100 ms
+KERNEL_NARROW_DPI = 180
+#: the panel's box, and the hidden checkbox through which the browser says the box is narrow
+PANEL_CLASS = "emqsim-panel"
+NARROW_CLASS = "emqsim-narrow"
+#: What tells the kernel the panel's width: a widget's HTML is set as the page's own markup, so
+#: the load handler of a one-pixel picture watches the panel's box (a ResizeObserver) and clicks
+#: the hidden checkbox whenever the box crosses NARROW_PX, which the widget library sends to the
+#: kernel as any click. Each box is watched once, however often its views are drawn.
+_MEASURE_JS = (
+    "var b=this.closest('.{panel}');if(!b||b.dataset.emqsimWatched)return;b.dataset.emqsimWatched='1';"
+    "var f=function(){{var c=b.querySelector('.{flag} input[type=checkbox]'),w=b.clientWidth;"
+    "if(c&&w>0&&(w<={px})!==c.checked)c.click();}};"
+    "if(window.ResizeObserver)new ResizeObserver(f).observe(b);f();")
+_PIXEL = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+
+
+def measure_html() -> str:
+    """The markup of the widget that watches a panel's width (see `_MEASURE_JS`)."""
+    import html
+
+    js = _MEASURE_JS.format(panel=PANEL_CLASS, flag=NARROW_CLASS, px=NARROW_PX)
+    return f'<img src="{_PIXEL}" alt="" width="1" height="1" style="display:block" onload="{html.escape(js)}">'
+
+
 #: a move computing for longer than this (seconds, real time) shows its progress in the readout
 PATIENCE = 0.3
 #: fires a walking model makes between two looks at newer moves and the readout
@@ -275,6 +309,13 @@ class Panel:
                 rows.append(w.HBox([player.play, widget, player.speed], layout=w.Layout(**ROW)))
             else:
                 rows.append(widget)
+        # the browser's word that the panel is narrow (a phone): the figure then shows its
+        # narrow layout, a twin of the figure drawn for that width (see `_refresh`)
+        self._twin = None
+        self.narrow = w.Checkbox(value=False, description="narrow layout", indent=False,
+                                 layout=w.Layout(display="none"))
+        self.narrow.add_class(NARROW_CLASS)
+        self.narrow.observe(lambda change: self._refresh(), names="value")
         self.readout = w.HTML()
         self._show(figure.frame.readout)
         for name, widget in self.widgets.items():
@@ -284,12 +325,14 @@ class Panel:
 
         self.ask = ask(figure)
         # the controls, then the figure with its axis right under them (a projector's 720 px hold
-        # both; the dark theme's rule, which shows nothing, just before it), its challenge, and
-        # the readout last
+        # both; the width's watcher and the dark theme's rule, which show nothing, just before
+        # it), its challenge, and the readout last
         style = presenter_style()
-        self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, figure.live.theme(),
-                           figure.live.image,
+        measure = w.HTML(measure_html(), layout=w.Layout(height="0px", margin="0px", overflow="hidden"))
+        self.box = w.VBox([*([style] if style else []), *self.ask.above, *rows, measure, self.narrow,
+                           figure.live.theme(), figure.live.image,
                            *self.ask.below, self.readout])
+        self.box.add_class(PANEL_CLASS)
         replaced = _OPEN.get(type(model))   # a cell run again: the panel it showed before goes
         _OPEN[type(model)] = self
         if replaced is not None:
@@ -320,7 +363,7 @@ class Panel:
         # the mover, the questions and the closed widgets' callbacks each reach the figure and
         # its model's frames: IPython's `Out` would keep them all through this panel
         self.figure, self.widgets, self.players = None, {}, {}
-        self.mover = self.ask = self.box = self.readout = None
+        self.mover = self.ask = self.box = self.readout = self._twin = None
 
     @staticmethod
     def _widget(w, c, positions, value):
@@ -374,8 +417,36 @@ class Panel:
     def _show(self, text: str) -> str:
         self.readout.value = readout_html(text, self.figure.model.readout_id,
                                           self.figure.model.describe(self.figure.frame))
-        self.figure.live.refresh()
+        self._refresh()
         return text
+
+    def twin(self):
+        """The figure in the narrow layout at `KERNEL_NARROW_DPI`, over the same model (its
+        frames computed once), made when a narrow box first asks for it."""
+        if self._twin is None:
+            from .style import laid_out
+
+            with laid_out("narrow"):
+                view = type(self.figure.view)()
+            self._twin = type(self.figure)(self.figure.model, view)
+        return self._twin
+
+    def _refresh(self) -> bytes:
+        """Render the figure as it stands into the image: only the layout the panel's width
+        asks for is drawn (both on every move would double its cost)."""
+        if self.figure is None:
+            return b""
+        if not self.narrow.value:
+            return self.figure.live.refresh()
+        twin = self.twin()
+        twin.update(**self.figure.values)
+        fig = twin.view.ax.figure
+        if fig.dpi != KERNEL_NARROW_DPI:   # set here: pyplot letting go of a figure puts its dpi back
+            fig.set_dpi(KERNEL_NARROW_DPI)
+            twin.live.invalidate()
+        data = twin.live.refresh()
+        self.figure.live.image.value = data
+        return data
 
     def _say(self, text: str) -> None:
         """A word from the mover (progress, or an error), in the readout; the figure waits."""
@@ -394,6 +465,8 @@ class Panel:
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
         data["image/png"] = base64.b64encode(self.figure.live.refresh(level=6)).decode("ascii")
+        if self.narrow.value:   # the static picture is the normal layout; a narrow box keeps its own
+            self._refresh()
         return (data, meta) if isinstance(bundle, tuple) else data
 
 

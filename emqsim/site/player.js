@@ -64,6 +64,8 @@
     var cur = frames[data.start][2].slice();
     var shown = -1;
     var ui = [];
+    /* [element, the texts it shows]: each kept as tall as its tallest text (reserve) */
+    var reserved = [[readout, data.readouts]];
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -183,6 +185,7 @@
           var list = avail(k);
           moveTo(k, list[Number(range.value)]);
         });
+        reserved.push([value, c.positions.map(function (pos) { return pos[0]; })]);
         var player = null;
         if (c.play && !c.held) player = makePlay(c, k, range, row);
         row.appendChild(range);
@@ -275,8 +278,12 @@
 
     /* Show me moved the figure: bring its picture into view if any of it is out of sight (the
        reader pressed the button below it), smoothly unless the reader's system asks for less
-       motion. The readout, a polite live region, says the new frame. */
+       motion. The readout, a polite live region, says the new frame. Measured after the stage
+       is fitted again (margins): on 02 a phone's sticky stage seen in view turned too tall for
+       the new frame's readout once its picture loaded, went back to its place in the page
+       and took the picture above the window. */
     function intoView() {
+      margins();
       var r = img.getBoundingClientRect(), top = headerBottom();
       if (r.top >= top && r.bottom <= window.innerHeight) return;
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -314,7 +321,39 @@
       if (!stage.contains(ev.target)) reveal(ev.target);
     });
     revealFeedback = reveal;
+    /* The readout above the controls, and a slider's value beside Play, as tall as the tallest
+       text each shows: while Play ran, a longer readout pushed the control row down (by up to
+       90 px on a phone) and a value wrapping to two lines moved Play, and a stage sticky for
+       one frame stopped sticking for the next. Measured in a hidden copy of the same width,
+       again whenever the player's width changes. */
+    var reservedWidth = -1;
+    function reserve() {
+      var width = root.clientWidth;
+      if (width === reservedWidth) return;
+      reservedWidth = width;
+      reserved.forEach(function (pair) {
+        var e = pair[0];
+        e.style.minHeight = "";
+        var w = e.getBoundingClientRect().width;
+        if (!w) return;
+        var copy = e.cloneNode(false);
+        ["id", "aria-live", "for"].forEach(function (a) { copy.removeAttribute(a); });
+        copy.setAttribute("aria-hidden", "true");
+        copy.style.cssText = "position:absolute;visibility:hidden;left:0;top:0;min-height:0;box-sizing:border-box;" +
+                             "flex:none;width:" + w + "px";
+        e.parentNode.appendChild(copy);
+        var tallest = 0;
+        pair[1].forEach(function (t) {
+          copy.textContent = t;
+          tallest = Math.max(tallest, copy.getBoundingClientRect().height);
+        });
+        e.parentNode.removeChild(copy);
+        e.style.boxSizing = "border-box";
+        e.style.minHeight = Math.ceil(tallest) + "px";
+      });
+    }
     function margins() {
+      reserve();
       fit();
       var sticky = isSticky();
       var top = sticky ? (stage.offsetHeight + (parseFloat(getComputedStyle(stage).top) || 0) + 8) + "px" : "";
@@ -326,8 +365,8 @@
 
     if (data.questions) setupQuestions();
     if (askObserver) {
-      var asked = root.querySelectorAll("fieldset.emqsim-question, div.emqsim-control");
-      for (var a = 0; a < asked.length; a++) askObserver.observe(asked[a]);
+      var watched = root.querySelectorAll("fieldset.emqsim-question, div.emqsim-control");
+      for (var a = 0; a < watched.length; a++) askObserver.observe(watched[a]);
     }
     show();
     margins();

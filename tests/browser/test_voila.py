@@ -52,3 +52,26 @@ def test_voila_app_moves_the_figure(voila, page, artifacts):
     shown, expected, _ = expected_readout(figure)
     assert shown == expected
     page.screenshot(path=artifacts / "voila-01_cron_vs_interval.png")
+
+
+def test_on_a_phone_voila_shows_the_narrow_layout(voila, page, artifacts):
+    """Issue 30: Voila on a 390x844 phone showed the desktop picture shrunk. The panel's box is
+    measured in the browser and the kernel draws the narrow layout for it: the image's natural
+    width is the narrow figure's at the kernel's resolution; at 1366 px it is the normal one's."""
+    from emqsim.figures import controls
+
+    narrow = catalogue.figure(TITLE, layout="narrow").view.ax.figure
+    normal = catalogue.figure(TITLE).view.ax.figure
+    want = {"phone": round(narrow.get_figwidth() * controls.KERNEL_NARROW_DPI),
+            "desktop": round(normal.get_figwidth() * normal.dpi)}
+    assert want["phone"] != want["desktop"]
+    for size, viewport in (("phone", {"width": 390, "height": 844}), ("desktop", {"width": 1366, "height": 900})):
+        page.set_viewport_size(viewport)
+        page.goto(voila.url("/"), timeout=RENDER_MS)
+        image = page.locator(f".{controls.PANEL_CLASS} img.widget-image").first
+        image.wait_for(state="attached", timeout=RENDER_MS)
+        page.wait_for_function("([i, w]) => i.complete && i.naturalWidth === w", arg=[image.element_handle(), want[size]],
+                               timeout=RENDER_MS, polling=100)
+        assert image.evaluate("i => i.naturalWidth") == want[size], size
+        image.scroll_into_view_if_needed()
+        page.screenshot(path=artifacts / f"voila-01-narrow-{size}.png")

@@ -1,0 +1,23 @@
+"""The names in the site's tables break at their joints, never inside a word (issue 30: on a
+phone course_pages_checked's seed file names held a column wide enough to push the next one out
+of sight; tests/browser/test_site_still_and_calm.py measures the tables in a browser)."""
+
+from __future__ import annotations
+
+from emqsim.site.pages import breakable
+
+CELL = '<td><p><code class="docutils literal notranslate"><span class="pre">{}</span></code> {}</p></td>'
+
+
+def test_code_in_a_cell_breaks_after_its_joints_and_between_camel_humps():
+    page = CELL.format("../shared/seeds/004_8b6a.txt", "a.b/c")
+    assert breakable(page) == CELL.format("../<wbr>shared/<wbr>seeds/<wbr>004_<wbr>8b6a.<wbr>txt", "a.b/c")
+    page = CELL.format("includes/getJobSchedulerEveryNextMillis.lua", "")
+    assert "get<wbr>Job<wbr>Scheduler<wbr>Every<wbr>Next<wbr>Millis.<wbr>lua" in breakable(page)
+
+
+def test_code_outside_tables_and_words_are_left_alone():
+    prose = '<p><span class="pre">../shared/seeds/x.txt</span></p>'
+    assert breakable(prose) == prose
+    words = CELL.format("allow", "getJobScheduler")     # a word, and camel case outside code
+    assert breakable(words) == words
