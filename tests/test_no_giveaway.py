@@ -30,7 +30,7 @@ def asked():
 #: questions whose figure, as first shown, is already the case asked (the answer function reads the
 #: right key off the default frame); each to be moved off it (issue 30), listed so that a new one
 #: fails, and dropped from here once fixed
-NOT_YET_MOVED = {"01-first-interval-run", "03-schedule-fourth-start", "03-poll-mean", "07-croniter-fall-back"}
+NOT_YET_MOVED: set[str] = set()
 
 
 @pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
@@ -110,7 +110,7 @@ def read_on(path: Path) -> list[tuple[object, str]]:
 
 #: answers that are clock times and still stand in what follows their question; each to be read and
 #: rewritten (issue 30); listed so that a new one fails, and dropped from here once fixed
-NOT_YET_READ = {"01-first-interval-run", "03-schedule-fourth-start", "03-marker-wake-time"}
+NOT_YET_READ: set[str] = set()
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("0[1-7]_*.ipynb")), ids=lambda p: p.stem)
