@@ -169,8 +169,7 @@ class CronIntervalModel(Model):
     questions = (
         question(
             "01-interval-after-a-mark",
-            "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00, no offset). "
-            "When is the next run?",
+            "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00). When is the next run?",
             [("09:30", "09:30, the next mark of its grid",
               "An interval's marks run from its first run, 08:00, a gap apart: 09:15 has passed, so the next "
               "is 09:30."),
