@@ -24,7 +24,7 @@ TITLES = list(catalogue.SOURCES)
 
 #: question id -> the key of the right option, as the engine computes it
 ANSWERS = {
-    "01-first-interval-run": "08:00",
+    "01-interval-after-a-mark": "09:30",
     "01-cron-after-its-slot": "tomorrow",
     "02-rows-and-jobs-after-50": "1 row, 50 jobs",
     "02-score-after-4": "10:00",
@@ -33,8 +33,8 @@ ANSWERS = {
     "03-marker-after-take": "zero",
     "03-marker-wake-time": "09:15",
     "03-finish-fourth-start": "09:54",
-    "03-schedule-fourth-start": "09:45",
-    "03-poll-mean": "half",
+    "03-schedule-fourth-finish": "09:55",
+    "03-poll-mean": "30s",
     "04-strict-last-slot": "10:40:04",
     "04-snap-lands": "1 then 10:37",
     "04-grace-drops": "skip",
@@ -44,7 +44,7 @@ ANSWERS = {
     "06-fresh-ids-twice": "2",
     "06-slot-ids-refuse": "refused",
     "06-fresh-ids-long-down": "0",
-    "07-croniter-fall-back": "2",
+    "07-croniter-fall-back": "00:30Z and 01:30Z",
     "07-first-pass-time": "00:30Z",
     "07-read-in-utc": "1",
 }

@@ -516,6 +516,12 @@ def _rule_count(frame: "TimeZonesFrame", row: int, rule: str) -> int:
     return len(frame.runs[row]) + len(lane.extra) - len(lane.skipped)
 
 
+def _croniter_utc(frame: "TimeZonesFrame", row: int) -> list[str]:
+    """The UTC times ('00:30Z') of croniter's runs of the expression in `row` on the frame's day."""
+    start = day_bounds(frame.zone, frame.day)[0]
+    return [utc(start + round(h * HOUR)) for h in sorted(frame.runs[row])]
+
+
 def _rule_utc(frame: "TimeZonesFrame", row: int, rule: str) -> str:
     """The UTC times ('00:30Z') at which `rule` runs the expression in `row` on the frame's day:
     one time, or 'both' when it runs two. croniter's are the frame's runs; each other rule's are
@@ -547,15 +553,16 @@ class TimeZonesModel(Model):
     questions = (
         question(
             "07-croniter-fall-back",
-            "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. How many times does "
-            "`30 1 * * *` fire by croniter?",
-            [("2", "Twice",
-              "01:30 happens twice that night, once in BST and once in GMT, and croniter runs both."),
-             ("1", "Once",
-              "That is Debian cron's rule, and cron-parser's; croniter runs the wall time each time it comes."),
-             ("0", "Never",
-              "01:30 is not skipped on this night; it is repeated.")],
-            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "Europe/London", "day": "back"}),
+            "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. At what UTC times does "
+            "croniter run `30 1 * * *`?",
+            [("00:30Z and 01:30Z", "00:30Z and 01:30Z",
+              "01:30 happens twice that night, first in BST (UTC+1), then in GMT, and croniter runs both."),
+             ("05:30Z and 06:30Z", "05:30Z and 06:30Z, as in New York",
+              "Those are New York's two passes, at UTC-4 then UTC-5; London is at UTC+1, then UTC+0."),
+             ("01:30Z", "01:30Z only, once the clocks are back",
+              "croniter runs the wall time each time it comes, and 01:30 BST came first.")],
+            answer=lambda f: " and ".join(_croniter_utc(f, 1)) or "never",
+            show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-first-pass-time",
             "The same night and `30 1 * * *`, by Debian cron's rule: a wall time in the repeated hour runs "

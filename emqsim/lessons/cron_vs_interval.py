@@ -168,16 +168,17 @@ class CronIntervalModel(Model):
     )
     questions = (
         question(
-            "01-first-interval-run",
-            "The interval row (every 15 min) is registered at 08:00, with no start date and no offset. "
-            "When is its first run?",
-            [("08:00", "08:00, as it is registered",
-              "With no start date and no offset an interval's first run is due at once; only the runs "
-              "after it add the gap."),
-             ("08:15", "08:15, one interval later",
-              "The first run does not wait a gap: it is due the moment the schedule is registered.")],
-            answer=lambda f: hm(f.interval_runs[0]),
-            show_me={"mode": "interval"}),
+            "01-interval-after-a-mark",
+            "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00). When is the next run?",
+            [("09:30", "09:30, the next mark of its grid",
+              "An interval's marks run from its first run, 08:00, a gap apart: 09:15 has passed, so the next "
+              "is 09:30."),
+             ("09:31", "09:31, 15 minutes from now",
+              "The gap is counted from the previous scheduled run, not from the moment you look."),
+             ("tomorrow", "09:00 tomorrow",
+              "That is the cron's answer at 09:16; an interval is back within one gap.")],
+            answer=lambda f: "tomorrow" if iso(f.next)[:10] != iso(f.now)[:10] else hm(f.next),
+            show_me={"now": on_day("09:16"), "mode": "interval"}),
         question(
             "01-cron-after-its-slot",
             f"It is 09:01 and the rule is the cron `{EXPR}`. When is the next run?",

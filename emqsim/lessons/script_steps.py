@@ -374,8 +374,8 @@ class MarkerStepsModel(StepsModel):
         ),
         question(
             "03-marker-wake-time",
-            "After the take, updateJobScheduler delays the 09:15 job. At what time does the marker's member 1 "
-            "wake a parked worker?",
+            "After the take, updateJobScheduler makes the next job (every 15 min), delayed. At what time does "
+            "the marker's member 1 wake a parked worker?",
             [("09:15", "At 09:15:00, the delayed job's run time.",
               "Member 1's score is the earliest delayed job's time (BullMQ 6.7.0's addDelayMarkerIfNeeded)."),
              ("09:00", "At 09:00:00, the time of the take.",

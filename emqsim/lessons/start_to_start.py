@@ -178,17 +178,18 @@ class CadenceModel(Model):
               "The run's length is added every cycle, not once: three cycles of 18 minutes.")],
             answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
-            "03-schedule-fourth-start",
+            "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
-            "when does the fourth run start?",
-            [("09:45", "09:45",
-              "Start-to-start counts from the previous slot: a run shorter than the gap never moves the next "
-              "start."),
-             ("10:15", "10:15",
-              "That adds the run's length to each cycle, which is start-to-finish; start-to-start ignores it."),
-             ("09:55", "09:55, one run's length late",
-              "The gap runs from the previous start, not its finish: the run's 10 minutes never count.")],
-            answer=lambda f: hm(_lane(f, "schedule").starts[3]), show_me={"run": 10, "measure": "start-to-start"}),
+            "when does the fourth run finish?",
+            [("09:55", "09:55",
+              "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
+              "later."),
+             ("10:25", "10:25",
+              "That is start-to-finish's fourth finish, where each cycle adds the run's 10 minutes."),
+             ("09:45", "09:45, on the quarter hour",
+              "09:45 is when it starts; a run finishes its length after its start.")],
+            answer=lambda f: hm(_lane(f, "schedule").finishes[3]),
+            show_me={"run": 10, "measure": "start-to-start"}),
     )
     challenge = Challenge(
         "03-fourth-at-ten", "Find the run length that makes the fourth start-to-finish run start at 10:00 exactly "
@@ -719,9 +720,10 @@ class WakeFrame:
 
 
 def _mean_size(frame: "WakeFrame") -> str:
-    """The polling worker's mean wait against its interval: next to nothing, about half, about all."""
-    share = frame.mean * 1000 / frame.poll
-    return "0" if share < 0.2 else "half" if share < 0.7 else "whole"
+    """The polling worker's mean wait in seconds, as the options round it: next to nothing, about
+    30 s, about a minute, else the whole seconds (at a poll the question does not ask about)."""
+    mean = frame.mean
+    return "0" if mean < 1 else "30s" if 20 <= mean < 40 else "1min" if 45 <= mean < 75 else f"{round(mean)}s"
 
 
 class WakeModel(Model):
@@ -734,13 +736,13 @@ class WakeModel(Model):
             "03-poll-mean",
             "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
-            [("half", "About half the poll interval, near 30 s",
+            [("30s", "About 30 s, half the poll interval",
               "A job lands anywhere between two polls, so it waits from nothing to a whole interval: half on "
               "average."),
-             ("whole", "About the whole interval, near 1 min",
+             ("1min", "About 1 min, the whole interval",
               "Only a job ready just after a poll waits that long; most land later in the interval."),
              ("0", "Next to nothing",
-              "Without the marker the worker only sees a job at its next poll.")],
+              "That is the worker parked on the marker; the poller only sees a job at its next poll.")],
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
     challenge = Challenge(
