@@ -39,8 +39,9 @@ MB = 1_000_000
 #: call at a time (02: 76 positions, BullMQ's own 55 calls among them, about 15 kB a frame in
 #: each set) added 2.3 MB. The phone's set drawn for 3 device pixels per CSS px (issue 30: crisp
 #: at 3x, 1,080 px wide) about doubled it: 25.3 MB in all. A reader still fetches only the
-#: frames of the positions reached and their neighbours (player.js `ahead`).
-SITE_BUDGET, PAGE_BUDGET = 27.0 * MB, 0.5 * MB
+#: frames of the positions reached and their neighbours (player.js `ahead`). The desktop's keys
+#: wrapped rather than cut (issue 30: a call's fields were lost to "…") took it to 27.01 MB.
+SITE_BUDGET, PAGE_BUDGET = 27.1 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 

@@ -5,7 +5,8 @@ script's numbered source, its line, the command and reply, and every key after i
 changed. This view lays them out as text: on the left (on a phone, on top) a window of the
 source around the lit line, marked by a band and an arrow; under it the call and its reply;
 on the right (below) each key, the ones the step touched opened up, a changed entry marked
-by a dot as well as by colour.
+by a dot as well as by colour. A long line wraps inside its column, in both layouts: what a
+call sends or a key holds is never cut (issue 30).
 """
 
 from __future__ import annotations
@@ -31,14 +32,10 @@ SOFT = ink(GREY)
 AROUND = {"normal": 5, "narrow": 3}
 
 
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: max(n - 1, 1)] + "…"
-
-
 def _wrap(text: str, n: int, indent: int = 0) -> list[str]:
     """`text` as lines of at most `n` characters, broken at spaces where it can be (inside a
-    word where it cannot), each line after the first indented `indent` + 2 characters: on a
-    phone a line is wrapped, not cut (issue 30), so whatever it says is all there."""
+    word where it cannot), each line after the first indented `indent` + 2 characters: a line
+    is wrapped, not cut (issue 30), so whatever it says is all there."""
     if len(text) <= n:
         return [text]
     head = len(text) - len(text.lstrip(" "))
@@ -122,8 +119,8 @@ class ScriptStepsView(View):
     # -- the two columns ----------------------------------------------------------------------
 
     def _fit(self, text: str, n: int, indent: int = 0) -> list[str]:
-        """A row's text as the layout shows it: wrapped on a phone, cut with "…" elsewhere."""
-        return _wrap(text, n, indent) if self.narrow_layout else [_clip(text, n)]
+        """A row's text as the layout shows it: wrapped, never cut, in both layouts."""
+        return _wrap(text, n, indent)
 
     def _source_rows(self, frame) -> list[tuple[str, str, bool]]:
         """(text, colour, lit) for each row of the source column."""
@@ -138,7 +135,7 @@ class ScriptStepsView(View):
         # the lit line and `around` lines each side, fewer if wrapped lines leave no room
         for around in range(around, -1, -1):
             body = self._source_window(frame, around, n)
-            if len(head) + len(body) + 1 + len(tail) <= self.src_rows or not self.narrow_layout:
+            if len(head) + len(body) + 1 + len(tail) <= self.src_rows:
                 break
         return head + body + [("", PLAIN, False)] + tail
 
@@ -161,11 +158,11 @@ class ScriptStepsView(View):
             mark = "▶" if lit else " "
             gutter = f"{mark}{number:>{width}} "
             body_text = text.rstrip()
-            if self.narrow_layout and len(gutter) + len(body_text) > n:
+            if len(gutter) + len(body_text) > n:
                 parts = _wrap(body_text, n - len(gutter))
                 lines = [gutter + parts[0]] + [" " * len(gutter) + p for p in parts[1:]]
             else:
-                lines = [_clip(gutter + body_text, n)]
+                lines = [gutter + body_text]
             rows += [(line, PLAIN if lit else SOFT, bool(lit)) for line in lines]
         return rows
 
