@@ -574,6 +574,31 @@ def figure_latencies() -> list[tuple[str, float, float, int]]:
     return out
 
 
+def phone_panel_latencies() -> list[tuple[str, float, float, int]]:
+    """(figure, median ms, p95 ms, moves) of the same drag in a panel the browser has called
+    narrow (at most controls.NARROW_PX wide: a phone in Lab or Voila), through the panel's own
+    move: the frame, the narrow twin's drawing at the kernel's dpi and the PNG sent."""
+    from emqsim.figures import catalogue
+    from emqsim.figures.controls import drag_path
+
+    out = []
+    for name in catalogue.SOURCES:
+        fig = catalogue.figure(name)
+        panel = fig.panel()
+        panel.narrow.value = True   # as the width watcher's click sets it; the first narrow drawing
+        main = fig.model.main() or fig.model.controls[0]
+        positions = [v for _, v in fig.model.positions(main.name, fig.values)]
+        times = []
+        for value in drag_path(positions, 40):
+            t = time.perf_counter()
+            panel.on_move(main.name, value)
+            times.append((time.perf_counter() - t) * 1000)
+        panel.close()
+        times.sort()
+        out.append((name, times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))], len(times)))
+    return out
+
+
 # -- BullMQ's lanes a frame: its own scripts against the models (lessons/bullmq_lane) -------------
 
 def lane_cases(frames: int | None = None) -> list[tuple[str, list]]:
@@ -902,6 +927,8 @@ def main(argv=None) -> int:
     try:
         for name, med, p95, n in figure_latencies():
             print(f"figure {name:<24} median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")
+        for name, med, p95, n in phone_panel_latencies():
+            print(f"figure {name:<24} phone panel median {med:6.1f} ms · p95 {p95:6.1f} ms per move ({n} moves)")
     except ImportError as exc:
         print(f"figures: not available ({exc})")
     if os.path.isdir("notebooks"):
