@@ -141,6 +141,12 @@ def fold_faults(text: str) -> list[str]:
             faults.append(f"the fold {summary!r} opens to nothing")
         if re.search(r"^#{1,6} ", m["inside"], re.M):
             faults.append(f"the fold {summary!r} holds a heading")
+        # its last words introduce what stands after it, outside: a reader who leaves it closed
+        # meets a code cell and its output with no word about them (00's "The cell below says
+        # ...", 06's "... by the restarted pump:", issue 30)
+        tail = m["inside"].rstrip()
+        if tail.endswith(":") or re.search(r"cell\s+below", tail[-200:]):
+            faults.append(f"the fold {summary!r} ends introducing what stands outside it")
     return faults
 
 
@@ -159,6 +165,10 @@ def test_the_hook_counts_and_the_fold_checks():
     assert fold_faults("<details><summary>The scripts and their models</summary>\n\n## The scripts\n\nx\n</details>") == [
         "the fold 'The scripts and their models' holds a heading"]
     assert fold_faults("<details><summary>The scripts and their models</summary>\n\nx") != []
+    assert fold_faults("<details><summary>Where the state lives</summary>\n\nThe cell\nbelow says which.\n</details>") == [
+        "the fold 'Where the state lives' ends introducing what stands outside it"]
+    assert fold_faults("<details><summary>What the ids say</summary>\n\nThe ids say it:\n\n</details>") == [
+        "the fold 'What the ids say' ends introducing what stands outside it"]
 
 
 def question_words(cells: list[dict]) -> int:
