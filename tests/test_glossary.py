@@ -211,3 +211,35 @@ def test_every_glossary_link_names_an_entry_and_its_text_is_that_term():
                     for t in by_target[to]):
                 bad.append((path.name, text, to, "the link's text is not the term"))
     assert bad == []
+
+
+def _panels_and_prose_before(path: Path) -> list[tuple[str, list[str]]]:
+    """Each figure panel of a page (its catalogue title) with the Markdown cells above it."""
+    cells, out, above = json.loads(path.read_text())["cells"], [], []
+    for c in cells:
+        text = "".join(c["source"])
+        if c["cell_type"] == "markdown" and not text.lstrip().startswith("## Sources"):
+            above.append(text)
+        meta = c.get("metadata", {}).get("emqsim")
+        if c["cell_type"] == "code" and isinstance(meta, dict) and meta.get("figure"):
+            out.append((meta["figure"], list(above)))
+    return out
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
+def test_every_term_a_question_uses_is_defined_above_it(path):
+    """A question's prompt and options cannot carry a link, so a glossary term in them must
+    have been met, linked, in the page above the panel (01's option "the next mark of its grid"
+    used "grid", which only 03 defines: issue 30)."""
+    from emqsim.figures import catalogue
+
+    terms, early = _terms(), []
+    for title, above in _panels_and_prose_before(path):
+        met = {target for _, (_, target) in first_uses(above, terms).items() if target}
+        for q in catalogue.model(title).questions:
+            for text in [q.prompt, *(o.text for o in q.options)]:
+                plain = re.sub(r"`[^`]*`", " ", text)
+                for term, to in terms.items():
+                    if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):
+                        early.append((q.id, term, text[:60]))
+    assert early == [], f"{path.name}: terms a question uses before the page defines them: {early}"

@@ -170,7 +170,7 @@ class CronIntervalModel(Model):
         question(
             "01-interval-after-a-mark",
             "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00). When is the next run?",
-            [("09:30", "09:30, the next mark of its grid",
+            [("09:30", "09:30, the next of its marks, 15 min apart from 08:00",
               "An interval's marks run from its first run, 08:00, a gap apart: 09:15 has passed, so the next "
               "is 09:30."),
              ("09:31", "09:31, 15 minutes from now",
@@ -195,7 +195,7 @@ class CronIntervalModel(Model):
     challenge = Challenge(
         "01-due-now", "With the interval rule on, move now to an instant at which the next run is due at once.",
         met=lambda f: f.mode == "interval" and f.next == f.now,
-        explain="The interval row comes due on its own grid, every 15 min from 08:00: on each of those "
+        explain="The interval row comes due on its own marks, every 15 min from 08:00: on each of those "
                 "instants the run is due now, and the next one is written a gap later. The cron `0 9 * * *` has "
                 "one slot on this axis, 09:00.")
 

@@ -469,7 +469,7 @@ class MissedModel(Model):
             "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
             "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
             "When is the job for the last missed slot, 10:37, released?",
-            [("10:40:04", "At 10:40:04, one pump beat after the fourth catch-up job",
+            [("10:40:04", "At 10:40:04, a second after the fourth job released",
               "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
               "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
@@ -484,9 +484,9 @@ class MissedModel(Model):
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
-            "The pump is down 09:30 → 10:25 under BullMQ 6.7.0's job scheduler (the `snap` lane). What "
+            "The pump is down 09:30 → 10:25 under BullMQ 6.7.0 (the `snap` lane). What "
             "runs from 10:25 on?",
-            [("1 then 10:37", "One run at 10:25, then 10:37: back on the :07 grid",
+            [("1 then 10:37", "One run at 10:25, then 10:37: back on its :07 marks",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
              ("4 then 10:37", "Four runs at 10:25, then 10:37",

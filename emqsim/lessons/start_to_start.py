@@ -736,10 +736,10 @@ class WakeModel(Model):
             "03-poll-mean",
             "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
-            [("30s", "About 30 s, half the poll interval",
+            [("30s", "About 30 s, half the period",
               "A job lands anywhere between two polls, so it waits from nothing to a whole interval: half on "
               "average."),
-             ("1min", "About 1 min, the whole interval",
+             ("1min", "About 1 min, the whole period",
               "Only a job ready just after a poll waits that long; most land later in the interval."),
              ("0", "Next to nothing",
               "That is the worker parked on the marker; the poller only sees a job at its next poll.")],
