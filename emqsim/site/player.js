@@ -231,7 +231,15 @@
        it stops at the end (pressed there, it starts again from the first position). */
     function makePlay(c, k, range, row) {
       var wrap = make("span", {"class": "emqsim-playbox"});
-      var button = make("button", {type: "button", "class": "emqsim-play"}, "\u25B6 play");
+      /* The button keeps the width of its wider word: both words stand in one grid cell, hidden
+         from sight and from screen readers, under the one shown; "pause" replacing "play" would
+         otherwise push the slider beside it sideways on a phone. */
+      var button = make("button", {type: "button", "class": "emqsim-play"});
+      var said = make("span", {}, "\u25B6 play");
+      button.appendChild(said);
+      ["\u25B6 play", "\u275A\u275A pause"].forEach(function (word) {
+        button.appendChild(make("span", {"class": "emqsim-room", "aria-hidden": "true"}, word));
+      });
       var sid = "emqsim-speed-" + Math.random().toString(36).slice(2);
       var speed = make("input", {type: "range", id: sid, min: "1", max: String(c.play.max_step), step: "1",
                                  value: String(c.play.step), "class": "emqsim-speed"});
@@ -241,7 +249,7 @@
       function stop() {
         if (timer !== null) clearInterval(timer);
         timer = null;
-        button.textContent = "\u25B6 play";
+        said.textContent = "\u25B6 play";
         root.removeAttribute("data-playing");
       }
       function tick() {
@@ -255,7 +263,7 @@
         var list = avail(k);
         if (list.indexOf(cur[k]) >= list.length - 1) moveTo(k, list[0]);
         timer = setInterval(tick, c.play.interval);
-        button.textContent = "\u275A\u275A pause";
+        said.textContent = "\u275A\u275A pause";
         root.setAttribute("data-playing", "1");
       });
       row.insertBefore(button, row.firstChild);
@@ -322,7 +330,7 @@
     });
     revealFeedback = reveal;
     /* The readout above the controls, and a slider's value beside Play, as tall as the tallest
-       text each shows: while Play ran, a longer readout pushed the control row down (by up to
+       text each shows (a value that keeps its own width, as wide as its widest): while Play ran, a longer readout pushed the control row down (by up to
        90 px on a phone) and a value wrapping to two lines moved Play, and a stage sticky for
        one frame stopped sticking for the next. Measured in a hidden copy of the same width,
        again whenever the player's width changes. */
@@ -333,7 +341,7 @@
       reservedWidth = width;
       reserved.forEach(function (pair) {
         var e = pair[0];
-        e.style.minHeight = "";
+        e.style.minHeight = e.style.minWidth = "";
         var w = e.getBoundingClientRect().width;
         if (!w) return;
         var copy = e.cloneNode(false);
@@ -347,9 +355,21 @@
           copy.textContent = t;
           tallest = Math.max(tallest, copy.getBoundingClientRect().height);
         });
+        /* where a value keeps its own width (flex: none, the desktop), as wide as its widest
+           text: "09:00 register" after "09:12 take" moved the slider's end by 55 px */
+        var widest = 0;
+        if (e.tagName === "OUTPUT" && getComputedStyle(e).flexBasis === "auto") {
+          copy.style.width = "auto";
+          copy.style.whiteSpace = "nowrap";
+          pair[1].forEach(function (t) {
+            copy.textContent = t;
+            widest = Math.max(widest, copy.getBoundingClientRect().width);
+          });
+        }
         e.parentNode.removeChild(copy);
         e.style.boxSizing = "border-box";
         e.style.minHeight = Math.ceil(tallest) + "px";
+        e.style.minWidth = widest ? Math.ceil(widest) + "px" : "";
       });
     }
     function margins() {
