@@ -137,6 +137,16 @@ def render(title: str, values: dict, *, presenter: bool = False, layout: str = "
 
 
 @functools.lru_cache(maxsize=None)
+def every_frame(title: str, layout: str = "normal"):
+    """Every reachable position of the figure `title` (every slider stop, not a sample), laid
+    out in `layout`: yields (values, the figure's view, renderer), the checks that must hold
+    at each stop (a label on a mark, a mark cut at the edge, a line cut) reading the view."""
+    every, _ = catalogue.model(title).reachable()
+    for values in every:
+        fig, renderer = render(title, values, layout=layout)
+        yield values, fig.view, renderer
+
+
 def walk(title: str, presenter: bool = False, layout: str = "normal", sample: int = WALK) -> tuple:
     """What each test reads off the frames at `positions(title, sample)`, rendered once per
     process for every test that asks: per frame (values, texts), each text a `Drawn`."""

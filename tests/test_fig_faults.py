@@ -185,13 +185,10 @@ def test_no_label_on_a_mark_and_no_line_through_one(layout):
     through the two 09:30 marks. At every position of the sliders, in both layouts: no id label's
     box reaches into a mark's box (the marker's true extent: a diamond reaches past the circle of
     its size) or onto the crash or restart line, and no piece of either line crosses a mark."""
-    from tests.figure_walk import render
+    from tests.figure_walk import every_frame
 
-    every, _ = catalogue.model(TITLE).reachable()
     found = []
-    for values in every:
-        fig, renderer = render(TITLE, values, layout=layout)
-        v = fig.view
+    for values, v, renderer in every_frame(TITLE, layout):
         f = v.ax.figure
         marks = _mark_boxes(v)
         rules = [(seg, line.get_linewidth() / 2 * f.dpi / 72) for line in (v.crash_line, v.restart_line)

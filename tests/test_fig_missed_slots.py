@@ -191,13 +191,10 @@ def test_no_mark_is_cut_by_the_axes_edge(layout):
     window is not drawn."""
     import numpy as np
 
-    from tests.figure_walk import render
+    from tests.figure_walk import every_frame
 
-    every, _ = catalogue.model(TITLE).reachable()
     cut = []
-    for values in every:
-        fig, _ = render(TITLE, values, layout=layout)
-        v = fig.view
+    for values, v, _ in every_frame(TITLE, layout):
         f, box = v.ax.figure, v.ax.bbox
         for coll in (v.collapsed, v.slots, v.released, v.skipped):
             if not len(coll.get_offsets()):

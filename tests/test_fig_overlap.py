@@ -190,13 +190,10 @@ def test_the_lanes_get_the_width_and_no_text_stands_on_a_run(layout):
     rest. At every run length, in both layouts: the lanes' plot takes at least 80% of a phone
     frame's width (half of a desktop one, whose names stand at their left), and no text (a lane's
     name or count, a title, a key) covers a bar, a wait, a cancel or a skip."""
-    from tests.figure_walk import drawn_texts, render
+    from tests.figure_walk import drawn_texts, every_frame
 
-    every, _ = catalogue.model(TITLE).reachable()
     found = []
-    for values in every:
-        fig, renderer = render(TITLE, values, layout=layout)
-        v = fig.view
+    for values, v, renderer in every_frame(TITLE, layout):
         f = v.ax.figure
         share = v.ax.bbox.width / f.bbox.width
         if share < (0.8 if layout == "narrow" else 0.5):

@@ -108,13 +108,10 @@ def test_no_line_is_cut(title, layout):
     slider position, in both layouts, each frame wraps them instead: no drawn line ends cut, the
     lit line, the call and the reply show whole, and every line stays inside the figure's width
     (a column wraps inside itself, never into the other)."""
-    from tests.figure_walk import render
+    from tests.figure_walk import every_frame, model as walked_model
 
-    every, _ = catalogue.model(title).reachable()
     found = []
-    for values in every:
-        fig, renderer = render(title, values, layout=layout)
-        v = fig.view
+    for values, v, renderer in every_frame(title, layout):
         f = v.ax.figure
         lines = [t for t in v.src_lines + v.key_lines if t.get_text()]
         for t in lines:
@@ -124,7 +121,7 @@ def test_no_line_is_cut(title, layout):
         if cut:
             found.append(("cut", cut[0], values))
         shown = "".join("".join(t.get_text().split()) for t in lines)
-        frame = fig.frame
+        frame = walked_model(title).frame(**values)
         if frame.step:
             lit = dict(frame.source)[frame.lit]
             for what, text in (("call", frame.command), ("reply", str(frame.reply)), ("lit line", lit)):

@@ -173,14 +173,12 @@ def test_no_text_stands_on_the_y_axis(layout):
     """Issue 30: on a phone the y axis ran through "15 min from the start". At every slider
     position, in both layouts, no text's box reaches across the y axis' spine (with its width)
     or onto the ticks at its left: the lane names end left of them, the rest starts right."""
-    from tests.figure_walk import drawn_texts, render
+    from tests.figure_walk import drawn_texts, every_frame
 
     title = "03 start-to-start"
-    every, _ = catalogue.model(title).reachable()
     crossed = []
-    for values in every:
-        fig, renderer = render(title, values, layout=layout)
-        ax = fig.view.ax
+    for values, v, renderer in every_frame(title, layout):
+        ax = v.ax
         f = ax.figure
         spine = ax.spines["left"]
         half = spine.get_linewidth() / 2 * f.dpi / 72
