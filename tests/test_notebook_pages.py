@@ -142,3 +142,23 @@ def test_after_run_all_every_panel_was_saved_at_its_defaults(path):
         close = getattr(model, "close", None)
         if close is not None:
             close()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_page_opens_with_a_code_the_student_cannot_read(path):
+    """Issue 30: 01 opened "*Course page R4.02.1 · Schedulers & repeatable jobs*" under its title,
+    a label a student cannot place. A page's opening cell names no course page by its code; a
+    page that teaches one says so in its Sources, plainly, with the link to the page that sets
+    the course pages beside the code."""
+    first = next(_text(c) for c in _cells(path) if c["cell_type"] == "markdown")
+    assert not re.search(r"\bR\d\.\d\d", first), path.stem
+    sources = [_text(c) for c in _cells(path) if _text(c).startswith("## Sources")]
+    for text in sources:
+        for code in re.findall(r"\bR\d\.\d\d(?:\.\d)?", text):
+            assert f"teaches course page {code}" in text and "(course_pages_checked.ipynb)" in text, \
+                (path.stem, code)
+
+
+def test_01_says_which_course_page_it_teaches():
+    text = "".join(_text(c) for c in _cells(ROOT / "notebooks" / "01_cron_vs_interval.ipynb"))
+    assert "This page teaches course page R4.02.1" in text
