@@ -142,3 +142,46 @@ def test_after_run_all_every_panel_was_saved_at_its_defaults(path):
         close = getattr(model, "close", None)
         if close is not None:
             close()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_page_opens_with_a_code_the_student_cannot_read(path):
+    """Issue 30: 01 opened "*Course page R4.02.1 · Schedulers & repeatable jobs*" under its title,
+    a label a student cannot place. A page's opening cell names no course page by its code; a
+    page that teaches one says so in its Sources, plainly, with the link to the page that sets
+    the course pages beside the code."""
+    first = next(_text(c) for c in _cells(path) if c["cell_type"] == "markdown")
+    assert not re.search(r"\bR\d\.\d\d", first), path.stem
+    sources = [_text(c) for c in _cells(path) if _text(c).startswith("## Sources")]
+    for text in (" ".join(t.split()) for t in sources):
+        for code in re.findall(r"\bR\d\.\d\d(?:\.\d)?", text):
+            assert re.search(rf"course page {re.escape(code)}\b.{{0,120}}?\bthis page teaches", text, re.I) \
+                and "(course_pages_checked.ipynb)" in text, (path.stem, code)
+
+
+def test_01_says_which_course_page_it_teaches():
+    text = "".join(_text(c) for c in _cells(ROOT / "notebooks" / "01_cron_vs_interval.ipynb"))
+    assert re.search(r"- Course page R4\.02\.1, .{0,100}? is what this page teaches", " ".join(text.split()))
+
+
+#: how a matplotlib marker is named in prose
+_MARK_NAMES = {"o": "circle", "D": "diamond", "s": "square"}
+
+
+def test_07s_key_to_its_figure_is_visible_and_matches_the_marks_drawn():
+    """Issue 30: 07's figure meets a student with diamonds, squares, crosses, a grey band and a
+    dashed line, and the key to them sat in a fold. The cell above the figure says, outside any
+    fold, what each mark means, naming each library with the mark the figure draws for it."""
+    from emqsim.figures.cron_time_zones import LOOK
+
+    cells = _cells(ROOT / "notebooks" / "07_cron_time_zones.ipynb")
+    panel = next(i for i, c in enumerate(cells) if _figure(c))
+    above = [c for c in cells[:panel] if c["cell_type"] == "markdown"]
+    shown = re.sub(r"(?s)<details>.*?</details>", " ", "\n".join(map(_text, above))).lower()
+    for mark in ("circle", "diamond", "square", "cross", "dashed line", "grey band"):
+        assert mark in shown, mark
+    said = {"debian": "debian cron", "cron-parser": "cron-parser", "croniter": "croniter"}
+    for rule, (marker, _colour) in LOOK.items():
+        name = _MARK_NAMES[marker]
+        # the library's name stands within a few words after its mark's name
+        assert re.search(rf"\b{name}\W+(?:\w+\W+){{0,4}}?\(?{re.escape(said[rule])}", shown), (rule, name)

@@ -627,14 +627,27 @@ def test_the_site_leaves_out_prose_marked_lab_only():
     assert {nb.stem for nb in marked} >= {"01_cron_vs_interval", "04_missed_slots"}
 
 
+def test_the_course_counts_its_pages_as_their_files_are_numbered():
+    """Issue 30: 01 said "Page 2 of 9": 00 was counted as a page of the course. 00 is where the
+    course starts; 01-08 say "Page N of 8", N the number in their file's name."""
+    from emqsim.lessons.course import page_label
+
+    course = [p for p in NOTEBOOKS if pages.in_course(p)]
+    last = max(pages.page_number(p) for p in course)
+    labels = {p.name[:2]: page_label(pages.page_number(p), last) for p in course}
+    assert labels["00"] == "Start here"
+    assert labels["01"] == "Page 1 of 8" and labels["08"] == "Page 8 of 8"
+    assert [labels[f"0{n}"] for n in range(1, 9)] == [f"Page {n} of 8" for n in range(1, 9)]
+
+
 def test_each_page_gets_its_place_and_reading_time():
     import nbformat
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title\n\nIntro."),
                                          nbformat.v4.new_markdown_cell("word " * 401)])
     assert pages.reading_minutes(nb) == 3          # 403 words at 200 a minute, rounded up
-    assert pages.where_line(nb, 2, 8) == "*Page 2 of 8 \u00b7 about 3 min read*"
-    assert pages.where_line(nb, None, 8) == "*about 3 min read*"
+    assert pages.where_line(nb, "Page 2 of 8") == "*Page 2 of 8 \u00b7 about 3 min read*"
+    assert pages.where_line(nb, None) == "*about 3 min read*"
     shown = pages.with_where(nb, "*line*")
     assert shown.cells[0].source == "# Title\n\n*line*\n\n\nIntro."
     assert pages.in_course("03_start_to_start.ipynb") and not pages.in_course("course_pages_checked.ipynb")

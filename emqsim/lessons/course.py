@@ -26,3 +26,11 @@ EVERY = 15 * MINUTE
 def on_day(clock: str, tz: str = "UTC") -> int:
     """'09:07' on the course's day, as Unix ms (in `tz`, UTC unless given)."""
     return at(f"{DATE} {clock}", tz)
+
+
+def page_label(number: int, last: int) -> str:
+    """Where a course page stands, as its header and the site's contents say it. Page 00 is
+    where the course starts, not a page to count ("Page 1 of 9" on 00 put 01 at "Page 2"),
+    so the count runs 1..`last` and N is the number in the page's own file name: a student
+    who opens `03_...` reads "Page 3 of 8"."""
+    return "Start here" if number == 0 else f"Page {number} of {last}"

@@ -29,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..engine.extras import MissingExtra, need
+from ..lessons.course import page_label
 from . import player as site_player
 
 #: what a live figure's place says on a static page
@@ -173,9 +174,15 @@ def reading_minutes(nb) -> int:
     return max(1, -(-words // WORDS_PER_MINUTE))
 
 
-def where_line(nb, number: int | None, count: int) -> str:
-    """The line under a page's title: its place in the course and its reading time."""
-    place = f"Page {number} of {count} \u00b7 " if number is not None else ""
+def page_number(path) -> int:
+    """A course page's number: the two digits its file name starts with (03_... is 3)."""
+    return int(Path(path).name[:2])
+
+
+def where_line(nb, place: str | None) -> str:
+    """The line under a page's title: its place in the course (`page_label`) and its reading
+    time."""
+    place = f"{place} \u00b7 " if place else ""
     return f"*{place}about {reading_minutes(nb)} min read*"
 
 
@@ -218,11 +225,11 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     course = [path for path in books if in_course(path)]
     listing = []
+    last = max((page_number(path) for path in course), default=0)
     for path, nb in books.items():
-        number = course.index(path) + 1 if path in course else None
-        nbformat.write(with_where(_offline_copy(nb, players), where_line(nb, number, len(course))),
-                       folder / path.name)
-        what = f"page {number} of {len(course)}" if number is not None else "beside the course"
+        place = page_label(page_number(path), last) if path in course else None
+        nbformat.write(with_where(_offline_copy(nb, players), where_line(nb, place)), folder / path.name)
+        what = place[0].lower() + place[1:] if place else "beside the course"
         listing.append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>`: {what}, "
                        f"about {reading_minutes(nb)} min read")
     items = "\n".join(path.stem for path in books)
