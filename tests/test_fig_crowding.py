@@ -51,12 +51,12 @@ def _lines_through(line, box: Bbox, renderer) -> bool:
 
 
 def _boxed_in_face(text) -> bool:
-    """A text drawn on a box of its axes' face colour: a line behind it is hidden there."""
+    """A text drawn on an opaque white box, the colour the site lays every figure on (the
+    figures are transparent): a line behind it is hidden there."""
     patch = text.get_bbox_patch()
-    if patch is None or text.axes is None:
+    if patch is None:
         return False
-    return to_rgba(patch.get_facecolor())[3] > 0.9 and to_rgba(patch.get_facecolor())[:3] == \
-        to_rgba(text.axes.get_facecolor())[:3]
+    return to_rgba(patch.get_facecolor()) == to_rgba("white")
 
 
 # -- 1. 03's start-time labels on a phone ----------------------------------------------------
@@ -79,8 +79,8 @@ def test_03_texts_keep_a_gap(title, layout):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("title", ["03 start-to-start", "03 slip over cycles", "03 wake latency"])
 def test_03_grid_lines_do_not_run_through_labels(title, layout):
-    """A grid line crosses no label drawn inside the axes unless the label stands on a box of
-    the axes' face colour, drawn over the grid."""
+    """A grid line crosses no label drawn inside the axes unless the label stands on a white
+    box drawn over the grid."""
     for values, view, renderer in every_frame(title, layout):
         ax = view.ax
         grid = [g for g in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines() if g.get_visible()]
@@ -102,6 +102,8 @@ def test_02_cursor_and_lines_miss_the_texts(layout):
         texts = [t for t in drawn_texts(view.ax.figure) if t.axes is not None]
         for t, box in _boxes(texts, renderer):
             for line in (view.cursor, view.jobs_line, view.rows_line):
+                if _boxed_in_face(t) and view.moving.index(t) > view.moving.index(line):
+                    continue     # the row's box, drawn over the line: the line stops at its edge
                 assert not _lines_through(line, box, renderer), (values, t.get_text(), line.get_label())
 
 
