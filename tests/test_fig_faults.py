@@ -48,7 +48,8 @@ def test_default_view(fig, view):
     assert T0 + 2 * SLOT + MIN < x < T0 + 2 * SLOT + 5 * MIN and y == pytest.approx(4)
     assert released[3] == pytest.approx([x, y])
     assert [s.tolist() for s in view.twin_links.get_segments()] == [[[T0 + 2 * SLOT, 3], [T0 + 2 * SLOT, 4]]]
-    assert [s.tolist() for s in view.lag.get_segments()] == [[[T0 + 2 * SLOT, 4], [T0 + 2 * SLOT + MIN, 4]]]
+    # the lag line joins the ring to the diamond where it is drawn
+    assert [s.tolist() for s in view.lag.get_segments()] == [[[T0 + 2 * SLOT, 4], pytest.approx([x, y])]]
     assert len(view.refused.get_offsets()) == 0
     assert len(view.unserved.get_offsets()) == 0
     assert [t.get_text() for t in view.ids] == ["JOB0SUcTgkt1v6", "JOB0SUcY7S3MI4"]

@@ -106,7 +106,8 @@ class FaultsView(View):
         # a twin's release dot lies under its diamond: it moves with it
         shift = {tuple(a): tuple(b) for a, b in zip(twins, moved)}
         self.released.set_offsets(_points([shift.get(tuple(p), tuple(p)) for p in _points(frame.released)]))
-        self.lag.set_segments([list(seg) for seg in frame.lag])
+        # a moved diamond stays joined to its ring: the lag line runs to where it is drawn
+        self.lag.set_segments([[shift.get(tuple(map(float, p)), p) for p in seg] for seg in frame.lag])
         self.twins.set_offsets(moved)
         self.twin_links.set_segments([list(seg) for seg in frame.twin_links])
         self.refused.set_offsets(self._clear_of_rings(_points(frame.refused), self.refused))
