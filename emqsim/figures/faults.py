@@ -17,6 +17,13 @@ from matplotlib.collections import LineCollection
 from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, time_axis
 from .view import View
 
+#: the y axis's floor and its room above the last job's row, in rows
+FLOOR, TOP = -0.7, 1.7
+#: where a slot with no job is marked: a whole row under the first job's, as far from it as
+#: two jobs are from each other (half a row apart, on a phone a refused cross at job 1 stood on it)
+UNSERVED_Y = 0.0
+
+
 def _points(pairs) -> np.ndarray:
     return np.array(pairs, dtype=float).reshape(-1, 2)
 
@@ -79,10 +86,13 @@ class FaultsView(View):
         time_axis(ax, *layout.window, step=layout.tick, label="time")
         ax.set_xticks(layout.grid, minor=True)
         ax.grid(axis="x", which="minor", color=GREY, alpha=0.3)
-        ax.set_ylim(0.3, layout.rows + 1.0)   # a slot with no job is marked on the floor, y = 0.5
+        # a slot with no job is marked on the floor, y = UNSERVED_Y: the floor stands below it, so its
+        # cross never sits on the x axis (issue 30); the crash and restart labels get a row of
+        # their own above the last job, clear of its marks
+        ax.set_ylim(FLOOR, layout.rows + TOP)
         ax.set_yticks([1, 5, 10])
         for text in (self.crash_text, self.restart_text):
-            text.set_y(layout.rows + 0.9)
+            text.set_y(layout.rows + TOP - 0.1)
         freeze_labels(ax)
         self._layout = layout
         self.live.invalidate()
@@ -91,12 +101,17 @@ class FaultsView(View):
         if frame.layout != self._layout:
             self._axes(frame.layout)
         self.slots.set_offsets(_points(frame.slots))
-        self.released.set_offsets(_points(frame.released))
-        self.lag.set_segments([list(seg) for seg in frame.lag])
-        self.twins.set_offsets(_points(frame.twins))
+        twins = _points(frame.twins)
+        moved = self._clear_of_rings(twins)
+        # a twin's release dot lies under its diamond: it moves with it
+        shift = {tuple(a): tuple(b) for a, b in zip(twins, moved)}
+        self.released.set_offsets(_points([shift.get(tuple(p), tuple(p)) for p in _points(frame.released)]))
+        # a moved diamond stays joined to its ring: the lag line runs to where it is drawn
+        self.lag.set_segments([[shift.get(tuple(map(float, p)), p) for p in seg] for seg in frame.lag])
+        self.twins.set_offsets(moved)
         self.twin_links.set_segments([list(seg) for seg in frame.twin_links])
-        self.refused.set_offsets(_points(frame.refused))
-        self.unserved.set_offsets(_points(frame.unserved))
+        self.refused.set_offsets(self._clear_of_rings(_points(frame.refused), self.refused))
+        self.unserved.set_offsets(_points([(x, UNSERVED_Y) for x, _ in frame.unserved]))
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
         self.crash_text.set_x(frame.crashed)
@@ -117,6 +132,30 @@ class FaultsView(View):
                 labels.append(self._clear_of(text, marks, (frame.crashed, frame.restarted)))
         self._gapped(self.crash_line, frame.crashed, marks + labels)
         self._gapped(self.restart_line, frame.restarted, marks + labels)
+
+    def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = 1.0) -> np.ndarray:
+        """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross), moved right of a ring it would stand on by `pad` points past
+        it (issue 30: the 09:31 diamond sat on the edge of its 09:30 ring on a phone). A
+        release never comes before its slot, so right is the side the data already leans to;
+        the move is a fraction of a minute's width past what the marks' own size blurs."""
+        if not len(twins):
+            return twins
+        ax = self.ax
+        dpi = ax.figure.dpi / 72
+        ring = (np.abs(self.slots.get_paths()[0].vertices).max() * math.sqrt(self.slots.get_sizes()[0])
+                + self.slots.get_linewidths()[0] / 2) * dpi
+        marks = self.twins if marks is None else marks
+        diamond = np.abs(marks.get_paths()[0].vertices).max() * math.sqrt(marks.get_sizes()[0]) * dpi
+        rings = ax.transData.transform(self.slots.get_offsets()) if len(self.slots.get_offsets()) else np.empty((0, 2))
+        out = np.array(twins, dtype=float)
+        for i, (px, py) in enumerate(ax.transData.transform(twins)):
+            x = px
+            for rx, ry in rings:
+                if abs(ry - py) < ring + diamond and abs(rx - x) < ring + diamond + pad * dpi:
+                    x = max(x, rx + ring + diamond + pad * dpi)
+            if x != px:     # only a moved mark leaves its data (a round trip is not exact)
+                out[i, 0] = ax.transData.inverted().transform((x, py))[0]
+        return out
 
     def mark_boxes(self) -> list[tuple[float, float, float, float]]:
         """Every mark's box in pixels (x0, y0, x1, y1): its marker's own extent at its size,
@@ -192,11 +231,11 @@ class FaultsView(View):
         line, a line lower than the crash's label, so the two never meet."""
         text, ax = self.restart_text, self.ax
         text.set_horizontalalignment("left")
-        text.set_y(self._layout.rows + 0.9)
+        text.set_y(self._layout.rows + TOP - 0.1)
         renderer = ax.figure.canvas.get_renderer()
         if text.get_window_extent(renderer).x1 <= ax.figure.bbox.x1 - 2:
             return
-        x, y = ax.transData.transform((text.get_position()[0], self._layout.rows + 0.9))
+        x, y = ax.transData.transform((text.get_position()[0], self._layout.rows + TOP - 0.1))
         lower = ax.transData.inverted().transform((x, y - 1.3 * text.get_fontsize() * ax.figure.dpi / 72))[1]
         text.set_horizontalalignment("right")
         text.set_y(lower)

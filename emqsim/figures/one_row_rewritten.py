@@ -7,7 +7,7 @@ cursor and a box naming the row's score and the newest job.
 
 from __future__ import annotations
 
-from matplotlib.transforms import blended_transform_factory
+from matplotlib.transforms import Bbox
 
 from .style import GREY, ROLE, fit_width, ink, narrow, scale
 from .view import View
@@ -40,11 +40,13 @@ class RegistryRowsView(View):
         (self.jobs_line,) = ax.plot([], [], color=ROLE["run"], lw=lw * 1.5, label="jobs produced")
         (self.rows_line,) = rows_ax.plot([], [], color=ROLE["schedule"], lw=lw * 1.5, ls="--",
                                          label="registry rows (ZCARD)")
-        # each line named near where a whole run ends: jobs high on the right, rows just above 1
-        ax.text(0.98, 0.8 / 1.05, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), ha="right",
-                va="top", fontsize=small)
-        rows_ax.text(0.98, 1.08, "registry rows (ZCARD)", transform=blended_transform_factory(
-            rows_ax.transAxes, rows_ax.transData), color=ink(ROLE["schedule"]), ha="right", va="bottom", fontsize=small)
+        # each line named near where a whole run ends (jobs high on the right, rows just above
+        # 1), moved each frame to the first of its places that the cursor, the lines and their
+        # dots leave clear (issue 30: at 50 fires on a phone the cursor ran through the name)
+        self.names = (ax.text(0, 0, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), fontsize=small),
+                      rows_ax.text(0, 0, "registry rows\n(ZCARD)" if narrow() else "registry rows (ZCARD)",
+                                   transform=ax.transAxes, linespacing=1.1,
+                                   color=ink(ROLE["schedule"]), fontsize=small))
         self.cursor = ax.axvline(0, color=ROLE["now"], lw=lw * 0.6, label="fires elapsed")
         (self.jobs_dot,) = ax.plot([0], [0], "o", color=ROLE["run"], ms=s["marker"], mec=ROLE["now"], clip_on=False)
         (self.rows_dot,) = rows_ax.plot([0], [1], "s", color=ROLE["schedule"], ms=s["marker"], mec=ROLE["now"],
@@ -66,7 +68,8 @@ class RegistryRowsView(View):
             ax.figure.subplots_adjust(left=0.115 if s["font"] < 12 else 0.14, right=0.91 if s["font"] < 12 else 0.89,
                                       bottom=0.16, top=0.9)
         self._axis: tuple | None = None
-        self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box)
+        self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box,
+                       *self.names)
         self.track(*self.moving)
 
     def draw(self, frame) -> None:
@@ -90,3 +93,44 @@ class RegistryRowsView(View):
         self.jobs_dot.set_data([k], [frame.state.jobs])
         self.rows_dot.set_data([k], [frame.state.size])
         self.row_box.set_text(frame.box)
+        self._name_lines()
+
+    def _name_lines(self, pad: float = 2.0) -> None:
+        """Put each line's name at the first of its `PLACES` where it crosses neither line nor
+        the cursor and stands `pad` points clear of the dots, the row's box and the other name."""
+        ax = self.ax
+        renderer = ax.figure.canvas.get_renderer()
+        step = pad * ax.figure.dpi / 72
+        keep = [a.get_window_extent(renderer) for a in (self.jobs_dot, self.rows_dot, self.row_box)]
+        lines = (self.cursor, self.jobs_line, self.rows_line)
+        for text, places in zip(self.names, PLACES):
+            for x, y, ha, va in places:
+                text.set_position((x, y))
+                text.set_horizontalalignment(ha)
+                text.set_verticalalignment(va)
+                box = text.get_window_extent(renderer)
+                wide = Bbox.from_extents(box.x0 - step, box.y0 - step, box.x1 + step, box.y1 + step)
+                if not (any(_crosses(line, wide) for line in lines) or any(wide.overlaps(k) for k in keep)):
+                    break
+            keep.append(text.get_window_extent(renderer))
+
+
+def _crosses(line, box) -> bool:
+    """True when the drawn path of `line` runs through `box` (pixels)."""
+    if not line.get_visible() or len(line.get_xdata()) == 0:
+        return False
+    return line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
+
+
+#: where each line's name may stand, in axes fractions, in the order tried: the jobs' name high
+#: on the right, else lower or left; the rows' just above or under their line at 1 (half way
+#: up), right, else left
+PLACES = (
+    [(0.98, 0.76, "right", "top"), (0.98, 0.62, "right", "top"), (0.98, 0.9, "right", "top"),
+     (0.98, 0.3, "right", "top"), (0.98, 0.12, "right", "bottom"), (0.5, 0.76, "center", "top"),
+     (0.5, 0.3, "center", "top"), (0.3, 0.62, "left", "top"), (0.02, 0.9, "left", "top"),
+     (0.02, 0.76, "left", "top")],
+    [(0.98, 0.54, "right", "bottom"), (0.98, 0.46, "right", "top"), (0.02, 0.54, "left", "bottom"),
+     (0.02, 0.46, "left", "top"), (0.5, 0.54, "center", "bottom"), (0.5, 0.46, "center", "top"),
+     (0.98, 0.38, "right", "top"), (0.98, 0.66, "right", "bottom")],
+)

@@ -195,10 +195,23 @@ class ScriptStepsView(View):
                         rows += [(t, colour) for t in self._fit(f"   {dot} {label}", n, 4)]
                         line = f"       = {e.value}"
                     rows += [(t, colour) for t in self._fit(line, n, 7)]
+        if not frame.step:
+            rows += [("", PLAIN)] + [(t, PLAIN if i == 0 else SOFT) for i, t in enumerate(self._first_words(frame, n))]
         if len(rows) > self.key_rows:
             more = len(rows) - self.key_rows + 1
             rows = rows[: self.key_rows - 1] + [(f"   … {more} more lines", SOFT)]
         return rows
+
+    def _first_words(self, frame, n: int) -> list[str]:
+        """What the first frame says under the keys (issue 30: before the first call the keys
+        column was one line in an empty box): what stands before the first call, and what each
+        step forward will show."""
+        before = ("before the first call: no key of the queue yet" if not frame.keys
+                  else "before the first call: the keys as they stand")
+        lines = [before, f"Step forward (the step slider, or Play) to run {frame.script}'s first redis.call.",
+                 "Each step shows:", f"  the call and its reply ({'above the rule' if self.narrow_layout else 'left'}),",
+                 "  every key after it, the touched ones opened,", "  + a new key, ● a changed entry, ✕ a deleted key."]
+        return [row for line in lines for row in self._fit(line, n, 2)]
 
     def draw(self, frame) -> None:
         self.band.set_visible(False)

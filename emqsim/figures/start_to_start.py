@@ -22,16 +22,40 @@ from .view import View
 
 #: lane heights, top lane first
 LANE_Y = {"schedule": 1, "finish": 0}
+#: on a phone the top lane stands higher: a lane's start times may take two rows there, and the
+#: finish lane's second row would meet the top lane's gap label
+NARROW_LANE_Y = {"schedule": 1.3, "finish": 0}
 #: a greyed lane's alpha (its marks; its text is drawn whole in DIM_TEXT, to stay legible)
 DIM = 0.35
 DIM_TEXT = ink(GREY)
+
+
+#: a start time's height over its lane's centre, and the height of its second row when the
+#: times of a lane stand too close for one (a phone's 15 min is narrower than "09:00")
+LABEL_Y, LABEL_ROW = 0.27, 0.23
+#: the least gap between two start times on a row, in em
+LABEL_GAP = 0.35
+
+
+def _face(ax) -> dict:
+    """A white box, tight round its text: a grid line stops at its edge. The figure is
+    transparent, but the site lays it on white in both themes (player.css, which inverts the
+    whole in the dark one) and Lab's dark theme inverts it too: white is the page under it."""
+    return dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none")
+
+
+def _gap(texts) -> float:
+    """`LABEL_GAP` em of the largest of `texts`, in pixels: the least gap between two labels
+    stacked at a line's end (two pixels let two-line labels read as one block of four)."""
+    texts = list(texts)
+    return LABEL_GAP * max(t.get_fontsize() for t in texts) * texts[0].figure.dpi / 72
 
 
 class CadenceView(View):
     """Two lanes of run bars: start-to-start on top, start-to-finish below; one lane lit."""
 
     width, height = 9.0, 3.4
-    narrow_height = 3.2
+    narrow_height = 3.5
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -39,23 +63,25 @@ class CadenceView(View):
         sc = scale()
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         self._layout = None
-        ax.set_ylim(-0.7, 1.75)
+        self.lane_y = NARROW_LANE_Y if narrow() else LANE_Y
+        ax.set_ylim(-0.7, 2.1 if narrow() else 1.75)
         ax.spines[["top", "right"]].set_visible(False)
         self.bars, self.starts, self.labels, self.gaps, self.gap_text = {}, {}, {}, {}, {}
         for rule in LANES:
-            y, c = LANE_Y[rule], ROLE[rule]
+            y, c = self.lane_y[rule], ROLE[rule]
             self.bars[rule] = list(ax.barh([y] * fires, [0] * fires, left=[0] * fires, height=0.4,
                                            color=c, edgecolor="white", zorder=3).patches)
             self.starts[rule], = ax.plot([0] * fires, [y] * fires, ls="none", marker="|",
                                          ms=ms * 2.6, mew=lw, color=c, zorder=4)
             # a run's start time: on a phone smaller, so four fit a lane
-            self.labels[rule] = [ax.text(0, y + 0.27, "", fontsize=fs * (0.7 if narrow() else 0.85), ha="left",
-                                         va="bottom",
+            # each on a box of the page's colour, so a grid line stops at its edge (issue 30)
+            self.labels[rule] = [ax.text(0, y + LABEL_Y, "", fontsize=fs * (0.7 if narrow() else 0.85), ha="left",
+                                         va="bottom", bbox=_face(ax),
                                          color=ink(c), zorder=5) for _ in range(fires)]
             self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
                                                                linestyles=":", zorder=2))
             self.gap_text[rule] = ax.text(0, y - 0.36, "", fontsize=fs * 0.75, ha="center", va="top",
-                                          color=ink(c), zorder=5)
+                                          color=ink(c), zorder=5, bbox=_face(ax))
         # direct labels and fixed title/label positions: a legend or an auto-placed label
         # is laid out again on every redraw, which costs more than the marks themselves
         if narrow():
@@ -78,7 +104,7 @@ class CadenceView(View):
         names = list(frame.lane_names)
         if self.narrow_layout:   # a phone's margin holds about 15 characters a line at the legible floor
             names = ["\n".join(p for line in n.split("\n") for p in textwrap.wrap(line, 15)) for n in names]
-        self.ax.set_yticks([LANE_Y[r] for r in LANES], names)
+        self.ax.set_yticks([self.lane_y[r] for r in LANES], names)
         freeze_labels(self.ax)
         self._layout = layout
         self.live.invalidate()
@@ -86,7 +112,7 @@ class CadenceView(View):
     def draw(self, frame) -> None:
         self._lay_out(frame)
         for lane in frame.lanes:
-            rule, y = lane.rule, LANE_Y[lane.rule]
+            rule, y = lane.rule, self.lane_y[lane.rule]
             colour, alpha = (ROLE[rule], 1.0) if lane.lit else (GREY, DIM)
             text_colour = ink(ROLE[rule]) if lane.lit else DIM_TEXT
             for bar, st, fi in zip(self.bars[rule], lane.starts, lane.finishes):
@@ -98,9 +124,10 @@ class CadenceView(View):
             self.starts[rule].set_color(colour)
             self.starts[rule].set_alpha(alpha)
             for text, st, label in zip(self.labels[rule], lane.starts, lane.labels):
-                text.set_x(st)
+                text.set_position((st, y + LABEL_Y))
                 text.set_text(label)
                 text.set_color(text_colour)
+            self._stagger(self.labels[rule], y)
             self.gaps[rule].set_segments([[(a, y - 0.3), (b, y - 0.3)] for a, b in lane.gaps])
             self.gaps[rule].set_color(colour)
             self.gaps[rule].set_alpha(alpha)
@@ -110,6 +137,21 @@ class CadenceView(View):
             self._right_of_axis(self.gap_text[rule])
         self._title.set_text(frame.title)
         fit_width(self._title)
+
+    def _stagger(self, labels, y: float) -> None:
+        """Lift a start time to a second row when it would come within `LABEL_GAP` em of the
+        one before on its row (issue 30: on a phone a lane read "09:0009:1509:3009:45"): the
+        times alternate between two rows, each still at its own start."""
+        renderer = self.ax.figure.canvas.get_renderer()
+        ends = [-float("inf"), -float("inf")]     # right edge, in pixels, of the last on each row
+        for text in labels:
+            if not text.get_text():
+                continue
+            gap = LABEL_GAP * text.get_fontsize() * self.ax.figure.dpi / 72
+            box = text.get_window_extent(renderer)
+            row = 0 if box.x0 >= ends[0] + gap else 1 if box.x0 >= ends[1] + gap else 0
+            text.set_y(y + LABEL_Y + row * LABEL_ROW)
+            ends[row] = box.x1
 
     def _right_of_axis(self, text, pad: float = 3.0) -> None:
         """Slide a text centred on its gap right until it starts `pad` points past the y axis:
@@ -179,7 +221,7 @@ class SlipView(View):
             self.lines[line.rule].set_data(frame.runs, line.drawn)
             self.ends[line.rule].set_y(line.drawn[-1])
             self.ends[line.rule].set_text(line.label)
-        spread(self.ends.values())
+        spread(self.ends.values(), pad=_gap(self.ends.values()))
         self._title.set_text(frame.title)
         fit_width(self._title, lines=3 if self.narrow_layout else 2)
 
@@ -250,6 +292,6 @@ class WakeView(View):
         if self.narrow_layout:    # on a phone a long label takes two lines
             for text in ends:
                 fit_width(text, seps=(": ", ", "), smallest=1.0)
-        spread(ends)
+        spread(ends, pad=_gap(ends))
         self._title.set_text(frame.title)
         fit_width(self._title, lines=3 if self.narrow_layout else 2)

@@ -1,0 +1,181 @@
+"""What a phone reader saw crowd in 02, 03 and 06 (issue 30, "Legible figures"), held at every
+slider stop in both layouts: no two texts touch, no line runs through a text, no mark sits on
+another mark or on the axis line, and the keys figure's first frame is not an empty box.
+
+Each check reads the laid-out artists' boxes in pixels (`figure_walk.every_frame`), so it
+fails on the frame a reader would have seen, whichever stop that is."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.transforms import Bbox
+
+from emqsim.figures.view import drawn_texts
+from emqsim.figures import catalogue
+from tests.figure_walk import render
+
+
+LAYOUTS = ("normal", "narrow")
+
+
+def every_frame(title: str, layout: str):
+    """Every reachable stop of `title` in `layout`, laid out: (values, view, renderer), each
+    to be read before the next is drawn. Not cached: a cached generator is spent after its
+    first walk, and a second test walking it would check nothing."""
+    every, _ = catalogue.model(title).reachable()
+    assert every
+    for values in every:
+        fig, renderer = render(title, values, layout=layout)
+        yield values, fig.view, renderer
+
+
+def _boxes(texts, renderer) -> list[tuple[object, Bbox]]:
+    return [(t, t.get_window_extent(renderer)) for t in texts]
+
+
+def _apart(a: Bbox, b: Bbox, gap: float) -> bool:
+    """True when `a` and `b` stand at least `gap` pixels apart on one axis."""
+    return a.x1 + gap <= b.x0 or b.x1 + gap <= a.x0 or a.y1 + gap <= b.y0 or b.y1 + gap <= a.y0
+
+
+def _lines_through(line, box: Bbox, renderer) -> bool:
+    """True when the drawn path of `line` crosses `box` (its inside, not just its edge)."""
+    if not line.get_visible() or len(line.get_xdata()) == 0:
+        return False
+    path = line.get_transform().transform_path(line.get_path())
+    inner = Bbox.from_extents(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+    return path.intersects_bbox(inner, filled=False)
+
+
+def _boxed_in_face(text) -> bool:
+    """A text drawn on an opaque white box, the colour the site lays every figure on (the
+    figures are transparent): a line behind it is hidden there."""
+    patch = text.get_bbox_patch()
+    if patch is None:
+        return False
+    return to_rgba(patch.get_facecolor()) == to_rgba("white")
+
+
+# -- 1. 03's start-time labels on a phone ----------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("title", ["03 start-to-start", "03 slip over cycles", "03 wake latency"])
+def test_03_texts_keep_a_gap(title, layout):
+    """No two texts of 03's figures touch: each stands 0.3 em of the smaller from the next
+    (on a phone the four start times read "09:0009:1509:3009:45")."""
+    for values, view, renderer in every_frame(title, layout):
+        fig = view.ax.figure
+        boxes = _boxes(drawn_texts(fig), renderer)
+        for (t, a), (u, b) in itertools.combinations(boxes, 2):
+            gap = 0.3 * min(t.get_fontsize(), u.get_fontsize()) * fig.dpi / 72
+            assert _apart(a, b, gap), (values, t.get_text(), u.get_text())
+
+
+# -- 5. grid lines behind 03's labels --------------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("title", ["03 start-to-start", "03 slip over cycles", "03 wake latency"])
+def test_03_grid_lines_do_not_run_through_labels(title, layout):
+    """A grid line crosses no label drawn inside the axes unless the label stands on a white
+    box drawn over the grid."""
+    for values, view, renderer in every_frame(title, layout):
+        ax = view.ax
+        grid = [g for g in ax.xaxis.get_gridlines() + ax.yaxis.get_gridlines() if g.get_visible()]
+        inside = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        for t, box in _boxes(inside, renderer):
+            if _boxed_in_face(t) and t.get_zorder() > max((g.get_zorder() for g in grid), default=0):
+                continue
+            for g in grid:
+                assert not _lines_through(g, box, renderer), (values, t.get_text())
+
+
+# -- 2. 02's cursor through its line names ---------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_02_cursor_and_lines_miss_the_texts(layout):
+    """The cursor and the two data lines cross none of the figure's texts (at 50 fires on a
+    phone the cursor ran through "registry rows (ZCARD)")."""
+    for values, view, renderer in every_frame("02 one row rewritten", layout):
+        texts = [t for t in drawn_texts(view.ax.figure) if t.axes is not None]
+        for t, box in _boxes(texts, renderer):
+            for line in (view.cursor, view.jobs_line, view.rows_line):
+                if _boxed_in_face(t) and view.moving.index(t) > view.moving.index(line):
+                    continue     # the row's box, drawn over the line: the line stops at its edge
+                assert not _lines_through(line, box, renderer), (values, t.get_text(), line.get_label())
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_02_line_names_keep_clear_of_dots_and_each_other(layout):
+    for values, view, renderer in every_frame("02 one row rewritten", layout):
+        names = [t for t in view.names]
+        dots = [d.get_window_extent(renderer) for d in (view.jobs_dot, view.rows_dot)]
+        a, b = (t.get_window_extent(renderer) for t in names)
+        assert _apart(a, b, 2), values
+        box = view.row_box.get_window_extent(renderer)
+        for t in names:
+            own = t.get_window_extent(renderer)
+            assert _apart(own, box, 2), (values, t.get_text())
+            for d in dots:
+                assert _apart(own, d, 1), (values, t.get_text())
+            assert own.x0 >= view.ax.bbox.x0 and own.x1 <= view.ax.bbox.x1, (values, t.get_text())
+
+
+# -- 3. 06's marks ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_marks_clear_of_each_other_and_the_axis(layout):
+    """No two marks of different jobs or kinds overlap (a twin's diamond stood on the ring of
+    its slot), and none touches the axis lines (the cross of a slot with no job sat on the x
+    axis). A job's own ring and dot are one glyph: the dot inside its ring."""
+    for values, view, renderer in every_frame("06 crash between two writes", layout):
+        ax = view.ax
+        spine = ax.spines["bottom"].get_linewidth() * ax.figure.dpi / 72
+        kinds = []
+        for kind, coll in (("slot", view.slots), ("release", view.released), ("twin", view.twins),
+                           ("refused", view.refused), ("unserved", view.unserved)):
+            kinds += [(kind, tuple(p)) for p in coll.get_offsets()]
+        boxes = view.mark_boxes()
+        assert len(boxes) == len(kinds)
+        for (k, b) in zip(kinds, boxes):
+            assert b[1] > ax.bbox.y0 + spine, (values, k)
+            assert b[0] > ax.bbox.x0 + spine, (values, k)
+        pairs = itertools.combinations(list(zip(kinds, boxes)), 2)
+        for ((k1, p1), a), ((k2, p2), b) in pairs:
+            if {k1, k2} == {"slot", "release"}:
+                continue     # a ring and the dot of its release: the legend's one glyph
+            if {k1, k2} == {"twin", "release"} and p1 == p2:
+                continue     # a twin's release dot, under its diamond
+            a, b = Bbox.from_extents(*a), Bbox.from_extents(*b)
+            assert _apart(a, b, 0), (values, k1, p1, k2, p2)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_texts_clear_of_marks(layout):
+    for values, view, renderer in every_frame("06 crash between two writes", layout):
+        texts = [t for t in view.ax.texts if t.get_visible() and t.get_text().strip()]
+        for t, box in _boxes(texts, renderer):
+            for m in view.mark_boxes():
+                assert _apart(box, Bbox.from_extents(*m), 0), (values, t.get_text())
+
+
+# -- 4. the keys figure's first frame --------------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("title", ["02 the keys, step by step", "03 the marker, step by step"])
+def test_steps_first_frame_says_what_comes(title, layout):
+    """At step 0 the keys column says what stands before the first call and what a step will
+    show, in a few lines, not one line in an empty box."""
+    for values, view, renderer in every_frame(title, layout):
+        if values["step"]:
+            continue
+        rows = [t.get_text() for t in (view.key_lines or view.src_lines) if t.get_text().strip()]
+        text = " ".join(rows)
+        assert "before the first call" in text, (values, rows)
+        assert "step" in text.split("before the first call", 1)[1], (values, rows)
+        keys = [t for t in (view.key_lines if view.key_lines else view.src_lines) if t.get_text().strip()]
+        boxes = [t.get_window_extent(renderer) for t in keys]
+        tall = max(b.y1 for b in boxes) - min(b.y0 for b in boxes)
+        assert tall > view.ax.figure.bbox.height * (0.2 if layout == "normal" else 0.6), values
