@@ -226,3 +226,25 @@ def test_no_time_runs_across_the_axis_and_the_key_is_clear_of_its_marks(layout):
     for i, box in enumerate(texts):
         assert not any(box.overlaps(m) for m in marks), f"a key mark on {v.key[i][1].get_text()!r}"
         assert not any(box.overlaps(o) for j, o in enumerate(texts) if j != i)
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_two_hour_labels_touch(layout):
+    """Issue 30: on the desktop the two-line hour labels crowded around a clock change, one
+    label crowding the next ("02 02 03" read as one group, 0.9 em apart). At every zone and
+    day, in both layouts, two labelled hours stand apart by at least an em of their text, and
+    the hour at the change keeps its label."""
+    from tests.figure_walk import every_frame
+
+    touching = []
+    for values, v, renderer in every_frame(TITLE, layout):
+        shown = sorted(((t.get_window_extent(renderer), t) for t in v.hours if t.get_visible() and t.get_text()),
+                       key=lambda bt: bt[0].x0)
+        for (a, ta), (b, tb) in zip(shown, shown[1:]):
+            em = tb.get_fontsize() * v.ax.figure.dpi / 72
+            if b.x0 - a.x1 < em:
+                touching.append((ta.get_text(), tb.get_text(), round((b.x0 - a.x1) / em, 2), values))
+        frame = catalogue.model(TITLE).frame_at(values)
+        if frame.change is not None:
+            assert any(abs(t.get_position()[0] - frame.change) < 0.01 for _, t in shown), values
+    assert touching == []

@@ -206,3 +206,27 @@ def test_no_mark_is_cut_by_the_axes_edge(layout):
                 if not inside:
                     cut.append((round(float(v.ax.transData.inverted().transform((x, y))[0])), values))
     assert cut == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_each_lane_label_stands_apart_from_the_next(layout):
+    """Issue 30: on a phone the lane labels, wrapped to three lines, touched the next lane's
+    (one label read on into the other). At every slider position, in both layouts, the labels
+    of two neighbouring lanes are apart by at least half a line of their own text, and each
+    sits beside its own lane: its box spans the lane's y."""
+    from tests.figure_walk import every_frame
+
+    close = []
+    for values, v, renderer in every_frame(TITLE, layout):
+        ax = v.ax
+        labels = [t for t in ax.get_yticklabels() if t.get_text()]
+        assert len(labels) == len(mx.POLICIES)
+        boxes = sorted(((t.get_window_extent(renderer), t) for t in labels), key=lambda bt: bt[0].y0)
+        for (low, a), (high, b) in zip(boxes, boxes[1:]):
+            half_line = 0.5 * b.get_fontsize() * ax.figure.dpi / 72
+            if high.y0 - low.y1 < half_line:
+                close.append((a.get_text(), b.get_text(), round(high.y0 - low.y1, 1), values))
+        for t in labels:
+            box, y = t.get_window_extent(renderer), ax.transData.transform((0, t.get_position()[1]))[1]
+            assert box.y0 <= y <= box.y1, t.get_text()
+    assert close == []

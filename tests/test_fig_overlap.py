@@ -204,3 +204,46 @@ def test_the_lanes_get_the_width_and_no_text_stands_on_a_run(layout):
             if any(m[0] < b.x1 and b.x0 < m[2] and m[1] < b.y1 and b.y0 < m[3] for m in marks):
                 found.append(("on a mark", t.get_text(), values))
     assert found == []
+
+
+def _grid_boxes(view) -> list[tuple]:
+    """The vertical grid lines drawn across the lanes, as thin boxes in pixels: the lanes Axes'
+    own x grid (major and minor), and the lane-by-lane grid a phone's frame draws instead."""
+    ax = view.ax
+    out = []
+    lo, hi = sorted(ax.get_xlim())
+    ticks = [(t, x) for t, x in zip(ax.xaxis.get_major_ticks(), ax.xaxis.get_majorticklocs())]
+    ticks += [(t, x) for t, x in zip(ax.xaxis.get_minor_ticks(), ax.xaxis.get_minorticklocs())]
+    for tick, x in ticks:
+        if tick.gridline.get_visible() and lo <= x <= hi:
+            px = ax.transData.transform((x, 0))[0]
+            out.append((px - 1, ax.bbox.y0, px + 1, ax.bbox.y1))
+    grid = getattr(view, "grid", None)
+    if grid is not None and grid.get_visible():
+        for seg in grid.get_segments():
+            (x0, y0), (x1, y1) = ax.transData.transform(np.asarray(seg, dtype=float))
+            out.append((min(x0, x1) - 1, min(y0, y1), max(x0, x1) + 1, max(y0, y1)))
+    return out
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_grid_line_runs_through_a_lane_s_text(layout):
+    """Issue 30: on a phone the vertical grid ran through the lane headers and counts (text
+    struck through by grey lines). At every run length, in both layouts, no grid line crosses
+    a text drawn over the lanes, unless the text stands on an opaque box of its own."""
+    from tests.figure_walk import drawn_texts, every_frame
+
+    found = []
+    for values, v, renderer in every_frame(TITLE, layout):
+        grid = _grid_boxes(v)
+        lanes = v.ax.bbox
+        for t in drawn_texts(v.ax.figure):
+            patch = t.get_bbox_patch()
+            if patch is not None and patch.get_facecolor()[3] > 0.99:
+                continue
+            b = t.get_window_extent(renderer)
+            if b.x1 <= lanes.x0 or b.x0 >= lanes.x1 or b.y1 <= lanes.y0 or b.y0 >= lanes.y1:
+                continue
+            if any(g[0] < b.x1 and b.x0 < g[2] and g[1] < b.y1 and b.y0 < g[3] for g in grid):
+                found.append((t.get_text(), values))
+    assert found == []

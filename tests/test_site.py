@@ -41,7 +41,9 @@ MB = 1_000_000
 #: at 3x, 1,080 px wide) about doubled it: 25.3 MB in all. A reader still fetches only the
 #: frames of the positions reached and their neighbours (player.js `ahead`). The desktop's keys
 #: wrapped rather than cut (issue 30: a call's fields were lost to "…") took it to 27.01 MB.
-SITE_BUDGET, PAGE_BUDGET = 27.1 * MB, 0.5 * MB
+#: The desktop's set drawn at the width shown, 727 px instead of 810-945 (issue 30: one pixel
+#: per CSS px, not resampled), took it down to 25.90 MB (its frames 5.5 MB).
+SITE_BUDGET, PAGE_BUDGET = 26.0 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 
@@ -328,6 +330,22 @@ def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():
     assert 'data-fig-width-in="4" data-min-font-pt="8.348"' in source
     # the narrow pictures are drawn for a phone's 3 device pixels per CSS px (issue 30: crisp at 3x)
     assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 1080
+    # the normal ones one pixel per CSS px where the site shows them (9 in at 90 dpi was 810 px,
+    # which the browser resampled down to 727: soft text)
+    assert {player.image_size(b)[0] for b in made.images} == {727} == {int(style.SHOWN_PX["normal"])}
+
+
+def test_the_site_draws_every_figure_s_normal_frames_at_the_width_it_shows_them():
+    """Every figure the site renders, whatever its width in inches (9 to 10.5), makes normal
+    frames `SHOWN_PX["normal"]` px wide, while Lab keeps drawing it at `style.DPI`."""
+    widths = {}
+    for title in catalogue.SOURCES:
+        rendered, facts = player.render_frames(title, [catalogue.model(title).defaults()])
+        widths[title] = (player.image_size(rendered[0][0])[0], facts["normal"]["width_in"])
+        lab = catalogue.figure(title)
+        assert lab.view.ax.figure.dpi == style.DPI, title
+    assert {t: w for t, (w, _) in widths.items() if w != 727} == {}
+    assert len({w_in for _, w_in in widths.values()}) > 1      # figures of several widths, all drawn 727 px
 
 
 def test_a_layout_is_one_of_the_two():
@@ -392,6 +410,10 @@ def test_the_site_keeps_its_size_budget(built):
     sizes = {str(p.relative_to(out)): p.stat().st_size for p in out.rglob("*") if p.is_file()}
     assert sum(sizes.values()) <= SITE_BUDGET, sum(sizes.values())
     assert {name: size for name, size in sizes.items() if name.endswith(".html") and size > PAGE_BUDGET} == {}
+    # every desktop frame the site writes is drawn at the width it is shown (issue 30)
+    frames = out / "_static" / "frames"
+    assert {p.name: player.image_size(p.read_bytes())[0] for p in frames.glob("*" + player.FRAME_SUFFIX)
+            if player.image_size(p.read_bytes())[0] != 727} == {}
     assert [name for name in sizes if name.endswith(".map") or "/locales/" in name] == []
 
 

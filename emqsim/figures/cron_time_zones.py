@@ -25,6 +25,9 @@ LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-pars
 KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
 #: how far a text sits from the mark it is about, in hours
 GAP = 0.4
+#: the least clear space between two hour labels, in ems of their text: an hour apart on a
+#: desktop they stood 0.9 em apart, about a digit pair's own spacing, and read as one group
+HOUR_GAP = 1.0
 
 
 def _key(fig, entries, *, y: float, fontsize: float) -> list:
@@ -71,7 +74,7 @@ class TimeZonesView(View):
         small = fs * 0.7 if phone else fs * 0.72
         n = len(EXPRESSIONS)
         self.rows = [float(-g) for g in range(n)]
-        ax.set_xlim(-0.4, XMAX)
+        ax.set_xlim(-0.3, XMAX)
         ax.set_ylim(-n + 0.3, 0.4)
         # no matplotlib ticks at all: an Axis measures and places every tick label again on each
         # redraw, the larger part of a move's cost; these texts are placed by hand instead
@@ -119,7 +122,12 @@ class TimeZonesView(View):
             fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
-            fig.subplots_adjust(left=0.13, right=0.93, top=0.88, bottom=0.27)
+            # the plot as wide as the names and counts allow: an hour apart, two labels then
+            # keep an em between them (HOUR_GAP) and "01" twice on a fall-back day stays
+            # (a projector's larger type keeps the wider margins)
+            presenter = fs >= 12
+            fig.subplots_adjust(left=0.13 if presenter else 0.095, right=0.93 if presenter else 0.94, top=0.88,
+                                bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
                    *(t for texts in self.lanes.values() for t in texts), *self.hours, self._xlabel, self._title)
@@ -177,9 +185,9 @@ class TimeZonesView(View):
                 t.set_x(x)
                 t.set_text(text)
         self._join_times_left_of_the_plot()
+        self._tier_hours(frame)
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
-            self._tier_hours(frame)
             self._keep_tags_inside()
 
     def _join_times_left_of_the_plot(self) -> None:
@@ -235,11 +243,13 @@ class TimeZonesView(View):
                     t.set_ha("right")
 
     def _tier_hours(self, frame) -> None:
-        """On a phone an hour labelled next to another (the hours around a change) would
-        overlap it; staggered into two tiers they read as cryptic pairs (issue 30). So the labels
-        stay on one line and one that would overlap a label already kept is left out, the hours
+        """An hour labelled next to another (the hours around a change, an hour apart) would
+        overlap it on a phone, and on a desktop crowd it ("02 02 03" read as one group); staggered
+        into two tiers they read as cryptic pairs (issue 30). So the labels stay on one line and
+        one that would stand within `HOUR_GAP` em of a label already kept is left out, the hours
         at the change first, then those at the repeated hour's ends: the shading shows the hour between."""
-        renderer = self.ax.figure.canvas.get_renderer()
+        fig = self.ax.figure
+        renderer = fig.canvas.get_renderer()
         marks = [x for p in frame.passes for x in (p[0], p[0] + p[1])]
         shown = [t for t in self.hours if t.get_visible()]
 
@@ -252,7 +262,8 @@ class TimeZonesView(View):
         for t in sorted(shown, key=rank):
             t.set_y(-0.04)
             box = t.get_window_extent(renderer)
-            if any(box.x0 < k.x1 + 2 and k.x0 < box.x1 + 2 for k in kept):
+            gap = HOUR_GAP * t.get_fontsize() * fig.dpi / 72
+            if any(box.x0 < k.x1 + gap and k.x0 < box.x1 + gap for k in kept):
                 t.set_visible(False)
             else:
                 kept.append(box)

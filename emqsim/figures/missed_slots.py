@@ -14,12 +14,12 @@ from matplotlib.lines import Line2D
 
 from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
-from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, narrow, scale, time_axis
+from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, legible, narrow, scale, time_axis
 from .view import View
 
 
-#: characters a line of a lane's name on a phone
-WRAP = 16
+#: characters a line of the key's names on a phone
+WRAP = 20
 
 
 def _wrap(text: str, width: int = WRAP) -> str:
@@ -66,21 +66,20 @@ class MissedView(View):
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
         ax.set_ylim(-0.6, len(POLICIES) - 0.4)
-        lanes = [LABELS[p] for p in POLICIES]
-        if narrow():   # a phone's margin holds about WRAP characters a line at the legible floor
-            lanes = [_wrap(n) for n in lanes]
-        ax.set_yticks([ROW[p] for p in POLICIES], lanes, fontsize=small)
+        # each label two lines, the policy and who does it that way: on a phone too, where three
+        # lines (wrapped to a narrower margin) ran into the next lane's label (issue 30)
+        ax.set_yticks([ROW[p] for p in POLICIES], [LABELS[p] for p in POLICIES], fontsize=small)
         ax.spines[["top", "right"]].set_visible(False)
         grid = Line2D([], [], color=ORANGE, ls=":", lw=lw * 0.6)
         handles = [self.released, (self.slots, self.links), self.skipped, self.collapsed, self.band, grid]
         names = ["release: a job", "the slot a late job stands for", "skipped: past the deadline",
                  "missed slot, no job: never written", "pump down", "the :07 slots"]
         if narrow():   # the key in two columns at the figure's foot, the title at its top edge
-            ax.legend(handles, [_wrap(n, 20) for n in names], loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
+            ax.legend(handles, [_wrap(n) for n in names], loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
                       ncol=2, fontsize=small, frameon=False, handlelength=1.5, columnspacing=0.8)
             ax.xaxis.label.set_fontsize(fs * 0.8)
             self.title = figure_title(ax, fs * 0.9)
-            ax.figure.subplots_adjust(left=0.38, right=0.96, top=0.92, bottom=0.31)
+            ax.figure.subplots_adjust(left=self._label_margin(), right=0.96, top=0.92, bottom=0.31)
         else:
             ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75,
                       frameon=False)
@@ -90,6 +89,18 @@ class MissedView(View):
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)
+
+    def _label_margin(self) -> float:
+        """The left margin, as a share of the figure's width, that holds the widest lane label
+        and its tick's pad: measured, so it follows the font the layout draws in."""
+        ax = self.ax
+        fig = ax.figure
+        legible(fig)                     # measured at the size drawn: the floor raises small text
+        renderer = fig.canvas.get_renderer()
+        widest = max(t.get_window_extent(renderer).width for t in ax.get_yticklabels())
+        tick = ax.yaxis.get_major_ticks()[0]
+        pad = (tick.get_pad() + tick.tick1line.get_markersize()) * fig.dpi / 72
+        return (widest + pad + 4) / fig.bbox.width
 
     def _margin(self) -> None:
         """Room past the view's last minute for the widest mark's half width and a little air: a

@@ -8,6 +8,7 @@ runs-at-once lines and the run length in the title.
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
@@ -123,6 +124,8 @@ class OverlapView(View):
         else:   # room for the lane names and counts at the legible floor (style.legible)
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
+        #: on a phone, the vertical grid drawn lane by lane below each header (None elsewhere)
+        self.grid = None
         #: every artist a move changes; all else is the cached background
         self.track(self.done, self.cut, self.waits, self.cancels, self.skips, *self.labels.values(),
                    *self.lines.values(), self._title)
@@ -181,6 +184,18 @@ class OverlapView(View):
             if a is not None:
                 a.set_xticks(layout.grid, minor=True)
                 a.grid(axis="x", which="both", color=GREY, alpha=0.3)
+        self.grid = None
+        if heads:   # a phone: the grid lane by lane, under each header, not through its text
+            ax.grid(False, axis="x", which="both")
+            xs = sorted({float(x) for x in (*ax.get_xticks(), *layout.grid) if layout.lo <= x <= layout.hi})
+            ends = [self.top[q] - head * len(heads[q]) - self.gap / 2 - 0.05 for q in layout.policies[1:]]
+            ends.append(ax.get_ylim()[0])
+            segments = [[(x, self.top[p] - BAR / 2 - 0.15), (x, end)]
+                        for p, end in zip(layout.policies, ends) for x in xs]
+            self.grid = LineCollection(segments, colors=GREY, alpha=0.3, linewidths=plt.rcParams["grid.linewidth"],
+                                       zorder=0.5)
+            ax.add_collection(self.grid)
+            self._static.append(self.grid)
         if going_ax is not None:
             ax.tick_params(axis="x", labelbottom=False)
             going_ax.set_ylim(-0.3, layout.most + 0.4)

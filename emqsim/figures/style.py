@@ -169,6 +169,32 @@ MIN_TEXT_PX = 10.0
 #: frames) and on a 390x844 phone (narrow ones), measured in Chromium (tests/browser/
 #: test_site_book.py measures it again on the built site)
 SHOWN_PX = {"normal": 727.0, "narrow": 345.0}
+#: while the innermost entry is True (`at_shown_width`), normal figures are drawn `SHOWN_PX["normal"]` px wide
+_AT_SHOWN = [False]
+
+
+@contextmanager
+def at_shown_width():
+    """Draw the normal-layout figures made inside the block at the width the site shows them, one
+    pixel per CSS px (their dpi `SHOWN_PX["normal"]` / width in inches): a frame drawn wider at
+    `DPI` is resampled down by the browser, which softens its text. The layout in inches, and so
+    every font's share of the width, stays the notebook's; Lab keeps drawing at `DPI`."""
+    _AT_SHOWN.append(True)
+    try:
+        yield
+    finally:
+        _AT_SHOWN.pop()
+
+
+def dpi_for(width: float) -> float:
+    """The dpi a figure `width` inches wide is made at now: `NARROW_DPI` on a phone, the site's
+    shown width in pixels (`at_shown_width`), else `DPI`. Nudged up a hair so the canvas, whose
+    size matplotlib truncates to whole pixels, is not one pixel short."""
+    if narrow():
+        return NARROW_DPI
+    if _AT_SHOWN[-1] and not presenting():
+        return SHOWN_PX["normal"] * (1 + 1e-9) / width
+    return DPI
 
 
 def min_font(width_in: float, layout: str | None = None) -> float:
@@ -239,7 +265,7 @@ def new_figure(width: float = 9.0, height: float = 3.2, nrows: int = 1, **kw):
     In the narrow layout the caller gives the phone's size (`View.size`), drawn denser."""
     factor = PRESENTER_FIGSIZE if presenting() else 1.0
     fig, axes = plt.subplots(nrows, 1, figsize=(width * factor, height * factor),
-                             dpi=NARROW_DPI if narrow() else DPI, **kw)
+                             dpi=dpi_for(width * factor), **kw)
     # what `legible` reads: a presenter's figure (larger type, never on the site) has no floor
     _LAYOUT_OF[fig] = None if presenting() else "narrow" if narrow() else "normal"
     for patch in (fig.patch, *(ax.patch for ax in fig.axes)):

@@ -98,8 +98,10 @@ def render_frames(title: str, value_sets: list[dict]) -> tuple[list[tuple], dict
     each layout's pictures (see `Player.facts`). Runs in a worker process; a frame drawn twice
     is compressed once."""
     from ..figures import catalogue
+    from ..figures.style import at_shown_width
 
-    figs = {layout: catalogue.figure(title, layout=layout) for layout in ("normal", "narrow")}
+    with at_shown_width():      # normal frames one pixel per CSS px: the browser shows them unscaled
+        figs = {layout: catalogue.figure(title, layout=layout) for layout in ("normal", "narrow")}
     fig = figs["normal"]
     challenge = fig.model.challenge
     done: dict[bytes, bytes] = {}

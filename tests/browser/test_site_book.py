@@ -292,6 +292,8 @@ def test_figure_text_is_10_css_px_and_each_screen_fetches_one_frame_set(static_s
         assert len(narrow) == len(asked) > 0
     else:
         assert not any(a or b for a, b, *_ in shown.values()), shown
+        # drawn at the width shown, one pixel per CSS px: not resampled by the browser (soft text)
+        assert {t: d for t, (*_, d) in shown.items() if d != 1.0} == {}
         assert narrow == [] and asked
     assert page.errors == [] and page.outside == []
 
