@@ -136,12 +136,14 @@ def render(title: str, values: dict, *, presenter: bool = False, layout: str = "
         style.present(False)
 
 
-@functools.lru_cache(maxsize=None)
 def every_frame(title: str, layout: str = "normal"):
     """Every reachable position of the figure `title` (every slider stop, not a sample), laid
     out in `layout`: yields (values, the figure's view, renderer), the checks that must hold
-    at each stop (a label on a mark, a mark cut at the edge, a line cut) reading the view."""
+    at each stop (a label on a mark, a mark cut at the edge, a line cut) reading the view.
+    Not cached: a cached generator is spent after its first walk, and a second test walking
+    the same figure would check nothing."""
     every, _ = catalogue.model(title).reachable()
+    assert every, f"{title}: no position to walk"
     for values in every:
         fig, renderer = render(title, values, layout=layout)
         yield values, fig.view, renderer

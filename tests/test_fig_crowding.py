@@ -15,21 +15,10 @@ from matplotlib.transforms import Bbox
 
 from emqsim.figures.view import drawn_texts
 from emqsim.figures import catalogue
-from tests.figure_walk import render
+from tests.figure_walk import every_frame
 
 
 LAYOUTS = ("normal", "narrow")
-
-
-def every_frame(title: str, layout: str):
-    """Every reachable stop of `title` in `layout`, laid out: (values, view, renderer), each
-    to be read before the next is drawn. Not cached: a cached generator is spent after its
-    first walk, and a second test walking it would check nothing."""
-    every, _ = catalogue.model(title).reachable()
-    assert every
-    for values in every:
-        fig, renderer = render(title, values, layout=layout)
-        yield values, fig.view, renderer
 
 
 def _boxes(texts, renderer) -> list[tuple[object, Bbox]]:
