@@ -434,6 +434,10 @@ class Panel:
 
             with laid_out("narrow"):
                 view = type(self.figure.view)()
+            # at the resolution it is shown at before anything is placed: a view that measures
+            # its texts to place the next one (05's "each run takes" and its value) measured at
+            # another dpi overlapped them ("takes10 min" in Voila on a phone)
+            view.ax.figure.set_dpi(KERNEL_NARROW_DPI)
             self._twin = type(self.figure)(self.figure.model, view)
         return self._twin
 
