@@ -65,3 +65,19 @@ def test_the_panel_watches_its_width_at_the_sites_phone_width():
     # the same width as the static site's phone frames
     assert player.NARROW_MEDIA == f"(max-width: {controls.NARROW_PX}px)"
     panel.close()
+
+
+def test_the_narrow_twin_places_its_texts_at_the_resolution_it_is_shown_at():
+    """05's head ("... each run takes") and its value are placed by measuring the head: measured
+    at one resolution and drawn at the kernel's narrow one, they overlapped ("takes10 min" in
+    Voila on a phone). The value starts at least 2 px after the head, as drawn."""
+    panel = catalogue.figure("05 an overlapping run").panel()
+    panel.narrow.value = True
+    view = panel.twin().view
+    fig = view.ax.figure
+    assert fig.dpi == controls.KERNEL_NARROW_DPI
+    renderer = fig.canvas.get_renderer()
+    head, value = (t.get_window_extent(renderer=renderer) for t in (view._head, view._title))
+    assert view._head.get_text().endswith("takes") and view._title.get_text().endswith("min")
+    assert value.x0 - head.x1 >= 2, (head.x1, value.x0)
+    panel.close()

@@ -234,7 +234,8 @@ def test_a_readout_is_monospace_live_and_carries_the_alt_text():
     assert html == ('<pre id="r1" class="emqsim-readout" role="status" aria-live="polite" tabindex="0" '
                     'data-alt="one &quot;two&quot;" style="margin:0;font-family:var(--jp-code-font-family, '
                     'ui-monospace, monospace);font-size:var(--jp-code-font-size, 13px);line-height:1.35;'
-                    'white-space:pre;width:0;min-width:100%;overflow-x:auto">a &lt; b\n  col</pre>')
+                    'white-space:pre-wrap;overflow-wrap:anywhere;text-indent:3ch each-line hanging;'
+                    'width:0;min-width:100%;overflow-x:auto">a &lt; b\n  col</pre>')
 
 
 def test_a_panel_puts_its_alt_text_in_its_readout_on_every_move():

@@ -92,11 +92,13 @@ def drag_path(values, count: int = 20) -> list:
 
 #: the readout's CSS class; its font is the code font everywhere, so its column tables stay aligned
 READOUT_CLASS = "emqsim-readout"
-#: monospace at the code font's size (presenter mode scales that size, see present.css); a table
-#: wider than a phone scrolls inside itself instead of running off the screen (width 0 and at
-#: least the column: the widget's flex box would otherwise grow to the table's width)
+#: monospace at the code font's size (presenter mode scales that size, see present.css); a line
+#: wider than the column wraps inside it, its continuation indented under the line's start (on a
+#: 390 px phone in Voila the readouts ran 376-1166 px wide in a 356 px box, cut at the right);
+#: width 0 and at least the column: the widget's flex box would otherwise grow to the text's width
 READOUT_STYLE = ("margin:0;font-family:var(--jp-code-font-family, ui-monospace, monospace);"
-                 "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre;"
+                 "font-size:var(--jp-code-font-size, 13px);line-height:1.35;white-space:pre-wrap;"
+                 "overflow-wrap:anywhere;text-indent:3ch each-line hanging;"
                  "width:0;min-width:100%;overflow-x:auto")
 
 
@@ -378,8 +380,12 @@ class Panel:
                                      layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"))
         if len(positions) <= BUTTONS and all(len(lab) <= 24 for lab, _ in positions):
             return w.ToggleButtons(options=positions, value=value, description=label)
-        return w.Dropdown(options=positions, value=value, description=label,  # long labels shown whole
-                          layout=w.Layout(width="max-content"))
+        # long labels shown whole; never wider than the column: on a 390 px phone 03's "design"
+        # ran 48 px past the panel, whose box then scrolled sideways and cut its labels' first
+        # letters (its 2 px side margins past a column-wide box too); the closed list's name is
+        # then cut at the column's edge, the list opens whole
+        return w.Dropdown(options=positions, value=value, description=label,
+                          layout=w.Layout(width="max-content", max_width="100%", margin="2px 0px"))
 
     def on_move(self, name: str, value) -> str:
         """A control moved: hand it to the mover, which sets it on the figure (at once, or after
@@ -428,6 +434,10 @@ class Panel:
 
             with laid_out("narrow"):
                 view = type(self.figure.view)()
+            # at the resolution it is shown at before anything is placed: a view that measures
+            # its texts to place the next one (05's "each run takes" and its value) measured at
+            # another dpi overlapped them ("takes10 min" in Voila on a phone)
+            view.ax.figure.set_dpi(KERNEL_NARROW_DPI)
             self._twin = type(self.figure)(self.figure.model, view)
         return self._twin
 

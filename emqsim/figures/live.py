@@ -66,10 +66,12 @@ class Live:
 
             first = self.refresh()  # also caches the static layer, so the first move only blits
             # never taller than most of the window, so the controls above it stay in view; not
-            # stretched across its box (a flex column), so a smaller height keeps its proportions
+            # stretched across its box (a flex column), so a smaller height keeps its proportions;
+            # no side margins: the widgets' 2 px beside a column-wide picture made the panel 4 px
+            # wider than its box, which then scrolled sideways on a phone
             self._image = w.Image(value=first, format="png",
                                   layout=w.Layout(width="auto", height="auto", max_width="100%", max_height=MAX_HEIGHT,
-                                                  align_self="flex-start"))
+                                                  align_self="flex-start", margin="2px 0px"))
             self._image.add_class(FIGURE_CLASS)  # what the dark theme's rule turns (style.DARK_CSS)
         return self._image
 

@@ -184,6 +184,7 @@
         range.addEventListener("input", function () {
           var list = avail(k);
           moveTo(k, list[Number(range.value)]);
+          dock();
         });
         reserved.push([value, c.positions.map(function (pos) { return pos[0]; })]);
         var player = null;
@@ -263,6 +264,7 @@
         var list = avail(k);
         if (list.indexOf(cur[k]) >= list.length - 1) moveTo(k, list[0]);
         timer = setInterval(tick, c.play.interval);
+        dock();
         said.textContent = "\u275A\u275A pause";
         root.setAttribute("data-playing", "1");
       });
@@ -296,6 +298,28 @@
       if (r.top >= top && r.bottom <= window.innerHeight) return;
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       window.scrollTo({top: window.scrollY + r.top - top - 8, behavior: still ? "auto" : "smooth"});
+    }
+
+    /* A stage too tall to stick (emqsim-tall: 05's lanes, 02's keys on a phone) scrolls with the
+       page, so Play, or a step of a slider, under it changed the lanes out of sight. The reader
+       who moves such a figure gets it docked: its control rows stick to the window's bottom
+       (player.css) and the picture's top is brought under the header, so the picture and the
+       control in use are seen together while it plays. Undocked once the player leaves the
+       window: a docked row would otherwise ride over the page above the player. */
+    var docked = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) { if (!e.isIntersecting) root.classList.remove("emqsim-docked"); });
+    }) : null;
+    function dock() {
+      if (!root.classList.contains("emqsim-tall") || !docked) return;
+      if (!root.classList.contains("emqsim-docked")) {
+        root.classList.add("emqsim-docked");
+        docked.observe(root);
+      }
+      var r = img.getBoundingClientRect(), top = headerBottom();
+      var room = box.getBoundingClientRect().top;   /* where the docked rows begin */
+      if (r.top >= top && r.bottom <= Math.min(room, window.innerHeight)) return;
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      window.scrollTo({top: window.scrollY + r.top - top - 4, behavior: still ? "auto" : "smooth"});
     }
 
     /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings

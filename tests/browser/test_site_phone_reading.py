@@ -1,0 +1,111 @@
+"""The course book read on a 390x844 phone (issue 30, a reviewer's second pass): a figure too tall
+to stick (05's overlapping run, 02's keys step by step) stays in view with the control in use while
+it plays or steps; and no printed result nor code cell must be scrolled sideways to be read."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
+
+from test_site_book import PHONE, book_page, ready  # noqa: E402,F401
+from test_site_student import THEMES, open_page  # noqa: E402
+
+#: the share of the picture that must be inside the window, above the docked controls
+IN_VIEW = 0.9
+#: the pages whose printouts the reviewer had to scroll sideways, and every lesson for code cells
+PRINTOUT_PAGES = ("03_start_to_start", "04_missed_slots", "06_faults", "07_cron_time_zones")
+LESSONS = ("00_start_here", "01_cron_vs_interval", "02_one_row_rewritten", "03_start_to_start",
+           "04_missed_slots", "05_overlap", "06_faults", "07_cron_time_zones")
+
+# the share of the picture seen: inside the window, under the sticky header, above the player's
+# controls where they stand over it
+_SEEN_JS = """root => {
+  const r = root.querySelector('img.emqsim-frame').getBoundingClientRect();
+  const head = Math.max(0, ...[...document.querySelectorAll('.bd-header, .bd-header-article')]
+    .filter(h => ['sticky', 'fixed'].includes(getComputedStyle(h).position)).map(h => h.getBoundingClientRect().bottom));
+  const c = root.querySelector('.emqsim-controls').getBoundingClientRect();
+  const bottom = Math.min(innerHeight, c.top < r.bottom && c.bottom > r.top ? c.top : innerHeight);
+  return Math.max(0, Math.min(r.bottom, bottom) - Math.max(r.top, head)) / r.height;
+}"""
+
+# whether the element is inside the window and is what the reader touches at its centre
+_TOUCHABLE_JS = """e => { const r = e.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > innerHeight) return false;
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return at !== null && (at === e || e.contains(at)); }"""
+
+
+def _figure(page, title: str):
+    players = page.locator(".emqsim-player")
+    for n in range(players.count()):
+        if players.nth(n).get_attribute("data-figure") == title:
+            return ready(page, n)
+    raise AssertionError(f"no figure {title!r} on the page")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title, how", [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "play"),
+])
+def test_a_tall_figure_stays_in_view_while_it_plays_or_steps(static_site, book_page, stem, title, how, theme):
+    """Too tall to stick, the figure scrolled with the page: Play pressed below it changed the
+    lanes out of sight. The reader comes to the control from the page above (the figure's top
+    partly gone), presses it, and sees the picture and the control together."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE, theme)
+    player = _figure(page, title)
+    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
+    if how == "play":
+        control = player.locator("button.emqsim-play")
+    else:
+        control = player.locator("input.emqsim-slider").first
+    # the reader has scrolled down to the control, now in the middle of the window (as the
+    # reviewer had it), the picture's top above the window
+    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
+    page.wait_for_timeout(100)
+    if how == "play":
+        control.click()
+    else:
+        control.focus()
+        page.keyboard.press("ArrowRight")
+    for when in (1200, 1500):       # after the scroll, and after more frames have played
+        page.wait_for_timeout(when)
+        seen = player.evaluate(_SEEN_JS)
+        assert seen >= IN_VIEW, (stem, how, theme, round(seen, 2))
+        assert control.evaluate(_TOUCHABLE_JS), (stem, how, theme, control.bounding_box())
+    if how == "play" and player.get_attribute("data-playing"):
+        control.click()     # pause: it stays where it is, in reach
+        assert control.evaluate(_TOUCHABLE_JS)
+    assert page.errors == [] and page.outside == []
+
+
+def _wider_than_box(page, selector: str) -> list:
+    return page.evaluate("""sel => [...document.querySelectorAll(sel)]
+        .filter(e => !e.closest('.emqsim-player') && e.scrollWidth > e.clientWidth + 1)
+        .map(e => [e.scrollWidth, e.clientWidth, e.textContent.split('\\n')[0].slice(0, 40)])""", selector)
+
+
+@pytest.mark.parametrize("stem", PRINTOUT_PAGES)
+def test_no_printout_is_scrolled_sideways_on_a_phone(static_site, book_page, stem):
+    """Printed results run 60-220 characters a line: on a phone they wrap inside their box, in
+    type of at least 11 CSS px."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    pres = "article div.cell_output div.output pre"
+    assert page.locator(pres).count() > 1     # the figure's readout, and the printouts
+    assert _wider_than_box(page, pres) == [], stem
+    smallest = page.evaluate("""sel => Math.min(...[...document.querySelectorAll(sel)]
+        .filter(e => !e.closest('.emqsim-player')).map(e => parseFloat(getComputedStyle(e).fontSize)))""", pres)
+    assert smallest >= 11, smallest
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+def test_no_code_line_is_cut_on_a_phone(static_site, book_page, stem):
+    """A code cell's long line (the first cell's comment "the figure below stays where you put
+    it") was cut at the box's edge: on a phone it wraps."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    assert _wider_than_box(page, "article div.cell_input pre") == [], stem
