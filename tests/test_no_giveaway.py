@@ -181,3 +181,20 @@ def test_a_term_a_question_uses_is_linked_before_its_figure():
     above = "".join("".join(c["source"]) for c in cells[:at] if c["cell_type"] == "markdown")
     first = re.search(r"\bmarker\b", re.sub(r"\[marker\]\(glossary\.ipynb#marker\)", "LINKED", above))
     assert "[marker](glossary.ipynb#marker)" in above and first is None, "02 uses marker unlinked before the link"
+
+
+#: a prompt stating which pass of a repeated hour its rule runs, and an option saying on which side
+#: of the change it falls: read together, they match without the figure
+_PASS = re.compile(r"\b(first|second|earlier|later) pass\b", re.I)
+_SIDE = re.compile(r"\b(before|after|once) the clocks\b|\bclocks (are|go) back\b", re.I)
+
+
+@pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
+def test_a_prompt_does_not_name_the_pass_its_right_option_is_told_by(title, q):
+    """07's second question said "on its first pass" and its right option "01:30 BST, before the
+    clocks go back" (issue 30): the words matched, no look at the figure needed. A prompt names no
+    pass of a repeated hour, and a right option does not say which side of the change it is on;
+    the feedback (`why`) may say both."""
+    right = q.option(q.right(shared_model(title))).text
+    assert not _PASS.search(q.prompt), f"{q.id}: the prompt names the pass: {q.prompt!r}"
+    assert not _SIDE.search(right), f"{q.id}: the right option says its side of the change: {right!r}"

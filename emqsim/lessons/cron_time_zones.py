@@ -565,16 +565,17 @@ class TimeZonesModel(Model):
             show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-first-pass-time",
-            "The same night and `30 1 * * *`, by Debian cron's rule: a wall time in the repeated hour runs "
-            "once, on its first pass. At what UTC time does it run?",
-            [("00:30Z", "00:30Z: 01:30 BST, before the clocks go back",
-              "The first pass of 01:30 is the summer-time one, BST (UTC+1): 00:30 in UTC. cron-parser, which "
-              "BullMQ asks, runs it there too."),
-             ("01:30Z", "01:30Z: 01:30 GMT, once the clocks are back",
-              "That is the second pass. The first-pass rule runs the wall time the first time it comes, still "
-              "in summer time, an hour earlier in UTC."),
-             ("both", "00:30Z and 01:30Z: the wall time comes twice",
-              "That is croniter's rule, which runs every pass; the first-pass rule runs it once.")],
+            "The same night and `30 1 * * *`: at what UTC time, or times, does Debian cron run it? Under "
+            "its row the figure marks where Debian cron parts from croniter.",
+            [("00:30Z", "00:30Z, 01:30 BST",
+              "Debian cron runs a fixed-time job once, in the first pass of the repeated hour: 01:30 BST "
+              "(UTC+1), 00:30 in UTC. cron-parser, which BullMQ asks, runs it there too."),
+             ("01:30Z", "01:30Z, 01:30 GMT",
+              "That is the second pass. Debian cron's rule runs a fixed-time job once, the first time its "
+              "wall time comes, still in summer time, an hour earlier in UTC."),
+             ("both", "00:30Z and 01:30Z",
+              "That is croniter's rule, which runs every pass; Debian cron's rule runs a fixed-time job "
+              "once, in the first pass.")],
             answer=lambda f: _rule_utc(f, 1, "debian"), show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-read-in-utc",
