@@ -136,7 +136,7 @@ def test_the_zcard_square_reads_off_its_own_axis(layout):
             size = f.model.state(fires).size
             assert v.rows_dot.axes is v.ax_rows and v.rows_dot.get_data() == ([fires], [size])
             assert v.rows_value.axes is v.ax_rows and tuple(v.rows_value.xy) == (fires, size)
-            assert v.rows_value.get_text() == f"{size} row" and to_hex(v.rows_value.get_color()) == ink(square).lower()
+            assert v.rows_value.get_text() == f"{size} row (ZCARD)" and to_hex(v.rows_value.get_color()) == ink(square).lower()
             box, inside = v.rows_value.get_window_extent(r), v.ax.get_window_extent(r)
             assert inside.x0 <= box.x0 and box.x1 <= inside.x1
             assert to_hex(v.ax_rows.yaxis.label.get_color()) == ink(square).lower()

@@ -50,10 +50,8 @@ class RegistryRowsView(View):
         # each line named near where a whole run ends (jobs high on the right, rows just above
         # 1), moved each frame to the first of its places that the cursor, the lines and their
         # dots leave clear (issue 30: at 50 fires on a phone the cursor ran through the name)
-        self.names = (ax.text(0, 0, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), fontsize=small),
-                      rows_ax.text(0, 0, "registry rows\n(ZCARD)" if narrow() else "registry rows (ZCARD)",
-                                   transform=ax.transAxes, linespacing=1.1,
-                                   color=ink(ROLE["schedule"]), fontsize=small))
+        # (the rows' line is named by its count beside its square, `rows_value`: one text, not two)
+        self.names = (ax.text(0, 0, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), fontsize=small),)
         self.cursor = ax.axvline(0, color=ROLE["now"], lw=lw * 0.6, label="fires elapsed")
         (self.jobs_dot,) = ax.plot([0], [0], "o", color=ROLE["run"], ms=s["marker"], mec=ROLE["now"], clip_on=False)
         (self.rows_dot,) = rows_ax.plot([0], [1], "s", color=ROLE["schedule"], ms=s["marker"], mec=ROLE["now"],
@@ -111,7 +109,7 @@ class RegistryRowsView(View):
         """Write the registry's row count beside its square, at the first of `BESIDE` that stays
         inside the axes and clear of the lines, the cursor and the jobs' dot."""
         self.rows_value.xy = (k, size)
-        self.rows_value.set_text(f"{size} row{'' if size == 1 else 's'}")
+        self.rows_value.set_text(f"{size} row{'' if size == 1 else 's'} (ZCARD)")
         renderer = self.ax.figure.canvas.get_renderer()
         step = pad * self.ax.figure.dpi / 72
         inside = self.ax.get_window_extent(renderer)
