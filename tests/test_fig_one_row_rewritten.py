@@ -114,3 +114,36 @@ def test_the_first_fires_are_readable_on_the_axis(layout):
     f.update(fires=2)
     assert list(f.view.jobs_line.get_xdata()) == [0, 1, 2]
     f.model.close()
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_zcard_square_reads_off_its_own_axis(layout):
+    """Issue 30: the ZCARD square, at 1 on the right axis, stood level with "30" on the jobs
+    axis and was read off it. At each stop the square sits at the model's ZCARD in the rows
+    axis' data, that axis (its label, numbers and spine) is in the square's colour and not in
+    the jobs' colour, and the count is written beside the square, inside the axes."""
+    from emqsim.figures.style import ink, ROLE
+    from matplotlib.colors import to_hex
+
+    f = catalogue.figure("02 one row rewritten", layout=layout)
+    v = f.view
+    r = v.ax.figure.canvas.get_renderer()
+    square, jobs = to_hex(v.rows_dot.get_color()), to_hex(v.jobs_dot.get_color())
+    assert square != jobs and ink(square) != ink(jobs)
+    try:
+        for fires in (0, 1, 4, 50, 1000, 10_000):
+            f.update(fires=fires)
+            size = f.model.state(fires).size
+            assert v.rows_dot.axes is v.ax_rows and v.rows_dot.get_data() == ([fires], [size])
+            assert v.rows_value.axes is v.ax_rows and tuple(v.rows_value.xy) == (fires, size)
+            assert v.rows_value.get_text() == f"{size} row (ZCARD)" and to_hex(v.rows_value.get_color()) == ink(square).lower()
+            box, inside = v.rows_value.get_window_extent(r), v.ax.get_window_extent(r)
+            assert inside.x0 <= box.x0 and box.x1 <= inside.x1
+            assert to_hex(v.ax_rows.yaxis.label.get_color()) == ink(square).lower()
+            assert {to_hex(t.get_color()) for t in v.ax_rows.get_yticklabels()} == {ink(square).lower()}
+            assert to_hex(v.ax_rows.spines["right"].get_edgecolor()) == square
+            assert {to_hex(t.get_color()) for t in v.ax.get_yticklabels()} == {ink(jobs).lower()}
+            assert to_hex(v.ax.spines["left"].get_edgecolor()) == jobs
+            assert not v.ax_rows.spines["left"].get_visible()
+    finally:
+        f.model.close()

@@ -128,3 +128,14 @@ def test_no_line_is_cut(title, layout):
                 if "".join(text.split()) not in shown:
                     found.append((f"{what} not whole", text[:40], values))
     assert found == []
+
+
+def test_the_unlit_code_reads_at_the_enhanced_contrast():
+    """Issue 30: on the desktop the keys figure's code, small grey monospace, read pale at
+    ink()'s 4.5:1. The unlit lines now stand at 7:1 on the light background and, turned, on the
+    dark one, and stay lighter than the lit line's colour."""
+    from emqsim.figures import script_steps as view
+    from emqsim.figures.style import DARK_BG, LIGHT_BG, contrast, dark
+
+    assert contrast(view.SOFT, LIGHT_BG) >= 7.0 and contrast(dark(view.SOFT), DARK_BG) >= 7.0
+    assert contrast(view.SOFT, LIGHT_BG) < contrast(view.PLAIN, LIGHT_BG)

@@ -35,6 +35,13 @@ class RegistryRowsView(View):
         rows_ax.set_yticks([0, 1, 2])
         rows_ax.set_ylabel("registry rows (ZCARD)", color=ink(ROLE["schedule"]))
         ax.grid(color=GREY, alpha=0.25)
+        # each axis in its line's colour, ticks, numbers and spine (issue 30: the ZCARD square at 1
+        # on the right axis stood level with "30" on the jobs axis and was read off the wrong one)
+        for a, side, colour in ((ax, "left", ROLE["run"]), (rows_ax, "right", ROLE["schedule"])):
+            a.tick_params(axis="y", colors=ink(colour))
+            a.spines[side].set_color(colour)
+            a.spines[side].set_linewidth(scale()["line"] * 0.75)
+        rows_ax.spines["left"].set_visible(False)
         self._title = ax.set_title("", fontsize=s["font"])
         lw, small = s["line"], s["font"] * 0.85
         (self.jobs_line,) = ax.plot([], [], color=ROLE["run"], lw=lw * 1.5, label="jobs produced")
@@ -43,14 +50,16 @@ class RegistryRowsView(View):
         # each line named near where a whole run ends (jobs high on the right, rows just above
         # 1), moved each frame to the first of its places that the cursor, the lines and their
         # dots leave clear (issue 30: at 50 fires on a phone the cursor ran through the name)
-        self.names = (ax.text(0, 0, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), fontsize=small),
-                      rows_ax.text(0, 0, "registry rows\n(ZCARD)" if narrow() else "registry rows (ZCARD)",
-                                   transform=ax.transAxes, linespacing=1.1,
-                                   color=ink(ROLE["schedule"]), fontsize=small))
+        # (the rows' line is named by its count beside its square, `rows_value`: one text, not two)
+        self.names = (ax.text(0, 0, "jobs produced", transform=ax.transAxes, color=ink(ROLE["run"]), fontsize=small),)
         self.cursor = ax.axvline(0, color=ROLE["now"], lw=lw * 0.6, label="fires elapsed")
         (self.jobs_dot,) = ax.plot([0], [0], "o", color=ROLE["run"], ms=s["marker"], mec=ROLE["now"], clip_on=False)
         (self.rows_dot,) = rows_ax.plot([0], [1], "s", color=ROLE["schedule"], ms=s["marker"], mec=ROLE["now"],
                                         clip_on=False)
+        # the square's own value beside it ("1 row"), so it is not read off the jobs axis
+        self.rows_value = rows_ax.annotate("", (0, 1), xytext=(0, 4), textcoords="offset points", ha="left",
+                                           va="bottom", color=ink(ROLE["schedule"]), fontsize=small,
+                                           fontweight="bold", annotation_clip=False)
         if narrow():   # title and the row's box above the axes, across the figure: inside them the box
             # would cover the lines
             self._title.set_visible(False)
@@ -69,7 +78,7 @@ class RegistryRowsView(View):
                                       bottom=0.16, top=0.9)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box,
-                       *self.names)
+                       self.rows_value, *self.names)
         self.track(*self.moving)
 
     def draw(self, frame) -> None:
@@ -93,7 +102,27 @@ class RegistryRowsView(View):
         self.jobs_dot.set_data([k], [frame.state.jobs])
         self.rows_dot.set_data([k], [frame.state.size])
         self.row_box.set_text(frame.box)
+        self._mark_rows(k, frame.state.size)
         self._name_lines()
+
+    def _mark_rows(self, k, size: int, pad: float = 2.0) -> None:
+        """Write the registry's row count beside its square, at the first of `BESIDE` that stays
+        inside the axes and clear of the lines, the cursor and the jobs' dot."""
+        self.rows_value.xy = (k, size)
+        self.rows_value.set_text(f"{size} row{'' if size == 1 else 's'} (ZCARD)")
+        renderer = self.ax.figure.canvas.get_renderer()
+        step = pad * self.ax.figure.dpi / 72
+        inside = self.ax.get_window_extent(renderer)
+        dot = self.jobs_dot.get_window_extent(renderer)
+        for dx, dy, ha, va in BESIDE:
+            self.rows_value.set_position((dx, dy))
+            self.rows_value.set_horizontalalignment(ha)
+            self.rows_value.set_verticalalignment(va)
+            box = self.rows_value.get_window_extent(renderer)
+            wide = Bbox.from_extents(box.x0 - step, box.y0 - step, box.x1 + step, box.y1 + step)
+            if (box.x0 >= inside.x0 and box.x1 <= inside.x1 and not wide.overlaps(dot)
+                    and not any(_crosses(line, wide) for line in (self.jobs_line, self.rows_line, self.cursor))):
+                break
 
     def _name_lines(self, pad: float = 2.0) -> None:
         """Put each line's name at the first of its `PLACES` where it crosses neither line nor
@@ -101,7 +130,7 @@ class RegistryRowsView(View):
         ax = self.ax
         renderer = ax.figure.canvas.get_renderer()
         step = pad * ax.figure.dpi / 72
-        keep = [a.get_window_extent(renderer) for a in (self.jobs_dot, self.rows_dot, self.row_box)]
+        keep = [a.get_window_extent(renderer) for a in (self.jobs_dot, self.rows_dot, self.row_box, self.rows_value)]
         lines = (self.cursor, self.jobs_line, self.rows_line)
         for text, places in zip(self.names, PLACES):
             for x, y, ha, va in places:
@@ -121,6 +150,10 @@ def _crosses(line, box) -> bool:
         return False
     return line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
 
+
+#: where the row count may stand from the square, in points, in the order tried: above right,
+#: under right, above left, under left
+BESIDE = ((4, 3, "left", "bottom"), (4, -3, "left", "top"), (-4, 3, "right", "bottom"), (-4, -3, "right", "top"))
 
 #: where each line's name may stand, in axes fractions, in the order tried: the jobs' name high
 #: on the right, else lower or left; the rows' just above or under their line at 1 (half way

@@ -27,7 +27,10 @@ BAND = "#F2E2A0"
 CHANGED = ink(ROLE["release"])
 NEW = ink(ROLE["marker"])
 PLAIN = "#222222"
-SOFT = ink(GREY)
+#: the unlit source lines and notes: the figure's reading matter in small monospace, so at WCAG's
+#: enhanced contrast (7:1, 1.4.6) on both backgrounds, not at ink()'s 4.5:1 floor, where the
+#: desktop's code read pale (issue 30); still lighter than PLAIN, which the lit line keeps
+SOFT = "#595959"
 #: lines of source around the lit one
 AROUND = {"normal": 5, "narrow": 3}
 
