@@ -1,6 +1,6 @@
 """The course book read on a 390x844 phone (issue 30, a reviewer's second pass): a figure too tall
 to stick (05's overlapping run, 02's keys step by step) stays in view with the control in use while
-it plays or steps; no printed result nor code
+it plays or steps, its readout read whole above the docked controls; no printed result nor code
 cell, nor a code block of the text, must be scrolled sideways to be read; and no printout on a
 1366x900 desktop either (a third pass: 07's table lost its columns off the box's edge)."""
 
@@ -84,6 +84,52 @@ def test_a_tall_figure_stays_in_view_while_it_plays_or_steps(static_site, book_p
     if how == "play" and player.get_attribute("data-playing"):
         control.click()     # pause: it stays where it is, in reach
         assert control.evaluate(_TOUCHABLE_JS)
+    assert page.errors == [] and page.outside == []
+
+
+# the readout's box: inside the window, under the sticky header, its text whole (nothing scrolled
+# out of it), and what the reader sees at its corners and middle is the readout, not the controls
+_READOUT_SEEN_JS = """root => {
+  const e = root.querySelector('pre.emqsim-readout'), r = e.getBoundingClientRect();
+  const head = Math.max(0, ...[...document.querySelectorAll('.bd-header, .bd-header-article')]
+    .filter(h => ['sticky', 'fixed'].includes(getComputedStyle(h).position)).map(h => h.getBoundingClientRect().bottom));
+  const xs = [r.left + 4, r.left + r.width / 2, r.right - 4], ys = [r.top + 4, r.top + r.height / 2, r.bottom - 4];
+  const covered = xs.flatMap(x => ys.map(y => document.elementFromPoint(x, y)))
+    .filter(at => at === null || !(at === e || e.contains(at))).length;
+  return {inside: r.top >= head - 1 && r.bottom <= innerHeight + 1, whole: e.scrollHeight <= e.clientHeight + 1,
+          covered, box: [Math.round(r.top), Math.round(r.bottom), head, innerHeight]};
+}"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title, how", [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+])
+def test_the_readout_is_read_whole_while_a_tall_figure_plays(static_site, book_page, stem, title, how, theme):
+    """The docked controls stood over the readout under the picture: 05's stopped at "nothing
+    completes: each run is", its forbid line gone; 02's at "call: EXISTS ... ->", its reply gone.
+    Played (05) or stepped (02), the readout's whole text is in the window, nothing over it."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE, theme)
+    player = _figure(page, title)
+    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
+    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider").first
+    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
+    page.wait_for_timeout(100)
+    if how == "play":
+        control.click()
+    else:
+        control.focus()
+        page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(1200)
+    if how == "play":
+        control.click()     # paused, so the frame read is the one measured
+        page.wait_for_timeout(100)
+    seen = player.evaluate(_READOUT_SEEN_JS)
+    assert seen["inside"] and seen["whole"] and seen["covered"] == 0, (stem, theme, seen)
+    text = player.locator("pre.emqsim-readout").inner_text()
+    assert text.strip() and player.locator("pre.emqsim-readout").evaluate("e => e.scrollTop") == 0, text
     assert page.errors == [] and page.outside == []
 
 
