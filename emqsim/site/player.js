@@ -352,11 +352,15 @@
     function fit() {
       if (!stage) return;
       root.classList.remove("emqsim-tall");
-      /* a docked readout stands with the controls, but counts as the stage's */
-      var tall = stage.offsetHeight + (readout.parentNode !== stage ? readout.offsetHeight : 0);
-      if (getComputedStyle(stage).position === "sticky" && tall > STAGE_SHARE * window.innerHeight)
+      if (getComputedStyle(stage).position !== "sticky") {   /* a wide window: nothing docks */
+        if (root.classList.contains("emqsim-docked")) undock();
+        return;
+      }
+      /* a docked figure stays tall until it is undocked: its readout gone from the stage (to
+         the controls) made 02's first figure's stage a few px short of the share, which undocked
+         it at its next picture and moved its control rows */
+      if (root.classList.contains("emqsim-docked") || stage.offsetHeight > STAGE_SHARE * window.innerHeight)
         root.classList.add("emqsim-tall");
-      else if (root.classList.contains("emqsim-docked")) undock();   /* widened past a phone's */
     }
     function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }
     /* The element the reader is using, moved out from under the sticky stage (and up from
