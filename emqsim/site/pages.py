@@ -166,6 +166,24 @@ def in_course(path) -> bool:
     return bool(re.match(r"\d\d_", Path(path).name))
 
 
+#: the pages read right after the course's own, first of those beside it: "Which policy when"
+#: sums up the course's choices, and stood last of sixteen in the index
+AFTER_COURSE = ("which_policy",)
+
+
+def in_reading_order(paths) -> list:
+    """`paths` as the index and the book's navigation list them: the course's pages, then
+    `AFTER_COURSE`, then the rest in their order."""
+    paths = list(paths)
+
+    def rank(path) -> int:
+        stem = Path(path).stem
+        if in_course(path):
+            return 0
+        return 1 + AFTER_COURSE.index(stem) if stem in AFTER_COURSE else 1 + len(AFTER_COURSE)
+    return sorted(paths, key=rank)      # stable: each group keeps its order
+
+
 def reading_minutes(nb) -> int:
     """Minutes a first reading of a page takes: its prose's words (folds included, as the site
     shows it) at `WORDS_PER_MINUTE`, rounded up."""
@@ -226,13 +244,14 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
     course = [path for path in books if in_course(path)]
     listing = []
     last = max((page_number(path) for path in course), default=0)
-    for path, nb in books.items():
+    for path in in_reading_order(books):
+        nb = books[path]
         place = page_label(page_number(path), last) if path in course else None
         nbformat.write(with_where(_offline_copy(nb, players), where_line(nb, place)), folder / path.name)
         what = place[0].lower() + place[1:] if place else "beside the course"
         listing.append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>`: {what}, "
                        f"about {reading_minutes(nb)} min read")
-    items = "\n".join(path.stem for path in books)
+    items = "\n".join(path.stem for path in in_reading_order(books))
     (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items, listing="\n".join(listing)),
                                      encoding="utf-8")
     (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")

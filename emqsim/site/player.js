@@ -304,17 +304,38 @@
        page, so Play, or a step of a slider, under it changed the lanes out of sight. The reader
        who moves such a figure gets it docked: its control rows stick to the window's bottom
        (player.css) and the picture's top is brought under the header, so the picture and the
-       control in use are seen together while it plays. Undocked once the player leaves the
-       window: a docked row would otherwise ride over the page above the player. */
+       control in use are seen together while it plays. The readout docks with them, above the
+       rows: left under the picture, the docked rows covered its last lines (05's forbid line,
+       02's reply). It keeps the height of its tallest text where the window has room for it and
+       PICTURE_SEEN of the picture, else it scrolls inside itself. Undocked once the player
+       leaves the window: a docked row would otherwise ride over the page above the player. */
+    var PICTURE_SEEN = 0.92;
     var docked = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
-      entries.forEach(function (e) { if (!e.isIntersecting) root.classList.remove("emqsim-docked"); });
+      entries.forEach(function (e) { if (!e.isIntersecting) undock(); });
     }) : null;
+    function undock() {
+      root.classList.remove("emqsim-docked");
+      if (readout.parentNode !== stage) {
+        stage.appendChild(readout);
+        readout.style.height = "";
+      }
+    }
+    /* the docked readout's height: its tallest text's, or what the window leaves it */
+    function readoutHeight() {
+      var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
+      var line = parseFloat(getComputedStyle(readout).lineHeight) || 14;
+      var room = window.innerHeight - headerBottom() - rows - PICTURE_SEEN * img.getBoundingClientRect().height;
+      var tallest = parseFloat(readout.style.minHeight) || readout.scrollHeight;
+      readout.style.height = Math.ceil(Math.min(tallest, Math.max(room, 4 * line))) + "px";
+    }
     function dock() {
       if (!root.classList.contains("emqsim-tall") || !docked) return;
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
+        box.insertBefore(readout, box.firstChild);
         docked.observe(root);
       }
+      readoutHeight();
       var r = img.getBoundingClientRect(), top = headerBottom();
       var room = box.getBoundingClientRect().top;   /* where the docked rows begin */
       if (r.top >= top && r.bottom <= Math.min(room, window.innerHeight)) return;
@@ -331,7 +352,14 @@
     function fit() {
       if (!stage) return;
       root.classList.remove("emqsim-tall");
-      if (getComputedStyle(stage).position === "sticky" && stage.offsetHeight > STAGE_SHARE * window.innerHeight)
+      if (getComputedStyle(stage).position !== "sticky") {   /* a wide window: nothing docks */
+        if (root.classList.contains("emqsim-docked")) undock();
+        return;
+      }
+      /* a docked figure stays tall until it is undocked: its readout gone from the stage (to
+         the controls) made 02's first figure's stage a few px short of the share, which undocked
+         it at its next picture and moved its control rows */
+      if (root.classList.contains("emqsim-docked") || stage.offsetHeight > STAGE_SHARE * window.innerHeight)
         root.classList.add("emqsim-tall");
     }
     function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }

@@ -26,6 +26,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 from conftest import NOTEBOOKS  # noqa: E402
 
 from emqsim.figures import catalogue  # noqa: E402
+from emqsim.site import pages  # noqa: E402
 
 PAGES = sorted(NOTEBOOKS.glob("*.ipynb"))
 def _has_a_figure(path) -> bool:
@@ -127,7 +128,9 @@ def test_the_book_has_contents_previous_next_search_and_a_dark_theme(static_site
     nav = page.locator("nav.bd-docs-nav a.reference.internal")
     hrefs = nav.evaluate_all("as => as.map(a => a.getAttribute('href'))")
     # the contents list every page; the page shown links to itself as "#"
-    assert hrefs == ["index.html", *(f"{p.stem}.html" if p.stem != "02_one_row_rewritten" else "#" for p in PAGES)]
+    # in reading order: the course, then "Which policy when", then the rest (pages.in_reading_order)
+    assert hrefs == ["index.html", *(f"{p.stem}.html" if p.stem != "02_one_row_rewritten" else "#"
+                                     for p in pages.in_reading_order(PAGES))]
     assert page.locator("a.left-prev").get_attribute("href") == "01_cron_vs_interval.html"
     assert page.locator("a.right-next").get_attribute("href") == "03_start_to_start.html"
     # <details> blocks stay folded until opened

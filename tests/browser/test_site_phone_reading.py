@@ -1,6 +1,8 @@
 """The course book read on a 390x844 phone (issue 30, a reviewer's second pass): a figure too tall
 to stick (05's overlapping run, 02's keys step by step) stays in view with the control in use while
-it plays or steps; and no printed result nor code cell must be scrolled sideways to be read."""
+it plays or steps, its readout read whole above the docked controls; no printed result nor code
+cell, nor a code block of the text, must be scrolled sideways to be read; and no printout on a
+1366x900 desktop either (a third pass: 07's table lost its columns off the box's edge)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,16 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from test_site_book import PHONE, book_page, ready  # noqa: E402,F401
+from test_site_book import DESKTOP, PHONE, book_page, ready  # noqa: E402,F401
 from test_site_student import THEMES, open_page  # noqa: E402
 
 #: the share of the picture that must be inside the window, above the docked controls
 IN_VIEW = 0.9
 #: the pages whose printouts the reviewer had to scroll sideways, and every lesson for code cells
 PRINTOUT_PAGES = ("03_start_to_start", "04_missed_slots", "06_faults", "07_cron_time_zones")
+#: the pages whose printouts the reviewer had to scroll sideways on a desktop
+DESKTOP_PRINTOUT_PAGES = ("01_cron_vs_interval", "02_one_row_rewritten", "03_start_to_start", "04_missed_slots",
+                          "05_overlap", "06_faults", "07_cron_time_zones")
 LESSONS = ("00_start_here", "01_cron_vs_interval", "02_one_row_rewritten", "03_start_to_start",
            "04_missed_slots", "05_overlap", "06_faults", "07_cron_time_zones")
 
@@ -82,6 +87,52 @@ def test_a_tall_figure_stays_in_view_while_it_plays_or_steps(static_site, book_p
     assert page.errors == [] and page.outside == []
 
 
+# the readout's box: inside the window, under the sticky header, its text whole (nothing scrolled
+# out of it), and what the reader sees at its corners and middle is the readout, not the controls
+_READOUT_SEEN_JS = """root => {
+  const e = root.querySelector('pre.emqsim-readout'), r = e.getBoundingClientRect();
+  const head = Math.max(0, ...[...document.querySelectorAll('.bd-header, .bd-header-article')]
+    .filter(h => ['sticky', 'fixed'].includes(getComputedStyle(h).position)).map(h => h.getBoundingClientRect().bottom));
+  const xs = [r.left + 4, r.left + r.width / 2, r.right - 4], ys = [r.top + 4, r.top + r.height / 2, r.bottom - 4];
+  const covered = xs.flatMap(x => ys.map(y => document.elementFromPoint(x, y)))
+    .filter(at => at === null || !(at === e || e.contains(at))).length;
+  return {inside: r.top >= head - 1 && r.bottom <= innerHeight + 1, whole: e.scrollHeight <= e.clientHeight + 1,
+          covered, box: [Math.round(r.top), Math.round(r.bottom), head, innerHeight]};
+}"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title, how", [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+])
+def test_the_readout_is_read_whole_while_a_tall_figure_plays(static_site, book_page, stem, title, how, theme):
+    """The docked controls stood over the readout under the picture: 05's stopped at "nothing
+    completes: each run is", its forbid line gone; 02's at "call: EXISTS ... ->", its reply gone.
+    Played (05) or stepped (02), the readout's whole text is in the window, nothing over it."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE, theme)
+    player = _figure(page, title)
+    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
+    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider").first
+    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
+    page.wait_for_timeout(100)
+    if how == "play":
+        control.click()
+    else:
+        control.focus()
+        page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(1200)
+    if how == "play":
+        control.click()     # paused, so the frame read is the one measured
+        page.wait_for_timeout(100)
+    seen = player.evaluate(_READOUT_SEEN_JS)
+    assert seen["inside"] and seen["whole"] and seen["covered"] == 0, (stem, theme, seen)
+    text = player.locator("pre.emqsim-readout").inner_text()
+    assert text.strip() and player.locator("pre.emqsim-readout").evaluate("e => e.scrollTop") == 0, text
+    assert page.errors == [] and page.outside == []
+
+
 def _wider_than_box(page, selector: str) -> list:
     return page.evaluate("""sel => [...document.querySelectorAll(sel)]
         .filter(e => !e.closest('.emqsim-player') && e.scrollWidth > e.clientWidth + 1)
@@ -109,3 +160,32 @@ def test_no_code_line_is_cut_on_a_phone(static_site, book_page, stem):
     page = book_page
     open_page(page, static_site, stem, PHONE)
     assert _wider_than_box(page, "article div.cell_input pre") == [], stem
+
+
+@pytest.mark.parametrize("stem", DESKTOP_PRINTOUT_PAGES)
+def test_no_printout_is_scrolled_sideways_on_a_desktop(static_site, book_page, stem):
+    """At 1366x900 the printouts' box is 757 px and their lines up to 1920: 07's "Where the
+    counts differ" lost its last columns. They wrap there too, in the theme's own type size."""
+    page = book_page
+    open_page(page, static_site, stem, DESKTOP)
+    pres = "article div.cell_output div.output pre"
+    assert page.locator(pres).count() > 1
+    assert _wider_than_box(page, pres) == [], stem
+    sizes = page.evaluate("""sel => [...new Set([...document.querySelectorAll(sel)]
+        .filter(e => !e.closest('.emqsim-player')).map(e => getComputedStyle(e).fontSize))]""", pres)
+    assert len(sizes) == 1 and float(sizes[0].rstrip("px")) >= 12, sizes
+
+
+def test_no_code_block_of_the_text_is_cut_on_a_phone(static_site, book_page):
+    """00's shell command (`emqsim trace --every 15m ...`, 513 px in a 356 px box) and the code
+    in its folds scrolled sideways: with the folds open, every code block wraps on a phone."""
+    page = book_page
+    open_page(page, static_site, "00_start_here", PHONE)
+    folds = page.locator("article details")
+    assert folds.count() >= 2
+    page.evaluate("() => document.querySelectorAll('article details').forEach(d => { d.open = true; })")
+    blocks = "article div.highlight pre"
+    text_blocks = page.evaluate("""sel => [...document.querySelectorAll(sel)]
+        .filter(e => !e.closest('div.cell_input')).map(e => e.textContent.slice(0, 30))""", blocks)
+    assert any(t.startswith("emqsim trace") for t in text_blocks), text_blocks
+    assert _wider_than_box(page, blocks) == []
