@@ -168,3 +168,29 @@ def test_steps_first_frame_says_what_comes(title, layout):
         boxes = [t.get_window_extent(renderer) for t in keys]
         tall = max(b.y1 for b in boxes) - min(b.y0 for b in boxes)
         assert tall > view.ax.figure.bbox.height * (0.2 if layout == "normal" else 0.6), values
+
+
+# -- 6. 05's marks ---------------------------------------------------------------------------
+
+def _overlap_boxes(view):
+    """05's marks and bars in pixels, each named by kind: what no skip cross may touch."""
+    out = [("bar", Bbox.from_extents(*b)) for b in view.bar_boxes()]
+    out += [(kind, Bbox.from_extents(*b)) for kind, b in view.mark_boxes()]
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_05_marks_clear_of_bars_and_the_axis(layout):
+    """A skipped slot's cross touches no bar, no other mark and not the axis line under the
+    lanes (the forbid lane's crosses sat on it and touched the bar above, issue 30)."""
+    for values, view, renderer in every_frame("05 an overlapping run", layout):
+        ax = view.ax
+        spine = ax.spines["bottom"].get_linewidth() * ax.figure.dpi / 72
+        boxes = _overlap_boxes(view)
+        skips = [(i, b) for i, (k, b) in enumerate(boxes) if k == "skip"]
+        assert skips or values["run"] <= 15, values      # a run longer than the period skips
+        for i, a in skips:
+            assert a.y0 > ax.bbox.y0 + spine + 1, (values, a)
+            for j, (k, b) in enumerate(boxes):
+                if j != i:
+                    assert _apart(a, b, 1), (values, k, a, b)
