@@ -194,3 +194,60 @@ def test_05_marks_clear_of_bars_and_the_axis(layout):
             for j, (k, b) in enumerate(boxes):
                 if j != i:
                     assert _apart(a, b, 1), (values, k, a, b)
+
+
+# -- 7. the shaded spans in both themes -------------------------------------------------------
+
+#: each figure's shaded span, as its view holds it
+SPANS = {"04 missed slots": lambda v: [v.band],
+         "05 an overlapping run": lambda v: [p for p in v.ax.patches if p in v._static],
+         "06 crash between two writes": lambda v: [v.down]}
+
+
+def _over_white(colour) -> tuple:
+    import numpy as np
+    r, g, b, a = to_rgba(colour)
+    return tuple(a * np.array([r, g, b]) + (1 - a))
+
+
+@pytest.mark.parametrize("title", SPANS)
+def test_shaded_spans_read_in_both_themes(title):
+    """A span's lines stand out from the page in the light theme and under the dark filter (a
+    grey face alone became near-black on the dark page, issue 30), and its key shows them."""
+    from emqsim.figures import style
+
+    fig = catalogue.figure(title, layout="narrow")
+    spans = SPANS[title](fig.view)
+    assert spans
+    keys = [p for p in fig.view.ax.get_legend().get_patches() if p.get_hatch()] if title != "05 an overlapping run" else spans
+    assert keys, title
+    for p in spans + keys:
+        assert p.get_hatch(), title
+        lines = _over_white(p.get_edgecolor())
+        assert style.contrast(lines, style.LIGHT_BG) >= 1.8, title
+        assert style.contrast(style.dark(lines), style.DARK_BG) >= 1.8, title
+
+
+@pytest.mark.parametrize("title", SPANS)
+def test_shaded_spans_survive_the_sites_palette(title):
+    """The site stores each frame in a few colours (`player.compress`): a near-white face was
+    merged into white there, so 05's "(shaded)" part showed no shade (issue 30)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from emqsim.site.player import compress
+
+    fig = catalogue.figure(title, layout="narrow")
+    values = {"04 missed slots": {}, "05 an overlapping run": {"run": 25}, "06 crash between two writes": {}}[title]
+    if values:
+        fig.update(**values)
+    pixels = np.asarray(Image.open(io.BytesIO(compress(fig.png()))).convert("L"), dtype=float)
+    span = SPANS[title](fig.view)[0]
+    renderer = fig.view.ax.figure.canvas.get_renderer()
+    box = span.get_window_extent(renderer)
+    h = pixels.shape[0]
+    inside = pixels[int(h - box.y1) + 2:int(h - box.y0) - 2, int(box.x0) + 2:int(box.x1) - 2]
+    assert inside.size, title
+    assert (inside < 215).mean() > 0.03, title

@@ -15,6 +15,7 @@ from matplotlib.lines import Line2D
 from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, legible, narrow, scale, time_axis
+from . import band
 from .view import View
 
 
@@ -49,7 +50,7 @@ class MissedView(View):
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
-        self.band = ax.axvspan(VIEW[0], VIEW[0], color=GREY, alpha=0.25, lw=0)
+        self.band = band.span(ax, VIEW[0], VIEW[0])
         self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, alpha=0.45)
         ax.add_collection(self.links)
         self.skip_links = LineCollection([], colors=VERMILLION, linewidths=lw * 0.6, linestyles=":")
@@ -61,7 +62,7 @@ class MissedView(View):
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
         self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
-                               ha="center", zorder=6) for p in POLICIES]
+                               ha="center", zorder=6, bbox=band.TEXT_BOX) for p in POLICIES]
         time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))

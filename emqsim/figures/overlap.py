@@ -16,6 +16,7 @@ from matplotlib.patches import Patch
 
 from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow, new_figure, scale,
                     time_axis)
+from . import band
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
@@ -101,7 +102,8 @@ class OverlapView(View):
         # a lane's count: at its right on a desktop; on a phone at the right end of its header
         self.labels = {p: ax.text(1.0 if phone else 1.01, 0, "", transform=ax.get_yaxis_transform(),
                                   fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
-                                  va="bottom" if phone else "center", ha="right" if phone else "left")
+                                  va="bottom" if phone else "center", ha="right" if phone else "left",
+                                  bbox=band.TEXT_BOX if phone else None)
                        for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
@@ -162,7 +164,7 @@ class OverlapView(View):
             self._static.append(ax.axhline(rule, color=GREY, lw=lw * 0.4))
         for a in (ax, going_ax):
             if a is not None:
-                self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
+                self._static.append(band.span(a, layout.end, layout.hi, hatch=band.OTHER))
         # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
         ax.set_ylim(y - self.gap + (NARROW_FLOOR if self.narrow_layout else FLOOR), -0.5)
         if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
