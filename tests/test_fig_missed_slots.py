@@ -65,7 +65,7 @@ def test_artists_after_the_default(fig):
     assert view.slots.get_offsets().tolist() == [
         [t("09:37"), 6 - d], [t("09:37"), 5 - d], [t("09:37"), 4 - d], [t("09:37"), 3 - d], [t("09:37"), 2 - d],
         [t("09:52"), 2 - d], [t("10:07"), 2 - d], [t("10:07"), 1 - d], [t("10:07"), -d]]
-    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), -d], [t("10:10"), 0]]
+    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), -d], [t("10:10"), -d], [t("10:10"), 0]]
     assert view.skipped.get_offsets().shape == (0, 2) and view.skip_links.get_segments() == []
     assert view.collapsed.get_offsets().tolist() == [
         [t("09:52"), 6 - d], [t("10:07"), 6 - d], [t("09:52"), 5 - d], [t("10:07"), 5 - d], [t("09:52"), 4 - d],
@@ -90,7 +90,7 @@ def test_moving_the_restart_and_the_deadline(fig):
         "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
         " \u00b7 misfire_grace_time 1 s"
     assert view.skipped.get_offsets().tolist() == [[t("10:07"), -DROP]]
-    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), -DROP], [t("10:10"), 0]]]
+    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), -DROP], [t("10:10"), -DROP], [t("10:10"), 0]]]
     assert view.title.get_text().endswith("deadline 1 s")
     assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 1000}
 

@@ -164,7 +164,7 @@ class OverlapView(View):
             self._static.append(ax.axhline(rule, color=GREY, lw=lw * 0.4))
         for a in (ax, going_ax):
             if a is not None:
-                self._static.append(band.span(a, layout.end, layout.hi, hatch=band.OTHER))
+                self._static.append(band.span(a, layout.end, layout.hi))
         # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
         ax.set_ylim(y - self.gap + (NARROW_FLOOR if self.narrow_layout else FLOOR), -0.5)
         if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
