@@ -168,3 +168,126 @@ def test_steps_first_frame_says_what_comes(title, layout):
         boxes = [t.get_window_extent(renderer) for t in keys]
         tall = max(b.y1 for b in boxes) - min(b.y0 for b in boxes)
         assert tall > view.ax.figure.bbox.height * (0.2 if layout == "normal" else 0.6), values
+
+
+# -- 6. 05's marks ---------------------------------------------------------------------------
+
+def _overlap_boxes(view):
+    """05's marks and bars in pixels, each named by kind: what no skip cross may touch."""
+    out = [("bar", Bbox.from_extents(*b)) for b in view.bar_boxes()]
+    out += [(kind, Bbox.from_extents(*b)) for kind, b in view.mark_boxes()]
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_05_marks_clear_of_bars_and_the_axis(layout):
+    """A skipped slot's cross touches no bar, no other mark and not the axis line under the
+    lanes (the forbid lane's crosses sat on it and touched the bar above, issue 30)."""
+    for values, view, renderer in every_frame("05 an overlapping run", layout):
+        ax = view.ax
+        spine = ax.spines["bottom"].get_linewidth() * ax.figure.dpi / 72
+        boxes = _overlap_boxes(view)
+        skips = [(i, b) for i, (k, b) in enumerate(boxes) if k == "skip"]
+        assert skips or values["run"] <= 15, values      # a run longer than the period skips
+        for i, a in skips:
+            assert a.y0 > ax.bbox.y0 + spine + 1, (values, a)
+            for j, (k, b) in enumerate(boxes):
+                if j != i:
+                    assert _apart(a, b, 1), (values, k, a, b)
+
+
+# -- 7. the shaded spans in both themes -------------------------------------------------------
+
+#: each figure's shaded span, as its view holds it
+SPANS = {"04 missed slots": lambda v: [v.band],
+         "05 an overlapping run": lambda v: [p for p in v.ax.patches if p in v._static],
+         "06 crash between two writes": lambda v: [v.down]}
+
+
+def _over_white(colour) -> tuple:
+    import numpy as np
+    r, g, b, a = to_rgba(colour)
+    return tuple(a * np.array([r, g, b]) + (1 - a))
+
+
+@pytest.mark.parametrize("title", SPANS)
+def test_shaded_spans_read_in_both_themes(title):
+    """A span's edges stand out from the page in the light theme and under the dark filter (a
+    grey face alone became near-black on the dark page, issue 30), and its key shows them."""
+    from emqsim.figures import style
+
+    fig = catalogue.figure(title, layout="narrow")
+    spans = SPANS[title](fig.view)
+    assert spans
+    legend = fig.view.ax.get_legend()
+    keys = [p for p in legend.get_patches() if p.get_linewidth() > 0 and p.get_facecolor()[3] < 1]
+    keys = [p for p in keys if p.get_facecolor()[:3] == spans[0].get_facecolor()[:3]]
+    assert keys or title == "05 an overlapping run", title      # 05 names its span under the axis
+    for p in spans + keys:
+        assert p.get_linewidth() >= 0.5, title
+        lines = _over_white(p.get_edgecolor())
+        assert style.contrast(lines, style.LIGHT_BG) >= 1.8, title
+        assert style.contrast(style.dark(lines), style.DARK_BG) >= 1.8, title
+
+
+@pytest.mark.parametrize("title", SPANS)
+def test_shaded_spans_survive_the_sites_palette(title):
+    """The site stores each frame in a few colours (`player.compress`): a near-white face was
+    merged into white there, so 05's "(shaded)" part showed no shade (issue 30)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from emqsim.site.player import compress
+
+    fig = catalogue.figure(title, layout="narrow")
+    values = {"04 missed slots": {}, "05 an overlapping run": {"run": 25}, "06 crash between two writes": {}}[title]
+    if values:
+        fig.update(**values)
+    pixels = np.asarray(Image.open(io.BytesIO(compress(fig.png()))).convert("L"), dtype=float)
+    span = SPANS[title](fig.view)[0]
+    renderer = fig.view.ax.figure.canvas.get_renderer()
+    box = span.get_window_extent(renderer)
+    h = pixels.shape[0]
+    inside = pixels[int(h - box.y1) + 2:int(h - box.y0) - 2, int(box.x0) + 2:int(box.x1) - 2]
+    assert inside.size, title
+    assert (inside < 215).mean() > 0.03, title
+
+
+# -- 8. 04's marks in a lane ------------------------------------------------------------------
+
+def _missed_marks(view):
+    """04's marks in pixels, each named by kind and its point in data."""
+    import numpy as np
+    fig = view.ax.figure
+    out = []
+    for kind, coll in (("release", view.released), ("slot", view.slots), ("skip", view.skipped),
+                       ("missed", view.collapsed)):
+        offsets = coll.get_offsets()
+        if not len(offsets):
+            continue
+        half = (np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
+                + coll.get_linewidths()[0] / 2) * fig.dpi / 72
+        for p, (x, y) in zip(offsets, view.ax.transData.transform(offsets)):
+            out.append((kind, tuple(map(float, p)), Bbox.from_extents(x - half, y - half, x + half, y + half)))
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_04_marks_in_a_lane_keep_apart(layout):
+    """No slot's mark (ring, cross, square) overlaps another mark (on a phone the 10:07 ring
+    and the 10:10 dot of the once lanes were one blot, issue 30). Releases are dots at their
+    own instants: a catch-up's, a second apart, are one stack with a count beside it, and two a
+    minute apart touch as the jobs nearly do. No count stands on a mark."""
+    for values, view, renderer in every_frame("04 missed slots", layout):
+        marks = _missed_marks(view)
+        for (k1, p1, a), (k2, p2, b) in itertools.combinations(marks, 2):
+            if k1 == k2 == "release":
+                continue
+            assert _apart(a, b, 0), (values, k1, p1, k2, p2)
+        for t in view.counts:
+            if t.get_text():
+                box = t.get_window_extent(renderer)
+                for k, p, m in marks:
+                    assert _apart(box, m, 0), (values, t.get_text(), k, p)

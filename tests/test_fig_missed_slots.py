@@ -12,6 +12,7 @@ from PIL import Image, ImageChops
 from emqsim.engine.errors import InputError
 from emqsim.figures import catalogue
 from emqsim.figures import missed_slots as fv
+from emqsim.figures.missed_slots import DROP
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons import missed_slots as mx
@@ -59,14 +60,17 @@ def test_artists_after_the_default(fig):
     assert deadline_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07")   # to 11:15
     all_lane = sorted(x for x, yy in rel.tolist() if yy == 2)
     assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
+    # a slot's mark stands DROP rows under its lane, its release on the lane's line
+    d = DROP
     assert view.slots.get_offsets().tolist() == [
-        [t("09:37"), 6], [t("09:37"), 5], [t("09:37"), 4], [t("09:37"), 3], [t("09:37"), 2], [t("09:52"), 2],
-        [t("10:07"), 2], [t("10:07"), 1], [t("10:07"), 0]]
-    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), 0], [t("10:10"), 0]]
+        [t("09:37"), 6 - d], [t("09:37"), 5 - d], [t("09:37"), 4 - d], [t("09:37"), 3 - d], [t("09:37"), 2 - d],
+        [t("09:52"), 2 - d], [t("10:07"), 2 - d], [t("10:07"), 1 - d], [t("10:07"), -d]]
+    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), -d], [t("10:10"), -d], [t("10:10"), 0]]
     assert view.skipped.get_offsets().shape == (0, 2) and view.skip_links.get_segments() == []
     assert view.collapsed.get_offsets().tolist() == [
-        [t("09:52"), 6], [t("10:07"), 6], [t("09:52"), 5], [t("10:07"), 5], [t("09:52"), 4], [t("10:07"), 4],
-        [t("09:52"), 3], [t("10:07"), 3], [t("09:37"), 1], [t("09:52"), 1], [t("09:37"), 0], [t("09:52"), 0]]
+        [t("09:52"), 6 - d], [t("10:07"), 6 - d], [t("09:52"), 5 - d], [t("10:07"), 5 - d], [t("09:52"), 4 - d],
+        [t("10:07"), 4 - d], [t("09:52"), 3 - d], [t("10:07"), 3 - d], [t("09:37"), 1 - d], [t("09:52"), 1 - d],
+        [t("09:37"), -d], [t("09:52"), -d]]
     assert (view.band.get_x(), view.band.get_width()) == (t("09:30"), 40 * MIN)
     assert [c.get_text() for c in view.counts] == ["", "", "", "", "\u00d73", "", ""]
     assert view.counts[4].get_position()[0] == t("10:10")
@@ -85,8 +89,8 @@ def test_moving_the_restart_and_the_deadline(fig):
     assert text.splitlines()[7] == \
         "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
         " \u00b7 misfire_grace_time 1 s"
-    assert view.skipped.get_offsets().tolist() == [[t("10:07"), 0]]
-    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), 0], [t("10:10"), 0]]]
+    assert view.skipped.get_offsets().tolist() == [[t("10:07"), -DROP]]
+    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), -DROP], [t("10:10"), -DROP], [t("10:10"), 0]]]
     assert view.title.get_text().endswith("deadline 1 s")
     assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 1000}
 

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, time_axis
+from . import band
 from .view import View
 
 #: the y axis's floor and its room above the last job's row, in rows
@@ -39,7 +40,7 @@ class FaultsView(View):
         ax = self.ax
         sc = scale()
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
-        self.down = ax.axvspan(0, 0, color=GREY, alpha=0.25, lw=0)
+        self.down = band.span(ax, 0, 0)
         self.crash_line = ax.axvline(0, color=BLACK, ls="--", lw=lw * 0.7)
         self.restart_line = ax.axvline(0, color=GREEN, ls="-.", lw=lw * 0.7)
         self.lag = LineCollection([], colors=BLUE, linewidths=lw * 0.6)

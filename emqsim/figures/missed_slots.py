@@ -15,11 +15,16 @@ from matplotlib.lines import Line2D
 from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, legible, narrow, scale, time_axis
+from . import band
 from .view import View
 
 
 #: characters a line of the key's names on a phone
 WRAP = 20
+#: a lane's slot marks (rings, crosses, squares) stand this many rows under its releases: a
+#: slot and the late release that stands for it are minutes apart, and on one line the 10:07
+#: ring and the 10:10 dot were one blot (issue 30)
+DROP = 0.3
 
 
 def _wrap(text: str, width: int = WRAP) -> str:
@@ -27,16 +32,26 @@ def _wrap(text: str, width: int = WRAP) -> str:
     return "\n".join(part for line in text.split("\n") for part in textwrap.wrap(line, width))
 
 
-def _xy(points) -> np.ndarray:
-    """The points inside the view's time window: one past it would stand half outside the plot."""
+def _xy(points, drop: float = 0.0) -> np.ndarray:
+    """The points inside the view's time window (one past it would stand half outside the
+    plot), `drop` rows lower."""
     xy = np.array(points, dtype=float).reshape(-1, 2)
-    return xy[(xy[:, 0] >= VIEW[0]) & (xy[:, 0] <= VIEW[1])]
+    xy = xy[(xy[:, 0] >= VIEW[0]) & (xy[:, 0] <= VIEW[1])]
+    xy[:, 1] -= drop
+    return xy
+
+
+def _joined(links) -> list:
+    """Each link from a slot's mark, under the lane, to its release on the lane: along the
+    slots' line, then up (square turns: a slanted line made each site frame a twelfth larger)."""
+    return [[(a[0], a[1] - DROP), (b[0], b[1] - DROP), tuple(b)] for a, b in links]
 
 
 class MissedView(View):
-    """Seven lanes on one time axis, one per policy: each release a dot; a late job's slot a
-    ring joined to its release by a faint line; a skipped slot a cross joined to the release
-    that skipped it; a missed slot that got neither a grey square. The outage is shaded and
+    """Seven lanes on one time axis, one per policy: each release a dot on the lane's line; a
+    late job's slot a ring just under it, joined to its release by a faint line; a skipped slot
+    a cross there, joined to the release that skipped it; a missed slot that got neither a grey
+    square there. The outage is shaded and
     the :07 slots are dotted verticals, so a lane that keeps its phase stays on them."""
 
     width, height = 10.0, 5.4
@@ -49,7 +64,7 @@ class MissedView(View):
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
-        self.band = ax.axvspan(VIEW[0], VIEW[0], color=GREY, alpha=0.25, lw=0)
+        self.band = band.span(ax, VIEW[0], VIEW[0])
         self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, alpha=0.45)
         ax.add_collection(self.links)
         self.skip_links = LineCollection([], colors=VERMILLION, linewidths=lw * 0.6, linestyles=":")
@@ -61,7 +76,7 @@ class MissedView(View):
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
         self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
-                               ha="center", zorder=6) for p in POLICIES]
+                               ha="center", zorder=6, bbox=band.TEXT_BOX) for p in POLICIES]
         time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
@@ -118,11 +133,11 @@ class MissedView(View):
 
     def draw(self, frame: MissedFrame) -> None:
         self.released.set_offsets(_xy(frame.released))
-        self.slots.set_offsets(_xy(frame.rings))
-        self.links.set_segments([list(s) for s in frame.links])
-        self.skipped.set_offsets(_xy(frame.skips))
-        self.skip_links.set_segments([list(s) for s in frame.skip_links])
-        self.collapsed.set_offsets(_xy(frame.collapsed))
+        self.slots.set_offsets(_xy(frame.rings, DROP))
+        self.links.set_segments(_joined(frame.links))
+        self.skipped.set_offsets(_xy(frame.skips, DROP))
+        self.skip_links.set_segments(_joined(frame.skip_links))
+        self.collapsed.set_offsets(_xy(frame.collapsed, DROP))
         for text, (label, x) in zip(self.counts, frame.counts):
             text.set_text(label)
             text.set_x(x)

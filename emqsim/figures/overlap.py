@@ -16,6 +16,7 @@ from matplotlib.patches import Patch
 
 from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow, new_figure, scale,
                     time_axis)
+from . import band
 from .view import View
 
 #: each policy's colour in the runs-at-once plot and on its lane label
@@ -31,7 +32,14 @@ GAP = 1.2         # between two lanes, in rows
 NARROW_GAP = 1.1
 #: a phone's lane header fits on one line when the name and its peers are this short (forbid)
 ONE_LINE = 20
-SKIP_BAND = 0.66  # the skip marks sit this far below a lane's last row, clear of its bars
+SKIP_BAND = 0.75  # the skip marks sit this far below a lane's last row, clear of its bars
+#: rows under the last lane's skip marks, so its crosses clear the x axis (issue 30: at 0.3
+#: and on a phone 0.6, the forbid lane's crosses sat on the axis line)
+FLOOR, NARROW_FLOOR = 0.6, 0.8
+#: and on a phone, where a row is fewer points tall than a cross is wide
+NARROW_SKIP_BAND = 1.0
+#: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
+SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
 
 class OverlapView(View):
@@ -61,6 +69,7 @@ class OverlapView(View):
         self.lw = lw
         phone = narrow()
         self.gap = NARROW_GAP if phone else GAP
+        self.skip_band = NARROW_SKIP_BAND if phone else SKIP_BAND
         #: the smaller texts' size (lane names, counts, keys): on a phone the course's smallest
         self.small = self.fs * (0.7 if phone else 0.75)
 
@@ -88,12 +97,13 @@ class OverlapView(View):
         for c in (self.done, self.cut, self.waits):
             ax.add_collection(c)
         self.cancels = ax.scatter([], [], s=ms ** 2, marker="X", color=VERMILLION, zorder=4)
-        self.skips = ax.scatter([], [], s=(ms * 1.1) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
+        self.skips = ax.scatter([], [], s=(ms * (NARROW_SKIP_MARK if phone else SKIP_MARK)) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
         # a lane's count: at its right on a desktop; on a phone at the right end of its header
         self.labels = {p: ax.text(1.0 if phone else 1.01, 0, "", transform=ax.get_yaxis_transform(),
                                   fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
-                                  va="bottom" if phone else "center", ha="right" if phone else "left")
+                                  va="bottom" if phone else "center", ha="right" if phone else "left",
+                                  bbox=band.TEXT_BOX if phone else None)
                        for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
@@ -148,15 +158,15 @@ class OverlapView(View):
         for p, n in zip(layout.policies, layout.rows):
             y += head * len(heads.get(p, ()))
             self.top[p], self.rows[p] = y, n
-            y += n - 1 + SKIP_BAND + self.gap
+            y += n - 1 + self.skip_band + self.gap
         for p in layout.policies[1:]:
             rule = self.top[p] - head * len(heads.get(p, ())) - self.gap / 2 - 0.05
             self._static.append(ax.axhline(rule, color=GREY, lw=lw * 0.4))
         for a in (ax, going_ax):
             if a is not None:
-                self._static.append(a.axvspan(layout.end, layout.hi, color=GREY, alpha=0.15, lw=0))
+                self._static.append(band.span(a, layout.end, layout.hi))
         # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
-        ax.set_ylim(y - self.gap + (0.6 if self.narrow_layout else 0.3), -0.5)
+        ax.set_ylim(y - self.gap + (NARROW_FLOOR if self.narrow_layout else FLOOR), -0.5)
         if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
             ax.set_yticks([])
             for p in layout.policies:
@@ -225,7 +235,7 @@ class OverlapView(View):
         size, whatever the rows' height comes to once the headers take their share."""
         fig = self.ax.figure
         height = self.ax.get_position().height * fig.get_figheight() * 72        # points
-        lanes = sum(n - 1 + SKIP_BAND for n in layout.rows) + self.gap * (len(layout.rows) - 1) + 0.8 + 0.3
+        lanes = sum(n - 1 + self.skip_band for n in layout.rows) + self.gap * (len(layout.rows) - 1) + NARROW_FLOOR + 0.5
         line = max(self.small, floor_of(fig)) * 1.25     # `legible` raises small text to the floor
         lines = sum(len(h) for h in heads.values())
         rows = lanes / (1 - lines * line / height)                            # the axis' span, in rows
@@ -237,11 +247,11 @@ class OverlapView(View):
 
     def mid(self, policy: str) -> float:
         """The middle of a policy's lane, skip band included: where its labels go."""
-        return self.top[policy] + (self.rows[policy] - 1 + SKIP_BAND) / 2
+        return self.top[policy] + (self.rows[policy] - 1 + self.skip_band) / 2
 
     def skip_y(self, policy: str) -> float:
         """The line under a lane's rows where its skipped slots are marked."""
-        return self.top[policy] + self.rows[policy] - 1 + SKIP_BAND
+        return self.top[policy] + self.rows[policy] - 1 + self.skip_band
 
     # -- a move ------------------------------------------------------------------------------
 
@@ -267,3 +277,29 @@ class OverlapView(View):
         self.cancels.set_offsets(np.array(cancels, dtype=float).reshape(-1, 2))
         self.skips.set_offsets(np.array(skips, dtype=float).reshape(-1, 2))
         self._title.set_text(frame.title)
+
+    # -- what the crowding checks read ---------------------------------------------------------
+
+    def bar_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Every bar's box in pixels (x0, y0, x1, y1), its edge's half width around it."""
+        out = []
+        for coll in (self.done, self.cut):
+            edge = coll.get_linewidths()[0] / 2 * self.ax.figure.dpi / 72 if len(coll.get_linewidths()) else 0.0
+            for path in coll.get_paths():
+                xy = self.ax.transData.transform(path.vertices)
+                out.append((xy[:, 0].min() - edge, xy[:, 1].min() - edge, xy[:, 0].max() + edge, xy[:, 1].max() + edge))
+        return out
+
+    def mark_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
+        """Every cancel and skip mark's box in pixels, named "cancel" or "skip": its marker's
+        own extent at its size, its stroke's half width around it."""
+        dpi = self.ax.figure.dpi / 72
+        out = []
+        for kind, coll in (("cancel", self.cancels), ("skip", self.skips)):
+            offsets = coll.get_offsets()
+            if not len(offsets):
+                continue
+            half = (np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
+                    + coll.get_linewidths()[0] / 2) * dpi
+            out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
+        return out
