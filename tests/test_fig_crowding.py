@@ -99,16 +99,16 @@ def test_02_cursor_and_lines_miss_the_texts(layout):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_02_line_names_keep_clear_of_dots_and_each_other(layout):
     for values, view, renderer in every_frame("02 one row rewritten", layout):
-        names = [t for t in view.names]
-        dots = [d.get_window_extent(renderer) for d in (view.jobs_dot, view.rows_dot)]
+        # the jobs line's name, and the rows' count beside its square (which names the dashed line)
+        names = [*view.names, view.rows_value]
         a, b = (t.get_window_extent(renderer) for t in names)
         assert _apart(a, b, 2), values
         box = view.row_box.get_window_extent(renderer)
         for t in names:
             own = t.get_window_extent(renderer)
             assert _apart(own, box, 2), (values, t.get_text())
-            for d in dots:
-                assert _apart(own, d, 1), (values, t.get_text())
+            for d in (view.jobs_dot, view.rows_dot):
+                assert _apart(own, d.get_window_extent(renderer), 1), (values, t.get_text())
             assert own.x0 >= view.ax.bbox.x0 and own.x1 <= view.ax.bbox.x1, (values, t.get_text())
 
 

@@ -59,7 +59,10 @@ class RegistryRowsView(View):
         # the square's own value beside it ("1 row"), so it is not read off the jobs axis
         self.rows_value = rows_ax.annotate("", (0, 1), xytext=(0, 4), textcoords="offset points", ha="left",
                                            va="bottom", color=ink(ROLE["schedule"]), fontsize=small,
-                                           fontweight="bold", annotation_clip=False)
+                                           fontweight="bold", annotation_clip=False,
+                                           # where no place beside the square is clear of a steep
+                                           # jobs line, the line stops at the count's edge
+                                           bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none"))
         if narrow():   # title and the row's box above the axes, across the figure: inside them the box
             # would cover the lines
             self._title.set_visible(False)
@@ -152,8 +155,10 @@ def _crosses(line, box) -> bool:
 
 
 #: where the row count may stand from the square, in points, in the order tried: above right,
-#: under right, above left, under left
-BESIDE = ((4, 3, "left", "bottom"), (4, -3, "left", "top"), (-4, 3, "right", "bottom"), (-4, -3, "right", "top"))
+#: under right, above left, under left, then the same a line further off (where a steep jobs
+#: line runs through all four near places)
+BESIDE = tuple((sx * 6, sy * dy, "left" if sx > 0 else "right", "bottom" if sy > 0 else "top")
+               for dy in (3, 14, 26) for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)))
 
 #: where each line's name may stand, in axes fractions, in the order tried: the jobs' name high
 #: on the right, else lower or left; the rows' just above or under their line at 1 (half way
