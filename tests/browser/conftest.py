@@ -172,9 +172,16 @@ def voila(tmp_path_factory):
     nb = root / "01_cron_vs_interval.ipynb"
     if not nb.exists():
         pytest.skip("no notebooks/01_cron_vs_interval.ipynb to serve with Voila")
+    with voila_serving(root, nb, tmp / "voila.log") as server:
+        yield server
+
+
+@contextmanager
+def voila_serving(root: Path, target: Path, log: Path):
+    """Voila on 127.0.0.1 serving `target` (a notebook, or a folder of them) from `root`,
+    stopped when the block ends."""
     port = free_port()
-    cmd = [str(BIN / "voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", str(nb)]
-    log = tmp / "voila.log"
+    cmd = [str(BIN / "voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", str(target)]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=root, stdin=subprocess.DEVNULL)
     try:

@@ -11,7 +11,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 
 from conftest import VIEWPORT  # noqa: E402
 from test_lab import OPEN_MS, WIDGET_OUTPUTS, errors_on_page, kernel_ready, lab_page, run_all, strip_outputs  # noqa: E402,F401
-from test_voila_phone import _MEASURE_JS, PHONE  # noqa: E402
+from test_voila_phone import _MEASURE_JS, PHONE, assert_panels_fit  # noqa: E402
 
 from emqsim.figures.controls import NARROW_CLASS, PANEL_CLASS  # noqa: E402
 
@@ -44,13 +44,7 @@ def test_on_a_phone_lab_panels_are_narrow_and_fit(lab, lab_page, artifacts, name
     page.wait_for_timeout(1500)       # the narrow pictures arrive
     measured = page.evaluate(_MEASURE_JS)
     assert len(measured) == panels.count() > 0
-    for n, p in enumerate(measured):
-        for sw, cw in p["readouts"]:
-            assert sw <= cw + 1, (name, n, "readout", sw, cw)
-        assert p["panel"][0] <= p["panel"][1] + 1, (name, n, "panel", p["panel"])
-        assert p["output"][0] <= p["output"][1] + 1, (name, n, "output area", p["output"])
-        for text, left, right, in_left, in_right in p["labels"]:
-            assert min(left, right, in_left, in_right) >= -1, (name, n, text, left, right, in_left, in_right)
+    assert_panels_fit(name, measured)
     out = page.locator(WIDGET_OUTPUTS).first
     out.scroll_into_view_if_needed()
     page.screenshot(path=artifacts / f"lab-phone-{name}.png")

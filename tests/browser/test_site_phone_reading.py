@@ -49,6 +49,24 @@ def _figure(page, title: str):
     raise AssertionError(f"no figure {title!r} on the page")
 
 
+def _pressed_from_the_middle(page, static_site, stem: str, title: str, how: str, theme: str):
+    """Open `stem` on a phone, bring the tall figure `title`'s Play (`how` "play") or slider
+    ("step") to the middle of the window, as the reviewer had it (the picture's top above the
+    window), and press it: (the player, the control pressed)."""
+    open_page(page, static_site, stem, PHONE, theme)
+    player = _figure(page, title)
+    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
+    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider").first
+    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
+    page.wait_for_timeout(100)
+    if how == "play":
+        control.click()
+    else:
+        control.focus()
+        page.keyboard.press("ArrowRight")
+    return player, control
+
+
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("stem, title, how", [
     ("05_overlap", "05 an overlapping run", "play"),
@@ -60,22 +78,7 @@ def test_a_tall_figure_stays_in_view_while_it_plays_or_steps(static_site, book_p
     lanes out of sight. The reader comes to the control from the page above (the figure's top
     partly gone), presses it, and sees the picture and the control together."""
     page = book_page
-    open_page(page, static_site, stem, PHONE, theme)
-    player = _figure(page, title)
-    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
-    if how == "play":
-        control = player.locator("button.emqsim-play")
-    else:
-        control = player.locator("input.emqsim-slider").first
-    # the reader has scrolled down to the control, now in the middle of the window (as the
-    # reviewer had it), the picture's top above the window
-    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
-    page.wait_for_timeout(100)
-    if how == "play":
-        control.click()
-    else:
-        control.focus()
-        page.keyboard.press("ArrowRight")
+    player, control = _pressed_from_the_middle(page, static_site, stem, title, how, theme)
     for when in (1200, 1500):       # after the scroll, and after more frames have played
         page.wait_for_timeout(when)
         seen = player.evaluate(_SEEN_JS)
@@ -111,17 +114,7 @@ def test_the_readout_is_read_whole_while_a_tall_figure_plays(static_site, book_p
     completes: each run is", its forbid line gone; 02's at "call: EXISTS ... ->", its reply gone.
     Played (05) or stepped (02), the readout's whole text is in the window, nothing over it."""
     page = book_page
-    open_page(page, static_site, stem, PHONE, theme)
-    player = _figure(page, title)
-    assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
-    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider").first
-    control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
-    page.wait_for_timeout(100)
-    if how == "play":
-        control.click()
-    else:
-        control.focus()
-        page.keyboard.press("ArrowRight")
+    player, control = _pressed_from_the_middle(page, static_site, stem, title, how, theme)
     page.wait_for_timeout(1200)
     if how == "play":
         control.click()     # paused, so the frame read is the one measured

@@ -6,13 +6,11 @@ sideways, which cut the labels' first letters), and every control's label shows 
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from conftest import BIN, Server, _copy_notebooks, free_port, stop, wait_http  # noqa: E402
+from conftest import _copy_notebooks, voila_serving  # noqa: E402
 
 from emqsim.figures.controls import PANEL_CLASS, READOUT_CLASS  # noqa: E402
 
@@ -36,21 +34,25 @@ _MEASURE_JS = f"""() => [...document.querySelectorAll('.{PANEL_CLASS}')].map(p =
 }})"""
 
 
+def assert_panels_fit(name: str, panels: list) -> None:
+    """Each measured panel (`_MEASURE_JS`) fits its column: readouts wrap inside their boxes, the
+    panel and its output area scroll no sideways, every label shows whole (1 px of rounding)."""
+    for n, p in enumerate(panels):
+        for sw, cw in p["readouts"]:
+            assert sw <= cw + 1, (name, n, "readout", sw, cw)
+        assert p["panel"][0] <= p["panel"][1] + 1, (name, n, "panel", p["panel"])
+        assert p["output"][0] <= p["output"][1] + 1, (name, n, "output area", p["output"])
+        for text, left, right, in_left, in_right in p["labels"]:
+            assert min(left, right, in_left, in_right) >= -1, (name, n, text, left, right, in_left, in_right)
+
+
 @pytest.fixture(scope="module")
 def voila_all(tmp_path_factory):
     """Voila on 127.0.0.1 serving a copy of every notebook, with Voila's own page."""
     tmp = tmp_path_factory.mktemp("voila-phone")
     root = _copy_notebooks(tmp / "notebooks")
-    port = free_port()
-    cmd = [str(BIN / "voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", str(root)]
-    log = tmp / "voila.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=root, stdin=subprocess.DEVNULL)
-    try:
-        wait_http(f"http://127.0.0.1:{port}/api/status", proc, log)
-        yield Server(f"http://127.0.0.1:{port}", "", root, log)
-    finally:
-        stop(proc)
+    with voila_serving(root, root, tmp / "voila.log") as server:
+        yield server
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -63,12 +65,6 @@ def test_on_a_phone_voila_panels_fit_their_column(voila_all, page, artifacts, na
     page.wait_for_timeout(1000)      # the narrow layout's picture, asked for by the width's watcher
     panels = page.evaluate(_MEASURE_JS)
     assert panels, name
-    for n, p in enumerate(panels):
-        for sw, cw in p["readouts"]:
-            assert sw <= cw + 1, (name, n, "readout", sw, cw)
-        assert p["panel"][0] <= p["panel"][1] + 1, (name, n, "panel", p["panel"])
-        assert p["output"][0] <= p["output"][1] + 1, (name, n, "output area", p["output"])
-        for text, left, right, in_left, in_right in p["labels"]:
-            assert min(left, right, in_left, in_right) >= -1, (name, n, text, left, right, in_left, in_right)
+    assert_panels_fit(name, panels)
     page.locator(f".{PANEL_CLASS}").first.scroll_into_view_if_needed()
     page.screenshot(path=artifacts / f"voila-phone-{name}.png")
