@@ -318,6 +318,7 @@
       if (readout.parentNode !== stage) {
         stage.appendChild(readout);
         readout.style.height = "";
+        readout.removeAttribute("tabindex");
       }
     }
     /* the docked readout's height: its tallest text's, or what the window leaves it */
@@ -333,6 +334,9 @@
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
         box.insertBefore(readout, box.firstChild);
+        /* docked, it may scroll inside itself: a keyboard reader can focus it and scroll it
+           (axe's scrollable-region-focusable) */
+        readout.tabIndex = 0;
         docked.observe(root);
       }
       readoutHeight();
