@@ -266,3 +266,23 @@ def test_a_minute_apart_two_dots_stand_one_over_the_other(layout):
     assert low[1] == view.ax.transData.transform((0, 6))[1] and high[1] - low[1] >= width
     assert [t("09:51"), 6] in [s.tolist()[-1] for s in view.links.get_segments()]
 
+
+def test_the_link_reads_apart_from_the_band_edge():
+    """At the default stop the late jobs are released at pump up, 10:10, so each link's last
+    leg runs along the band's right edge: at half alpha its blue over the grey edge read grey
+    (issue 30). It is drawn above the band, and its colour as drawn over the edge differs from
+    the edge by a contrast of 1.7 or more in the light theme and under the dark filter."""
+    from matplotlib.colors import to_rgb, to_rgba
+
+    from emqsim.figures import style
+
+    fig = catalogue.figure(TITLE, layout="narrow")
+    view = fig.view
+    on_edge = [s for s in view.links.get_segments() if s[-1][0] == view.band.get_x() + view.band.get_width()]
+    assert on_edge                        # the case the check is about: a leg along the edge
+    assert view.links.get_zorder() > view.band.get_zorder()
+    edge = np.array(to_rgb(view.band.get_edgecolor()))
+    r, g, b, a = to_rgba(view.links.get_color()[0], view.links.get_alpha())
+    drawn = tuple(a * np.array([r, g, b]) + (1 - a) * edge)
+    assert style.contrast(drawn, tuple(edge)) >= 1.7
+    assert style.contrast(style.dark(drawn), style.dark(tuple(edge))) >= 1.7

@@ -88,7 +88,7 @@ def placed(released, reach: float, step: float) -> tuple[list, dict]:
 class MissedView(View):
     """Seven lanes on one time axis, one per policy: each release a dot on the lane's line (a
     catch-up burst one dot and its count; a dot too near the one before it a level higher); a
-    late job's slot a ring just under it, joined to its release by a faint line; a skipped slot
+    late job's slot a ring just under it, joined to its release by a thin line; a skipped slot
     a cross there, joined to the release that skipped it; a missed slot that got neither a grey
     square there. The outage is shaded and
     the :07 slots are dotted verticals, so a lane that keeps its phase stays on them."""
@@ -104,7 +104,9 @@ class MissedView(View):
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
         self.band = band.span(ax, VIEW[0], VIEW[0])
-        self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, alpha=0.45)
+        # solid, over the band: at half alpha the link where a job is released at pump up ran
+        # down the band's grey edge and read as part of it (issue 30)
+        self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, zorder=2)
         ax.add_collection(self.links)
         self.skip_links = LineCollection([], colors=VERMILLION, linewidths=lw * 0.6, linestyles=":")
         ax.add_collection(self.skip_links)
