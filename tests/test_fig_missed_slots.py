@@ -58,8 +58,11 @@ def test_artists_after_the_default(fig):
     rel = view.released.get_offsets()
     deadline_lane = sorted(x for x, yy in rel.tolist() if yy == 0)
     assert deadline_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07")   # to 11:15
-    all_lane = sorted(x for x, yy in rel.tolist() if yy == 2)
-    assert all_lane[2:5] == [t("10:10"), t("10:10") + 1000, t("10:10") + 2000]
+    all_lane = sorted(x for x, yy in rel.tolist() if yy == 2)   # the burst of three: one dot, "×3"
+    assert all_lane == ts("09:07", "09:22", "10:10", "10:22", "10:37", "10:52", "11:07")
+    # each of the burst's links ends at that dot's height, at its own instant
+    assert [s.tolist()[-1] for s in view.links.get_segments()][4:7] == [
+        [t("10:10"), 2], [t("10:10") + 1000, 2], [t("10:10") + 2000, 2]]
     # a slot's mark stands DROP rows under its lane, its release on the lane's line
     d = DROP
     assert view.slots.get_offsets().tolist() == [
@@ -234,3 +237,52 @@ def test_each_lane_label_stands_apart_from_the_next(layout):
             box, y = t.get_window_extent(renderer), ax.transData.transform((0, t.get_position()[1]))[1]
             assert box.y0 <= y <= box.y1, t.get_text()
     assert close == []
+
+
+# -- issue 30: release dots that touched, a link lost in the band's edge --------------------------
+
+def test_a_burst_is_one_dot_and_a_near_dot_stands_a_level_up():
+    """`placed`: releases a second apart are one dot at the first; a dot nearer than `reach` to
+    the last one of its level goes one `step` up, its x kept; levels are reused when clear."""
+    m = MIN
+    released = [(0, 2), (1000, 2), (2000, 2), (m, 2), (2 * m, 2), (20 * m, 2), (m, 5)]
+    dots, where = fv.placed(released, reach=1.5 * m, step=0.25)
+    assert dots == [(0, 2), (m, 2.25), (2 * m, 2), (20 * m, 2), (m, 5)]
+    assert where[(2000, 2)] == 2 and where[(m, 2)] == 2.25 and where[(m, 5)] == 5
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_a_minute_apart_two_dots_stand_one_over_the_other(layout):
+    """The reviewer's case: pump up at 09:51, a late job then and the 09:52 slot's job a
+    minute later. Both dots keep their instants; the later one stands higher, clear of the
+    first by `GAP`, and the late job's link ends at its own dot."""
+    f = catalogue.figure(TITLE, layout=layout)
+    f.update(up=t("09:51"))
+    view = f.view
+    snap = sorted(p for p in view.released.get_offsets().tolist() if 6 <= p[1] < 6.5 and p[0] < t("10:00"))
+    assert [p[0] for p in snap] == ts("09:07", "09:22", "09:51", "09:52")
+    low, high = view.ax.transData.transform(snap[2:])
+    width = 2 * fv._half(view.released) * view.ax.figure.dpi / 72
+    assert low[1] == view.ax.transData.transform((0, 6))[1] and high[1] - low[1] >= width
+    assert [t("09:51"), 6] in [s.tolist()[-1] for s in view.links.get_segments()]
+
+
+def test_the_link_reads_apart_from_the_band_edge():
+    """At the default stop the late jobs are released at pump up, 10:10, so each link's last
+    leg runs along the band's right edge: at half alpha its blue over the grey edge read grey
+    (issue 30). It is drawn above the band, and its colour as drawn over the edge differs from
+    the edge by a contrast of 1.7 or more in the light theme and under the dark filter."""
+    from matplotlib.colors import to_rgb, to_rgba
+
+    from emqsim.figures import style
+
+    fig = catalogue.figure(TITLE, layout="narrow")
+    view = fig.view
+    on_edge = [s for s in view.links.get_segments() if s[-1][0] == view.band.get_x() + view.band.get_width()]
+    assert on_edge                        # the case the check is about: a leg along the edge
+    assert view.links.get_zorder() > view.band.get_zorder()
+    edge = np.array(to_rgb(view.band.get_edgecolor()))
+    r, g, b, a = to_rgba(view.links.get_color()[0], view.links.get_alpha())
+    drawn = tuple(a * np.array([r, g, b]) + (1 - a) * edge)
+    assert style.contrast(drawn, tuple(edge)) >= 1.7
+    assert style.contrast(style.dark(drawn), style.dark(tuple(edge))) >= 1.7

@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+from matplotlib import transforms
 from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 
@@ -25,6 +26,13 @@ WRAP = 20
 #: slot and the late release that stands for it are minutes apart, and on one line the 10:07
 #: ring and the 10:10 dot were one blot (issue 30)
 DROP = 0.3
+#: points of air between two release dots of a lane: dots nearer in time than their width and
+#: this (09:51 and 09:52; on a phone anything within five minutes) touched, so the later one
+#: stands a dot higher, at its true time (issue 30)
+GAP = 1.5
+#: releases of a lane this many ms apart or less are one catch-up burst (a second apart each):
+#: one dot, its count beside it, as no width could show them apart
+BURST = 1000
 
 
 def _wrap(text: str, width: int = WRAP) -> str:
@@ -41,15 +49,46 @@ def _xy(points, drop: float = 0.0) -> np.ndarray:
     return xy
 
 
-def _joined(links) -> list:
+def _joined(links, placed: dict | None = None) -> list:
     """Each link from a slot's mark, under the lane, to its release on the lane: along the
-    slots' line, then up (square turns: a slanted line made each site frame a twelfth larger)."""
-    return [[(a[0], a[1] - DROP), (b[0], b[1] - DROP), tuple(b)] for a, b in links]
+    slots' line, then up (square turns: a slanted line made each site frame a twelfth larger),
+    to the height `placed` gives the release's dot."""
+    placed = placed or {}
+    return [[(a[0], a[1] - DROP), (b[0], b[1] - DROP), (b[0], placed.get(tuple(b), b[1]))] for a, b in links]
+
+
+def _half(coll) -> float:
+    """A mark's half width in points: its marker's reach at its size and half its edge."""
+    return float(np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
+                 + coll.get_linewidths()[0] / 2)
+
+
+def placed(released, reach: float, step: float) -> tuple[list, dict]:
+    """The release dots to draw and the height of each release's dot. A burst (releases
+    `BURST` ms apart or less) is one dot, at its first instant; a dot nearer in time than
+    `reach` (ms) to one already placed in its lane goes up `step` rows, to the lowest level
+    that is clear, its x kept true."""
+    dots, where = [], {}
+    for y in sorted({int(p[1]) for p in released}):
+        levels: list[float] = []          # the last dot's instant at each level
+        prev = first = None
+        for x in sorted(int(p[0]) for p in released if int(p[1]) == y):
+            if prev is not None and x - prev <= BURST:
+                where[(x, y)] = where[(first, y)]
+                prev = x
+                continue
+            k = next((i for i, last in enumerate(levels) if x - last >= reach), len(levels))
+            levels[k:k + 1] = [x]
+            where[(x, y)] = y + k * step
+            dots.append((x, where[(x, y)]))
+            prev = first = x
+    return dots, where
 
 
 class MissedView(View):
-    """Seven lanes on one time axis, one per policy: each release a dot on the lane's line; a
-    late job's slot a ring just under it, joined to its release by a faint line; a skipped slot
+    """Seven lanes on one time axis, one per policy: each release a dot on the lane's line (a
+    catch-up burst one dot and its count; a dot too near the one before it a level higher); a
+    late job's slot a ring just under it, joined to its release by a thin line; a skipped slot
     a cross there, joined to the release that skipped it; a missed slot that got neither a grey
     square there. The outage is shaded and
     the :07 slots are dotted verticals, so a lane that keeps its phase stays on them."""
@@ -65,7 +104,9 @@ class MissedView(View):
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
         self.band = band.span(ax, VIEW[0], VIEW[0])
-        self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, alpha=0.45)
+        # solid, over the band: at half alpha the link where a job is released at pump up ran
+        # down the band's grey edge and read as part of it (issue 30)
+        self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, zorder=2)
         ax.add_collection(self.links)
         self.skip_links = LineCollection([], colors=VERMILLION, linewidths=lw * 0.6, linestyles=":")
         ax.add_collection(self.skip_links)
@@ -75,8 +116,11 @@ class MissedView(View):
                                 linewidths=lw * 0.6, zorder=3)
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
+        # a count stands above and left of its burst's dot, clear of the dot after it (a minute
+        # later, raised a level) that a count centred over the burst stood on
+        left = transforms.offset_copy(ax.transData, fig=ax.figure, x=-(ms / 2 + GAP), units="points")
         self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
-                               ha="center", zorder=6, bbox=band.TEXT_BOX) for p in POLICIES]
+                               ha="right", zorder=6, bbox=band.TEXT_BOX, transform=left) for p in POLICIES]
         time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
@@ -124,19 +168,28 @@ class MissedView(View):
         stays on the pixel it had (and the site's frames keep their size)."""
         ax = self.ax
         fig = ax.figure
-        half = max(np.abs(c.get_paths()[0].vertices).max() * np.sqrt(c.get_sizes()[0]) + c.get_linewidths()[0] / 2
-                   for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
+        half = max(_half(c) for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
         box = ax.get_position()
         room = (half + 2.0) / 72 / fig.get_figwidth()                 # figure fractions
         ax.set_position([box.x0, box.y0, box.width + room, box.height])
         ax.set_xlim(VIEW[0], VIEW[1] + room / box.width * (VIEW[1] - VIEW[0]))
 
+    def _scale(self) -> tuple[float, float]:
+        """Two dots' least distance apart in ms (their width and `GAP`), and that distance in
+        rows: measured in points, so the same at every dpi the figure is saved at."""
+        ax = self.ax
+        (x0, y0), (x1, y1) = ax.transData.transform([(VIEW[0], 0), (VIEW[0] + 60_000, 1)])
+        points = 72 / ax.figure.dpi
+        apart = 2 * _half(self.released) + GAP
+        return apart / ((x1 - x0) * points / 60_000), apart / ((y1 - y0) * points)
+
     def draw(self, frame: MissedFrame) -> None:
-        self.released.set_offsets(_xy(frame.released))
+        dots, where = placed(_xy(frame.released), *self._scale())
+        self.released.set_offsets(np.array(dots, dtype=float).reshape(-1, 2))
         self.slots.set_offsets(_xy(frame.rings, DROP))
-        self.links.set_segments(_joined(frame.links))
+        self.links.set_segments(_joined(frame.links, where))
         self.skipped.set_offsets(_xy(frame.skips, DROP))
-        self.skip_links.set_segments(_joined(frame.skip_links))
+        self.skip_links.set_segments(_joined(frame.skip_links, where))
         self.collapsed.set_offsets(_xy(frame.collapsed, DROP))
         for text, (label, x) in zip(self.counts, frame.counts):
             text.set_text(label)
