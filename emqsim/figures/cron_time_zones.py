@@ -25,6 +25,9 @@ LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-pars
 KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
 #: how far a text sits from the mark it is about, in hours
 GAP = 0.4
+#: what each line of the hour labels is, written at the start of its row (issue 30: "00"
+#: over "04" was cryptic to a first reader)
+TICK_ROWS = "local\nUTC"
 #: the least clear space between two hour labels, in ems of their text: an hour apart on a
 #: desktop they stood 0.9 em apart, about a digit pair's own spacing, and read as one group
 HOUR_GAP = 1.0
@@ -109,6 +112,9 @@ class TimeZonesView(View):
                 transform=xt, zorder=2)
         self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=small, ha="center", va="top")
                       for _ in range(26)]
+        # what each line of the hour labels is: two lines, set as the hours are, so each
+        # stands on its row; placed beside the first label when a frame is drawn
+        self._tick_rows = ax.text(0, -0.04, TICK_ROWS, transform=xt, fontsize=small, ha="right", va="top")
         self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes,
                                fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
         ax.spines[["right", "top"]].set_visible(False)
@@ -130,7 +136,8 @@ class TimeZonesView(View):
                                 bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
-                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._xlabel, self._title)
+                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._xlabel,
+                   self._title)
 
     def draw(self, frame) -> None:
         names = [t.get_text() for t in self.names]
@@ -186,9 +193,20 @@ class TimeZonesView(View):
                 t.set_text(text)
         self._join_times_left_of_the_plot()
         self._tier_hours(frame)
+        self._name_tick_rows()
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_tags_inside()
+
+    def _name_tick_rows(self) -> None:
+        """Write "local" and "UTC" at the start of the hour labels' two lines, an em clear of the
+        first label shown, so each line says what it is."""
+        fig = self.ax.figure
+        renderer = fig.canvas.get_renderer()
+        shown = [t.get_window_extent(renderer) for t in self.hours if t.get_visible() and t.get_text()]
+        em = self._tick_rows.get_fontsize() * fig.dpi / 72
+        right = min((b.x0 for b in shown), default=self.ax.bbox.x0) - em
+        self._tick_rows.set_x(self.ax.transData.inverted().transform((right, 0))[0])
 
     def _join_times_left_of_the_plot(self) -> None:
         """A time written left of a run near midnight ran into the expression's name and across
