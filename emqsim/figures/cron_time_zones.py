@@ -23,8 +23,14 @@ LANES = {"debian": -0.3, "cron-parser": -0.56}
 LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-parser": ("s", PURPLE)}
 #: the key's names: BullMQ runs what cron-parser gives, one fresh parse per run
 KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
-#: how far a text sits from the mark it is about, in hours
+#: how far a text sits from the mark it is about, in hours, at least: on a phone 0.4 h is
+#: about a dot's radius, and Sydney's "14:30Z" touched its dot (issue 30); there the text
+#: keeps `CLEAR` em of clear space beyond the mark's edge instead
 GAP = 0.4
+CLEAR = 0.3
+#: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
+#: nearer it to stay in the plot
+SQUEEZED = 0.1
 #: what each line of the hour labels is, written at the start of its row (issue 30: "00"
 #: over "04" was cryptic to a first reader)
 TICK_ROWS = "local\nUTC"
@@ -125,7 +131,9 @@ class TimeZonesView(View):
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
         if phone:     # the key in two rows, the axes narrower: a phone's width holds less
             self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
-            fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.31)
+            # the right margin as narrow as "25 runs" allows: a fall-back day's
+            # "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
+            fig.subplots_adjust(left=0.2, right=0.885, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
             # the plot as wide as the names and counts allow: an hour apart, two labels then
@@ -145,6 +153,7 @@ class TimeZonesView(View):
             for t, e in zip(self.names, frame.expressions):
                 t.set_text(e)
             self.live.invalidate()
+        gap = self._gap()
         pts = {r: ([], []) for r in [*LOOK, "skipped"]}
         for row, y in enumerate(self.rows):
             runs = frame.runs[row]
@@ -157,7 +166,7 @@ class TimeZonesView(View):
                 if i < len(tags):
                     tag = tags[i]
                     t.set_text(tag.text)
-                    t.set_x(tag.x - GAP if tag.left else tag.x + GAP)
+                    t.set_x(tag.x - gap if tag.left else tag.x + gap)
                     t.set_ha("right" if tag.left else "left")
         for lane in frame.lanes:
             y = self.rows[lane.row] + LANES[lane.rule]
@@ -167,7 +176,7 @@ class TimeZonesView(View):
             pts["skipped"][1].extend([y] * len(lane.skipped))
             text = self.lanes[lane.rule][lane.row]
             text.set_text(lane.text)
-            text.set_x(lane.last + GAP if lane.last is not None else 0)
+            text.set_x(lane.last + gap if lane.last is not None else 0)
         for rule, artist in [*self.marks.items(), ("skipped", self.skipped)]:
             artist.set_data(*pts[rule])
         # the change, the repeated hour, the end of the day
@@ -197,6 +206,17 @@ class TimeZonesView(View):
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_tags_inside()
+
+    def _gap(self, clear: float = CLEAR) -> float:
+        """How far, in hours, a text stands from the centre of the mark it is about: `GAP`, or
+        more where that would not leave `clear` em between the mark's edge and the text."""
+        ax = self.ax
+        fig = ax.figure
+        dot = self.marks["croniter"]
+        radius = (dot.get_markersize() / 2 + self.skipped.get_markeredgewidth()) * fig.dpi / 72
+        em = max(t.get_fontsize() for t in self.counts) * fig.dpi / 72
+        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
+        return max(GAP, (radius + clear * em) / per_hour)
 
     def _name_tick_rows(self) -> None:
         """Write "local" and "UTC" at the start of the hour labels' two lines, an em clear of the
@@ -233,7 +253,7 @@ class TimeZonesView(View):
             for t in pair:
                 t.set_y(y)
                 if t.get_visible() and t.get_ha() == "right" and t.get_window_extent(renderer).x0 < x_left:
-                    t.set_x(t.get_position()[0] + GAP)
+                    t.set_x(t.get_position()[0] + self._gap())
                     t.set_ha("center")
                     t.set_y(y + 0.24)
                     box = t.get_window_extent(renderer)
@@ -244,6 +264,7 @@ class TimeZonesView(View):
                         # ends just before the line, over the margin between two expressions
                         t.set_ha("right")
                         t.set_x(ax.transData.inverted().transform((line - 3, 0))[0])
+        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
         edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
         for texts in self.lanes.values():
             for t in texts:
@@ -256,7 +277,12 @@ class TimeZonesView(View):
                     if spaces:
                         cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
                         t.set_text(text[:cut] + "\n" + text[cut + 1:])
-                if t.get_text() and t.get_window_extent(renderer).x1 > edge:
+                over = t.get_window_extent(renderer).x1 - edge if t.get_text() else 0
+                spare = (self._gap() - self._gap(SQUEEZED)) * per_hour
+                if 0 < over <= spare:
+                    # a little past the edge (Sydney's fall-back day): nearer its cross, still clear of it
+                    t.set_x(t.get_position()[0] - over / per_hour)
+                elif over > 0:
                     t.set_x(ax.transData.inverted().transform((edge, 0))[0])
                     t.set_ha("right")
 
