@@ -31,6 +31,13 @@ CLEAR = 0.3
 #: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
 #: nearer it to stay in the plot
 SQUEEZED = 0.1
+#: the title's size, in ems of the legible floor (10 CSS px): the title and the expressions,
+#: what a reader looks for first, read small at the floor (issue 30)
+HEAD = 1.2
+#: the expressions' size: 11.5 CSS px, the most the left margin holds while the plot stays
+#: wide enough for a fall-back day (on a phone "cron-parser (and BullMQ) skips 16:30Z" right
+#: of its cross, on a desktop the two "01" labels an hour apart, `HOUR_GAP` em clear)
+NAMES = 1.15
 #: what each line of the hour labels is, written at the start of its row (issue 30: "00"
 #: over "04" was cryptic to a first reader)
 TICK_ROWS = "local\nUTC"
@@ -90,8 +97,9 @@ class TimeZonesView(View):
         ax.set_xticks([])
         ax.set_yticks([])
         left = blended_transform_factory(ax.transAxes, ax.transData)
-        self.names = [ax.text(-0.01, y, e, transform=left, fontsize=fs * (0.7 if phone else 0.85), family="monospace",
-                              ha="right",
+        floor = floor_of(fig)      # 10 CSS px where the site shows the figure (none for a projector)
+        self.names = [ax.text(-0.006, y, e, transform=left, fontsize=max(fs * (0.7 if phone else 0.85), NAMES * floor),
+                              family="monospace", ha="right",
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
         for y in self.rows:
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
@@ -124,23 +132,23 @@ class TimeZonesView(View):
         self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes,
                                fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
         ax.spines[["right", "top"]].set_visible(False)
-        self._title = fig.text(0.01, 0.97, "", fontsize=fs * 0.85, va="top", ha="left")
+        self._title = fig.text(0.01, 0.97, "", fontsize=max(fs * 0.85, HEAD * floor), va="top", ha="left")
         # a key drawn once, without a legend: a legend lays its boxes out again on every redraw
         key = [(dict(ls="none", marker=m, ms=ms, color=c), KEY_NAMES[r]) for r, (m, c) in LOOK.items()]
         key += [(dict(ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK), "skipped"),
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
         if phone:     # the key in two rows, the axes narrower: a phone's width holds less
             self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
-            # the right margin as narrow as "25 runs" allows: a fall-back day's
-            # "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
-            fig.subplots_adjust(left=0.2, right=0.885, top=0.84, bottom=0.31)
+            # the margins as narrow as the expressions (at `NAMES`) and "25 runs" allow: a
+            # fall-back day's "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
+            fig.subplots_adjust(left=0.21, right=0.885, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
             # the plot as wide as the names and counts allow: an hour apart, two labels then
             # keep an em between them (HOUR_GAP) and "01" twice on a fall-back day stays
             # (a projector's larger type keeps the wider margins)
             presenter = fs >= 12
-            fig.subplots_adjust(left=0.13 if presenter else 0.095, right=0.93 if presenter else 0.94, top=0.88,
+            fig.subplots_adjust(left=0.13 if presenter else 0.1, right=0.93 if presenter else 0.94, top=0.88,
                                 bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
