@@ -54,7 +54,7 @@ def test_fall_back_artists(fig):
     assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "02\n07", "05\n10", "11\n16", "17\n22", "23\n04"]
     assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 3, 6, 12, 18, 24]
     assert view._title.get_text() == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
-    assert view._xlabel.get_text() == "hour: local (America/New_York) over UTC"
+    assert view._tick_rows.get_text() == "local\nUTC"            # what the hours' two lines are
     assert [t.get_text() for t in view.names] == ["30 2 * * *", "30 1 * * *", "0 * * * *"]
 
 

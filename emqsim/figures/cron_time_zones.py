@@ -127,10 +127,10 @@ class TimeZonesView(View):
         self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=small, ha="center", va="top")
                       for _ in range(26)]
         # what each line of the hour labels is: two lines, set as the hours are, so each
-        # stands on its row; placed beside the first label when a frame is drawn
+        # stands on its row; placed beside the first label when a frame is drawn. They say what
+        # the axis caption said ("hour: local (zone) over UTC", the zone is in the title), which
+        # is left out: its pixels in every frame put the site over its size budget
         self._tick_rows = ax.text(0, -0.04, TICK_ROWS, transform=xt, fontsize=small, ha="right", va="top")
-        self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes,
-                               fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
         ax.spines[["right", "top"]].set_visible(False)
         self._title = fig.text(0.01, 0.97, "", fontsize=max(fs * 0.85, HEAD * floor), va="top", ha="left")
         # a key drawn once, without a legend: a legend lays its boxes out again on every redraw
@@ -152,8 +152,7 @@ class TimeZonesView(View):
                                 bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
-                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._xlabel,
-                   self._title)
+                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._title)
 
     def draw(self, frame) -> None:
         names = [t.get_text() for t in self.names]
@@ -200,7 +199,6 @@ class TimeZonesView(View):
             if i < len(frame.passes):
                 p.set_x(frame.passes[i][0])
                 p.set_width(frame.passes[i][1])
-        self._xlabel.set_text(frame.xlabel)
         self._title.set_text(frame.title)
         for i, t in enumerate(self.hours):
             t.set_visible(i < len(frame.ticks))
