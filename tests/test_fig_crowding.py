@@ -289,3 +289,57 @@ def test_04_marks_in_a_lane_keep_apart(layout):
                 box = t.get_window_extent(renderer)
                 for k, p, m in marks:
                     assert _apart(box, m, 0), (values, t.get_text(), k, p)
+
+
+# -- 9. 07's hour rows and its times beside their dots ----------------------------------------
+
+TZ = "07 cron across daylight saving"
+
+
+def _mark_boxes(line, renderer) -> list[Bbox]:
+    """Each mark a Line2D draws, as a box in pixels: its marker size and edge width."""
+    import numpy as np
+
+    if not line.get_visible() or len(line.get_xdata()) == 0:
+        return []
+    fig = line.figure
+    half = (line.get_markersize() + line.get_markeredgewidth()) / 2 * fig.dpi / 72
+    points = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+    return [Bbox.from_extents(x - half, y - half, x + half, y + half) for x, y in points]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_07_no_text_touches_a_mark(layout):
+    """No text in 07's plot touches or overlaps a run's mark (on Sydney's fall-back day "14:30Z"
+    touched its dot on a phone, and a lane's sentence moved inside the plot sat on its cross,
+    issue 30): every stop, both layouts."""
+    touching = []
+    for values, view, renderer in every_frame(TZ, layout):
+        marks = [b for line in (*view.marks.values(), view.skipped) for b in _mark_boxes(line, renderer)]
+        assert marks, values
+        for t in view.ax.texts:
+            if t.get_visible() and t.get_text().strip():
+                box = t.get_window_extent(renderer)
+                if any(not _apart(box, m, 1) for m in marks):
+                    touching.append((t.get_text(), values))
+    assert touching == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_07_each_hour_row_says_what_it_is(layout):
+    """The hour labels' two lines (local over UTC, "00" over "04") each start with what they
+    are: "local" and "UTC" beside the first label, on its lines, at least an em clear of it
+    (issue 30: the pairs were cryptic to a first reader). Every stop, both layouts."""
+    for values, view, renderer in every_frame(TZ, layout):
+        fig = view.ax.figure
+        named = [t for t in view.ax.texts if t.get_visible() and t.get_text().split("\n") == ["local", "UTC"]]
+        assert len(named) == 1, values
+        rows = named[0].get_window_extent(renderer)
+        hours = [t for t in view.hours if t.get_visible() and t.get_text()]
+        first = min(hours, key=lambda t: t.get_window_extent(renderer).x0)
+        box = first.get_window_extent(renderer)
+        em = first.get_fontsize() * fig.dpi / 72
+        assert named[0].get_fontsize() == first.get_fontsize(), values
+        assert abs(rows.y1 - box.y1) < 1 and abs(rows.y0 - box.y0) < 0.15 * em, values   # on the same two lines
+        assert box.x0 - rows.x1 >= em - 0.5, (values, round((box.x0 - rows.x1) / em, 2))
+        assert rows.x0 >= 0, values
