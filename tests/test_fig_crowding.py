@@ -343,3 +343,19 @@ def test_07_each_hour_row_says_what_it_is(layout):
         assert abs(rows.y1 - box.y1) < 1 and abs(rows.y0 - box.y0) < 0.15 * em, values   # on the same two lines
         assert box.x0 - rows.x1 >= em - 0.5, (values, round((box.x0 - rows.x1) / em, 2))
         assert rows.x0 >= 0, values
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_07_the_change_line_runs_through_no_text(layout):
+    """The dashed clock-change line crosses no text in 07's plot unless the text stands on a
+    white box drawn over it (on Sydney's fall-back day it ran through "14:30Z" on a phone)."""
+    crossed = []
+    for values, view, renderer in every_frame(TZ, layout):
+        for t in view.ax.texts:
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            if _boxed_in_face(t) and t.get_zorder() > view.change.get_zorder():
+                continue
+            if _lines_through(view.change, t.get_window_extent(renderer), renderer):
+                crossed.append((t.get_text(), values))
+    assert crossed == []

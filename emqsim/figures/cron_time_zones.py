@@ -117,7 +117,11 @@ class TimeZonesView(View):
                                  zorder=4)[0] for r, (m, c) in LOOK.items()}
         self.skipped, = ax.plot([], [], ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK, zorder=3)
         # croniter's UTC times beside its runs (one or two), or its count; a sentence per differing lane
-        self.labels = [[ax.text(0, y, "", fontsize=small, va="center") for _ in range(2)] for y in self.rows]
+        # each on a white box over the dashed change line, which would otherwise run through a
+        # time set just right of it ("14:30Z" on Sydney's fall-back day)
+        over = dict(boxstyle="square,pad=0.05", fc="white", ec="none")
+        self.labels = [[ax.text(0, y, "", fontsize=small, va="center", bbox=over, zorder=3) for _ in range(2)]
+                       for y in self.rows]
         self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") for y in self.rows]
         self.lanes = {r: [ax.text(0, y + dy, "", fontsize=small, va="center") for y in self.rows]
                       for r, dy in LANES.items()}
