@@ -45,7 +45,7 @@ ANSWERS = {
     "06-slot-ids-refuse": "refused",
     "06-fresh-ids-long-down": "0",
     "07-croniter-fall-back": "00:30Z and 01:30Z",
-    "07-first-pass-time": "00:30Z",
+    "07-first-pass-time": "15:30Z",
     "07-read-in-utc": "1",
 }
 
