@@ -555,7 +555,7 @@ class TimeZonesModel(Model):
             "07-croniter-fall-back",
             "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. At what UTC times does "
             "croniter run `30 1 * * *`?",
-            [("00:30Z and 01:30Z", "00:30Z and 01:30Z",
+            [("00:30Z and 01:30Z", "00:30Z and 01:30Z, both passes of 01:30",
               "01:30 happens twice that night, first in BST (UTC+1), then in GMT, and croniter runs both."),
              ("05:30Z and 06:30Z", "05:30Z and 06:30Z, as in New York",
               "Those are New York's two passes, at UTC-4 then UTC-5; London is at UTC+1, then UTC+0."),
@@ -582,12 +582,12 @@ class TimeZonesModel(Model):
             "07-read-in-utc",
             "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "
             "does croniter fire it?",
-            [("1", "Once",
+            [("1", "Once, as on any other night",
               "A cron string is read in its schedule's zone; UTC never changes its clocks, whatever New York "
               "does."),
              ("2", "Twice, as in New York",
               "The repeated hour is New York's; read in UTC the day is 24 ordinary hours."),
-             ("0", "Never",
+             ("0", "Never, as 01:30 is skipped",
               "Nothing is skipped in UTC either: 01:30 UTC comes once.")],
             answer=lambda f: str(len(f.runs[1])) if f.zone == "UTC" else "not read in UTC",
             show_me={"zone": "UTC", "day": "back"}),
