@@ -215,6 +215,55 @@ def test_a_prompt_does_not_name_the_pass_its_right_option_is_told_by(title, q):
     assert not _SIDE.search(right), f"{q.id}: the right option says its side of the change: {right!r}"
 
 
+def _words(text: str) -> list[str]:
+    """A text as a reader's eye takes its words: links, code marks and quotes gone, times kept whole."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.findall(r"[a-z0-9]+(?:[:'][a-z0-9]+)*", text.lower())
+
+
+def _runs(words: list[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+#: a run of this many words, the same in a right option and in the page above its figure, is a match
+#: a reader can make without the idea
+SAME_WORDS = 4
+
+
+def read_before(path: Path) -> list[tuple[object, str, object]]:
+    """(question, what a reader has read before its figure, model) for each question of the page:
+    every Markdown cell, folds included, and every printout above the question's panel."""
+    cells = json.loads(path.read_text())["cells"]
+    out = []
+    for i, c in enumerate(cells):
+        if _is_panel(c):
+            model = catalogue.model(c["metadata"]["emqsim"]["figure"])
+            text = "\n".join("".join(d["source"]) if d["cell_type"] == "markdown" else _shown(d) for d in cells[:i])
+            out.extend((q, text, model) for q in model.questions)
+    return out
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_a_right_option_does_not_repeat_the_words_above_its_figure(path):
+    """03's marker question's right option, "Member 0 at score 0: try to take a job now", was the
+    prose just above it ("every take writes back "0", "try to take a job now""): a phrase match, no
+    idea needed (issue 30). The tests above read only what follows a question and only its clock
+    times or its readout's numbers; the quoted words above it were never compared with its options."""
+    found = []
+    for q, above, model in read_before(path):
+        same = _runs(_words(q.option(q.right(model)).text), SAME_WORDS) & _runs(_words(above), SAME_WORDS)
+        if same:
+            found.append((q.id, sorted(" ".join(s) for s in same)))
+    assert found == [], f"{path.name}: right options that repeat the page above their figure"
+
+
+def test_words_are_read_past_links_quotes_and_code_marks():
+    assert _words('writes back `"0"`, "try to [take](g.ipynb#take) a job now" at 09:15') == [
+        "writes", "back", "0", "try", "to", "take", "a", "job", "now", "at", "09:15"]
+
+
+
+
 def in_page_order(path: Path) -> list[tuple[str, object]]:
     """(figure, question) for each question of the page, in the order a reader meets them."""
     cells = json.loads(path.read_text())["cells"]
