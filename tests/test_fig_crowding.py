@@ -233,21 +233,94 @@ def _overlap_boxes(view):
     return out
 
 
+def site_frames(title: str, layout: str):
+    """Every stop of `title` drawn at the pixels the site shows (`every_frame` draws the normal
+    layout at the notebook's 90 dpi; the site draws it one pixel per CSS px, 727 px wide, so a
+    10.5 in figure at 69 dpi, where each gap in pixels is a quarter smaller): (values, view,
+    renderer) per stop."""
+    from emqsim.figures import style
+
+    with style.at_shown_width():
+        fig = catalogue.figure(title, layout=layout)
+    for artist in fig.live.moving:
+        artist.set_animated(False)
+    every, _ = fig.model.reachable()
+    for values in every:
+        fig.update(**values)
+        f = fig.view.ax.figure
+        f.draw_without_rendering()
+        yield values, fig.view, f.canvas.get_renderer()
+
+
+def _css_px(fig, layout: str) -> float:
+    """Pixels of `fig`'s frame to one CSS px where the site shows `layout`'s frames."""
+    from emqsim.figures import style
+
+    return fig.dpi * fig.get_figwidth() / style.SHOWN_PX[layout]
+
+
+#: pixels a mark's box must stand from a bar's: one clear pixel, and one the antialiased edges
+#: of the two take between them (boxes 1.1 px apart at 90 dpi painted touching on the site)
+MARK_CLEAR = 2.0
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_05_marks_clear_of_bars_and_the_axis(layout):
     """A skipped slot's cross touches no bar, no other mark and not the axis line under the
-    lanes (the forbid lane's crosses sat on it and touched the bar above, issue 30)."""
-    for values, view, renderer in every_frame("05 an overlapping run", layout):
+    lanes (the forbid lane's crosses sat on it and touched the bar above, issue 30), at the
+    pixels the site shows: on the desktop forbid's crosses painted touching the bar above."""
+    for values, view, renderer in site_frames("05 an overlapping run", layout):
         ax = view.ax
         spine = ax.spines["bottom"].get_linewidth() * ax.figure.dpi / 72
+        clear = _css_px(ax.figure, layout) + MARK_CLEAR - 1     # a phone's frame has 3 pixels a CSS px
         boxes = _overlap_boxes(view)
         skips = [(i, b) for i, (k, b) in enumerate(boxes) if k == "skip"]
         assert skips or values["run"] <= 15, values      # a run longer than the period skips
         for i, a in skips:
-            assert a.y0 > ax.bbox.y0 + spine + 1, (values, a)
+            assert a.y0 > ax.bbox.y0 + spine + clear, (values, a)
             for j, (k, b) in enumerate(boxes):
                 if j != i:
-                    assert _apart(a, b, 1), (values, k, a, b)
+                    assert _apart(a, b, clear), (values, k, a, b)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_05_lane_names_stop_before_the_shaded_span(layout):
+    """No lane name or count runs into the shaded span past the last release, nor onto a bar
+    or a mark, at every stop (on a phone "Temporal Skip · APScheduler max_instances=1" ran
+    into it, issue 30)."""
+    for values, view, renderer in site_frames("05 an overlapping run", layout):
+        ax = view.ax
+        shade = [p for p in ax.patches if p in view._static][0].get_window_extent(renderer)
+        marks = [b for _, b in _overlap_boxes(view)]
+        legend = set(ax.get_legend().get_texts())
+        for t in drawn_texts(ax.figure):
+            if t in legend or t in view.labels.values():
+                continue                       # the counts stand on their own white box
+            box = t.get_window_extent(renderer)
+            if box.y1 < ax.bbox.y0 or box.x1 < ax.bbox.x0 or box.y0 > ax.bbox.y1:
+                continue                       # ticks under the lanes, names left of them, the title
+            assert box.x1 + 1 <= shade.x0, (values, t.get_text(), box.x1, shade.x0)
+            for m in marks:
+                assert _apart(box, m, 1), (values, t.get_text(), m)
+
+
+# -- 01's next-run box and the now line ----------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_01_next_box_stands_clear_of_the_now_line(layout):
+    """The "next 09:00:00 in 12 min" box, its drawn face included, stands at least 1 CSS px
+    clear of the now line's stroke at every stop (on a phone the box began on the line: the
+    check read the text's extent, not the face padded round it, issue 30)."""
+    for values, view, renderer in site_frames("01 cron vs interval", layout):
+        text = view._next_text
+        if not text.get_text():
+            continue
+        fig = view.ax.figure
+        css = _css_px(fig, layout)
+        box = text.get_bbox_patch().get_window_extent(renderer)
+        x = view.ax.transData.transform((view._now.get_xdata()[0], 0))[0]
+        half = view._now.get_linewidth() * fig.dpi / 72 / 2
+        assert box.x1 + css <= x - half or box.x0 - css >= x + half, (values, box.x0, box.x1, x)
 
 
 # -- 7. the shaded spans in both themes -------------------------------------------------------

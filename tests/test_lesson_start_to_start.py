@@ -198,8 +198,9 @@ def test_slip_tick_1s_by_hand(slip):
     assert release.slips == release.drawn == tuple((20 * n).tolist())
     assert next(x for x in f.lines if x.rule == "finish").label == "finish: finish + every\n+6 h 20 min 1.92 s"
     assert f.runs == tuple(range(1, 97))
-    assert f.title == ("EchoMQ's pump (re-armed a tick after each sweep), tick 1 s, enqueue latency 20 ms, "
-                       "each run 4 min")
+    assert f.title == "EchoMQ's pump wakes every 1 s (its tick), an enqueue takes 20 ms, each run 4 min"
+    assert slip.frame(tick=0).title == ("EchoMQ's pump wakes just when a run is due (tick 0), an enqueue takes "
+                                        "20 ms, each run 4 min")
     assert f.xlabel == "run number (every 15 min, from 09:00)"
 
 

@@ -326,10 +326,10 @@ def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():
             fig.png()
             sizes |= {t.get_fontsize() for t in drawn_texts(fig.view.ax.figure)}
         seen[layout] = (fig.view.ax.figure.get_figwidth(), min(sizes))
-    assert {k: (w, round(pt, 6)) for k, (w, pt) in seen.items()} == {"normal": (9.0, 8.913343), "narrow": (4.0, 8.347826)}
+    assert {k: (w, round(pt, 6)) for k, (w, pt) in seen.items()} == {"normal": (9.0, 9.804677), "narrow": (4.0, 8.347826)}
     assert made.facts == {k: {"width_in": w, "min_font_pt": pt} for k, (w, pt) in seen.items()}
     img, source = re.search(r"<img [^>]*>", markup)[0], re.search(r"<source [^>]*>", markup)[0]
-    assert 'data-fig-width-in="9" data-min-font-pt="8.913"' in img
+    assert 'data-fig-width-in="9" data-min-font-pt="9.805"' in img
     assert 'data-fig-width-in="4" data-min-font-pt="8.348"' in source
     # the narrow pictures are drawn for a phone's 3 device pixels per CSS px (issue 30: crisp at 3x)
     assert player.image_size(made.narrow[0])[0] == 4 * style.NARROW_DPI == 1080

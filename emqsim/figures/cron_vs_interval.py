@@ -15,6 +15,11 @@ from .style import BLACK, GREY, ROLE, fit_width, ink, narrow, scale, time_axis
 from .view import View
 
 
+#: the next run's box: its face's pad round the text, in em, and the least gap, in points,
+#: between that face and the now line's stroke
+BOX_PAD, GAP = 0.15, 3.0
+
+
 class CronIntervalView(View):
     """Cron slots (top row, diamonds) and interval runs (bottom row, dots) on 08:00-10:00, the
     rule switched on at full strength, a ring on its next run and a dotted wait to it."""
@@ -46,7 +51,7 @@ class CronIntervalView(View):
         self._now = ax.axvline(start, color=ROLE["now"], lw=lw, zorder=5)
         self._now_text = ax.text(start, 0.03, "", transform=top, ha="right", va="bottom", fontsize=fs * 0.9)
         self._next_text = ax.text(0, 0, "", ha="center", va="bottom", fontsize=fs * 0.9, zorder=6,
-                                  bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.9))
+                                  bbox=dict(boxstyle=f"round,pad={BOX_PAD}", fc="white", ec="none", alpha=0.9))
         self._note = ax.text(start + (end - start) / 2, ROW["cron"], "", ha="center", va="center",
                              fontsize=fs * 0.9, color=ink(ROLE["finish"]), zorder=6,
                              bbox=dict(boxstyle="round", fc="white", ec=ROLE["finish"]))
@@ -99,7 +104,11 @@ class CronIntervalView(View):
         renderer = ax.figure.canvas.get_renderer()
         box = text.get_window_extent(renderer)
         at = ax.transData.transform((now, 0))[0]
-        pad = 4.0
+        # the box's face reaches BOX_PAD em past its text, and the line half its width past its
+        # centre: 4 pixels of gap were less than the face's pad on a phone's 270 dpi frame, and
+        # the box began on the line (issue 30); this gap is in points, the same at every dpi
+        points = ax.figure.dpi / 72
+        pad = (GAP + self._now.get_linewidth() / 2 + BOX_PAD * text.get_fontsize()) * points
         edge = ax.figure.bbox.x1 - pad
         if box.x1 > edge:           # past the figure's right edge: pulled back inside it
             text.set_x(ax.transData.inverted().transform((edge, 0))[0])

@@ -32,12 +32,21 @@ GAP = 1.2         # between two lanes, in rows
 NARROW_GAP = 1.1
 #: a phone's lane header fits on one line when the name and its peers are this short (forbid)
 ONE_LINE = 20
-SKIP_BAND = 0.75  # the skip marks sit this far below a lane's last row, clear of its bars
+#: and a header line of peers holds this many characters at most, so it ends before the shaded
+#: span past the last release (issue 30: "Temporal Skip · APScheduler max_instances=1" ran into it)
+PEER_LINE = 38
+#: the skip marks sit this far below a lane's last row, clear of its bars (at 0.75 forbid's
+#: crosses painted touching the bar above on the site's 69 dpi desktop frame, issue 30)
+SKIP_BAND = 0.9
 #: rows under the last lane's skip marks, so its crosses clear the x axis (issue 30: at 0.3
-#: and on a phone 0.6, the forbid lane's crosses sat on the axis line)
-FLOOR, NARROW_FLOOR = 0.6, 0.8
+#: and on a phone 0.6, the forbid lane's crosses sat on the axis line; at 0.8 a phone's stood
+#: under 1 CSS px from it)
+FLOOR, NARROW_FLOOR = 0.6, 1.0
+#: rows between a phone's lane header and the bars under it: at 0.25 a cancel cross on the
+#: top row touched the header's text (issue 30)
+HEAD_GAP = 0.4
 #: and on a phone, where a row is fewer points tall than a cross is wide
-NARROW_SKIP_BAND = 1.0
+NARROW_SKIP_BAND = 1.3
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
 SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
@@ -171,10 +180,10 @@ class OverlapView(View):
             ax.set_yticks([])
             for p in layout.policies:
                 for i, line in enumerate(heads[p]):
-                    bottom = self.top[p] - BAR / 2 - 0.25 - head * (len(heads[p]) - 1 - i)
+                    bottom = self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1 - i)
                     self._static.append(ax.text(0.0, bottom, line, transform=ax.get_yaxis_transform(),
                                                 fontsize=self.small, color=ink(COLOUR[p]), va="bottom", ha="left"))
-                self.labels[p].set_y(self.top[p] - BAR / 2 - 0.25 - head * (len(heads[p]) - 1))
+                self.labels[p].set_y(self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1))
         else:
             ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
             for label, p in zip(ax.get_yticklabels(), layout.policies):
@@ -227,7 +236,16 @@ class OverlapView(View):
         for p, name in zip(layout.policies, layout.names):
             parts = name.split("\n")
             whole = " \u00b7 ".join(parts)
-            out[p] = (whole,) if len(whole) <= ONE_LINE else tuple(x for x in (parts[0], " \u00b7 ".join(parts[1:])) if x)
+            if len(whole) <= ONE_LINE:
+                out[p] = (whole,)
+                continue
+            lines: list[str] = []
+            for peer in " \u00b7 ".join(parts[1:]).split(" \u00b7 "):
+                if lines and len(lines[-1]) + 3 + len(peer) <= PEER_LINE:
+                    lines[-1] += " \u00b7 " + peer
+                elif peer:
+                    lines.append(peer)
+            out[p] = (parts[0], *lines)
         return out
 
     def _head_rows(self, layout, heads) -> float:

@@ -17,14 +17,15 @@ import textwrap
 from matplotlib.collections import LineCollection
 
 from ..lessons.start_to_start import FIRES, JOBS, LANES, SLIP_RULES
-from .style import figure_title, fit_width, freeze_labels, GREY, ink, narrow, narrow_axes, ROLE, scale, spread, time_axis
+from .style import (MIN_TEXT_PX, figure_title, fit_width, freeze_labels, GREY, ink, min_font, narrow, narrow_axes, ROLE,
+                    scale, spread, time_axis)
 from .view import View
 
 #: lane heights, top lane first
 LANE_Y = {"schedule": 1, "finish": 0}
 #: on a phone the top lane stands higher: a lane's start times may take two rows there, and the
 #: finish lane's second row would meet the top lane's gap label
-NARROW_LANE_Y = {"schedule": 1.3, "finish": 0}
+NARROW_LANE_Y = {"schedule": 1.4, "finish": 0}
 #: a greyed lane's alpha (its marks; its text is drawn whole in DIM_TEXT, to stay legible)
 DIM = 0.35
 DIM_TEXT = ink(GREY)
@@ -33,8 +34,21 @@ DIM_TEXT = ink(GREY)
 #: a start time's height over its lane's centre, and the height of its second row when the
 #: times of a lane stand too close for one (a phone's 15 min is narrower than "09:00")
 LABEL_Y, LABEL_ROW = 0.27, 0.23
+#: and on a phone, where the rows' labels stand 11 CSS px tall (`LABEL_PX`)
+NARROW_LABEL_ROW = 0.26
 #: the least gap between two start times on a row, in em
 LABEL_GAP = 0.35
+
+
+#: the labels the page's questions are read from (start times, gaps, line ends), in CSS px where
+#: the site shows them: a pixel over the course's floor. At the floor, 10 px, their digits painted
+#: 7 px tall and read as 8 px text on the desktop (issue 30)
+LABEL_PX = 11.0
+
+
+def _label_size(ax, size: float) -> float:
+    """`size` points, or more where that would stand under `LABEL_PX` CSS px on the site."""
+    return max(size, min_font(ax.figure.get_figwidth()) * LABEL_PX / MIN_TEXT_PX)
 
 
 def _face(ax) -> dict:
@@ -64,7 +78,7 @@ class CadenceView(View):
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         self._layout = None
         self.lane_y = NARROW_LANE_Y if narrow() else LANE_Y
-        ax.set_ylim(-0.7, 2.1 if narrow() else 1.75)
+        ax.set_ylim(-0.7, 2.25 if narrow() else 1.75)
         ax.spines[["top", "right"]].set_visible(False)
         self.bars, self.starts, self.labels, self.gaps, self.gap_text = {}, {}, {}, {}, {}
         for rule in LANES:
@@ -75,12 +89,13 @@ class CadenceView(View):
                                          ms=ms * 2.6, mew=lw, color=c, zorder=4)
             # a run's start time: on a phone smaller, so four fit a lane
             # each on a box of the page's colour, so a grid line stops at its edge (issue 30)
-            self.labels[rule] = [ax.text(0, y + LABEL_Y, "", fontsize=fs * (0.7 if narrow() else 0.85), ha="left",
+            self.labels[rule] = [ax.text(0, y + LABEL_Y, "", fontsize=_label_size(ax, fs * (0.7 if narrow() else 0.85)),
+                                         ha="left",
                                          va="bottom", bbox=_face(ax),
                                          color=ink(c), zorder=5) for _ in range(fires)]
             self.gaps[rule] = ax.add_collection(LineCollection([], colors=c, linewidths=lw * 0.7,
                                                                linestyles=":", zorder=2))
-            self.gap_text[rule] = ax.text(0, y - 0.36, "", fontsize=fs * 0.75, ha="center", va="top",
+            self.gap_text[rule] = ax.text(0, y - 0.36, "", fontsize=_label_size(ax, fs * 0.75), ha="center", va="top",
                                           color=ink(c), zorder=5, bbox=_face(ax))
         # direct labels and fixed title/label positions: a legend or an auto-placed label
         # is laid out again on every redraw, which costs more than the marks themselves
@@ -150,7 +165,7 @@ class CadenceView(View):
             gap = LABEL_GAP * text.get_fontsize() * self.ax.figure.dpi / 72
             box = text.get_window_extent(renderer)
             row = 0 if box.x0 >= ends[0] + gap else 1 if box.x0 >= ends[1] + gap else 0
-            text.set_y(y + LABEL_Y + row * LABEL_ROW)
+            text.set_y(y + LABEL_Y + row * (NARROW_LABEL_ROW if self.narrow_layout else LABEL_ROW))
             ends[row] = box.x1
 
     def _right_of_axis(self, text, pad: float = 3.0) -> None:
@@ -183,7 +198,8 @@ class SlipView(View):
         for rule in SLIP_RULES:
             self.lines[rule], = ax.plot([], [], color=ROLE[rule], lw=lw, marker="o", ms=ms * 0.45)
             # each line is labelled at its end: the rule, its formula, its slip by the last run
-            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=fs * (0.7 if narrow() else 0.8), ha="left",
+            self.ends[rule] = ax.text(0, 1, "", color=ink(ROLE[rule]), fontsize=_label_size(ax, fs * (0.7 if narrow() else 0.8)),
+                                      ha="left",
                                       va="center", clip_on=False, linespacing=1.1)
         ax.set_yscale("log")
         ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
@@ -248,7 +264,7 @@ class WakeView(View):
         ax.spines[["top", "right"]].set_visible(False)
         # direct labels at the right edge instead of a legend (a legend is laid out on every redraw)
         right = jobs + 1.0
-        small = fs * (0.7 if narrow() else 0.8)
+        small = _label_size(ax, fs * (0.7 if narrow() else 0.8))
         self._limit_text = ax.text(right, 0, "", color=ink(ROLE["now"]), fontsize=small, va="center", clip_on=False)
         self._mean_text = ax.text(right, 0, "", color=ink(ROLE["poll"]), fontsize=small, va="center", clip_on=False)
         self._marker_text = ax.text(right, 0, "", color=ink(ROLE["marker"]), fontsize=small, va="center",
@@ -290,8 +306,8 @@ class WakeView(View):
         self._marker_text.set_text(frame.marker_label)
         ends = [self._limit_text, self._mean_text, self._marker_text]
         if self.narrow_layout:    # on a phone a long label takes two lines
-            for text in ends:
-                fit_width(text, seps=(": ", ", "), smallest=1.0)
+            for text in ends:   # at 11 CSS px "parked on the marker:" alone is wider than the margin
+                fit_width(text, seps=(": ", ", ", " "), smallest=1.0, lines=3)
         spread(ends, pad=_gap(ends))
         self._title.set_text(frame.title)
         fit_width(self._title, lines=3 if self.narrow_layout else 2)

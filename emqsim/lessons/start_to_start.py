@@ -401,8 +401,11 @@ class SlipModel(Model):
                                   f"{RULE_LABEL[rule]}\n{last}"))
             parts.append(f"{rule} {last} ({growth(s)})")
         top = max(max(line.slips) for line in lines)
-        title = (f"EchoMQ's pump (re-armed a tick after each sweep), tick {tick_text(tick)}, "
-                 f"enqueue latency {format_duration(self.latency)}, each run {format_duration(self.run)}")
+        # in words the page has defined above the figure (pump, tick): re-arm and sweep come after
+        # it, and a title is no place for "enqueue latency" (issue 30)
+        wakes = "just when a run is due (tick 0)" if tick == 0 else f"every {format_duration(tick)} (its tick)"
+        title = (f"EchoMQ's pump wakes {wakes}, an enqueue takes {format_duration(self.latency)}, "
+                 f"each run {format_duration(self.run)}")
         return SlipFrame(
             tick=tick, runs=tuple(range(1, self.cycles + 1)), lines=tuple(lines), top=max(top * 3, 1e4),
             title=title, xlabel=f"run number (every {format_duration(self.every)}, from {hm(self.start)})",
