@@ -329,8 +329,11 @@
       var tallest = parseFloat(readout.style.minHeight) || readout.scrollHeight;
       readout.style.height = Math.ceil(Math.min(tallest, Math.max(room, 4 * line))) + "px";
     }
+    /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
+       (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
+       desktop Play pressed under 05's lanes changed them above the window for the whole run. */
     function dock() {
-      if (!root.classList.contains("emqsim-tall") || !docked) return;
+      if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
         box.insertBefore(readout, box.firstChild);
