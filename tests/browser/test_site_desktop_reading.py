@@ -1,6 +1,6 @@
 """The course book read on a 1366x900 desktop (issue 30, a reviewer's fourth pass): Play or a step
 of a slider pressed with the figure above the window brings the picture into view, as Show me
-does (05's lanes played out of sight for the whole run)."""
+does (05's lanes played out of sight for the whole run); and the sidebar names every page plainly."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 
 from test_site_book import DESKTOP, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
 from test_site_student import _IN_VIEW_JS, open_page  # noqa: E402
+
+from emqsim.site import pages  # noqa: E402
 
 #: how long a smooth scroll may take before the picture is measured
 SCROLL_MS = 1200
@@ -46,3 +48,13 @@ def test_play_or_a_step_brings_the_figure_into_view(static_site, book_page, path
         if player.get_attribute("data-playing"):
             play.click()    # paused: the next figure's Play is the only one running
     assert page.errors == [] and page.outside == []
+
+
+def test_the_sidebar_names_the_course_pages_plainly(static_site, book_page):
+    """"The course pages, checked" told a student neither which pages nor checked how."""
+    page = book_page
+    open_page(page, static_site, "00_start_here", DESKTOP)
+    names = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('nav.bd-docs-nav a')]
+        .map(a => [a.getAttribute('href').split('#')[0], a.textContent.trim()]))""")
+    assert names["course_pages_checked.html"] == "Course pages vs the code" == pages.NAV_TITLES["course_pages_checked"]
+    assert not [n for n in names.values() if "checked" in n], names
