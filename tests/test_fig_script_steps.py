@@ -139,3 +139,22 @@ def test_the_unlit_code_reads_at_the_enhanced_contrast():
 
     assert contrast(view.SOFT, LIGHT_BG) >= 7.0 and contrast(dark(view.SOFT), DARK_BG) >= 7.0
     assert contrast(view.SOFT, LIGHT_BG) < contrast(view.PLAIN, LIGHT_BG)
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_no_blank_band_under_a_narrow_step(title):
+    """Issue 30: on a phone a step with few keys (02's first call: "keys of the queue: none
+    yet") left about a third of the figure blank under its last line, pushing the questions
+    far down. At every slider position the source now takes the rows the keys leave, so the
+    band under the lowest drawn line is at most 8% of the figure's height, and the keys still
+    come whole where they fit."""
+    from tests.figure_walk import every_frame
+
+    found = []
+    for values, v, renderer in every_frame(title, "narrow"):
+        f = v.ax.figure
+        drawn = [t.get_window_extent(renderer).y0 for t in v.src_lines if t.get_text()]
+        blank = (min(drawn) - f.bbox.y0) / f.bbox.height
+        if blank > 0.08:
+            found.append((round(blank, 3), values))
+    assert found == []

@@ -42,8 +42,11 @@ MB = 1_000_000
 #: frames of the positions reached and their neighbours (player.js `ahead`). The desktop's keys
 #: wrapped rather than cut (issue 30: a call's fields were lost to "…") took it to 27.01 MB.
 #: The desktop's set drawn at the width shown, 727 px instead of 810-945 (issue 30: one pixel
-#: per CSS px, not resampled), took it down to 25.90 MB (its frames 5.5 MB).
-SITE_BUDGET, PAGE_BUDGET = 26.0 * MB, 0.5 * MB
+#: per CSS px, not resampled), took it down to 25.90 MB (its frames 5.5 MB). The phone's step
+#: figures filling a short step with more of the script (issue 30: up to 200 CSS px left blank)
+#: took the phone's set from 17.96 to 18.63 MB and the site to 26.66 MB; the budget is that
+#: rounded up to 26.7, with 0.1 MB of headroom.
+SITE_BUDGET, PAGE_BUDGET = 26.8 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 

@@ -33,6 +33,8 @@ PLAIN = "#222222"
 SOFT = "#595959"
 #: lines of source around the lit one
 AROUND = {"normal": 5, "narrow": 3}
+#: lines each side at most on a phone when the keys leave room (`ScriptStepsView._narrow_source`)
+MORE_AROUND = 30
 
 
 def _wrap(text: str, n: int, indent: int = 0) -> list[str]:
@@ -125,26 +127,31 @@ class ScriptStepsView(View):
         """A row's text as the layout shows it: wrapped, never cut, in both layouts."""
         return _wrap(text, n, indent)
 
-    def _source_rows(self, frame) -> list[tuple[str, str, bool]]:
-        """(text, colour, lit) for each row of the source column."""
+    def _source_rows(self, frame, around: int | None = None, limit: int | None = None,
+                     extra: int = 0) -> list[tuple[str, str, bool]]:
+        """(text, colour, lit) for each row of the source column: the lit line, `around` lines
+        each side (the layout's `AROUND` by default) and `extra` more after, in at most `limit`
+        rows."""
         n = self.src_chars
+        limit = self.src_rows if limit is None else limit
         head = [(t, PLAIN, False) for t in self._fit(f"{frame.script}: {frame.role}", n)]
         if frame.step:
             tail = [(t, PLAIN, False) for t in self._fit(f"call  {frame.command}", n, 4)]
             tail += [(t, PLAIN, False) for t in self._fit(f"reply {frame.reply}", n, 4)]
         else:
             tail = [(t, PLAIN, False) for t in self._fit("no call yet: step forward", n)]
-        around = AROUND["narrow" if self.narrow_layout else "normal"]
+        if around is None:
+            around = AROUND["narrow" if self.narrow_layout else "normal"]
         # the lit line and `around` lines each side, fewer if wrapped lines leave no room
         for around in range(around, -1, -1):
-            body = self._source_window(frame, around, n)
-            if len(head) + len(body) + 1 + len(tail) <= self.src_rows:
+            body = self._source_window(frame, around, n, limit, extra)
+            if len(head) + len(body) + 1 + len(tail) <= limit:
                 break
         return head + body + [("", PLAIN, False)] + tail
 
-    def _source_window(self, frame, around: int, n: int) -> list[tuple[str, str, bool]]:
-        """The rows of the source lines around the lit one (`around` each side)."""
-        body = min(self.src_rows - 5, 2 * around + 1)
+    def _source_window(self, frame, around: int, n: int, limit: int, extra: int = 0) -> list[tuple[str, str, bool]]:
+        """The rows of the source lines around the lit one (`around` each side, `extra` more)."""
+        body = min(limit - 5, 2 * around + 1 + extra)
         if frame.step:
             first = max(1, min(frame.lit - around, len(frame.source) - body + 1))
         else:
@@ -200,7 +207,7 @@ class ScriptStepsView(View):
                     rows += [(t, colour) for t in self._fit(line, n, 7)]
         if not frame.step:
             rows += [("", PLAIN)] + [(t, PLAIN if i == 0 else SOFT) for i, t in enumerate(self._first_words(frame, n))]
-        if len(rows) > self.key_rows:
+        if len(rows) > self.key_rows >= 0:
             more = len(rows) - self.key_rows + 1
             rows = rows[: self.key_rows - 1] + [(f"   … {more} more lines", SOFT)]
         return rows
@@ -216,9 +223,24 @@ class ScriptStepsView(View):
                  "  every key after it, the touched ones opened,", "  + a new key, ● a changed entry, ✕ a deleted key."]
         return [row for line in lines for row in self._fit(line, n, 2)]
 
+    def _narrow_source(self, frame) -> list[tuple[str, str, bool]]:
+        """The source column on a phone: `AROUND` lines each side of the lit one, and more when
+        the keys under it leave rows free (issue 30: a step with few keys left a third of the
+        figure blank), as long as the source and every key fit the figure."""
+        total = len(self.src_lines)
+        self.key_rows = -1             # every key's row, to count them
+        keys = len(self._key_rows(frame))
+        rows = self._source_rows(frame)
+        for lines in range(2 * AROUND["narrow"] + 2, 2 * MORE_AROUND + 2):   # one source line more each time
+            wider = self._source_rows(frame, (lines - 1) // 2, total - 1 - keys, (lines - 1) % 2)
+            if len(wider) <= len(rows) or len(wider) + 1 + keys > total:
+                break
+            rows = wider
+        return rows
+
     def draw(self, frame) -> None:
         self.band.set_visible(False)
-        rows = self._source_rows(frame)
+        rows = self._narrow_source(frame) if self.narrow_layout else self._source_rows(frame)
         if self.narrow_layout:   # the keys under the source, a rule between
             self.key_rows = len(self.src_lines) - len(rows) - 1
             y = self.src_box[1] - (len(rows) + 0.5) * self.line

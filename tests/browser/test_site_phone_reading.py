@@ -1,8 +1,9 @@
 """The course book read on a 390x844 phone (issue 30, a reviewer's second pass): a figure too tall
 to stick (05's overlapping run, 02's keys step by step) stays in view with the control in use while
 it plays or steps, its readout read whole above the docked controls; no printed result nor code
-cell, nor a code block of the text, must be scrolled sideways to be read; and no printout on a
-1366x900 desktop either (a third pass: 07's table lost its columns off the box's edge)."""
+cell, nor a code block of the text, must be scrolled sideways to be read; and no printout nor
+code block on a 1366x900 desktop either (a third pass: 07's table lost its columns off the box's
+edge; a fourth: a code block of the text still scrolled there)."""
 
 from __future__ import annotations
 
@@ -182,6 +183,24 @@ def test_no_code_block_of_the_text_is_cut_on_a_phone(static_site, book_page):
         .filter(e => !e.closest('div.cell_input')).map(e => e.textContent.slice(0, 30))""", blocks)
     assert any(t.startswith("emqsim trace") for t in text_blocks), text_blocks
     assert _wider_than_box(page, blocks) == []
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+def test_no_pre_scrolls_sideways_on_a_desktop(static_site, book_page, stem):
+    """A code block of the text (issue 30: 00's `emqsim trace` command, the code in its folds)
+    wrapped on a phone but still scrolled sideways at 1366x900: every <pre> of the article, the
+    readouts and the folds' code with them, now wraps at every width, as the printouts do."""
+    page = book_page
+    open_page(page, static_site, stem, DESKTOP)
+    page.evaluate("() => document.querySelectorAll('article details').forEach(d => { d.open = true; })")
+    assert page.locator("article pre").count() > 0
+    wide = page.evaluate("""() => [...document.querySelectorAll('article pre')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => [e.scrollWidth, e.clientWidth, e.textContent.split('\\n')[0].slice(0, 40)])""")
+    assert wide == [], stem
+    # and none could: every one wraps (00's text code blocks fit today's lines, and wrap as well)
+    assert page.evaluate("""() => [...new Set([...document.querySelectorAll('article pre')]
+        .map(e => getComputedStyle(e).whiteSpace))]""") == ["pre-wrap"], stem
 
 
 # the docked readout's text area, in lines of its text: a whole number when no line is cut
