@@ -1,6 +1,7 @@
 """The course book read on a 1366x900 desktop (issue 30, a reviewer's fourth pass): Play or a step
 of a slider pressed with the figure above the window brings the picture into view, as Show me
-does (05's lanes played out of sight for the whole run); and the sidebar names every page plainly."""
+does (05's lanes played out of sight for the whole run); no code cell of any page scrolls
+sideways (07's Lord Howe cell was cut at `"20`); and the sidebar names every page plainly."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from test_site_book import DESKTOP, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+from test_site_book import DESKTOP, PAGES, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
 from test_site_student import _IN_VIEW_JS, open_page  # noqa: E402
 
 from emqsim.site import pages  # noqa: E402
@@ -48,6 +49,19 @@ def test_play_or_a_step_brings_the_figure_into_view(static_site, book_page, path
         if player.get_attribute("data-playing"):
             play.click()    # paused: the next figure's Play is the only one running
     assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_no_code_cell_scrolls_sideways_on_a_desktop(static_site, book_page, path):
+    """At 1366x900 a code cell's long line (07's Lord Howe cell, cut at `"20`) scrolled in its box:
+    it wraps, as the printouts do (player.css, one rule for both), on the pages beside the course
+    too (the glossary, the references)."""
+    page = book_page
+    open_page(page, static_site, path.stem, DESKTOP)
+    wide = page.evaluate("""() => [...document.querySelectorAll('article div.cell_input pre')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => [e.scrollWidth, e.clientWidth, e.textContent.split('\\n')[0].slice(0, 40)])""")
+    assert wide == [], path.stem
 
 
 def test_the_sidebar_names_the_course_pages_plainly(static_site, book_page):
