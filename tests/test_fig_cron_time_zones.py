@@ -54,7 +54,7 @@ def test_fall_back_artists(fig):
     assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "02\n07", "05\n10", "11\n16", "17\n22", "23\n04"]
     assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 3, 6, 12, 18, 24]
     assert view._title.get_text() == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
-    assert view._xlabel.get_text() == "hour: local (America/New_York) over UTC"
+    assert view._tick_rows.get_text() == "local\nUTC"            # what the hours' two lines are
     assert [t.get_text() for t in view.names] == ["30 2 * * *", "30 1 * * *", "0 * * * *"]
 
 
@@ -248,3 +248,23 @@ def test_no_two_hour_labels_touch(layout):
         if frame.change is not None:
             assert any(abs(t.get_position()[0] - frame.change) < 0.01 for _, t in shown), values
     assert touching == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_title_and_the_expressions_read_larger_than_the_floor(layout):
+    """Issue 30: every text of 07 stood at the 10 CSS px floor, the title and the expressions
+    too, and read small. At every stop they stand about 12 CSS px tall where the site shows the
+    figure (11.5 at least: the left margin holds the expressions at 11.5), the rest at 10 at
+    least."""
+    from emqsim.figures import style
+    from tests.figure_walk import every_frame
+
+    small = {}
+    for values, v, _ in every_frame(TITLE, layout):
+        fig = v.ax.figure
+        per_pt = style.SHOWN_PX[layout] / (fig.get_figwidth() * 72)
+        for t in [v._title, *v.names]:
+            if t.get_fontsize() * per_pt < 11.5 - 0.005:
+                small.setdefault(t.get_text()[:30], round(t.get_fontsize() * per_pt, 2))
+        assert v._title.get_fontsize() * per_pt == pytest.approx(12, abs=0.05), values
+    assert small == {}

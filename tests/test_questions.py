@@ -45,7 +45,7 @@ ANSWERS = {
     "06-slot-ids-refuse": "refused",
     "06-fresh-ids-long-down": "0",
     "07-croniter-fall-back": "00:30Z and 01:30Z",
-    "07-first-pass-time": "00:30Z",
+    "07-first-pass-time": "15:30Z",
     "07-read-in-utc": "1",
 }
 
@@ -220,3 +220,35 @@ def test_an_answer_no_option_holds_is_an_error(models):
         q.right(models["05 an overlapping run"])
     with pytest.raises(ValueError, match=r"^question 'q' has no option 'z'; its options are \['a', 'b'\]"):
         q.option("z")
+
+
+#: an option as the site shows it: its answer, then ", " or ": ", then its reason (two words or more)
+_SHAPE = re.compile(r"(?P<answer>.+?)(?P<sep>, |: )(?P<reason>\S+ \S.*)")
+#: how much shorter or longer than every other option the right one may be before its length tells it
+_MARGIN = 1.5
+
+
+def _shape(text: str) -> tuple[str, str] | None:
+    m = _SHAPE.fullmatch(text)
+    return (m["answer"], m["sep"]) if m else None
+
+
+@pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
+def test_every_option_has_the_same_shape_and_the_right_one_is_not_set_apart(models, title, q):
+    """In 01, 02, 03 and 05 the right option was the only one with no reason ("09:00 tomorrow"
+    against "09:16, 15 minutes on"; "1 row and 50 jobs"; "09:54"; "2"), and often the shortest by far:
+    a reader picks it on its form (issue 30). Every option is "<answer>, <reason>" (or with ": "),
+    one separator per question, and the right one is neither the shortest nor the longest by 1.5x."""
+    shapes = {o.text: _shape(o.text) for o in q.options}
+    assert [t for t, s in shapes.items() if s is None] == [], f"{q.id}: options with no reason"
+    assert len({s[1] for s in shapes.values()}) == 1, f"{q.id}: options part their reason differently"
+    right = len(q.option(q.right(models[title])).text)
+    others = [len(o.text) for o in q.options if o.key != q.right(models[title])]
+    assert right * _MARGIN >= min(others), f"{q.id}: the right option is the shortest by far ({right} vs {others})"
+    assert right <= max(others) * _MARGIN, f"{q.id}: the right option is the longest by far ({right} vs {others})"
+
+
+def test_the_shape_reads_an_answer_and_a_reason():
+    assert _shape("09:16, 15 minutes on") == ("09:16", ", ")
+    assert _shape("One: a restart re-sweeps") == ("One", ": ")
+    assert _shape("09:00 tomorrow") is None and _shape("2") is None and _shape("09:54, late") is None

@@ -23,8 +23,24 @@ LANES = {"debian": -0.3, "cron-parser": -0.56}
 LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-parser": ("s", PURPLE)}
 #: the key's names: BullMQ runs what cron-parser gives, one fresh parse per run
 KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
-#: how far a text sits from the mark it is about, in hours
+#: how far a text sits from the mark it is about, in hours, at least: on a phone 0.4 h is
+#: about a dot's radius, and Sydney's "14:30Z" touched its dot (issue 30); there the text
+#: keeps `CLEAR` em of clear space beyond the mark's edge instead
 GAP = 0.4
+CLEAR = 0.3
+#: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
+#: nearer it to stay in the plot
+SQUEEZED = 0.1
+#: the title's size, in ems of the legible floor (10 CSS px): the title and the expressions,
+#: what a reader looks for first, read small at the floor (issue 30)
+HEAD = 1.2
+#: the expressions' size: 11.5 CSS px, the most the left margin holds while the plot stays
+#: wide enough for a fall-back day (on a phone "cron-parser (and BullMQ) skips 16:30Z" right
+#: of its cross, on a desktop the two "01" labels an hour apart, `HOUR_GAP` em clear)
+NAMES = 1.15
+#: what each line of the hour labels is, written at the start of its row (issue 30: "00"
+#: over "04" was cryptic to a first reader)
+TICK_ROWS = "local\nUTC"
 #: the least clear space between two hour labels, in ems of their text: an hour apart on a
 #: desktop they stood 0.9 em apart, about a digit pair's own spacing, and read as one group
 HOUR_GAP = 1.0
@@ -81,8 +97,9 @@ class TimeZonesView(View):
         ax.set_xticks([])
         ax.set_yticks([])
         left = blended_transform_factory(ax.transAxes, ax.transData)
-        self.names = [ax.text(-0.01, y, e, transform=left, fontsize=fs * (0.7 if phone else 0.85), family="monospace",
-                              ha="right",
+        floor = floor_of(fig)      # 10 CSS px where the site shows the figure (none for a projector)
+        self.names = [ax.text(-0.006, y, e, transform=left, fontsize=max(fs * (0.7 if phone else 0.85), NAMES * floor),
+                              family="monospace", ha="right",
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
         for y in self.rows:
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
@@ -100,7 +117,11 @@ class TimeZonesView(View):
                                  zorder=4)[0] for r, (m, c) in LOOK.items()}
         self.skipped, = ax.plot([], [], ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK, zorder=3)
         # croniter's UTC times beside its runs (one or two), or its count; a sentence per differing lane
-        self.labels = [[ax.text(0, y, "", fontsize=small, va="center") for _ in range(2)] for y in self.rows]
+        # each on a white box over the dashed change line, which would otherwise run through a
+        # time set just right of it ("14:30Z" on Sydney's fall-back day)
+        over = dict(boxstyle="square,pad=0.05", fc="white", ec="none")
+        self.labels = [[ax.text(0, y, "", fontsize=small, va="center", bbox=over, zorder=3) for _ in range(2)]
+                       for y in self.rows]
         self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") for y in self.rows]
         self.lanes = {r: [ax.text(0, y + dy, "", fontsize=small, va="center") for y in self.rows]
                       for r, dy in LANES.items()}
@@ -109,28 +130,33 @@ class TimeZonesView(View):
                 transform=xt, zorder=2)
         self.hours = [ax.text(0, -0.04, "", transform=xt, fontsize=small, ha="center", va="top")
                       for _ in range(26)]
-        self._xlabel = ax.text(0.5, -0.21, "", transform=ax.transAxes,
-                               fontsize=fs * (0.7 if phone else 0.8), ha="center", va="top")
+        # what each line of the hour labels is: two lines, set as the hours are, so each
+        # stands on its row; placed beside the first label when a frame is drawn. They say what
+        # the axis caption said ("hour: local (zone) over UTC", the zone is in the title), which
+        # is left out: its pixels in every frame put the site over its size budget
+        self._tick_rows = ax.text(0, -0.04, TICK_ROWS, transform=xt, fontsize=small, ha="right", va="top")
         ax.spines[["right", "top"]].set_visible(False)
-        self._title = fig.text(0.01, 0.97, "", fontsize=fs * 0.85, va="top", ha="left")
+        self._title = fig.text(0.01, 0.97, "", fontsize=max(fs * 0.85, HEAD * floor), va="top", ha="left")
         # a key drawn once, without a legend: a legend lays its boxes out again on every redraw
         key = [(dict(ls="none", marker=m, ms=ms, color=c), KEY_NAMES[r]) for r, (m, c) in LOOK.items()]
         key += [(dict(ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK), "skipped"),
                 (dict(color=BLACK, ls="--", lw=lw * 0.7), "change")]
         if phone:     # the key in two rows, the axes narrower: a phone's width holds less
             self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
-            fig.subplots_adjust(left=0.2, right=0.84, top=0.84, bottom=0.31)
+            # the margins as narrow as the expressions (at `NAMES`) and "25 runs" allow: a
+            # fall-back day's "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
+            fig.subplots_adjust(left=0.21, right=0.885, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
             # the plot as wide as the names and counts allow: an hour apart, two labels then
             # keep an em between them (HOUR_GAP) and "01" twice on a fall-back day stays
             # (a projector's larger type keeps the wider margins)
             presenter = fs >= 12
-            fig.subplots_adjust(left=0.13 if presenter else 0.095, right=0.93 if presenter else 0.94, top=0.88,
+            fig.subplots_adjust(left=0.13 if presenter else 0.1, right=0.93 if presenter else 0.94, top=0.88,
                                 bottom=0.27)
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
-                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._xlabel, self._title)
+                   *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._title)
 
     def draw(self, frame) -> None:
         names = [t.get_text() for t in self.names]
@@ -138,6 +164,7 @@ class TimeZonesView(View):
             for t, e in zip(self.names, frame.expressions):
                 t.set_text(e)
             self.live.invalidate()
+        gap = self._gap()
         pts = {r: ([], []) for r in [*LOOK, "skipped"]}
         for row, y in enumerate(self.rows):
             runs = frame.runs[row]
@@ -150,7 +177,7 @@ class TimeZonesView(View):
                 if i < len(tags):
                     tag = tags[i]
                     t.set_text(tag.text)
-                    t.set_x(tag.x - GAP if tag.left else tag.x + GAP)
+                    t.set_x(tag.x - gap if tag.left else tag.x + gap)
                     t.set_ha("right" if tag.left else "left")
         for lane in frame.lanes:
             y = self.rows[lane.row] + LANES[lane.rule]
@@ -160,7 +187,7 @@ class TimeZonesView(View):
             pts["skipped"][1].extend([y] * len(lane.skipped))
             text = self.lanes[lane.rule][lane.row]
             text.set_text(lane.text)
-            text.set_x(lane.last + GAP if lane.last is not None else 0)
+            text.set_x(lane.last + gap if lane.last is not None else 0)
         for rule, artist in [*self.marks.items(), ("skipped", self.skipped)]:
             artist.set_data(*pts[rule])
         # the change, the repeated hour, the end of the day
@@ -176,7 +203,6 @@ class TimeZonesView(View):
             if i < len(frame.passes):
                 p.set_x(frame.passes[i][0])
                 p.set_width(frame.passes[i][1])
-        self._xlabel.set_text(frame.xlabel)
         self._title.set_text(frame.title)
         for i, t in enumerate(self.hours):
             t.set_visible(i < len(frame.ticks))
@@ -186,9 +212,31 @@ class TimeZonesView(View):
                 t.set_text(text)
         self._join_times_left_of_the_plot()
         self._tier_hours(frame)
+        self._name_tick_rows()
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_tags_inside()
+
+    def _gap(self, clear: float = CLEAR) -> float:
+        """How far, in hours, a text stands from the centre of the mark it is about: `GAP`, or
+        more where that would not leave `clear` em between the mark's edge and the text."""
+        ax = self.ax
+        fig = ax.figure
+        dot = self.marks["croniter"]
+        radius = (dot.get_markersize() / 2 + self.skipped.get_markeredgewidth()) * fig.dpi / 72
+        em = max(t.get_fontsize() for t in self.counts) * fig.dpi / 72
+        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
+        return max(GAP, (radius + clear * em) / per_hour)
+
+    def _name_tick_rows(self) -> None:
+        """Write "local" and "UTC" at the start of the hour labels' two lines, an em clear of the
+        first label shown, so each line says what it is."""
+        fig = self.ax.figure
+        renderer = fig.canvas.get_renderer()
+        shown = [t.get_window_extent(renderer) for t in self.hours if t.get_visible() and t.get_text()]
+        em = self._tick_rows.get_fontsize() * fig.dpi / 72
+        right = min((b.x0 for b in shown), default=self.ax.bbox.x0) - em
+        self._tick_rows.set_x(self.ax.transData.inverted().transform((right, 0))[0])
 
     def _join_times_left_of_the_plot(self) -> None:
         """A time written left of a run near midnight ran into the expression's name and across
@@ -215,7 +263,7 @@ class TimeZonesView(View):
             for t in pair:
                 t.set_y(y)
                 if t.get_visible() and t.get_ha() == "right" and t.get_window_extent(renderer).x0 < x_left:
-                    t.set_x(t.get_position()[0] + GAP)
+                    t.set_x(t.get_position()[0] + self._gap())
                     t.set_ha("center")
                     t.set_y(y + 0.24)
                     box = t.get_window_extent(renderer)
@@ -226,6 +274,7 @@ class TimeZonesView(View):
                         # ends just before the line, over the margin between two expressions
                         t.set_ha("right")
                         t.set_x(ax.transData.inverted().transform((line - 3, 0))[0])
+        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
         edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
         for texts in self.lanes.values():
             for t in texts:
@@ -238,7 +287,12 @@ class TimeZonesView(View):
                     if spaces:
                         cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
                         t.set_text(text[:cut] + "\n" + text[cut + 1:])
-                if t.get_text() and t.get_window_extent(renderer).x1 > edge:
+                over = t.get_window_extent(renderer).x1 - edge if t.get_text() else 0
+                spare = (self._gap() - self._gap(SQUEEZED)) * per_hour
+                if 0 < over <= spare:
+                    # a little past the edge (Sydney's fall-back day): nearer its cross, still clear of it
+                    t.set_x(t.get_position()[0] - over / per_hour)
+                elif over > 0:
                     t.set_x(ax.transData.inverted().transform((edge, 0))[0])
                     t.set_ha("right")
 

@@ -25,6 +25,16 @@ FLOOR, TOP = -0.7, 1.7
 UNSERVED_Y = 0.0
 
 
+#: points of air between two marks of a lane: touching reads as one blot (issue 30)
+GAP = 1.5
+
+
+def _reach(coll) -> float:
+    """A mark's half width in points: its marker's reach at its size and half its edge."""
+    return float(np.abs(coll.get_paths()[0].vertices).max() * math.sqrt(coll.get_sizes()[0])
+                 + coll.get_linewidths()[0] / 2)
+
+
 def _points(pairs) -> np.ndarray:
     return np.array(pairs, dtype=float).reshape(-1, 2)
 
@@ -102,6 +112,9 @@ class FaultsView(View):
         if frame.layout != self._layout:
             self._axes(frame.layout)
         self.slots.set_offsets(_points(frame.slots))
+        # this frame's rings and dots first: the diamonds and crosses are placed clear of them
+        self.twins.set_offsets(np.empty((0, 2)))
+        self.released.set_offsets(_points(frame.released))
         twins = _points(frame.twins)
         moved = self._clear_of_rings(twins)
         # a twin's release dot lies under its diamond: it moves with it
@@ -134,28 +147,34 @@ class FaultsView(View):
         self._gapped(self.crash_line, frame.crashed, marks + labels)
         self._gapped(self.restart_line, frame.restarted, marks + labels)
 
-    def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = 1.0) -> np.ndarray:
-        """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross), moved right of a ring it would stand on by `pad` points past
-        it (issue 30: the 09:31 diamond sat on the edge of its 09:30 ring on a phone). A
-        release never comes before its slot, so right is the side the data already leans to;
-        the move is a fraction of a minute's width past what the marks' own size blurs."""
+    def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = GAP) -> np.ndarray:
+        """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross) that would
+        stand on or touch a mark already drawn (a ring, a dot, another diamond), raised or
+        lowered by whole steps of its reach and a ring's plus `pad` points, to the nearest
+        height that is clear, its x kept true (issue 30: at a 1 min restart the 10:01 diamond
+        touched its 10:00 ring; moving it right had told a later time). Up first: the row
+        above is a slot later, while the row under holds the same slot's first ring."""
         if not len(twins):
             return twins
         ax = self.ax
         dpi = ax.figure.dpi / 72
-        ring = (np.abs(self.slots.get_paths()[0].vertices).max() * math.sqrt(self.slots.get_sizes()[0])
-                + self.slots.get_linewidths()[0] / 2) * dpi
         marks = self.twins if marks is None else marks
-        diamond = np.abs(marks.get_paths()[0].vertices).max() * math.sqrt(marks.get_sizes()[0]) * dpi
-        rings = ax.transData.transform(self.slots.get_offsets()) if len(self.slots.get_offsets()) else np.empty((0, 2))
+        own = _reach(marks) * dpi
+        ring = _reach(self.slots) * dpi
+        taken = [(x, y, _reach(c) * dpi, c is self.released) for c in (self.slots, self.released, self.twins)
+                 for x, y in (ax.transData.transform(c.get_offsets()) if len(c.get_offsets()) else [])]
         out = np.array(twins, dtype=float)
+        step = own + ring + pad * dpi
         for i, (px, py) in enumerate(ax.transData.transform(twins)):
-            x = px
-            for rx, ry in rings:
-                if abs(ry - py) < ring + diamond and abs(rx - x) < ring + diamond + pad * dpi:
-                    x = max(x, rx + ring + diamond + pad * dpi)
-            if x != px:     # only a moved mark leaves its data (a round trip is not exact)
-                out[i, 0] = ax.transData.inverted().transform((x, py))[0]
+            # its own release dot, drawn under it, moves with it: not an obstacle
+            others = [(x, y, r) for x, y, r, dot in taken if not (dot and (x, y) == (px, py))]
+            for k in (0, 1, -1, 2, -2):
+                y = py + k * step
+                if all(max(abs(x - px), abs(yy - y)) >= r + own + pad * dpi - 1e-6 for x, yy, r in others):
+                    break
+            if y != py:      # only a moved mark leaves its data (a round trip is not exact)
+                out[i, 1] = ax.transData.inverted().transform((px, y))[1]
+            taken.append((px, y, own, False))
         return out
 
     def mark_boxes(self) -> list[tuple[float, float, float, float]]:

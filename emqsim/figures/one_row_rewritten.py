@@ -31,8 +31,7 @@ class RegistryRowsView(View):
             scale_of("symlog", linthresh=1, linscale=1)
         ax.set_xlabel("fires elapsed (log scale)")
         ax.set_ylabel("jobs produced", color=ink(ROLE["run"]))
-        rows_ax.set_ylim(0, 2)
-        rows_ax.set_yticks([0, 1, 2])
+        rows_ax.set_yticks([0, 1])
         rows_ax.set_ylabel("registry rows (ZCARD)", color=ink(ROLE["schedule"]))
         ax.grid(color=GREY, alpha=0.25)
         # each axis in its line's colour, ticks, numbers and spine (issue 30: the ZCARD square at 1
@@ -95,6 +94,11 @@ class RegistryRowsView(View):
             self.ax.set_xticks(ticks, labels)
             self.ax.set_yticks(ticks, labels)
             self.ax.minorticks_off()
+            # one row stands half way between no job and one job: the jobs' dot is at 0 on the
+            # first stop and at 1 or more on every other, so it never sits on the rows' square
+            # (issue 30: with the row half way up at 50 fires on a phone the dot stood on it)
+            one = self.ax.transAxes.inverted().transform(self.ax.transData.transform((0, 1)))[1]
+            self.ax_rows.set_ylim(0, 2 / one)
             self._title.set_text(frame.title)
             fit_width(self._title)
             self.live.invalidate()
@@ -112,20 +116,32 @@ class RegistryRowsView(View):
         """Write the registry's row count beside its square, at the first of `BESIDE` that stays
         inside the axes and clear of the lines, the cursor and the jobs' dot."""
         self.rows_value.xy = (k, size)
-        self.rows_value.set_text(f"{size} row{'' if size == 1 else 's'} (ZCARD)")
+        count = f"{size} row{'' if size == 1 else 's'}"
         renderer = self.ax.figure.canvas.get_renderer()
         step = pad * self.ax.figure.dpi / 72
-        inside = self.ax.get_window_extent(renderer)
+        inside = self._inside(renderer, step)
         dot = self.jobs_dot.get_window_extent(renderer)
-        for dx, dy, ha, va in BESIDE:
+        # on one line first; on two where one would run into the right axis (a cursor near the
+        # middle of a phone's axes leaves no line's width beside it)
+        for text, (dx, dy, ha, va) in ((t, b) for t in (f"{count} (ZCARD)", f"{count}\n(ZCARD)") for b in BESIDE):
+            self.rows_value.set_text(text)
             self.rows_value.set_position((dx, dy))
             self.rows_value.set_horizontalalignment(ha)
             self.rows_value.set_verticalalignment(va)
             box = self.rows_value.get_window_extent(renderer)
             wide = Bbox.from_extents(box.x0 - step, box.y0 - step, box.x1 + step, box.y1 + step)
-            if (box.x0 >= inside.x0 and box.x1 <= inside.x1 and not wide.overlaps(dot)
+            if (_within(box, inside) and not wide.overlaps(dot)
                     and not any(_crosses(line, wide) for line in (self.jobs_line, self.rows_line, self.cursor))):
                 break
+
+    def _inside(self, renderer, step: float) -> Bbox:
+        """The axes' inside less the spines' width and `step` pixels: where a label stands clear
+        of the spines and the tick labels beyond them (issue 30: "1 row (ZCARD)" ran into the
+        right axis)."""
+        box = self.ax.get_window_extent(renderer)
+        edge = max(s.get_linewidth() for s in (*self.ax.spines.values(), *self.ax_rows.spines.values()))
+        d = edge / 2 * self.ax.figure.dpi / 72 + step
+        return Bbox.from_extents(box.x0 + d, box.y0 + d, box.x1 - d, box.y1 - d)
 
     def _name_lines(self, pad: float = 2.0) -> None:
         """Put each line's name at the first of its `PLACES` where it crosses neither line nor
@@ -135,6 +151,7 @@ class RegistryRowsView(View):
         step = pad * ax.figure.dpi / 72
         keep = [a.get_window_extent(renderer) for a in (self.jobs_dot, self.rows_dot, self.row_box, self.rows_value)]
         lines = (self.cursor, self.jobs_line, self.rows_line)
+        inside = self._inside(renderer, step)
         for text, places in zip(self.names, PLACES):
             for x, y, ha, va in places:
                 text.set_position((x, y))
@@ -142,9 +159,14 @@ class RegistryRowsView(View):
                 text.set_verticalalignment(va)
                 box = text.get_window_extent(renderer)
                 wide = Bbox.from_extents(box.x0 - step, box.y0 - step, box.x1 + step, box.y1 + step)
-                if not (any(_crosses(line, wide) for line in lines) or any(wide.overlaps(k) for k in keep)):
+                if _within(box, inside) and not (any(_crosses(line, wide) for line in lines)
+                                                 or any(wide.overlaps(k) for k in keep)):
                     break
             keep.append(text.get_window_extent(renderer))
+
+
+def _within(box, inside) -> bool:
+    return inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
 
 
 def _crosses(line, box) -> bool:

@@ -555,7 +555,7 @@ class TimeZonesModel(Model):
             "07-croniter-fall-back",
             "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. At what UTC times does "
             "croniter run `30 1 * * *`?",
-            [("00:30Z and 01:30Z", "00:30Z and 01:30Z",
+            [("00:30Z and 01:30Z", "00:30Z and 01:30Z, both passes of 01:30",
               "01:30 happens twice that night, first in BST (UTC+1), then in GMT, and croniter runs both."),
              ("05:30Z and 06:30Z", "05:30Z and 06:30Z, as in New York",
               "Those are New York's two passes, at UTC-4 then UTC-5; London is at UTC+1, then UTC+0."),
@@ -565,30 +565,32 @@ class TimeZonesModel(Model):
             show_me={"zone": "Europe/London", "day": "back"}),
         question(
             "07-first-pass-time",
-            "The same night and `30 1 * * *`: at what UTC time, or times, does Debian cron run it? Under "
-            "its row the figure marks where Debian cron parts from croniter.",
-            [("00:30Z", "00:30Z, 01:30 BST",
-              "Debian cron runs a fixed-time job once, in the first pass of the repeated hour: 01:30 BST "
-              "(UTC+1), 00:30 in UTC. cron-parser, which BullMQ asks, runs it there too."),
-             ("01:30Z", "01:30Z, 01:30 GMT",
+            "Sydney, 5 April 2026: at 03:00 AEDT the clocks go back to 02:00 AEST. At what UTC time, or times, "
+            "does Debian cron run `30 2 * * *`? Under its row the figure marks where Debian cron parts from "
+            "croniter.",
+            [("15:30Z", "15:30Z, 02:30 AEDT",
+              "Debian cron runs a fixed-time job once, in the first pass of the repeated hour: 02:30 AEDT "
+              "(UTC+11), 15:30 in UTC on 4 April. cron-parser, which BullMQ asks, runs it there too."),
+             ("16:30Z", "16:30Z, 02:30 AEST",
               "That is the second pass. Debian cron's rule runs a fixed-time job once, the first time its "
               "wall time comes, still in summer time, an hour earlier in UTC."),
-             ("both", "00:30Z and 01:30Z",
+             ("both", "15:30Z and 16:30Z, both passes",
               "That is croniter's rule, which runs every pass; Debian cron's rule runs a fixed-time job "
               "once, in the first pass.")],
-            answer=lambda f: _rule_utc(f, 1, "debian"), show_me={"zone": "Europe/London", "day": "back"}),
+            answer=lambda f: _rule_utc(f, 0, "debian"), show_me={"zone": "Australia/Sydney", "day": "back"}),
         question(
             "07-read-in-utc",
             "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "
             "does croniter fire it?",
-            [("1", "Once",
+            [("1", "Once, as on any other night",
               "A cron string is read in its schedule's zone; UTC never changes its clocks, whatever New York "
               "does."),
              ("2", "Twice, as in New York",
               "The repeated hour is New York's; read in UTC the day is 24 ordinary hours."),
-             ("0", "Never",
+             ("0", "Never, as 01:30 is skipped",
               "Nothing is skipped in UTC either: 01:30 UTC comes once.")],
-            answer=lambda f: str(len(f.runs[1])), show_me={"zone": "UTC", "day": "back"}),
+            answer=lambda f: str(len(f.runs[1])) if f.zone == "UTC" else "not read in UTC",
+            show_me={"zone": "UTC", "day": "back"}),
     )
     challenge = Challenge(
         "07-short-day", "Find a zone and a day on which `0 * * * *` fires only 23 times by croniter.",

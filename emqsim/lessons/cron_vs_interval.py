@@ -170,19 +170,19 @@ class CronIntervalModel(Model):
         question(
             "01-interval-after-a-mark",
             "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00). When is the next run?",
-            [("09:30", "09:30, the next of its marks, 15 min apart from 08:00",
+            [("09:30", "09:30, its next mark from 08:00",
               "An interval's marks run from its first run, 08:00, a gap apart: 09:15 has passed, so the next "
               "is 09:30."),
              ("09:31", "09:31, 15 minutes from now",
               "The gap is counted from the previous scheduled run, not from the moment you look."),
-             ("tomorrow", "09:00 tomorrow",
+             ("tomorrow", "09:00 tomorrow, as 09:00 has passed",
               "That is the cron's answer at 09:16; an interval is back within one gap.")],
             answer=lambda f: "tomorrow" if iso(f.next)[:10] != iso(f.now)[:10] else hm(f.next),
             show_me={"now": on_day("09:16"), "mode": "interval"}),
         question(
             "01-cron-after-its-slot",
             f"It is 09:01 and the rule is the cron `{EXPR}`. When is the next run?",
-            [("tomorrow", "09:00 tomorrow",
+            [("tomorrow", "09:00 tomorrow, the next time it names",
               "A cron names slots on the calendar: once today's 09:00 has passed, the earliest slot at or "
               "after now is tomorrow's."),
              ("09:16", "09:16, 15 minutes on",

@@ -196,7 +196,7 @@ class FaultsModel(Model):
             "06-fresh-ids-twice",
             "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 5, the 10:00 slot, before it "
             "advances the row, and restarts 1 min later. How many jobs does the 10:00 slot get?",
-            [("2", "Two, under two ids",
+            [("2", "Two: the re-fire gets a new id",
               "The row still says 10:00, so the restarted pump fires it again and mints a new id: a duplicate."),
              ("1", "One: a restart re-sweeps without loss or duplication",
               "The enqueue was done but not the advance, and nothing ties the new job to the old one."),
@@ -207,11 +207,11 @@ class FaultsModel(Model):
             "06-slot-ids-refuse",
             "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<id>:<ms>). What "
             "happens to the re-fire of 10:00?",
-            [("refused", "It is refused: a job with that id exists",
+            [("refused", "Refused: a job with that id exists",
               "Producing a slot twice makes the same id, and the enqueue finds it taken."),
-             ("twin", "A second job, under a new id",
+             ("twin", "A second job: it gets a new id",
               "With slot-derived ids the second job would have the first one's id, so it is not made."),
-             ("lost", "The slot is lost",
+             ("lost", "Lost: the slot gets no job",
               "The first enqueue went through; only the re-fire is turned away.")],
             answer=lambda f: "refused" if f.refused else "twin" if f.twins else "lost",
             show_me={"setup": VIEW_SETUPS[1], "crash": 5, "delay": MINUTE}),
@@ -219,13 +219,13 @@ class FaultsModel(Model):
             "06-fresh-ids-long-down",
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
             "10:15 get?",
-            [("0", "No job at all",
+            [("0", "None: the restart fires 10:00 only",
               "The restart's one run re-fires 10:00, the slot the row still held; every lane here counts the "
               "next run from the slot, which snaps past 10:15 to 10:30. EchoMQ's own now + every would move "
               "it to 10:35: no job for 10:15 either way."),
-             ("1", "One job at the restart",
+             ("1", "One: made at the restart",
               "The catch-up run at the restart goes to 10:00, the slot the row still held."),
-             ("2", "Two jobs, like 10:00",
+             ("2", "Two: like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
             answer=lambda f: str(_jobs_for(f, 6)),
             show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": 20 * MINUTE}),

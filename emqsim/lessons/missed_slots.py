@@ -478,7 +478,7 @@ class MissedModel(Model):
              ("10:37", "At 10:37, its own slot",
               "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
               "the restart."),
-             ("never", "Never: the missed slots collapse into the first one",
+             ("never", "Never, the missed slots collapse into the first one",
               "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
               "each slot.")],
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
@@ -494,7 +494,7 @@ class MissedModel(Model):
              ("1 then 10:40", "One run at 10:25, then every 15 min from it: 10:40",
               "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
               "the phase."),
-             ("0 then 10:37", "Nothing until 10:37",
+             ("0 then 10:37", "Nothing until 10:37, the missed runs dropped",
               "The row is due when the pump is back, so one run goes out at once.")],
             # a restart the figure does not open on: its default (10:10) also lands on 10:22 (issue 30)
             answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:25")}),
@@ -502,13 +502,13 @@ class MissedModel(Model):
             "04-grace-drops",
             "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
             "(APScheduler's misfire_grace_time, set to 300 s). What does it do?",
-            [("skip", "It skips 10:07 and waits for 10:22",
+            [("skip", "It waits for 10:22, 10:07 being too late",
               "The latest missed slot, 10:07, is 13 minutes late at 10:20, more than the 5-minute grace, so "
               "it is dropped."),
-             ("run", "It runs 10:07 once, late",
+             ("run", "It runs 10:07 once, the latest missed slot",
               "That is a CronJob with no deadline (the `once` lane); with a grace the lateness is checked "
               "first."),
-             ("all", "It runs all three missed slots",
+             ("all", "It runs all three missed slots, one by one",
               "It runs at most one, for the latest slot, and here not even that.")],
             answer=lambda f: "skip" if _lane(f, "deadline").skipped and not _lane(f, "deadline").catch_up
             else "run" if len(_lane(f, "deadline").catch_up) == 1 else "all",

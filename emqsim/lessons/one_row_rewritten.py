@@ -144,13 +144,13 @@ class RegistryRowsModel(Model):
             "02-rows-and-jobs-after-50",
             f"`{NAME}` runs every 15 min from 09:00, registered at 09:00. After 50 fires, how many rows does the "
             "registry (its sorted set) hold, and how many jobs have been made?",
-            [("1 row, 50 jobs", "1 row and 50 jobs",
+            [("1 row, 50 jobs", "1 row and 50 jobs: each fire makes a job",
               "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
               "the jobs pile up, the row does not."),
              ("1 row, 1 job", "1 row and 1 job: each fire replaces the job as it replaces the row",
               "Only the row is rewritten. A job is a new key each fire, with an id minted at its release, "
               "so 50 fires leave 50 jobs."),
-             ("50 rows, 50 jobs", "50 rows and 50 jobs, one row per run",
+             ("50 rows, 50 jobs", "50 rows and 50 jobs: one row per run",
               "That would be a registry of runs. The sorted set keys schedules: one member, its score the "
               "next run."),
              ("1 row, 49 jobs", "1 row and 49 jobs: the registration is not a run",
@@ -161,11 +161,11 @@ class RegistryRowsModel(Model):
         question(
             "02-score-after-4",
             f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
-            [("10:00", "10:00",
+            [("10:00", "10:00, the run after the fourth",
               "The score is the next run: 09:00, 09:15, 09:30 and 09:45 have fired, so the row points at 10:00."),
-             ("09:45", "09:45, the last run",
+             ("09:45", "09:45, the last run made",
               "The row keeps the next run, not the last one: each fire moves it one gap on."),
-             ("10:15", "10:15",
+             ("10:15", "10:15, four gaps after 09:15",
               "The first fire was at 09:00 itself (an interval's first run is immediate), so four fires end "
               "at 09:45 and the next is 10:00.")],
             answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),

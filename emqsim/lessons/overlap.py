@@ -403,21 +403,21 @@ class OverlapModel(Model):
         question(
             "05-allow-at-once",
             "A release every 15 min, each run takes 25 min, policy `allow`. What is the most runs going at once?",
-            [("2", "2",
+            [("2", "2: each overlaps the next",
               "Each run is still going when the next release starts another, and ends before a third comes."),
-             ("1", "1: the scheduler waits for the run to finish",
+             ("1", "1: the scheduler waits for it",
               "`allow` never waits or skips: every release starts a run, whatever is still going."),
-             ("8", "8, one per slot",
+             ("8", "8: one per slot",
               "Runs do end: a 25-min run overlaps only the one released after it.")],
             answer=lambda f: str(_lane(f, "allow").most), show_me={"run": 25}),
         question(
             "05-replace-completes",
             "Runs of 18 min under `replace` (each release cancels the run still going). How many of the "
             "8 runs complete?",
-            [("0", "None",
+            [("0", "None: each is cancelled",
               "Every run is still going 15 minutes in, when the next release cancels it; the last is cancelled "
               "by the release after the window."),
-             ("4", "Half of them",
+             ("4", "Half: every other ends",
               "No run is ever left alone for 18 minutes: a release comes every 15."),
              ("8", "All 8: the next one waits",
               "That is buffering; `replace` cancels the running one instead.")],
@@ -426,7 +426,7 @@ class OverlapModel(Model):
             "05-skip-skips",
             "Runs of 25 min under `skip` (a release is dropped while a run is going). How many of the 8 "
             "slots get no job?",
-            [("4", "4, every other slot",
+            [("4", "4: every other slot",
               "A 25-min run covers the next release, which is dropped; the one after finds nothing running."),
              ("0", "None: a skipped run happens later",
               "A skipped release is dropped, not delayed; that is buffering."),

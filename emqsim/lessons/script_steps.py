@@ -297,7 +297,7 @@ class StepsModel(Model):
         question(
             "02-who-writes-the-wake",
             "In BullMQ's design, which script writes the worker's next wake-up time on the marker?",
-            [("update", "updateJobScheduler, which makes the next job when a worker takes this one.",
+            [("update", "updateJobScheduler, run as a worker takes a job.",
               "It adds the next run's job to the delayed set and writes its time as the marker's member 1."),
              ("finish", "moveToFinished, once the run is done.",
               "Finishing closes the job it was given; the next job was made at the take already."),
@@ -361,12 +361,12 @@ class MarkerStepsModel(StepsModel):
             "03-marker-after-take",
             "A worker takes the 09:00 job (moveToActive) and nothing else waits. After moveToActive's last "
             "write to the marker, what does the marker hold?",
-            [("zero", "Member 0 at score 0: try to take a job now.",
+            [("zero", "Member 0 at score 0: wake now, job or not.",
               "moveToActive writes it after every take, whether anything waits or not: a woken worker may "
               "find nothing."),
              ("empty", "Nothing: the only job was taken.",
               "The take does not clear the marker; it writes member 0 again."),
-             ("one", "Member 1 at 09:15, the next run.",
+             ("one", "Member 1 at 09:15: the next run.",
               "That is written a moment later, by updateJobScheduler, when it delays the next job.")],
             lambda f: {"0": "zero", "1": "one"}.get("".join(sorted(_marker(f))), "empty")
             if f.script.startswith("moveToActive") else "none",
@@ -380,7 +380,7 @@ class MarkerStepsModel(StepsModel):
               "Member 1's score is the earliest delayed job's time (BullMQ 6.7.0's addDelayMarkerIfNeeded)."),
              ("09:00", "At 09:00:00, the time of the take.",
               "09:00 is when the 09:15 job was made, not when it is due."),
-             ("never", "Never: member 1 is not a time.",
+             ("never", "Never, as member 1 is not a time.",
               "Its score is a time in Unix ms; member 0's score is 0.")],
             lambda f: _marker(f).get("1", "never").split("(")[-1][:5] if "1" in _marker(f) else "never",
             show_me={"design": "bullmq", "step": 37},

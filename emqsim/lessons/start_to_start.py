@@ -170,7 +170,7 @@ class CadenceModel(Model):
             "03-finish-fourth-start",
             "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
-            [("09:54", "09:54",
+            [("09:54", "09:54, 3 min late per gap",
               "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
              ("09:45", "09:45, on the quarter hour",
               "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
@@ -181,10 +181,10 @@ class CadenceModel(Model):
             "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run finish?",
-            [("09:55", "09:55",
+            [("09:55", "09:55, start plus run",
               "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
               "later."),
-             ("10:25", "10:25",
+             ("10:25", "10:25, gaps stretched by the run",
               "That is start-to-finish's fourth finish, where each cycle adds the run's 10 minutes."),
              ("09:45", "09:45, on the quarter hour",
               "09:45 is when it starts; a run finishes its length after its start.")],
@@ -741,7 +741,7 @@ class WakeModel(Model):
               "average."),
              ("1min", "About 1 min, the whole period",
               "Only a job ready just after a poll waits that long; most land later in the interval."),
-             ("0", "Next to nothing",
+             ("0", "Next to nothing, like the marker",
               "That is the worker parked on the marker; the poller only sees a job at its next poll.")],
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
