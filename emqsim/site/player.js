@@ -321,16 +321,24 @@
         readout.removeAttribute("tabindex");
       }
     }
-    /* the docked readout's height: its tallest text's, or what the window leaves it */
+    /* the docked readout's height: its tallest text's, or what the window leaves it cut to
+       whole lines (a room of 5.5 lines showed 02's sixth line cut through the middle) */
     function readoutHeight() {
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
-      var line = parseFloat(getComputedStyle(readout).lineHeight) || 14;
+      var s = getComputedStyle(readout);
+      var line = parseFloat(s.lineHeight) || 14;
+      var pad = parseFloat(s.paddingTop) + parseFloat(s.paddingBottom) +
+                parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth);
       var room = window.innerHeight - headerBottom() - rows - PICTURE_SEEN * img.getBoundingClientRect().height;
       var tallest = parseFloat(readout.style.minHeight) || readout.scrollHeight;
-      readout.style.height = Math.ceil(Math.min(tallest, Math.max(room, 4 * line))) + "px";
+      var lines = Math.max(4, Math.floor((room - pad) / line));
+      readout.style.height = tallest <= pad + lines * line ? Math.ceil(tallest) + "px" : (pad + lines * line) + "px";
     }
+    /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
+       (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
+       desktop Play pressed under 05's lanes changed them above the window for the whole run. */
     function dock() {
-      if (!root.classList.contains("emqsim-tall") || !docked) return;
+      if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
         box.insertBefore(readout, box.firstChild);

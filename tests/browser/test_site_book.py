@@ -261,15 +261,20 @@ _TEXT_PX_JS = """root => {
 }"""
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("size", SIZES)
-def test_figure_text_is_10_css_px_and_each_screen_fetches_one_frame_set(static_site, book_page, size):
+def test_figure_text_is_10_css_px_and_each_screen_fetches_one_frame_set(static_site, book_page, size, theme):
+    """In each theme: the dark one's output box had 8 px of padding a side, which showed a
+    desktop's 727 px figures at 711 px, resampled and soft."""
     page = book_page
+    page.emulate_media(color_scheme=theme)
     page.set_viewport_size(SIZES[size])
     asked = []
     page.on("request", lambda r: asked.append(r.url) if "/_static/frames/" in r.url else None)
     shown = {}
     for path in WITH_PLAYERS:
         page.goto((static_site / f"{path.stem}.html").as_uri())
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
         players = page.locator(".emqsim-player")
         for n in range(players.count()):
             player = ready(page, n)
@@ -284,7 +289,7 @@ def test_figure_text_is_10_css_px_and_each_screen_fetches_one_frame_set(static_s
             shown[player.get_attribute("data-figure")] = (got["narrow"], after["narrow"], round(got["px"], 2),
                                                           round(got["normal"], 2), round(got["width"]),
                                                           round(after["density"], 2))
-    print(f"{size}: figure -> (narrow set shown, after a move, smallest text CSS px, with the normal set, "
+    print(f"{size} {theme}: figure -> (narrow set shown, after a move, smallest text CSS px, with the normal set, "
           f"picture CSS px wide, picture px per CSS px): {shown}")
     assert {t: px for t, (_, _, px, *_) in shown.items() if not px >= MIN_TEXT_PX} == {}
     narrow = [u for u in asked if "/_static/frames/narrow/" in u]

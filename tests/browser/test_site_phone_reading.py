@@ -201,3 +201,31 @@ def test_no_pre_scrolls_sideways_on_a_desktop(static_site, book_page, stem):
     # and none could: every one wraps (00's text code blocks fit today's lines, and wrap as well)
     assert page.evaluate("""() => [...new Set([...document.querySelectorAll('article pre')]
         .map(e => getComputedStyle(e).whiteSpace))]""") == ["pre-wrap"], stem
+
+
+# the docked readout's text area, in lines of its text: a whole number when no line is cut
+_READOUT_LINES_JS = """root => { const e = root.querySelector('pre.emqsim-readout'), s = getComputedStyle(e);
+  const inner = e.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
+  return {docked: root.classList.contains('emqsim-docked'), lines: inner / parseFloat(s.lineHeight),
+          scrolls: e.scrollHeight > e.clientHeight + 1}; }"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title, how", [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+])
+def test_the_docked_readout_shows_whole_lines(static_site, book_page, stem, title, how, theme):
+    """While 02's keys played, the docked readout's last line was cut in half: where the window
+    leaves it less than its tallest text, its box holds a whole number of lines."""
+    page = book_page
+    player, control = _pressed_from_the_middle(page, static_site, stem, title, how, theme)
+    for when in (600, 900):
+        page.wait_for_timeout(when)
+        got = player.evaluate(_READOUT_LINES_JS)
+        assert got["docked"], (stem, how, theme)
+        assert abs(got["lines"] - round(got["lines"])) < 0.05, (stem, how, theme, got)
+    if how == "play" and player.get_attribute("data-playing"):
+        control.click()
+    assert page.errors == [] and page.outside == []
