@@ -167,7 +167,7 @@ def test_wrong_options_are_what_the_other_rules_really_do(models):
     assert iso(next(ln for ln in cad.lanes if ln.rule == "finish").starts[3])[11:16] == "10:15"
     over = models["05 an overlapping run"]
     for run in (25, 20):                                                      # buffer-one's, forbid's question
-        assert overlap._lane(over.frame(run=run), "skip").skipped_count == 4      # "4: as under skip"
+        assert overlap._lane(over.frame(run=run), "skip").skipped_count == 4      # the "4" options: what skip does
 
 
 @pytest.mark.parametrize("title", TITLES)
