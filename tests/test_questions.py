@@ -16,7 +16,7 @@ from figure_walk import model as shared_model
 
 from emqsim.engine.timefmt import iso
 from emqsim.figures import catalogue
-from emqsim.lessons import cron_time_zones, missed_slots
+from emqsim.lessons import cron_time_zones, missed_slots, overlap
 from emqsim.lessons.course import on_day
 from emqsim.lessons.questions import Challenge, Question, challenge_line, feedback, question
 
@@ -38,9 +38,9 @@ ANSWERS = {
     "04-strict-last-slot": "10:40:04",
     "04-snap-lands": "1 then 10:37",
     "04-grace-drops": "skip",
-    "05-allow-at-once": "2",
     "05-replace-completes": "0",
-    "05-skip-skips": "4",
+    "05-buffer-one-skips": "2",
+    "05-forbid-skips": "2",
     "06-fresh-ids-twice": "2",
     "06-slot-ids-refuse": "refused",
     "06-fresh-ids-long-down": "0",
@@ -165,6 +165,9 @@ def test_wrong_options_are_what_the_other_rules_really_do(models):
     assert (rows.size, rows.jobs) == (1, 50)                                    # not 1 job, not 49
     cad = models["03 start-to-start"].frame(run=10)
     assert iso(next(ln for ln in cad.lanes if ln.rule == "finish").starts[3])[11:16] == "10:15"
+    over = models["05 an overlapping run"]
+    for run in (25, 20):                                                      # buffer-one's, forbid's question
+        assert overlap._lane(over.frame(run=run), "skip").skipped_count == 4      # the "4" options: what skip does
 
 
 @pytest.mark.parametrize("title", TITLES)
