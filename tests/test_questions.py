@@ -255,3 +255,18 @@ def test_the_shape_reads_an_answer_and_a_reason():
     assert _shape("09:16, 15 minutes on") == ("09:16", ", ")
     assert _shape("One: a restart re-sweeps") == ("One", ": ")
     assert _shape("09:00 tomorrow") is None and _shape("2") is None and _shape("09:54, late") is None
+
+
+def test_05_feedback_names_the_slots_the_model_drops(models):
+    """05's buffer-one and forbid feedback name the slots that get no job ("09:45 and 10:30");
+    the times are the model's skipped slots at the question's Show me, not typed guesses."""
+    over = models["05 an overlapping run"]
+    asked = {q.id: q for q in over.questions}
+    for key, policy, shown in (("05-buffer-one-skips", "buffer-one", 2), ("05-forbid-skips", "forbid", 1)):
+        q = asked[key]
+        lane = overlap._lane(over.frame(**q.show_me), policy)
+        dropped = [iso(s)[11:16] for s in lane.skipped]
+        right = next(o for o in q.options if o.key == q.right(over))
+        named = re.findall(r"\b\d\d:\d\d\b", right.why)
+        assert dropped[:shown] == [t for t in named if t in dropped], (key, dropped, named)
+        assert dropped[:shown] and set(dropped[:shown]) <= set(named), (key, dropped, named)
