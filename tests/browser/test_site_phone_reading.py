@@ -50,6 +50,14 @@ def _figure(page, title: str):
     raise AssertionError(f"no figure {title!r} on the page")
 
 
+#: the tall figures a phone docks, and how a reader sets them going
+TALL_PRESSES = [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "play"),
+]
+
+
 def _pressed_from_the_middle(page, static_site, stem: str, title: str, how: str, theme: str):
     """Open `stem` on a phone, bring the tall figure `title`'s Play (`how` "play") or slider
     ("step") to the middle of the window, as the reviewer had it (the picture's top above the
@@ -69,11 +77,7 @@ def _pressed_from_the_middle(page, static_site, stem: str, title: str, how: str,
 
 
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("stem, title, how", [
-    ("05_overlap", "05 an overlapping run", "play"),
-    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
-    ("02_one_row_rewritten", "02 the keys, step by step", "play"),
-])
+@pytest.mark.parametrize("stem, title, how", TALL_PRESSES)
 def test_a_tall_figure_stays_in_view_while_it_plays_or_steps(static_site, book_page, stem, title, how, theme):
     """Too tall to stick, the figure scrolled with the page: Play pressed below it changed the
     lanes out of sight. The reader comes to the control from the page above (the figure's top
@@ -211,11 +215,7 @@ _READOUT_LINES_JS = """root => { const e = root.querySelector('pre.emqsim-readou
 
 
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("stem, title, how", [
-    ("05_overlap", "05 an overlapping run", "play"),
-    ("02_one_row_rewritten", "02 the keys, step by step", "play"),
-    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
-])
+@pytest.mark.parametrize("stem, title, how", TALL_PRESSES)
 def test_the_docked_readout_shows_whole_lines(static_site, book_page, stem, title, how, theme):
     """While 02's keys played, the docked readout's last line was cut in half: where the window
     leaves it less than its tallest text, its box holds a whole number of lines."""
