@@ -1,4 +1,4 @@
-"""The course pages' disputes live in one book page, "The course pages, checked"
+"""The course pages' disputes live in one book page, "Course pages vs the code"
 (notebooks/course_pages_checked.ipynb): it cites the pages as this project keeps them
 (../shared/seeds/, by file name), and the notebooks' main flow teaches the mechanism, linking
 to it instead of arguing with pages a first-time reader never saw (issue 28)."""
@@ -26,7 +26,7 @@ def _markdown(path: Path) -> list[tuple[str, str]]:
 
 def test_the_page_cites_the_seed_pages_by_file_name():
     text = "\n".join(t for _, t in _markdown(PAGE))
-    assert text.startswith("# The course pages, checked")
+    assert text.startswith("# Course pages vs the code")
     assert sorted(set(re.findall(r"\b\d{3}_[0-9a-f]{16}\.txt\b", text))) == FILES
     assert "../shared/seeds/" in text
     if SEEDS.is_dir():                    # where the project's copies are at hand, they are these

@@ -105,11 +105,6 @@ def title_of(nb) -> str:
     return ""
 
 
-#: the sidebar's name of a page whose heading says little to a student who has not read it
-#: ("The course pages, checked": which pages, checked how?), by the notebook's stem
-NAV_TITLES = {"course_pages_checked": "Course pages vs the code"}
-
-
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _LIVE_HTML = f'<p class="emqsim-live">{html.escape(LIVE_NOTE)}</p>'
 
@@ -256,8 +251,7 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
         what = place[0].lower() + place[1:] if place else "beside the course"
         listing.append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>`: {what}, "
                        f"about {reading_minutes(nb)} min read")
-    items = "\n".join(f"{NAV_TITLES[path.stem]} <{path.stem}>" if path.stem in NAV_TITLES else path.stem
-                      for path in in_reading_order(books))
+    items = "\n".join(path.stem for path in in_reading_order(books))
     (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items, listing="\n".join(listing)),
                                      encoding="utf-8")
     (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")

@@ -206,7 +206,7 @@ def test_notebook_in_jupyterlab(lab, lab_page, artifacts, path):
     page.wait_for_selector(".jp-Notebook", timeout=OPEN_MS)
     kernel_ready(page)
     if any(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells):
-        run_all(page)       # a page of prose only (the course pages, checked) has nothing to run
+        run_all(page)       # a page of prose only (course pages vs the code) has nothing to run
     assert errors_on_page(page) == []
 
     # each widget output renders as a widget (a failed one shows an error text instead)
