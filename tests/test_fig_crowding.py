@@ -196,6 +196,39 @@ def test_06_marks_keep_their_time(layout):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_a_raised_mark_is_joined_to_its_ring(layout):
+    """A diamond or cross raised or lowered off its ring's row has a line from that ring to it,
+    drawn over the ring and no thinner than its edge, so it is seen (at a 1 min restart the
+    raised 10:01 diamond, joined only by the blue lag line under the ring, stood level with job
+    7 and read as a seventh job). The line's ends lie within a mark's reach of both centres."""
+    import numpy as np
+    from matplotlib.collections import LineCollection
+    model = catalogue.model("06 crash between two writes")
+    raised = 0
+    for values, view, renderer in every_frame("06 crash between two writes", layout):
+        ax = view.ax
+        to_px = ax.transData.transform
+        frame = model.frame(**values)
+        ring_edge = view.slots.get_linewidths()[0]
+        lines = [seg for c in ax.collections if isinstance(c, LineCollection) and c.get_visible()
+                 and c.get_zorder() > view.slots.get_zorder() and min(c.get_linewidths()) >= ring_edge
+                 for seg in c.get_segments() if len(seg) >= 2]
+        reach = max(b[2] - b[0] for b in view.mark_boxes()) / 2
+        rings = {float(n): (x, n) for x, n in frame.slots}
+        for coll, data in ((view.twins, frame.twins), (view.refused, frame.refused)):
+            drawn = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+            for (_, y), mark in zip(data, drawn):
+                if mark[1] == y:
+                    continue
+                raised += 1
+                ring, at = to_px(rings[float(y)]), to_px(mark)
+                joined = [s for s in lines for a, b in ((to_px(s[0]), to_px(s[-1])), (to_px(s[-1]), to_px(s[0])))
+                          if np.hypot(*(a - ring)) <= reach and np.hypot(*(b - at)) <= reach]
+                assert joined, (values, tuple(mark))
+    assert raised, layout     # the walk reaches a raised mark: the check is not empty
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_06_texts_clear_of_marks(layout):
     for values, view, renderer in every_frame("06 crash between two writes", layout):
         texts = [t for t in view.ax.texts if t.get_visible() and t.get_text().strip()]

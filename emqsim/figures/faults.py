@@ -57,6 +57,11 @@ class FaultsView(View):
         ax.add_collection(self.lag)
         self.twin_links = LineCollection([], colors=VERMILLION, linewidths=lw, linestyles=":")
         ax.add_collection(self.twin_links)
+        # a diamond or cross raised off its ring's row: a stem in its colour from the ring's
+        # centre, over the ring, so it is read as that ring's and not as a job of its own
+        # (issue 30: at a 1 min restart the raised 10:01 diamond stood level with job 7)
+        self.leaders = LineCollection([], linewidths=lw, zorder=4.5, capstyle="butt")
+        ax.add_collection(self.leaders)
         self.slots = ax.scatter([], [], s=(ms * 1.6) ** 2, facecolors="none", edgecolors=BLUE,
                                 linewidths=lw * 0.6, zorder=3)
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
@@ -83,7 +88,7 @@ class FaultsView(View):
             self._title = ax.set_title("", fontsize=fs, loc="left")
             ax.figure.subplots_adjust(left=0.07, right=0.76, top=0.9, bottom=0.15)
         self._layout = None
-        self.track(self.down, self.crash_line, self.restart_line, self.lag, self.twin_links, self.slots,
+        self.track(self.down, self.crash_line, self.restart_line, self.lag, self.twin_links, self.leaders, self.slots,
                    self.released, self.twins, self.refused, self.unserved, *self.ids, self.crash_text,
                    self.restart_text, self._title)
 
@@ -124,7 +129,10 @@ class FaultsView(View):
         self.lag.set_segments([[shift.get(tuple(map(float, p)), p) for p in seg] for seg in frame.lag])
         self.twins.set_offsets(moved)
         self.twin_links.set_segments([list(seg) for seg in frame.twin_links])
-        self.refused.set_offsets(self._clear_of_rings(_points(frame.refused), self.refused))
+        refused = _points(frame.refused)
+        raised = self._clear_of_rings(refused, self.refused)
+        self.refused.set_offsets(raised)
+        self._lead(frame.slots, (twins, moved, VERMILLION), (refused, raised, ORANGE))
         self.unserved.set_offsets(_points([(x, UNSERVED_Y) for x, _ in frame.unserved]))
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
@@ -146,6 +154,19 @@ class FaultsView(View):
                 labels.append(self._clear_of(text, marks, (frame.crashed, frame.restarted)))
         self._gapped(self.crash_line, frame.crashed, marks + labels)
         self._gapped(self.restart_line, frame.restarted, marks + labels)
+
+    def _lead(self, slots, *marks) -> None:
+        """A stem from each ring to its mark (`marks`: (true, drawn, colour) per kind) when the
+        mark was raised or lowered off the ring's row; a mark left on its row has none."""
+        ring_at = {float(n): (float(x), float(n)) for x, n in slots}
+        segments, colours = [], []
+        for true, drawn, colour in marks:
+            for (_, y), (x, dy) in zip(true, drawn):
+                if dy != y and float(y) in ring_at:
+                    segments.append([ring_at[float(y)], (x, dy)])
+                    colours.append(colour)
+        self.leaders.set_segments(segments)
+        self.leaders.set_color(colours or [VERMILLION])
 
     def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = GAP) -> np.ndarray:
         """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross) that would
