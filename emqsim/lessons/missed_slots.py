@@ -469,7 +469,7 @@ class MissedModel(Model):
             "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
             "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
             "When is the job for the last missed slot, 10:37, released?",
-            [("10:40:04", "At 10:40:04, a second after the fourth job released",
+            [("10:40:04", "At 10:40:04, a second after the fourth",
               "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
               "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
