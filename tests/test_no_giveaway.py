@@ -373,3 +373,22 @@ def test_a_reason_is_read_past_its_answer_and_small_words():
     """The stems "cancels" and "cancelled" meet; "the", "each" and the answer value do not count."""
     assert _content("each is cancelled") & _content("each release cancels the run") == {"cancel"}
     assert _content("Member 0 at score 0: the 09:15 one") == {"member", "score"}
+
+
+def _shape(time: str) -> str:
+    return "hh:mm" if len(time) == 5 else "hh:mm:00" if time.endswith(":00") else "hh:mm:ss"
+
+
+@pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
+def test_every_option_of_a_question_writes_its_times_alike(title, q):
+    """04's right option "10:40:04" was the only one with seconds off the minute, beside "10:40:00"
+    and "10:37" (issue 30): the format picked it. The options that name a time name it in one
+    format, and a right one off the minute is not the only one off it."""
+    shapes = {o.key: {_shape(t) for t in _TIME.findall(o.text)} for o in q.options}
+    timed = {k: s for k, s in shapes.items() if s}
+    assert len({_shape(t) if len(t) == 5 else "hh:mm:ss" for o in q.options for t in _TIME.findall(o.text)}) <= 1, (
+        f"{q.id}: options write their times in different formats: {[o.text for o in q.options]}")
+    right = q.right(shared_model(title))
+    if "hh:mm:ss" in timed.get(right, ()):
+        others = set().union(*(s for k, s in timed.items() if k != right))
+        assert "hh:mm:ss" in others, f"{q.id}: only the right option's time is off the minute"

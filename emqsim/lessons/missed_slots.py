@@ -475,9 +475,11 @@ class MissedModel(Model):
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
               "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
               "a second later, so the five jobs go out one beat apart."),
-             ("10:37", "At 10:37, its own slot",
+             ("10:37", "At 10:37:00, its own slot",
               "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
               "the restart."),
+             ("10:40:05", "At 10:40:05, five seconds after the restart",
+              "The first goes out at the restart's own beat, 10:40:00, so the fifth is four beats on."),
              ("never", "Never, the missed slots collapse into the first one",
               "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
               "each slot.")],
