@@ -295,3 +295,100 @@ def test_no_show_me_answers_a_later_question(path):
                 found.add((p.id, q.id))
     assert found - NOT_YET_APART == set(), f"{path.name}: Show me answers a later question"
     assert {f for f in NOT_YET_APART if f[0][:2] == path.stem[:2]} <= found, "fixed: drop it from NOT_YET_APART"
+
+
+#: words that carry no idea of their own: sharing one is no match
+_SMALL = set("""a an the and or but nor of to in on at by for from with as is are was be been being it its
+this that these those each every one no not none all any some only once than then so if while when
+what which who how do does did has have had will would can may must here there up out off into over
+""".split())
+_TIME = re.compile(r"\b\d\d:\d\d(?::\d\d)?\b")
+
+
+def _stem(word: str) -> str:
+    """A word's stem, crudely: "cancels", "cancelled" and "cancel" are one word to a reader's eye."""
+    for end in ("ing", "ed", "es", "s"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            word = word[:-len(end)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+def _content(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text) if w not in _SMALL and not re.fullmatch(r"[\d:]+", w)}
+
+
+def reason(option) -> str:
+    """What an option says beyond its answer: the text after its first ": " or ", " (the answer
+    value, "Member 0 at score 0" or "At 10:40:04", stands before it)."""
+    m = re.search(r": |, ", option.text)
+    return option.text[m.end():] if m else ""
+
+
+def paragraph_above(path: Path) -> list[tuple[object, str, object]]:
+    """(question, the Markdown between the previous figure and its own, model) for each question."""
+    cells = json.loads(path.read_text())["cells"]
+    out, start = [], 0
+    for i, c in enumerate(cells):
+        if _is_panel(c):
+            model = catalogue.model(c["metadata"]["emqsim"]["figure"])
+            text = "\n".join("".join(d["source"]) for d in cells[start:i] if d["cell_type"] == "markdown")
+            out.extend((q, text, model) for q in model.questions)
+            start = i + 1
+    return out
+
+
+#: right options whose reason still shares a content word with its stem or the text above (found by
+#: the test below, not yet read by a person: most share a term the question needs, "fire", "id");
+#: each to be reworded or judged (issue 30), listed so that a new one fails, dropped once fixed
+NOT_YET_REWORDED = {
+    "01-interval-after-a-mark", "01-cron-after-its-slot", "02-rows-and-jobs-after-50", "02-score-after-4",
+    "02-registry-after-zadd", "02-who-writes-the-wake", "03-finish-fourth-start", "03-schedule-fourth-finish",
+    "04-snap-lands", "04-grace-drops", "05-buffer-one-skips", "06-fresh-ids-twice", "06-slot-ids-refuse",
+    "06-fresh-ids-long-down", "07-croniter-fall-back", "07-first-pass-time"}
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_a_right_option_s_reason_shares_no_word_with_its_stem_or_the_text_above(path):
+    """03's "Member 0 at score 0: wake now" echoed "try to take a job now" above its figure, its
+    "the delayed job's run time" echoed "scored with the run time of the earliest delayed job"; 05's
+    "None: each is cancelled" its own stem's "each release cancels", "2: the slots passed while
+    one waits" the forbid bullet's "the latest slot passed" (issue 30): picked by the words, not the
+    idea. A right option's reason shares no content word with its stem or the Markdown between the
+    previous figure and its own, beyond its answer value and the lane's name."""
+    found = []
+    for q, above, model in paragraph_above(path):
+        right = q.option(q.right(model))
+        lanes = {_stem(w) for w in re.findall(r"`([\w-]+)`", q.prompt) for w in _words(w)}
+        same = _content(reason(right)) & (_content(q.prompt) | _content(above)) - lanes - _content(right.key)
+        if same:
+            found.append((q.id, reason(right), sorted(same)))
+    assert [f for f in found if f[0] not in NOT_YET_REWORDED] == [], (
+        f"{path.name}: right options whose reason repeats the words around them")
+    assert {f for f in NOT_YET_REWORDED if f[:2] == path.stem[:2]} <= {f[0] for f in found}, (
+        "reworded: drop it from NOT_YET_REWORDED")
+
+
+def test_a_reason_is_read_past_its_answer_and_small_words():
+    """The stems "cancels" and "cancelled" meet; "the", "each" and the answer value do not count."""
+    assert _content("each is cancelled") & _content("each release cancels the run") == {"cancel"}
+    assert _content("Member 0 at score 0: the 09:15 one") == {"member", "score"}
+
+
+def _shape(time: str) -> str:
+    return "hh:mm" if len(time) == 5 else "hh:mm:00" if time.endswith(":00") else "hh:mm:ss"
+
+
+@pytest.mark.parametrize("title,q", asked(), ids=[q.id for _, q in asked()])
+def test_every_option_of_a_question_writes_its_times_alike(title, q):
+    """04's right option "10:40:04" was the only one with seconds off the minute, beside "10:40:00"
+    and "10:37" (issue 30): the format picked it. The options that name a time name it in one
+    format, and a right one off the minute is not the only one off it."""
+    shapes = {o.key: {_shape(t) for t in _TIME.findall(o.text)} for o in q.options}
+    timed = {k: s for k, s in shapes.items() if s}
+    assert len({_shape(t) if len(t) == 5 else "hh:mm:ss" for o in q.options for t in _TIME.findall(o.text)}) <= 1, (
+        f"{q.id}: options write their times in different formats: {[o.text for o in q.options]}")
+    right = q.right(shared_model(title))
+    if "hh:mm:ss" in timed.get(right, ()):
+        others = set().union(*(s for k, s in timed.items() if k != right))
+        assert "hh:mm:ss" in others, f"{q.id}: only the right option's time is off the minute"

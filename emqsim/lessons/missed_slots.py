@@ -469,15 +469,17 @@ class MissedModel(Model):
             "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
             "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
             "When is the job for the last missed slot, 10:37, released?",
-            [("10:40:04", "At 10:40:04, a second after the fourth job released",
+            [("10:40:04", "At 10:40:04, a second after the fourth",
               "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
               "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "At 10:40:00, with the four others, as the pump comes back",
               "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
               "a second later, so the five jobs go out one beat apart."),
-             ("10:37", "At 10:37, its own slot",
+             ("10:37", "At 10:37:00, its own slot",
               "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
               "the restart."),
+             ("10:40:05", "At 10:40:05, five seconds after the restart",
+              "The first goes out at the restart's own beat, 10:40:00, so the fifth is four beats on."),
              ("never", "Never, the missed slots collapse into the first one",
               "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
               "each slot.")],

@@ -408,7 +408,7 @@ class OverlapModel(Model):
             "05-replace-completes",
             "Runs of 18 min under `replace` (each release cancels the run still going). How many of the "
             "8 runs complete?",
-            [("0", "None: each is cancelled",
+            [("0", "None: each cut short",
               "Every run is still going 15 minutes in, when the next release cancels it; the last is cancelled "
               "by the release after the window."),
              ("4", "Half: every other ends",
@@ -429,7 +429,7 @@ class OverlapModel(Model):
         question(
             "05-forbid-skips",
             "Runs of 20 min under `forbid`. How many of the 8 slots get no job?",
-            [("2", "2: the slots passed while one waits",
+            [("2", "2: the newest overtakes older ones",
               "09:45 passes during 09:30's run; at its end 10:00 is due, and only the latest runs."),
              ("4", "4: each release mid-run is lost",
               "`forbid` keeps the row due: the refused slot runs when the running one ends."),

@@ -361,7 +361,7 @@ class MarkerStepsModel(StepsModel):
             "03-marker-after-take",
             "A worker takes the 09:00 job (moveToActive) and nothing else waits. After moveToActive's last "
             "write to the marker, what does the marker hold?",
-            [("zero", "Member 0 at score 0: wake now, job or not.",
+            [("zero", "Member 0 at score 0: always rewritten.",
               "moveToActive writes it after every take, whether anything waits or not: a woken worker may "
               "find nothing."),
              ("empty", "Nothing: the only job was taken.",
@@ -376,7 +376,7 @@ class MarkerStepsModel(StepsModel):
             "03-marker-wake-time",
             "After the take, updateJobScheduler makes the next job (every 15 min), delayed. At what time does "
             "the marker's member 1 wake a parked worker?",
-            [("09:15", "At 09:15:00, the delayed job's run time.",
+            [("09:15", "At 09:15:00, as it falls due.",
               "Member 1's score is the earliest delayed job's time (BullMQ 6.7.0's addDelayMarkerIfNeeded)."),
              ("09:00", "At 09:00:00, the time of the take.",
               "09:00 is when the 09:15 job was made, not when it is due."),
