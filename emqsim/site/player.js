@@ -306,10 +306,12 @@
        (player.css) and the picture's top is brought under the header, so the picture and the
        control in use are seen together while it plays. The readout docks with them, above the
        rows: left under the picture, the docked rows covered its last lines (05's forbid line,
-       02's reply). It keeps the height of its tallest text where the window has room for it and
-       PICTURE_SEEN of the picture, else it scrolls inside itself. Undocked once the player
-       leaves the window: a docked row would otherwise ride over the page above the player. */
-    var PICTURE_SEEN = 0.92;
+       02's reply). It keeps the height of its tallest text where the window has room for it
+       under the whole picture, else it is cut to whole lines and scrolls inside itself: a
+       readout of at least 4 lines sat over the last 45 px of 02's keys and 05's line-style key.
+       Undocked once the player leaves the window: a docked row would otherwise ride over the
+       page above the player. */
+    var PICTURE_GAP = 4;    /* px between the header and the docked picture's top */
     var docked = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
       entries.forEach(function (e) { if (!e.isIntersecting) undock(); });
     }) : null;
@@ -321,22 +323,27 @@
         readout.removeAttribute("tabindex");
       }
     }
-    /* the docked readout's height: its tallest text's, or what the window leaves it cut to
-       whole lines (a room of 5.5 lines showed 02's sixth line cut through the middle) */
+    /* the docked readout's height: its tallest text's, or the whole lines left under the
+       picture (a room of 5.5 lines showed 02's sixth line cut through the middle); 2 lines at
+       least, the picture then moved up under the header by what they lack (dock) */
     function readoutHeight() {
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
       var s = getComputedStyle(readout);
       var line = parseFloat(s.lineHeight) || 14;
       var pad = parseFloat(s.paddingTop) + parseFloat(s.paddingBottom) +
-                parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth);
-      var room = window.innerHeight - headerBottom() - rows - PICTURE_SEEN * img.getBoundingClientRect().height;
+                parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth) +
+                parseFloat(s.marginTop) + parseFloat(s.marginBottom);
+      var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - img.getBoundingClientRect().height;
       var tallest = parseFloat(readout.style.minHeight) || readout.scrollHeight;
-      var lines = Math.max(4, Math.floor((room - pad) / line));
-      readout.style.height = tallest <= pad + lines * line ? Math.ceil(tallest) + "px" : (pad + lines * line) + "px";
+      var lines = Math.max(2, Math.floor((room - pad) / line));
+      var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
+      readout.style.height = tallest <= edge + lines * line ? Math.ceil(tallest) + "px" : (edge + lines * line) + "px";
     }
     /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
        (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
-       desktop Play pressed under 05's lanes changed them above the window for the whole run. */
+       desktop Play pressed under 05's lanes changed them above the window for the whole run.
+       Docked, the picture's top goes under the header, or higher where its bottom would
+       otherwise be under the docked rows: they never cover it. */
     function dock() {
       if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
       if (!root.classList.contains("emqsim-docked")) {
@@ -349,10 +356,11 @@
       }
       readoutHeight();
       var r = img.getBoundingClientRect(), top = headerBottom();
-      var room = box.getBoundingClientRect().top;   /* where the docked rows begin */
-      if (r.top >= top && r.bottom <= Math.min(room, window.innerHeight)) return;
+      var rows = window.innerHeight - box.getBoundingClientRect().height;   /* where the docked rows begin */
+      if (r.top >= top && r.bottom <= rows) return;
+      var by = Math.max(r.top - top - PICTURE_GAP, r.bottom - rows);
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      window.scrollTo({top: window.scrollY + r.top - top - 4, behavior: still ? "auto" : "smooth"});
+      window.scrollTo({top: window.scrollY + by, behavior: still ? "auto" : "smooth"});
     }
 
     /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings
