@@ -14,7 +14,7 @@ from emqsim.figures import catalogue
 from emqsim.figures import missed_slots as fv
 from emqsim.figures.missed_slots import DROP
 from emqsim.figures.style import new_figure
-from emqsim.figures.view import Figure
+from emqsim.figures.view import Figure, mark_reach
 from emqsim.lessons import missed_slots as mx
 from emqsim.engine.timefmt import at
 
@@ -262,7 +262,7 @@ def test_a_minute_apart_two_dots_stand_one_over_the_other(layout):
     snap = sorted(p for p in view.released.get_offsets().tolist() if 6 <= p[1] < 6.5 and p[0] < t("10:00"))
     assert [p[0] for p in snap] == ts("09:07", "09:22", "09:51", "09:52")
     low, high = view.ax.transData.transform(snap[2:])
-    width = 2 * fv._half(view.released) * view.ax.figure.dpi / 72
+    width = 2 * mark_reach(view.released) * view.ax.figure.dpi / 72
     assert low[1] == view.ax.transData.transform((0, 6))[1] and high[1] - low[1] >= width
     assert [t("09:51"), 6] in [s.tolist()[-1] for s in view.links.get_segments()]
 

@@ -9,14 +9,12 @@ and label comes from `emqsim.lessons.faults.FaultsModel`.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from matplotlib.collections import LineCollection
 
 from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, time_axis
 from . import band
-from .view import View
+from .view import View, mark_reach
 
 #: the y axis's floor and its room above the last job's row, in rows
 FLOOR, TOP = -0.7, 1.7
@@ -27,12 +25,6 @@ UNSERVED_Y = 0.0
 
 #: points of air between two marks of a lane: touching reads as one blot (issue 30)
 GAP = 1.5
-
-
-def _reach(coll) -> float:
-    """A mark's half width in points: its marker's reach at its size and half its edge."""
-    return float(np.abs(coll.get_paths()[0].vertices).max() * math.sqrt(coll.get_sizes()[0])
-                 + coll.get_linewidths()[0] / 2)
 
 
 def _points(pairs) -> np.ndarray:
@@ -180,9 +172,9 @@ class FaultsView(View):
         ax = self.ax
         dpi = ax.figure.dpi / 72
         marks = self.twins if marks is None else marks
-        own = _reach(marks) * dpi
-        ring = _reach(self.slots) * dpi
-        taken = [(x, y, _reach(c) * dpi, c is self.released) for c in (self.slots, self.released, self.twins)
+        own = mark_reach(marks) * dpi
+        ring = mark_reach(self.slots) * dpi
+        taken = [(x, y, mark_reach(c) * dpi, c is self.released) for c in (self.slots, self.released, self.twins)
                  for x, y in (ax.transData.transform(c.get_offsets()) if len(c.get_offsets()) else [])]
         out = np.array(twins, dtype=float)
         step = own + ring + pad * dpi
@@ -208,8 +200,7 @@ class FaultsView(View):
             offsets = coll.get_offsets()
             if not len(offsets):
                 continue
-            half = (np.abs(coll.get_paths()[0].vertices).max() * math.sqrt(coll.get_sizes()[0])
-                    + coll.get_linewidths()[0] / 2) * fig.dpi / 72
+            half = mark_reach(coll) * fig.dpi / 72
             boxes += [(x - half, y - half, x + half, y + half) for x, y in ax.transData.transform(offsets)]
         return boxes
 

@@ -17,7 +17,7 @@ from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, legible, narrow, scale, time_axis
 from . import band
-from .view import View
+from .view import View, mark_reach
 
 
 #: characters a line of the key's names on a phone
@@ -55,12 +55,6 @@ def _joined(links, placed: dict | None = None) -> list:
     to the height `placed` gives the release's dot."""
     placed = placed or {}
     return [[(a[0], a[1] - DROP), (b[0], b[1] - DROP), (b[0], placed.get(tuple(b), b[1]))] for a, b in links]
-
-
-def _half(coll) -> float:
-    """A mark's half width in points: its marker's reach at its size and half its edge."""
-    return float(np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
-                 + coll.get_linewidths()[0] / 2)
 
 
 def placed(released, reach: float, step: float) -> tuple[list, dict]:
@@ -168,7 +162,7 @@ class MissedView(View):
         stays on the pixel it had (and the site's frames keep their size)."""
         ax = self.ax
         fig = ax.figure
-        half = max(_half(c) for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
+        half = max(mark_reach(c) for c in (self.collapsed, self.slots, self.released, self.skipped))   # points
         box = ax.get_position()
         room = (half + 2.0) / 72 / fig.get_figwidth()                 # figure fractions
         ax.set_position([box.x0, box.y0, box.width + room, box.height])
@@ -180,7 +174,7 @@ class MissedView(View):
         ax = self.ax
         (x0, y0), (x1, y1) = ax.transData.transform([(VIEW[0], 0), (VIEW[0] + 60_000, 1)])
         points = 72 / ax.figure.dpi
-        apart = 2 * _half(self.released) + GAP
+        apart = 2 * mark_reach(self.released) + GAP
         return apart / ((x1 - x0) * points / 60_000), apart / ((y1 - y0) * points)
 
     def draw(self, frame: MissedFrame) -> None:

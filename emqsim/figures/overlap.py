@@ -17,7 +17,7 @@ from matplotlib.patches import Patch
 from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow, new_figure, scale,
                     time_axis)
 from . import band
-from .view import View
+from .view import View, mark_reach
 
 #: each policy's colour in the runs-at-once plot and on its lane label
 COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE, "forbid": BLACK}
@@ -317,7 +317,6 @@ class OverlapView(View):
             offsets = coll.get_offsets()
             if not len(offsets):
                 continue
-            half = (np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
-                    + coll.get_linewidths()[0] / 2) * dpi
+            half = mark_reach(coll) * dpi
             out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
         return out

@@ -48,6 +48,15 @@ def smallest_font(fig) -> float:
     return min(t.get_fontsize() for t in drawn_texts(fig))
 
 
+def mark_reach(coll) -> float:
+    """How far a scatter's mark reaches from its centre, in points: its marker's outline at its
+    size and half its edge. The views keep marks apart and away from texts by it, at any dpi."""
+    import numpy as np
+
+    return float(np.abs(coll.get_paths()[0].vertices).max() * np.sqrt(coll.get_sizes()[0])
+                 + coll.get_linewidths()[0] / 2)
+
+
 class View:
     """Base of every view: `ax` to draw on, `live` to show it. A subclass makes its artists in
     `__init__` (calling `self.track(...)` with the ones that move) and updates them in `draw`."""
