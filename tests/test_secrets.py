@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from emqsim import cli
@@ -32,6 +32,17 @@ OPTIONS = ("password", "ssl_password", "PASSWORD", "pass%77ord")
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def _spelled_elsewhere(secrets, skeleton: str) -> bool:
+    """True when a secret, as written or encoded, stands in the URL's non-secret parts."""
+    return any(form in skeleton for secret in secrets for form in (secret, quote(secret, safe="")))
+
+
+def test_a_secret_the_host_spells_is_not_drawn():
+    """The draw that made CI red: the password "127.0.0." inside 127.0.0.1's host."""
+    assert _spelled_elsewhere(["127.0.0.", "zzzzzzzz"], "http://:@127.0.0.1:1/0?password=")
+    assert not _spelled_elsewhere(["s3cr3t-pw", "zzzzzzzz"], "http://:@127.0.0.1:1/0?password=")
+
+
 @st.composite
 def urls(draw, host: str = "127.0.0.1:1", path: str = "/0", scheme: str = "redis"):
     """(a URL carrying secrets, the secrets as a reader could recognise them)."""
@@ -42,6 +53,9 @@ def urls(draw, host: str = "127.0.0.1:1", path: str = "/0", scheme: str = "redis
     userinfo = f"{user}:{quote(user_secret, safe='')}@" if where in ("user", "both") else ""
     query = f"?{option}={quote(query_secret, safe='')}" if where in ("query", "both") else ""
     url = f"{scheme}://{userinfo}{host}{path}{query}"
+    # a secret that the URL's other parts also spell ("127.0.0." in the host 127.0.0.1) is
+    # printed with the host, not leaked: such a draw tells nothing about the redaction
+    assume(not _spelled_elsewhere((user_secret, query_secret), f"{scheme}://{user}:@{host}{path}?{option}="))
     shown = []
     if where in ("user", "both"):
         shown += [user_secret, quote(user_secret, safe="")]
