@@ -419,7 +419,7 @@ class OverlapModel(Model):
         question(
             "05-buffer-one-skips",
             "Runs of 25 min under `buffer-one`. How many of the 8 slots get no job?",
-            [("2", "2: the wait grows until one is dropped",
+            [("2", "2: the wait grows, then one is dropped",
               "The wait grows 10 minutes a slot until a release finds one held: 09:45 and 10:30."),
              ("4", "4: each release mid-run is dropped",
               "`buffer-one` holds the release `skip` drops; it drops one only while another is held."),
