@@ -181,7 +181,7 @@ class CadenceModel(Model):
             "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run finish?",
-            [("09:55", "09:55, slot plus length",
+            [("09:55", "09:55, 09:45 plus one run",
               "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
               "later."),
              ("10:25", "10:25, gaps stretched by the run",
