@@ -11,6 +11,7 @@ read off the model's frame at `show_me`: the readout there says it (TELLS).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -295,6 +296,47 @@ def test_no_show_me_answers_a_later_question(path):
                 found.add((p.id, q.id))
     assert found - NOT_YET_APART == set(), f"{path.name}: Show me answers a later question"
     assert {f for f in NOT_YET_APART if f[0][:2] == path.stem[:2]} <= found, "fixed: drop it from NOT_YET_APART"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def bracketed(asked_here: list[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """(earlier, earlier, later) question ids where the two earlier Show me frames, on the later
+    one's figure, differ from it in one control only, its value lies between theirs, and the later
+    question's own reading of those two frames are numbers its right answer lies between."""
+    found = set()
+    for j, (title, q) in enumerate(asked_here):
+        model = shared_model(title)
+        right = _number(q.right(model))
+        earlier = [p for t, p in asked_here[:j] if t == title]
+        for a, b in itertools.combinations(earlier, 2):
+            if right is None or not a.show_me.keys() == b.show_me.keys() == q.show_me.keys():
+                continue
+            moved = [k for k in q.show_me if not a.show_me[k] == b.show_me[k] == q.show_me[k]]
+            if len(moved) != 1 or not all(isinstance(s.show_me[moved[0]], (int, float)) for s in (a, b, q)):
+                continue
+            k = moved[0]
+            lo, hi = sorted((a, b), key=lambda s: s.show_me[k])
+            if not lo.show_me[k] < q.show_me[k] < hi.show_me[k]:
+                continue
+            read = [_number(q.answer(model.frame(**s.show_me))) for s in (lo, hi)]
+            if None not in read and min(read) <= right <= max(read):
+                found.add((lo.id, hi.id, q.id))
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_no_two_show_me_bracket_a_later_answer(path):
+    """05's first two Show me (runs of 18 and 25 min) showed `forbid` dropping 1 and 3 slots; its
+    third question asked `forbid` at 20 min, answer 2: read between the two, the figure never moved
+    (issue 30). No later answer lies between what two earlier Show me frames, set on either side of
+    its own on one control, show of it."""
+    assert bracketed(in_page_order(path)) == set(), f"{path.name}: two Show me bracket a later answer"
 
 
 #: words that carry no idea of their own: sharing one is no match
