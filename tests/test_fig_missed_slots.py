@@ -274,10 +274,11 @@ def test_a_minute_apart_two_dots_stand_one_over_the_other(layout):
 
 
 def test_the_link_reads_apart_from_the_band_edge():
-    """At the default stop the late jobs are released at pump up, 10:10, so each link's last
-    leg runs along the band's right edge: at half alpha its blue over the grey edge read grey
-    (issue 30). It is drawn above the band, and its colour as drawn over the edge differs from
-    the edge by a contrast of 1.7 or more in the light theme and under the dark filter."""
+    """At the default stop the late jobs are released at pump up, 10:10, on the band's right
+    edge, where each link ends: at half alpha its blue over the grey edge read grey (issue 30).
+    It is drawn above the band, and its colour as drawn over the edge differs from the edge by
+    a contrast of 1.7 or more in the light theme and under the dark filter (its rising leg
+    stands off the edge: `test_no_link_rises_along_the_band_edge`)."""
     from matplotlib.colors import to_rgb, to_rgba
 
     from emqsim.figures import style
