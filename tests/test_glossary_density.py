@@ -7,6 +7,10 @@ A paragraph here is what a reader meets as one block: text between blank lines, 
 and each table row on its own. A term is introduced where the page links it to the glossary for the
 first time; a paragraph introduces at most two. A source path (a file in a repository) belongs in
 the page's `## Sources` cell, not in the running text.
+
+The rule holds on every page of the site but the glossary's own: a later read found four dense
+paragraphs on 00, two on 05, four on 08 and more on the reference pages, where ref_missed_slots'
+snap item brought in eight terms at once.
 """
 
 from __future__ import annotations
@@ -20,9 +24,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-#: the pages held to the rule (issue 30's read found 02 and 03 dense; 07 and the guide were
-#: rewritten with them); a page joins the list once its paragraphs are split
-PAGES = ["02_one_row_rewritten", "03_start_to_start", "07_cron_time_zones", "which_policy"]
+#: every page of the site (issue 30's read found 02 and 03 dense, then 00, 05, 08 and the
+#: reference pages); the glossary pages are excepted: each of their entries introduces itself
+PAGES = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb") if not p.stem.startswith("glossary"))
+#: pages still dense, whose prose another change owns (01 and 06 open with four and three terms
+#: in one paragraph, 04 with five): held as expected failures that must fail, so the list
+#: shrinks when each is split
+NOT_YET_SPLIT = {"01_cron_vs_interval", "04_missed_slots", "06_faults"}
+#: the pages beside the course that read the code for a reader who asks for it: a file of a
+#: repository is what they are about, so the path rule holds on the course pages and the guide
+CODE_PAGES = {p for p in PAGES if p.startswith("ref_")} | {"course_pages_checked"}
+#: a course page that still names a source path in its text, owned by another change
+NOT_YET_MOVED = {"01_cron_vs_interval"}
+
+
+def _held(pages, not_yet: set[str], why: str) -> list:
+    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=why)) if p in not_yet else p
+            for p in pages]
 MOST = 2
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
@@ -82,13 +100,22 @@ def test_the_count_is_per_paragraph_item_and_row_and_first_links_only():
     assert not _PATH.search("`updateJobScheduler-12.lua` and `repeat:<id>:<ms>`")
 
 
-@pytest.mark.parametrize("name", PAGES)
+def test_every_page_of_the_site_is_held():
+    """The rule reaches every page: a new page joins by existing, not by being listed."""
+    assert {"00_start_here", "05_overlap", "08_the_whole_course", "which_policy", "ref_release_rules",
+            "ref_missed_slots", "course_pages_checked"} <= set(PAGES)
+    assert not any(p.startswith("glossary") for p in PAGES)
+    assert NOT_YET_SPLIT <= set(PAGES) and NOT_YET_MOVED <= set(PAGES) - CODE_PAGES
+
+
+@pytest.mark.parametrize("name", _held(PAGES, NOT_YET_SPLIT, "dense; its prose is another change's"))
 def test_no_paragraph_introduces_more_than_two_terms(name):
     dense = [(new, text[:80]) for new, text in introduced(_running_text(name)) if len(new) > MOST]
     assert dense == [], f"{name}: paragraphs introducing more than {MOST} glossary terms: {dense}"
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", _held([p for p in PAGES if p not in CODE_PAGES], NOT_YET_MOVED,
+                                       "names a source path; its prose is another change's"))
 def test_the_running_text_names_no_source_path(name):
     paths = [m[0] for text in _running_text(name) for m in _PATH.finditer(text)]
     assert paths == [], f"{name}: source paths outside Sources: {paths}"
