@@ -10,7 +10,7 @@ import pytest
 
 from emqsim.figures import catalogue
 from emqsim.figures.cron_vs_interval import CronIntervalView
-from emqsim.figures.style import new_figure
+from emqsim.figures.style import BLUE, ORANGE, new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons.cron_vs_interval import CronIntervalModel, next_run
 from emqsim.engine.timefmt import at
@@ -68,11 +68,12 @@ def test_update_switches_rule(fig):
     v = fig.view
     assert fig.update(now=NOV30_0901, mode="interval") == "now 09:01 | every 15 min -> next run 09:15:00"
     assert _x(v._ring) == [NOV30_0915] and list(v._ring.get_ydata()) == [0]
-    assert (v._interval.get_alpha(), v._cron.get_alpha()) == (1.0, 0.3)
+    assert (v._interval.get_markerfacecolor(), v._cron.get_markerfacecolor()) == (ORANGE, "none")
     assert v._next_text.get_text() == "next 09:15:00\nin 14 min"
     assert v._next_text.get_horizontalalignment() == "center"
     assert fig.update(mode="cron") == "now 09:01 | cron 0 9 * * * -> next run 09:00:00 (tomorrow, 2026-12-01)"
-    assert (v._interval.get_alpha(), v._cron.get_alpha()) == (0.3, 1.0)
+    assert (v._interval.get_markerfacecolor(), v._cron.get_markerfacecolor()) == ("none", BLUE)
+    assert (v._interval.get_markeredgecolor(), v._cron.get_markeredgecolor()) == ("#C38700", BLUE)
 
 
 def test_update_new_expression_redraws_slots_and_row_label(fig):
@@ -200,3 +201,66 @@ def test_the_next_run_box_never_crosses_the_now_line(presenter):
         finally:
             style.present(False)
     assert (seen, crossed) == (50, [])
+
+
+# -- issue 30: the faded row in the dark theme -----------------------------------------------
+
+#: the least contrast a faded mark keeps against the figure's ground (WCAG 1.4.11, graphics)
+FADED_MIN = 3.0
+
+
+def _drawn(line, which: str) -> tuple[str, float]:
+    """The colour and alpha `line` paints its `which` part in ("marker" or "line"): a hollow
+    marker paints only its edge."""
+    from matplotlib.colors import to_rgba
+
+    alpha = 1.0 if line.get_alpha() is None else line.get_alpha()
+    if which == "line":
+        c = to_rgba(line.get_color())
+    else:
+        face = to_rgba(line.get_markerfacecolor())
+        c = face if face[3] > 0 else to_rgba(line.get_markeredgecolor())
+    return c[:3], alpha * c[3]
+
+
+def _contrasts(colour, alpha) -> dict[str, float]:
+    """The mark's contrast with the ground it is read on: the site's light page (white), the
+    site's dark page (its white frame turned by the filter: the composite turned, against
+    black) and Lab's dark theme (the transparent figure's mark turned, over Lab's #111)."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    from emqsim.figures import style
+
+    def over(c, bg):
+        return tuple(alpha * np.array(c) + (1 - alpha) * np.array(to_rgb(bg)))
+
+    light = over(colour, style.LIGHT_BG)
+    return {"site light": style.contrast(light, style.LIGHT_BG),
+            "site dark": style.contrast(style.dark(light), style.dark(style.LIGHT_BG)),
+            "lab dark": style.contrast(over(to_rgb(style.dark(colour)), style.DARK_BG), style.DARK_BG)}
+
+
+def test_the_faded_row_and_the_wait_read_in_both_themes():
+    """Issue 30: under the dark theme the row of the rule switched off (drawn at 0.3 alpha over
+    white, turned near black by the filter) was nearly invisible on the dark page, and the grey
+    dotted wait was 2.85:1 on white. At every stop, both modes, the faded row's marks and the
+    wait line keep 3:1 against the ground in the light theme and under the dark filter, and the
+    faded row still looks unlike the one in force (hollow where that one is filled)."""
+    from figure_walk import every_frame
+    from matplotlib.colors import to_rgba
+
+    low, seen = [], 0
+    for values, v, _ in every_frame("01 cron vs interval"):
+        off, on = (v._interval, v._cron) if values["mode"] == "cron" else (v._cron, v._interval)
+        checks = [("off row", off, "marker")]
+        if len(v._wait.get_xdata()):
+            checks.append(("wait", v._wait, "line"))
+        for name, line, which in checks:
+            seen += 1
+            for ground, ratio in _contrasts(*_drawn(line, which)).items():
+                if ratio < FADED_MIN:
+                    low.append((name, ground, round(ratio, 2), values["mode"]))
+        if not (to_rgba(off.get_markerfacecolor())[3] == 0 < to_rgba(on.get_markerfacecolor())[3]):
+            low.append(("off row not hollow", values["mode"]))
+    assert seen and sorted(set(low)) == []

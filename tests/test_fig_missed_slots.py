@@ -68,7 +68,11 @@ def test_artists_after_the_default(fig):
     assert view.slots.get_offsets().tolist() == [
         [t("09:37"), 6 - d], [t("09:37"), 5 - d], [t("09:37"), 4 - d], [t("09:37"), 3 - d], [t("09:37"), 2 - d],
         [t("09:52"), 2 - d], [t("10:07"), 2 - d], [t("10:07"), 1 - d], [t("10:07"), -d]]
-    assert [s.tolist() for s in view.links.get_segments()][-1] == [[t("10:07"), -d], [t("10:10"), -d], [t("10:10"), 0]]
+    # it rises fv.TURN points short of its release (off the band's edge), then runs into the dot
+    back = t("10:10") - view._turn()
+    assert round((t("10:10") - back) / MIN * 60) == 58      # 4 pt, at the notebook's size: 58 s
+    assert [s.tolist() for s in view.links.get_segments()][-1] == [
+        [t("10:07"), -d], [back, -d], [back, 0], [t("10:10"), 0]]
     assert view.skipped.get_offsets().shape == (0, 2) and view.skip_links.get_segments() == []
     assert view.collapsed.get_offsets().tolist() == [
         [t("09:52"), 6 - d], [t("10:07"), 6 - d], [t("09:52"), 5 - d], [t("10:07"), 5 - d], [t("09:52"), 4 - d],
@@ -93,7 +97,9 @@ def test_moving_the_restart_and_the_deadline(fig):
         "deadline: 10:07 skipped at 10:10 (3 min late > 1 s), then 10:22, 10:37 \u00b7 phase :07 kept" \
         " \u00b7 misfire_grace_time 1 s"
     assert view.skipped.get_offsets().tolist() == [[t("10:07"), -DROP]]
-    assert [s.tolist() for s in view.skip_links.get_segments()] == [[[t("10:07"), -DROP], [t("10:10"), -DROP], [t("10:10"), 0]]]
+    back = t("10:10") - view._turn()     # the leg rises short of the release, off the band's edge
+    assert [s.tolist() for s in view.skip_links.get_segments()] == [
+        [[t("10:07"), -DROP], [back, -DROP], [back, 0], [t("10:10"), 0]]]
     assert view.title.get_text().endswith("deadline 1 s")
     assert fig.values == {"down": t("09:30"), "up": t("10:10"), "deadline": 1000}
 
@@ -268,10 +274,11 @@ def test_a_minute_apart_two_dots_stand_one_over_the_other(layout):
 
 
 def test_the_link_reads_apart_from_the_band_edge():
-    """At the default stop the late jobs are released at pump up, 10:10, so each link's last
-    leg runs along the band's right edge: at half alpha its blue over the grey edge read grey
-    (issue 30). It is drawn above the band, and its colour as drawn over the edge differs from
-    the edge by a contrast of 1.7 or more in the light theme and under the dark filter."""
+    """At the default stop the late jobs are released at pump up, 10:10, on the band's right
+    edge, where each link ends: at half alpha its blue over the grey edge read grey (issue 30).
+    It is drawn above the band, and its colour as drawn over the edge differs from the edge by
+    a contrast of 1.7 or more in the light theme and under the dark filter (its rising leg
+    stands off the edge: `test_no_link_rises_along_the_band_edge`)."""
     from matplotlib.colors import to_rgb, to_rgba
 
     from emqsim.figures import style
@@ -286,3 +293,38 @@ def test_the_link_reads_apart_from_the_band_edge():
     drawn = tuple(a * np.array([r, g, b]) + (1 - a) * edge)
     assert style.contrast(drawn, tuple(edge)) >= 1.7
     assert style.contrast(style.dark(drawn), style.dark(tuple(edge))) >= 1.7
+
+
+#: the least air, in CSS px at the site's size, between a link's rising leg and the band's edge
+EDGE_AIR = 2.0
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_link_rises_along_the_band_edge(layout):
+    """Issue 30: a late job released at pump up was joined to its slot by a leg rising exactly
+    on the band's right edge (10:10 at the default stop), so the link read as the band's border.
+    At every stop, in both layouts, drawn at the pixels the site shows, each link's rising leg
+    (solid or dotted) stands at least `EDGE_AIR` CSS px clear of either edge of the band, stroke
+    to stroke, and still ends at its release."""
+    from tests.test_fig_crowding import _css_px, site_frames
+
+    near, legs = [], 0
+    for values, v, _ in site_frames(TITLE, layout):
+        fig = v.ax.figure
+        css = _css_px(fig, layout)
+        to_px = v.ax.transData.transform
+        edges = [to_px((x, 0))[0] for x in (v.band.get_x(), v.band.get_x() + v.band.get_width())]
+        half_edge = v.band.get_linewidth() * fig.dpi / 72 / 2
+        for coll in (v.links, v.skip_links):
+            half = coll.get_linewidths()[0] * fig.dpi / 72 / 2
+            for seg in coll.get_segments():
+                pts = to_px(np.asarray(seg, dtype=float))
+                for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                    if abs(x1 - x0) > 0.01 or abs(y1 - y0) < 0.01:
+                        continue                       # not a rising leg
+                    legs += 1
+                    for e in edges:
+                        air = (abs(x0 - e) - half - half_edge) / css
+                        if air < EDGE_AIR:
+                            near.append((round(air, 2), values))
+    assert legs and near == []

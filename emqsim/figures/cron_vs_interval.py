@@ -7,22 +7,42 @@ layer that changes (a new cron expression), so a move redraws the moving marks o
 
 from __future__ import annotations
 
+import numpy as np
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.course import MINUTE
 from ..lessons.cron_vs_interval import AXIS_END, AXIS_START, ROW
-from .style import BLACK, GREY, ROLE, fit_width, ink, narrow, scale, time_axis
+from .style import BLACK, DARK_BG, GREY, LIGHT_BG, ROLE, contrast, dark, fit_width, ink, narrow, scale, time_axis
 from .view import View
 
 
 #: the next run's box: its face's pad round the text, in em, and the least gap, in points,
 #: between that face and the now line's stroke
 BOX_PAD, GAP = 0.15, 3.0
+#: the least contrast a faded mark (the row switched off, the dotted wait) keeps with the page,
+#: light and dark: WCAG's 3:1 for graphics. The off row was drawn at 0.3 alpha, 1.3:1 on white,
+#: and the dark filter turned it near black on the dark page (issue 30)
+FADED = 3.0
+
+
+def faint(colour) -> str:
+    """The palest tint (or, for a colour too light for it, the lightest shade) of `colour` that
+    keeps `FADED` on the light page and, turned by the dark filter, on the site's and Lab's
+    dark ones: a faded mark that still reads in both themes."""
+    rgb = np.array(to_rgb(colour))
+    for k in range(100, -101, -1):   # from near white, through the colour, to black
+        c = to_hex(rgb + (1 - rgb) * k / 100 if k >= 0 else rgb * (1 + k / 100))
+        grounds = ((c, LIGHT_BG), (dark(c), dark(LIGHT_BG)), (dark(c), DARK_BG))
+        if all(contrast(a, b) >= FADED + 0.05 for a, b in grounds):
+            return c.upper()
+    raise ValueError(f"faint({colour!r}): no tint of it reads on both pages")  # pragma: no cover
 
 
 class CronIntervalView(View):
     """Cron slots (top row, diamonds) and interval runs (bottom row, dots) on 08:00-10:00, the
-    rule switched on at full strength, a ring on its next run and a dotted wait to it."""
+    rule switched on filled at full strength, the other hollow in a faint tint (`faint`), a
+    ring on its next run and a dotted wait to it."""
 
     width, height = 9.0, 3.4
     narrow_height = 3.0
@@ -45,7 +65,8 @@ class CronIntervalView(View):
 
         self._cron, = ax.plot([], [], ls="none", marker="D", ms=ms, color=ROLE["cron"], zorder=3)
         self._interval, = ax.plot([], [], ls="none", marker="o", ms=ms, color=ROLE["interval"], zorder=3)
-        self._wait, = ax.plot([], [], ls=":", lw=lw, color=GREY, zorder=2)
+        self._wait, = ax.plot([], [], ls=":", lw=lw, color=faint(GREY), zorder=2)
+        self._lw, self._mew = lw, self._cron.get_markeredgewidth()
         self._ring, = ax.plot([], [], ls="none", marker="o", ms=ms * 2.4, mfc="none", mec=BLACK,
                               mew=lw, zorder=4)
         self._now = ax.axvline(start, color=ROLE["now"], lw=lw, zorder=5)
@@ -74,8 +95,8 @@ class CronIntervalView(View):
             self.live.invalidate()
         self._cron.set_data(frame.cron_slots, [ROW["cron"]] * len(frame.cron_slots))
         self._interval.set_data(frame.interval_runs, [ROW["interval"]] * len(frame.interval_runs))
-        self._cron.set_alpha(1.0 if frame.mode == "cron" else 0.3)
-        self._interval.set_alpha(1.0 if frame.mode == "interval" else 0.3)
+        for line, role in ((self._cron, "cron"), (self._interval, "interval")):
+            self._fade(line, ROLE[role], off=frame.mode != role)
         self._note.set_text(frame.note)
         now, row = frame.now, frame.row
         self._now.set_xdata([now, now])
@@ -93,6 +114,15 @@ class CronIntervalView(View):
         self._clear_of_now(now)
         self._title.set_text(frame.title)
         fit_width(self._title, seps=(" | ", " -> "))
+
+    def _fade(self, line, colour: str, off: bool) -> None:
+        """The row of the rule in force filled in its colour; the other hollow, its edge in
+        `faint(colour)`: paler than the one in force, yet 3:1 on either page (an alpha fade
+        over white was a near-white the dark filter turned near black)."""
+        if off:
+            line.set(markerfacecolor="none", markeredgecolor=faint(colour), markeredgewidth=self._lw * 0.6)
+        else:
+            line.set(markerfacecolor=colour, markeredgecolor=colour, markeredgewidth=self._mew)
 
     def _clear_of_now(self, now: int) -> None:
         """Keep the next run's box inside the figure and off the now line: where it would cross

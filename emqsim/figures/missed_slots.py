@@ -30,6 +30,11 @@ DROP = 0.3
 #: this (09:51 and 09:52; on a phone anything within five minutes) touched, so the later one
 #: stands a dot higher, at its true time (issue 30)
 GAP = 1.5
+#: points short of its release where a link rises to it: a late job released at pump up rose
+#: on the band's right edge and read as the band's border (issue 30); this far back (more than
+#: a stroke's width and 2 CSS px of air in both layouts) it rises beside the edge, into the
+#: side of its dot
+TURN = 4.0
 #: releases of a lane this many ms apart or less are one catch-up burst (a second apart each):
 #: one dot, its count beside it, as no width could show them apart
 BURST = 1000
@@ -49,12 +54,16 @@ def _xy(points, drop: float = 0.0) -> np.ndarray:
     return xy
 
 
-def _joined(links, placed: dict | None = None) -> list:
+def _joined(links, placed: dict | None = None, turn: float = 0.0) -> list:
     """Each link from a slot's mark, under the lane, to its release on the lane: along the
-    slots' line, then up (square turns: a slanted line made each site frame a twelfth larger),
-    to the height `placed` gives the release's dot."""
+    slots' line, up `turn` ms short of the release (square turns: a slanted line made each site
+    frame a twelfth larger) to the height `placed` gives the release's dot, and into the dot."""
     placed = placed or {}
-    return [[(a[0], a[1] - DROP), (b[0], b[1] - DROP), (b[0], placed.get(tuple(b), b[1]))] for a, b in links]
+    out = []
+    for a, b in links:
+        y = placed.get(tuple(b), b[1])
+        out.append([(a[0], a[1] - DROP), (b[0] - turn, b[1] - DROP), (b[0] - turn, y), (b[0], y)])
+    return out
 
 
 def placed(released, reach: float, step: float) -> tuple[list, dict]:
@@ -177,13 +186,20 @@ class MissedView(View):
         apart = 2 * mark_reach(self.released) + GAP
         return apart / ((x1 - x0) * points / 60_000), apart / ((y1 - y0) * points)
 
+    def _turn(self) -> float:
+        """`TURN` points in ms on the time axis, at the size drawn."""
+        ax = self.ax
+        x0, x1 = ax.transData.transform([(VIEW[0], 0), (VIEW[0] + 60_000, 0)])[:, 0]
+        return TURN * ax.figure.dpi / 72 * 60_000 / (x1 - x0)
+
     def draw(self, frame: MissedFrame) -> None:
         dots, where = placed(_xy(frame.released), *self._scale())
         self.released.set_offsets(np.array(dots, dtype=float).reshape(-1, 2))
         self.slots.set_offsets(_xy(frame.rings, DROP))
-        self.links.set_segments(_joined(frame.links, where))
+        turn = self._turn()
+        self.links.set_segments(_joined(frame.links, where, turn))
         self.skipped.set_offsets(_xy(frame.skips, DROP))
-        self.skip_links.set_segments(_joined(frame.skip_links, where))
+        self.skip_links.set_segments(_joined(frame.skip_links, where, turn))
         self.collapsed.set_offsets(_xy(frame.collapsed, DROP))
         for text, (label, x) in zip(self.counts, frame.counts):
             text.set_text(label)

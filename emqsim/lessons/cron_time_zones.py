@@ -555,7 +555,7 @@ class TimeZonesModel(Model):
             "07-croniter-fall-back",
             "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. At what UTC times does "
             "croniter run `30 1 * * *`?",
-            [("00:30Z and 01:30Z", "00:30Z and 01:30Z, both passes of 01:30",
+            [("00:30Z and 01:30Z", "00:30Z and 01:30Z, 01:30 on either side",
               "01:30 happens twice that night, first in BST (UTC+1), then in GMT, and croniter runs both."),
              ("05:30Z and 06:30Z", "05:30Z and 06:30Z, as in New York",
               "Those are New York's two passes, at UTC-4 then UTC-5; London is at UTC+1, then UTC+0."),
@@ -574,7 +574,7 @@ class TimeZonesModel(Model):
              ("16:30Z", "16:30Z, 02:30 AEST",
               "That is the second pass. Debian cron's rule runs a fixed-time job once, the first time its "
               "wall time comes, still in summer time, an hour earlier in UTC."),
-             ("both", "15:30Z and 16:30Z, both passes",
+             ("both", "15:30Z and 16:30Z, 02:30 AEDT and AEST",
               "That is croniter's rule, which runs every pass; Debian cron's rule runs a fixed-time job "
               "once, in the first pass.")],
             answer=lambda f: _rule_utc(f, 0, "debian"), show_me={"zone": "Australia/Sydney", "day": "back"}),

@@ -170,7 +170,7 @@ class CronIntervalModel(Model):
         question(
             "01-interval-after-a-mark",
             "It is 09:16 and the rule is the interval (every 15 min, registered at 08:00). When is the next run?",
-            [("09:30", "09:30, its next mark from 08:00",
+            [("09:30", "09:30, counted on from 08:00",
               "An interval's marks run from its first run, 08:00, a gap apart: 09:15 has passed, so the next "
               "is 09:30."),
              ("09:31", "09:31, 15 minutes from now",
@@ -182,7 +182,7 @@ class CronIntervalModel(Model):
         question(
             "01-cron-after-its-slot",
             f"It is 09:01 and the rule is the cron `{EXPR}`. When is the next run?",
-            [("tomorrow", "09:00 tomorrow, the next time it names",
+            [("tomorrow", "09:00 tomorrow, the only time it names",
               "A cron names slots on the calendar: once today's 09:00 has passed, the earliest slot at or "
               "after now is tomorrow's."),
              ("09:16", "09:16, 15 minutes on",

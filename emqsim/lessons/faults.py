@@ -196,7 +196,7 @@ class FaultsModel(Model):
             "06-fresh-ids-twice",
             "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 5, the 10:00 slot, before it "
             "advances the row, and restarts 1 min later. How many jobs does the 10:00 slot get?",
-            [("2", "Two: the re-fire gets a new id",
+            [("2", "Two: nothing refuses the second copy",
               "The row still says 10:00, so the restarted pump fires it again and mints a new id: a duplicate."),
              ("1", "One: a restart re-sweeps without loss or duplication",
               "The enqueue was done but not the advance, and nothing ties the new job to the old one."),

@@ -488,7 +488,7 @@ class MissedModel(Model):
             "04-snap-lands",
             "The pump is down 09:30 → 10:25 under BullMQ 6.7.0 (the `snap` lane). What "
             "runs from 10:25 on?",
-            [("1 then 10:37", "One run at 10:25, then 10:37: back on its :07 marks",
+            [("1 then 10:37", "One run at 10:25, then 10:37: on its :07 marks again",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
              ("4 then 10:37", "Four runs at 10:25, then 10:37",
@@ -504,7 +504,7 @@ class MissedModel(Model):
             "04-grace-drops",
             "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
             "(APScheduler's misfire_grace_time, set to 300 s). What does it do?",
-            [("skip", "It waits for 10:22, 10:07 being too late",
+            [("skip", "It waits for 10:22, 10:07 being too old",
               "The latest missed slot, 10:07, is 13 minutes late at 10:20, more than the 5-minute grace, so "
               "it is dropped."),
              ("run", "It runs 10:07 once, the latest missed slot",

@@ -297,7 +297,7 @@ class StepsModel(Model):
         question(
             "02-who-writes-the-wake",
             "In BullMQ's design, which script writes the worker's next wake-up time on the marker?",
-            [("update", "updateJobScheduler, run as a worker takes a job.",
+            [("update", "updateJobScheduler, run when one is fetched.",
               "It adds the next run's job to the delayed set and writes its time as the marker's member 1."),
              ("finish", "moveToFinished, once the run is done.",
               "Finishing closes the job it was given; the next job was made at the take already."),

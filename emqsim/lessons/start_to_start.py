@@ -171,7 +171,7 @@ class CadenceModel(Model):
             "03-finish-fourth-start",
             "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
-            [("09:54", "09:54, 3 min late per gap",
+            [("09:54", "09:54, three lengths behind",
               "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
              ("09:45", "09:45, on the quarter hour",
               "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
@@ -182,7 +182,7 @@ class CadenceModel(Model):
             "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run finish?",
-            [("09:55", "09:55, start plus run",
+            [("09:55", "09:55, 09:45 plus one run",
               "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
               "later."),
              ("10:25", "10:25, gaps stretched by the run",
