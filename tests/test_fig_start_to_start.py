@@ -3,6 +3,8 @@ lane in its colour and the other grey, and the generic panel moves them."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -122,7 +124,7 @@ def test_slip_lines_follow_the_frame(slip):
     release = [20 * n for n in range(1, 97)]
     assert list(slip.view.lines["release"].get_ydata()) == release
     assert list(slip.view.lines["release"].get_xdata()) == list(range(1, 97))
-    assert slip.view.ends["finish"].get_text() == "finish: finish + every\n+6 h 20 min 1.92 s"
+    assert slip.view.ends["finish"].get_text() == "finish: run's end + 15 min\nrun 96: 6 h 20 min 1.92 s late"
     # labelled at its end, lifted clear of the schedule line's label that ends just below it
     assert slip.view.ends["schedule"].get_position() == (97.5, 920)
     x, y = slip.view.ends["release"].get_position()
@@ -131,13 +133,14 @@ def test_slip_lines_follow_the_frame(slip):
 
 
 #: words 03 defines only below the slip figure (re-arm, sweep) or that a title need not use
-LATER_WORDS = ("re-arm", "sweep", "latency", "score")
+LATER_WORDS = ("re-arm", "sweep", "latency", "score", "enqueue")
 
 
 def test_slip_title_uses_only_words_defined_above_it():
     """The slip figure's title speaks the page's words so far (pump, tick), at every stop: it
     said "re-armed a tick after each sweep ... enqueue latency", terms the page defines after the
-    figure or not in plain words (issue 30)."""
+    figure or not in plain words, then "an enqueue takes 20 ms", jargon to a first-time reader
+    (issue 30)."""
     from emqsim.figures import catalogue
 
     model = catalogue.model("03 slip over cycles")
@@ -153,6 +156,7 @@ def test_slip_axes(slip):
     assert slip.view.ax.get_ylim() == (0.6, top)
     assert slip.view.ax.get_xlim() == (0, 97)
     assert slip.view.ax.get_xlabel() == "run number (every 15 min, from 09:00)"
+    assert slip.view.ax.get_ylabel() == "how late each run is released"
 
 
 def test_slip_move_changes_the_picture(slip):
@@ -207,3 +211,21 @@ def test_no_text_stands_on_the_y_axis(layout):
             if b.x0 < x + half and x - half - tick < b.x1 and b.y0 < ax.bbox.y1 and ax.bbox.y0 < b.y1:
                 crossed.append((t.get_text(), values))
     assert crossed == []
+
+
+def test_slip_line_ends_say_in_words_what_they_show():
+    """A line's end said "finish: finish + every" over "+6 h 20 min 1.92 s" (issue 30): a first-time
+    reader could not tell a formula's name from a number's meaning. At every stop each end names its
+    rule, what the next run is counted from, and how late the last run is, with the word "late";
+    on a phone too, where it breaks over lines no wider than the margin holds."""
+    for layout in ("normal", "narrow"):
+        fig = catalogue.figure("03 slip over cycles", layout=layout)
+        for values in fig.model.reachable()[0]:
+            fig.update(**values)
+            for rule, end in fig.view.ends.items():
+                text = " ".join(end.get_text().split())
+                start = {"schedule": "slot", "release": "release", "finish": "run's end"}[rule]
+                assert re.fullmatch(rf"{rule}: {re.escape(start)} \+ 15 min run 96: \d[\w .]* late", text), text
+                assert "every" not in text and not re.search(r"(?m)^\+", end.get_text()), text
+                if layout == "narrow":
+                    assert max(map(len, end.get_text().splitlines())) <= 22, end.get_text()

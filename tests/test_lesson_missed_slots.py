@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 
 import pytest
 
@@ -441,8 +442,17 @@ def test_the_deadline_lane_names_apschedulers_setting_and_default():
     finally:
         sched.shutdown(wait=False)
     assert job.misfire_grace_time == 1                    # the live default, as the readout says
-    assert "grace=slider" in mx.LABELS["deadline"]
+    assert mx.LABELS["deadline"].endswith("APScheduler, its grace:\nthe deadline")
     five = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs()).splitlines()[7]
     assert five.endswith(f"misfire_grace_time 5 min (default {job.misfire_grace_time} s)")
     one = mx.readout_text(mx.DOWN, mx.UP, mx.policy_runs(deadline=1000)).splitlines()[7]
     assert "10:07 skipped" in one and one.endswith("misfire_grace_time 1 s")
+
+
+def test_lane_labels_say_their_settings_in_words():
+    """The deadline lane was labelled "APScheduler grace=slider" (issue 30): a setting written as
+    code, naming a control the site holds still. Each lane's label is words: no `name=value`, and
+    the deadline lane says its grace is the deadline the title and the slider name."""
+    assert [label for label in mx.LABELS.values() if re.search(r"\w=\w", label)] == []
+    assert "slider" not in " ".join(mx.LABELS.values())
+    assert "deadline" in " ".join(mx.LABELS["deadline"].splitlines()[1:])

@@ -196,11 +196,12 @@ def test_slip_tick_1s_by_hand(slip):
     assert slip.slips("finish", 1000).tolist() == (20 * n + (n - 1) * 4 * MIN).tolist()
     release = next(x for x in f.lines if x.rule == "release")
     assert release.slips == release.drawn == tuple((20 * n).tolist())
-    assert next(x for x in f.lines if x.rule == "finish").label == "finish: finish + every\n+6 h 20 min 1.92 s"
+    assert next(x for x in f.lines if x.rule == "finish").label == "finish: run's end + 15 min\nrun 96: 6 h 20 min 1.92 s late"
     assert f.runs == tuple(range(1, 97))
-    assert f.title == "EchoMQ's pump wakes every 1 s (its tick), an enqueue takes 20 ms, each run 4 min"
-    assert slip.frame(tick=0).title == ("EchoMQ's pump wakes just when a run is due (tick 0), an enqueue takes "
-                                        "20 ms, each run 4 min")
+    assert f.title == ("EchoMQ's pump wakes every 1 s (its tick), adding a job to the queue takes 20 ms, "
+                       "each run 4 min")
+    assert slip.frame(tick=0).title == ("EchoMQ's pump wakes just when a run is due (tick 0), adding a job to "
+                                        "the queue takes 20 ms, each run 4 min")
     assert f.xlabel == "run number (every 15 min, from 09:00)"
 
 

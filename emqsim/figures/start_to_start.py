@@ -180,6 +180,13 @@ class CadenceView(View):
             text.set_x(ax.transData.inverted().transform((x, 0))[0])
 
 
+def _narrow_end(label: str) -> str:
+    """A line's end label as a phone's margin holds it (about 20 characters a line): the rule
+    over what it counts from, and a long lateness broken after its first words."""
+    rule, late = label.split("\n")
+    return "\n".join([rule.replace(": ", ":\n", 1), *textwrap.wrap(late, 20)])
+
+
 class SlipView(View):
     """Slip of each release from its on-the-clock slot, against the run number, per rule."""
 
@@ -204,7 +211,7 @@ class SlipView(View):
         ax.set_yscale("log")
         ax.set_yticks([v for v, _ in self.YTICKS], [t for _, t in self.YTICKS])
         ax.minorticks_off()
-        ax.set_ylabel("released \u2212 slot on the clock")
+        ax.set_ylabel("how late each run is released")
         ax.grid(axis="y", color=GREY, alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
         if narrow():
@@ -236,7 +243,7 @@ class SlipView(View):
         for line in frame.lines:
             self.lines[line.rule].set_data(frame.runs, line.drawn)
             self.ends[line.rule].set_y(line.drawn[-1])
-            self.ends[line.rule].set_text(line.label)
+            self.ends[line.rule].set_text(_narrow_end(line.label) if self.narrow_layout else line.label)
         spread(self.ends.values(), pad=_gap(self.ends.values()))
         self._title.set_text(frame.title)
         fit_width(self._title, lines=3 if self.narrow_layout else 2)

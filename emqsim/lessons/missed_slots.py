@@ -84,7 +84,7 @@ LABELS = {
     "release": "release\nEchoMQ now + every",
     "all": "all\nHangfire Strict",
     "once": "once\nK8s, no deadline",
-    "deadline": "once + deadline\nAPScheduler grace=slider",
+    "deadline": "once + deadline\nAPScheduler, its grace:\nthe deadline",
 }
 _HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
 

@@ -77,8 +77,9 @@ BEAT = "rearm"
 #: the slip figure's day: 96 runs at 15 min, each running 4 min
 CYCLES = 96
 SLIP_RUN = 4 * MINUTE
-RULE_LABEL = {"schedule": "schedule: slot + every", "release": "release: now + every",
-              "finish": "finish: finish + every"}
+#: each line's end label names its rule and, in words, what the next run is counted from (issue 30:
+#: "finish: finish + every" and "+6 h 20 min 1.92 s" read as code to a first-time reader)
+RULE_FROM = {"schedule": "slot", "release": "release", "finish": "run's end"}
 #: the slip axis is logarithmic: a slip of 0 is drawn on this floor (ms)
 FLOOR = 1
 
@@ -388,24 +389,25 @@ class SlipModel(Model):
         return self._slips[key]
 
     def describe(self, frame: SlipFrame) -> str:
-        slips = [f"{line.label.split(':')[0]} {line.label.splitlines()[-1]}" for line in frame.lines]
+        slips = [f"{line.rule} +{format_duration(int(line.slips[-1]))}" for line in frame.lines]
         return (f"Slip of each release from its slot by run {frame.runs[-1]}, pump tick "
                 f"{format_duration(frame.tick) if frame.tick else '0'}: {spoken(slips)}.")
 
     def compute(self, tick: int) -> SlipFrame:
-        lines, parts = [], []
+        lines, parts, gap = [], [], format_duration(self.every)
         for rule in SLIP_RULES:
             s = self.slips(rule, tick)
             last = f"+{format_duration(int(s[-1]))}"
+            late = f"run {self.cycles}: {format_duration(int(s[-1]))} late"
             lines.append(SlipLine(rule, tuple(s.tolist()), tuple(np.maximum(s, FLOOR).tolist()),
-                                  f"{RULE_LABEL[rule]}\n{last}"))
+                                  f"{rule}: {RULE_FROM[rule]} + {gap}\n{late}"))
             parts.append(f"{rule} {last} ({growth(s)})")
         top = max(max(line.slips) for line in lines)
         # in words the page has defined above the figure (pump, tick): re-arm and sweep come after
         # it, and a title is no place for "enqueue latency" (issue 30)
         wakes = "just when a run is due (tick 0)" if tick == 0 else f"every {format_duration(tick)} (its tick)"
-        title = (f"EchoMQ's pump wakes {wakes}, an enqueue takes {format_duration(self.latency)}, "
-                 f"each run {format_duration(self.run)}")
+        title = (f"EchoMQ's pump wakes {wakes}, adding a job to the queue takes "
+                 f"{format_duration(self.latency)}, each run {format_duration(self.run)}")
         return SlipFrame(
             tick=tick, runs=tuple(range(1, self.cycles + 1)), lines=tuple(lines), top=max(top * 3, 1e4),
             title=title, xlabel=f"run number (every {format_duration(self.every)}, from {hm(self.start)})",
