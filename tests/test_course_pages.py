@@ -92,3 +92,11 @@ def test_page_002s_snap_is_6_7_0s_with_offset_0():
         phase = rng.randrange(every)
         differ = cad.after(prev, now, phase, "offset") != cad.after(prev, now, phase, "offset-v5")
         assert differ == (phase > now % every), (every, now, phase)
+
+
+def test_every_link_to_the_page_calls_it_by_its_one_name():
+    """06 linked it as "The course pages, checked" after the page and the sidebar became "Course
+    pages vs the code" (issue 30): two names read as two pages. Every link's text is the heading."""
+    texts = {(p.name, m) for p in sorted(PAGE.parent.glob("*.ipynb")) for _, t in _markdown(p)
+             for m in re.findall(r"\[([^\]]+)\]\(course_pages_checked\.ipynb[#)]", t)}
+    assert texts and {m for _, m in texts} == {"Course pages vs the code"}, sorted(texts)
