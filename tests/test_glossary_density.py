@@ -27,20 +27,9 @@ NOTEBOOKS = ROOT / "notebooks"
 #: every page of the site (issue 30's read found 02 and 03 dense, then 00, 05, 08 and the
 #: reference pages); the glossary pages are excepted: each of their entries introduces itself
 PAGES = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb") if not p.stem.startswith("glossary"))
-#: pages still dense, whose prose another change owns (04 opens with five terms in one
-#: paragraph): held as expected failures that must fail, so the list shrinks when each is split
-NOT_YET_SPLIT = {"04_missed_slots"}
 #: the pages beside the course that read the code for a reader who asks for it: a file of a
 #: repository is what they are about, so the path rule holds on the course pages and the guide
 CODE_PAGES = {p for p in PAGES if p.startswith("ref_")} | {"course_pages_checked"}
-#: a course page that still names a source path in its text, owned by another change (none left:
-#: 01's path to BullMQ's interval script moved to its Sources)
-NOT_YET_MOVED: set[str] = set()
-
-
-def _held(pages, not_yet: set[str], why: str) -> list:
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=why)) if p in not_yet else p
-            for p in pages]
 MOST = 2
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
@@ -105,17 +94,15 @@ def test_every_page_of_the_site_is_held():
     assert {"00_start_here", "05_overlap", "08_the_whole_course", "which_policy", "ref_release_rules",
             "ref_missed_slots", "course_pages_checked"} <= set(PAGES)
     assert not any(p.startswith("glossary") for p in PAGES)
-    assert NOT_YET_SPLIT <= set(PAGES) and NOT_YET_MOVED <= set(PAGES) - CODE_PAGES
 
 
-@pytest.mark.parametrize("name", _held(PAGES, NOT_YET_SPLIT, "dense; its prose is another change's"))
+@pytest.mark.parametrize("name", PAGES)
 def test_no_paragraph_introduces_more_than_two_terms(name):
     dense = [(new, text[:80]) for new, text in introduced(_running_text(name)) if len(new) > MOST]
     assert dense == [], f"{name}: paragraphs introducing more than {MOST} glossary terms: {dense}"
 
 
-@pytest.mark.parametrize("name", _held([p for p in PAGES if p not in CODE_PAGES], NOT_YET_MOVED,
-                                       "names a source path; its prose is another change's"))
+@pytest.mark.parametrize("name", [p for p in PAGES if p not in CODE_PAGES])
 def test_the_running_text_names_no_source_path(name):
     paths = [m[0] for text in _running_text(name) for m in _PATH.finditer(text)]
     assert paths == [], f"{name}: source paths outside Sources: {paths}"
