@@ -29,20 +29,6 @@
     return e;
   }
 
-  /* The theme's "Back to top" stands fixed near the top of the window when the reader scrolls
-     up: on a phone it stood over a question's answers, and over a control's row. While any
-     question or control row is on screen the page carries the class emqsim-asking, under which
-     player.css hides it on a narrow screen. */
-  var asking = [];
-  var askObserver = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
-    entries.forEach(function (e) {
-      var at = asking.indexOf(e.target);
-      if (e.isIntersecting && at < 0) asking.push(e.target);
-      if (!e.isIntersecting && at >= 0) asking.splice(at, 1);
-    });
-    document.documentElement.classList.toggle("emqsim-asking", asking.length > 0);
-  }) : null;
-
   function setup(root) {
     var data = JSON.parse(root.querySelector("script.emqsim-data").textContent);
     var controls = data.controls, frames = data.frames;
@@ -471,10 +457,6 @@
     img.addEventListener("load", margins);
 
     if (data.questions) setupQuestions();
-    if (askObserver) {
-      var watched = root.querySelectorAll("fieldset.emqsim-question, div.emqsim-control");
-      for (var a = 0; a < watched.length; a++) askObserver.observe(watched[a]);
-    }
     show();
     margins();
     root.setAttribute("data-ready", "1");
