@@ -29,25 +29,18 @@
     return e;
   }
 
-  /* The theme's "Back to top" stands fixed near the top of the window when the reader scrolls
-     up: on a phone it stood over a question's answers, and over a control's row. While any
-     question or control row is on screen the page carries the class emqsim-asking, under which
-     player.css hides it on a narrow screen. */
-  var asking = [];
-  var askObserver = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
-    entries.forEach(function (e) {
-      var at = asking.indexOf(e.target);
-      if (e.isIntersecting && at < 0) asking.push(e.target);
-      if (!e.isIntersecting && at >= 0) asking.splice(at, 1);
-    });
-    document.documentElement.classList.toggle("emqsim-asking", asking.length > 0);
-  }) : null;
-
   function setup(root) {
     var data = JSON.parse(root.querySelector("script.emqsim-data").textContent);
     var controls = data.controls, frames = data.frames;
     var img = root.querySelector("img.emqsim-frame");
     var readout = root.querySelector("pre.emqsim-readout");
+    /* The readout's box fits the text it shows; the room it stands in (no background) keeps the
+       height of its tallest text (reserve), so the rows under it never move as the text changes.
+       A box of the tallest text's height held 02's and 05's short readouts with half its height
+       empty (issue 30). */
+    var readoutRoom = make("div", {"class": "emqsim-readout-room"});
+    readout.parentNode.insertBefore(readoutRoom, readout);
+    readoutRoom.appendChild(readout);
     var line = root.querySelector("p.emqsim-challenge");
     var box = root.querySelector(".emqsim-controls");
     var base = root.getAttribute("data-frames") || "";
@@ -64,8 +57,10 @@
     var cur = frames[data.start][2].slice();
     var shown = -1;
     var ui = [];
-    /* [element, the texts it shows]: each kept as tall as its tallest text (reserve) */
-    var reserved = [[readout, data.readouts]];
+    /* [element, the texts it shows, what keeps their height]: each kept as tall as its tallest
+       text (reserve); the readout by its room */
+    var reserved = [[readout, data.readouts, readoutRoom]];
+    var tallestReadout = 0;     /* the readout's tallest text, its box's height in px (reserve) */
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -317,8 +312,8 @@
     }) : null;
     function undock() {
       root.classList.remove("emqsim-docked");
-      if (readout.parentNode !== stage) {
-        stage.appendChild(readout);
+      if (readout.parentNode !== readoutRoom) {
+        readoutRoom.appendChild(readout);
         readout.style.height = "";
         readout.removeAttribute("tabindex");
       }
@@ -334,7 +329,7 @@
                 parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth) +
                 parseFloat(s.marginTop) + parseFloat(s.marginBottom);
       var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - img.getBoundingClientRect().height;
-      var tallest = parseFloat(readout.style.minHeight) || readout.scrollHeight;
+      var tallest = tallestReadout || readout.scrollHeight;
       var lines = Math.max(2, Math.floor((room - pad) / line));
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
       readout.style.height = tallest <= edge + lines * line ? Math.ceil(tallest) + "px" : (edge + lines * line) + "px";
@@ -412,8 +407,8 @@
       if (width === reservedWidth) return;
       reservedWidth = width;
       reserved.forEach(function (pair) {
-        var e = pair[0];
-        e.style.minHeight = e.style.minWidth = "";
+        var e = pair[0], hold = pair[2] || e;
+        e.style.minHeight = e.style.minWidth = hold.style.minHeight = "";
         var w = e.getBoundingClientRect().width;
         if (!w) return;
         var copy = e.cloneNode(false);
@@ -439,6 +434,12 @@
           });
         }
         e.parentNode.removeChild(copy);
+        if (hold !== e) {     /* the readout: its room holds the tallest box and its margins */
+          var s = getComputedStyle(e);
+          tallestReadout = Math.ceil(tallest);
+          hold.style.minHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom)) + "px";
+          return;
+        }
         e.style.boxSizing = "border-box";
         e.style.minHeight = Math.ceil(tallest) + "px";
         e.style.minWidth = widest ? Math.ceil(widest) + "px" : "";
@@ -456,10 +457,6 @@
     img.addEventListener("load", margins);
 
     if (data.questions) setupQuestions();
-    if (askObserver) {
-      var watched = root.querySelectorAll("fieldset.emqsim-question, div.emqsim-control");
-      for (var a = 0; a < watched.length; a++) askObserver.observe(watched[a]);
-    }
     show();
     margins();
     root.setAttribute("data-ready", "1");

@@ -1,0 +1,118 @@
+"""The course book's readout box and the theme's Back to top, in a real browser (issue 30, a
+reviewer's read of main at fdf125e): the undocked readout's box was as tall as the figure's
+tallest text, so 02's and 05's short readouts sat in a box half empty; and on a 390x844 phone
+the theme's "Back to top" floated over 02's prose. The box now fits the text it shows, at most
+one blank line of slack (the rows under it still never move: test_site_still_and_calm), and on
+a phone Back to top covers no text, button nor input of any page."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
+
+from test_site_book import DESKTOP, PAGES, PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+from test_site_student import open_page  # noqa: E402
+
+#: the slack the readout's box may keep under its text, in lines
+SLACK_LINES = 1
+#: where, as a share of the page's height, the reader stops and scrolls up a little (which is
+#: what shows the theme's Back to top)
+STOPS = (0.25, 0.5, 0.75)
+
+# the readout's box height, the lines its text takes (distinct line tops of its text), its line
+# height and its padding and border
+_READOUT_JS = """root => {
+  const e = root.querySelector('pre.emqsim-readout'), s = getComputedStyle(e);
+  const r = document.createRange(); r.selectNodeContents(e);
+  const tops = new Set([...r.getClientRects()].filter(x => x.height > 0).map(x => Math.round(x.top)));
+  const edge = ['paddingTop', 'paddingBottom', 'borderTopWidth', 'borderBottomWidth']
+    .reduce((a, k) => a + parseFloat(s[k]), 0);
+  return {box: e.getBoundingClientRect().height, lines: tops.size, line: parseFloat(s.lineHeight), edge,
+          docked: root.classList.contains('emqsim-docked'), frame: root.dataset.frame};
+}"""
+
+
+def _slack_lines(player) -> tuple[float, dict]:
+    got = player.evaluate(_READOUT_JS)
+    assert got["lines"] >= 1 and got["line"] > 0, got
+    return (got["box"] - got["edge"]) / got["line"] - got["lines"], got
+
+
+@pytest.mark.parametrize("size", {"desktop": DESKTOP, "phone": PHONE})
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_the_readout_box_fits_its_text(static_site, book_page, path, size):
+    """02's keys held 4 lines in a box of 7 at 1366x900, 05's pile-up 6 lines in a box of 13:
+    each figure's undocked readout, as the page opens and after its first control moves a step
+    and back, is at most its text and one line."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, {"desktop": DESKTOP, "phone": PHONE}[size])
+    loose = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        control = player.locator("input.emqsim-slider:not([disabled])").first
+        for move in (0, 1, -1):
+            if move:
+                if not control.count():
+                    break
+                # moved by its value, as a drag moves it
+                control.evaluate("""(e, d) => { e.value = String(Math.max(0, Math.min(Number(e.max),
+                    Number(e.value) + d))); e.dispatchEvent(new Event('input')); }""", move)
+                page.wait_for_timeout(50)
+            slack, got = _slack_lines(player)
+            if got["docked"]:
+                continue     # docked, its height is the dock's (test_site_phone_reading)
+            if slack > SLACK_LINES + 0.05:
+                loose.append((player.get_attribute("data-figure"), move, round(slack, 2), got))
+    assert loose == [], (path.stem, size, loose)
+    assert page.errors == [] and page.outside == []
+
+
+# the texts, buttons, inputs and links the button's box overlaps: visible text (each line box of
+# each text node) and controls, outside the button itself
+_UNDER_JS = """b => {
+  const box = b.getBoundingClientRect(), over = [];
+  const hits = r => r.width > 0 && r.height > 0 && r.left < box.right && box.left < r.right
+                    && r.top < box.bottom && box.top < r.bottom;
+  const seen = e => e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    const e = t.parentElement;
+    if (!t.textContent.trim() || !e || b.contains(e) || !seen(e)) continue;
+    const r = document.createRange(); r.selectNodeContents(t);
+    if ([...r.getClientRects()].some(hits)) over.push(t.textContent.trim().slice(0, 40));
+  }
+  for (const e of document.querySelectorAll('button, input, select, textarea, a[href], label')) {
+    if (b.contains(e) || e.contains(b) || !seen(e)) continue;
+    if (hits(e.getBoundingClientRect())) over.push(e.tagName + ' ' + (e.textContent || e.name || '').trim().slice(0, 30));
+  }
+  return over;
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_on_a_phone_back_to_top_covers_nothing(static_site, book_page, path):
+    """Issue 30: on 02 at 390x844 the theme's Back to top, fixed near the window's top and shown
+    once the reader scrolls up, floated over the prose. On every page, stopped at a quarter, half
+    and three quarters of the way down and scrolled up a little, the button is hidden or covers
+    no text, button, input nor link."""
+    page = book_page
+    open_page(page, static_site, path.stem, PHONE)
+    players = page.locator(".emqsim-player")
+    for n in range(players.count()):
+        ready(page, n)
+    under = []
+    for stop in STOPS:
+        page.evaluate(f"scrollTo(0, (document.documentElement.scrollHeight - innerHeight) * {stop} + 300)")
+        page.wait_for_timeout(200)
+        page.mouse.move(195, 600)
+        page.mouse.wheel(0, -300)            # scrolling up is what shows the button
+        page.wait_for_timeout(500)
+        top = page.locator("#pst-back-to-top")
+        if not top.count() or not top.is_visible():
+            continue
+        over = top.evaluate(_UNDER_JS)
+        if over:
+            under.append((stop, over[:4]))
+    assert under == [], (path.stem, under)
+    assert page.errors == [] and page.outside == []
