@@ -232,8 +232,9 @@ def _ink_heights(fig, layout: str, texts) -> dict:
 @pytest.mark.parametrize("title", READ_FIGURES)
 def test_moving_and_step_figures_stand_a_px_over_the_floor_and_paint_so(title, layout):
     """Every text of `READ_FIGURES` at least `READ_PX` CSS px where the site shows it on the
-    desktop (the floor on a phone), at the walked positions, and painted so halfway along in the site's own frame: a time's or a count's
-    digits at least 0.7 of `READ_PX` tall (the step figures' code lines have none alone)."""
+    desktop (the floor on a phone), at the walked positions, and painted so halfway along in
+    the site's own frame: a time's or a count's digits at least 0.7 of `READ_PX` tall (the step
+    figures' code lines have none alone)."""
     from emqsim.figures.view import drawn_texts
 
     with style.laid_out(layout):
