@@ -186,3 +186,74 @@ def test_03_labels_stand_a_px_over_the_floor_and_paint_so(title, layout):
         first = rows[: next((i for i in range(1, len(rows)) if rows[i] > rows[i - 1] + 1), len(rows))]
         heights[text[:30]] = round((first.max() - first.min() + 1) / css, 1) if len(first) else 0.0
     assert heights and min(heights.values()) >= 0.7 * READ_PX, heights
+
+
+#: the figures that moved on the site with all their text at the floor, and the reviewer's read
+#: of them on the desktop (issue 30, main at 582a52f, from pixels): 02's and 05's moving tokens
+#: 7-8 px, 05's lane names and key 9 px, 03's marker steps 9 px. Their fonts stood at exactly
+#: 10.0 CSS px, which the floor test passes; a 10 px font paints digits 7 px tall in the desktop's
+#: frame. There they take `READ_PX`, as 03's labels do, every text of them; a phone's frame (3
+#: pixels a CSS px) paints a 10 px font's digits 7.7 px tall, so there they hold the floor.
+READ_FIGURES = ("02 watch a job move", "05 watch the runs pile up", "02 the keys, step by step",
+                "03 the marker, step by step", "05 an overlapping run")
+
+
+def _ink_heights(fig, layout: str, texts) -> dict:
+    """CSS px tall, as painted in the site's own frame, of each text whose first line is digits
+    and separators only (a time, a count: DejaVu's digits stand 0.73 em, so one height for every
+    such text; a code line's brackets and descenders would stand taller)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    f = fig.view.ax.figure
+    pixels = np.asarray(Image.open(io.BytesIO(fig.png())).convert("RGBA"), dtype=int)
+    css = f.dpi * f.get_figwidth() / style.SHOWN_PX[layout]
+    renderer = f.canvas.get_renderer()
+    background = pixels[2, 2, :3]
+    heights = {}
+    for t in texts:
+        text = t.get_text().split("\n")[0]
+        if not (text.strip() and set(text) <= set("0123456789:,. ")) or not t.get_visible():
+            continue
+        b = t.get_window_extent(renderer)
+        h = pixels.shape[0]
+        part = pixels[int(h - b.y1):int(np.ceil(h - b.y0)), int(b.x0):int(np.ceil(b.x1))]
+        ink = np.abs(part[..., :3] - background).sum(-1) > 150
+        rows = np.flatnonzero(ink.any(1))
+        first = rows[: next((i for i in range(1, len(rows)) if rows[i] > rows[i - 1] + 1), len(rows))]
+        if len(first):
+            heights[text[:30]] = round((first.max() - first.min() + 1) / css, 1)
+    return heights
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", READ_FIGURES)
+def test_moving_and_step_figures_stand_a_px_over_the_floor_and_paint_so(title, layout):
+    """Every text of `READ_FIGURES` at least `READ_PX` CSS px where the site shows it on the
+    desktop (the floor on a phone), at the walked positions, and painted so halfway along in
+    the site's own frame: a time's or a count's digits at least 0.7 of `READ_PX` tall (the step
+    figures' code lines have none alone)."""
+    from emqsim.figures.view import drawn_texts
+
+    with style.laid_out(layout):
+        width_in = catalogue.SOURCES[title][1].size()[0]
+    per_pt = style.SHOWN_PX[layout] / (width_in * 72)
+    least = READ_PX if layout == "normal" else style.MIN_TEXT_PX
+    small = {}
+    for values, texts, _, _ in walk(title, False, layout):
+        for t in texts:
+            if t.text.strip() and t.size * per_pt < least - 0.005:
+                small.setdefault(t.text[:30], round(t.size * per_pt, 2))
+    assert small == {}
+    with style.at_shown_width():
+        fig = catalogue.figure(title, layout=layout)
+        model = fig.model
+        every, _ = model.reachable()
+        fig.update(**every[len(every) // 2])
+    f = fig.view.ax.figure
+    f.canvas.draw()
+    heights = _ink_heights(fig, layout, drawn_texts(f))
+    assert heights or "step by step" in title
+    assert min(heights.values(), default=READ_PX) >= 0.7 * READ_PX, heights

@@ -14,8 +14,8 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow, new_figure, scale,
-                    time_axis)
+from .style import (BLACK, BLUE, GREEN, GREY, MIN_TEXT_PX, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow,
+                    new_figure, scale, time_axis)
 from . import band
 from .view import View, mark_reach
 
@@ -26,6 +26,10 @@ DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid"
 #: the runs-at-once lines are nudged apart so equal counts do not hide each other
 NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
+#: the smallest text on the desktop, in CSS px where the site shows it: a pixel over the course's
+#: floor (style.MIN_TEXT_PX). At the floor the lanes' names, counts and keys read as 9 px text
+#: there, one pixel per CSS px (issue 30), as 03's labels did (start_to_start.LABEL_PX)
+TEXT_PX = 11.0
 BAR = 0.72        # a bar's height, in rows
 GAP = 1.2         # between two lanes, in rows
 #: and on a phone: room for the skip marks under a lane and the next lane's header
@@ -93,7 +97,7 @@ class OverlapView(View):
                       ncol=3, fontsize=self.small, frameon=False, handlelength=1.4, columnspacing=0.8)
         else:
             ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, fontsize=self.fs * 0.75,
-                      frameon=False, handlelength=1.6, columnspacing=1.2)
+                      frameon=False, handlelength=1.6, columnspacing=0.8)
         ax.tick_params(axis="y", length=0)
         # on a phone the lanes' names stand in headers from the left edge: no y axis there
         ax.spines[["top", "right", "left"] if phone else ["top", "right"]].set_visible(False)
@@ -140,7 +144,7 @@ class OverlapView(View):
                               weight="bold", clip_on=False)
         if phone:   # the lanes across the figure, each named in a header above its runs
             fig.subplots_adjust(left=0.07, right=0.97, top=0.85, bottom=0.2, hspace=0.2)
-        else:   # room for the lane names and counts at the legible floor (style.legible)
+        else:   # room for the lane names and counts at `TEXT_PX`
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
         #: on a phone, the vertical grid drawn lane by lane below each header (None elsewhere)
@@ -220,6 +224,8 @@ class OverlapView(View):
             going_ax.set_ylim(-0.3, layout.most + 0.4)
             going_ax.set_yticks(range(0, layout.most + 1))
         self._head.set_text(layout.title)
+        if not self.narrow_layout:
+            _readable(ax.figure)
         # no freeze_labels: moves only blit over the cached static layer, which is drawn once,
         # so the axis labels are never placed again and a full draw here would only cost time
         fig = ax.figure
@@ -320,3 +326,21 @@ class OverlapView(View):
             half = mark_reach(coll) * dpi
             out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
         return out
+
+
+def _readable(fig) -> None:
+    """Raise every text of a desktop frame under `TEXT_PX` CSS px to it (as style.legible holds
+    the floor: tick labels, legends, lane names, counts); none in presenter mode (no floor)."""
+    from matplotlib.text import Text
+
+    least = floor_of(fig) * TEXT_PX / MIN_TEXT_PX
+    if not least:
+        return
+    for ax in fig.axes:
+        for which, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            ticks = axis.get_major_ticks()
+            if ticks and ticks[0].label1.get_fontsize() < least - 1e-6:
+                ax.tick_params(axis=which, which="both", labelsize=least)
+    for t in fig.findobj(Text):
+        if t.get_fontsize() < least - 1e-6:
+            t.set_fontsize(least)
