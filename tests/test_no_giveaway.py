@@ -448,11 +448,12 @@ def test_a_right_option_s_reason_shares_no_word_with_its_stem_or_the_text_above(
 
 
 def glossed(path: Path) -> list[tuple[str, str]]:
-    """(question id, lane) where a prompt follows a lane's name with a gloss in brackets, "`replace`
-    (each release cancels ...)", and the page above its figure defines that lane in a bullet."""
+    """(question id, lane) where a prompt follows a lane's name with a gloss in brackets or after a
+    colon, "`replace` (each release cancels ...)", "The `all` lane is Hangfire's Strict mode: it makes
+    a job for every slot ...", and the page above its figure defines that lane in a bullet."""
     out = []
     for q, above, _ in read_before(path):
-        for lane in re.findall(r"`([^`]+)` \(", q.prompt):
+        for lane in re.findall(r"`([^`]+)`(?: lane is [^:.?]*)? ?[(:]", q.prompt):
             if re.search(rf"(?m)^- `{re.escape(lane)}`", above):
                 out.append((q.id, lane))
     return out
@@ -462,7 +463,8 @@ def glossed(path: Path) -> list[tuple[str, str]]:
 def test_a_prompt_does_not_gloss_a_rule_the_page_defines_above(path):
     """05's first question read "Runs of 18 min under `replace` (each release cancels the run still
     going)": the rule the bullet above defines, restated where the answer follows from it and 18 > 15
-    without a look at the figure (issue 30). A prompt names a lane the page has defined, no gloss."""
+    without a look at the figure; 04's first, "The `all` lane is Hangfire's Strict mode: it makes a job
+    for every slot ...", the `all` bullet (issue 30). A prompt names a lane the page has defined, no gloss."""
     assert glossed(path) == [], f"{path.name}: prompts that gloss a lane defined above"
 
 
