@@ -38,6 +38,38 @@ def test_no_challenge_is_met_at_the_start_or_on_most_positions(title):
     assert 3 * len(met) <= len(values), f"{c.id} is met on {len(met)} of {len(values)} positions"
 
 
+def one_step_away(model) -> list[dict]:
+    """The positions one press from the defaults: one control moved one stop either way (a slider's
+    arrow key, a choice's neighbour), the others at their defaults."""
+    defaults, out = model.defaults(), []
+    for c in model.controls:
+        stops = [v for _, v in model.positions(c.name, defaults)]
+        if defaults[c.name] not in stops:                 # a typed value, no stops to press through
+            continue
+        at = stops.index(defaults[c.name])
+        out.extend(model.values(None, **{**defaults, c.name: stops[i]})
+                   for i in (at - 1, at + 1) if 0 <= i < len(stops))
+    return out
+
+
+#: challenges met one press from the start that a new goal cannot move: 03's slip challenge holds
+#: only at a 1.5 s tick (its idea, a longer tick leaving run 96 nearer its slot), beside the 1 s the
+#: figure opens at; moving it takes the figure's default (issue 30); listed so that a new one fails
+NOT_YET_FAR: set[str] = {"03-schedule-on-time"}
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_no_challenge_is_met_one_press_from_the_start(title):
+    """03's first challenge (the fourth start-to-finish run at 10:00) was met one arrow press from
+    where the figure opens, 4 to 5 min (issue 30): no search at all. Every position one press from
+    the defaults leaves the challenge unmet."""
+    model = shared_model(title)
+    near = [v for v in one_step_away(model) if model.challenge.check(model.frame_at(v))]
+    listed = model.challenge.id in NOT_YET_FAR
+    assert bool(near) == listed, (f"{model.challenge.id} is met one press from the start, at {near}" if near
+                                  else f"{model.challenge.id}: fixed, drop it from NOT_YET_FAR")
+
+
 def test_the_counts_the_fixes_aimed_at():
     """The challenges rewritten for issue 30, where they hold now (the counts before: 110 of 155,
     20 of 45, the first stop, the first stop)."""
@@ -45,7 +77,7 @@ def test_the_counts_the_fixes_aimed_at():
         return [v[name] for v in met_positions(shared_model(title))[1]]
 
     assert where("02 one row rewritten", "fires") == [60]
-    assert where("03 start-to-start", "run") == [5, 5]                  # lit: both, and start-to-finish
+    assert where("03 start-to-start", "run") == [12, 12]                # lit: both, and start-to-finish
     assert where("03 slip over cycles", "tick") == [1500]
     assert where("03 wake latency", "poll") == [50_000]
 

@@ -172,6 +172,46 @@ def test_what_follows_a_question_does_not_state_its_clock_time_answer(path):
 PAGES = sorted((ROOT / "notebooks").glob("0[1-7]_*.ipynb"))
 
 
+def read_above(path: Path) -> list[tuple[object, str, object]]:
+    """(question, what a reader has read before answering it, model) for each question of the page:
+    the Markdown (folds included) and printouts between the previous panel and its own, and the
+    options and feedback of the questions before it on the same figure."""
+    cells = json.loads(path.read_text())["cells"]
+    out, start = [], 0
+    for i, c in enumerate(cells):
+        if _is_panel(c):
+            model = catalogue.model(c["metadata"]["emqsim"]["figure"])
+            text = "\n".join("".join(d["source"]) if d["cell_type"] == "markdown" else _shown(d)
+                             for d in cells[start:i])
+            for n, q in enumerate(model.questions):
+                earlier = "\n".join(f"{o.text}\n{o.why}" for p in model.questions[:n] for o in p.options)
+                out.append((q, f"{text}\n{earlier}", model))
+            start = i + 1
+    return out
+
+
+def _clock_time_in(right: str, text: str) -> bool:
+    """Whether a clock-time answer stands in a text, "09:15" also as "09:15:00"."""
+    return bool(re.search(rf"(?<![\d:]){re.escape(right)}(?::00)?(?![\d:])", text))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_what_precedes_a_question_does_not_state_its_clock_time_answer(path):
+    """03's marker question asked when member 1 wakes a parked worker, answer 09:15, under a printout
+    that read `marker {"0": 0, "1": 09:15:00}`, and after a first question whose option read "Member 1
+    at 09:15" (issue 30): the reader copied it. A clock-time answer stands neither in the Markdown and
+    printouts between the previous figure and its own, nor in an earlier question's options or
+    feedback on the same figure."""
+    found = [q.id for q, text, model in read_above(path)
+             if re.fullmatch(r"\d\d:\d\d(:\d\d)?Z?", q.right(model)) and _clock_time_in(q.right(model), text)]
+    assert found == [], f"{path.name}: stated before their question"
+
+
+def test_a_clock_time_is_found_with_or_without_its_seconds():
+    assert _clock_time_in("09:15", 'marker {"1": 09:15:00}') and _clock_time_in("09:15", "at 09:15.")
+    assert not _clock_time_in("09:15", "09:15:30") and not _clock_time_in("09:15", "109:15")
+
+
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_what_follows_a_question_does_not_tell_its_answer(path):
     """05's printout of its 20-minute readout gave the 2, the 0 and the 4 its questions ask for,
@@ -405,6 +445,27 @@ def test_a_right_option_s_reason_shares_no_word_with_its_stem_or_the_text_above(
         if same:
             found.append((q.id, reason(right), sorted(same)))
     assert found == [], f"{path.name}: right options whose reason repeats the words around them"
+
+
+def glossed(path: Path) -> list[tuple[str, str]]:
+    """(question id, lane) where a prompt follows a lane's name with a gloss in brackets or after a
+    colon, "`replace` (each release cancels ...)", "The `all` lane is Hangfire's Strict mode: it makes
+    a job for every slot ...", and the page above its figure defines that lane in a bullet."""
+    out = []
+    for q, above, _ in read_before(path):
+        for lane in re.findall(r"`([^`]+)`(?: lane is [^:.?]*)? ?[(:]", q.prompt):
+            if re.search(rf"(?m)^- `{re.escape(lane)}`", above):
+                out.append((q.id, lane))
+    return out
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_a_prompt_does_not_gloss_a_rule_the_page_defines_above(path):
+    """05's first question read "Runs of 18 min under `replace` (each release cancels the run still
+    going)": the rule the bullet above defines, restated where the answer follows from it and 18 > 15
+    without a look at the figure; 04's first, "The `all` lane is Hangfire's Strict mode: it makes a job
+    for every slot ...", the `all` bullet (issue 30). A prompt names a lane the page has defined, no gloss."""
+    assert glossed(path) == [], f"{path.name}: prompts that gloss a lane defined above"
 
 
 def test_a_reason_is_read_past_its_answer_and_small_words():

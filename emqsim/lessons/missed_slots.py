@@ -466,21 +466,20 @@ class MissedModel(Model):
     questions = (
         question(
             "04-strict-last-slot",
-            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. The `all` lane is "
-            "Hangfire's Strict mode: it makes a job for every slot its row was due at while the pump was down. "
-            "When is the job for the last missed slot, 10:37, released?",
-            [("10:40:04", "At 10:40:04, a second after the fourth",
+            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. When does the `all` "
+            "lane release the job for the last of them, 10:37?",
+            [("10:40:04", "10:40:04: fifth in the queue",
               "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
               "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
-             ("10:40", "At 10:40:00, with the four others, as the pump comes back",
+             ("10:40", "10:40:00: with the four others",
               "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
               "a second later, so the five jobs go out one beat apart."),
-             ("10:37", "At 10:37:00, its own slot",
+             ("10:37", "10:37:00: its own slot",
               "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
               "the restart."),
-             ("10:40:05", "At 10:40:05, five seconds after the restart",
+             ("10:40:05", "10:40:05: five seconds after the restart",
               "The first goes out at the restart's own beat, 10:40:00, so the fifth is four beats on."),
-             ("never", "Never, the missed slots collapse into the first one",
+             ("never", "Never: folded into the first",
               "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
               "each slot.")],
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
@@ -488,15 +487,15 @@ class MissedModel(Model):
             "04-snap-lands",
             "The pump is down 09:30 → 10:25 under BullMQ 6.7.0 (the `snap` lane). What "
             "runs from 10:25 on?",
-            [("1 then 10:37", "One run at 10:25, then 10:37: on its :07 marks again",
+            [("1 then 10:37", "One at 10:25, then 10:37: its old rhythm",
               "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
               "schedule's own phase."),
-             ("4 then 10:37", "Four runs at 10:25, then 10:37",
+             ("4 then 10:37", "Four at 10:25, then 10:37: each one replayed",
               "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
-             ("1 then 10:40", "One run at 10:25, then every 15 min from it: 10:40",
+             ("1 then 10:40", "One at 10:25, then 10:40: 15 min on",
               "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
               "the phase."),
-             ("0 then 10:37", "Nothing until 10:37, the missed runs dropped",
+             ("0 then 10:37", "None at 10:25, then 10:37: dropped",
               "The row is due when the pump is back, so one run goes out at once.")],
             # a restart the figure does not open on: its default (10:10) also lands on 10:22 (issue 30)
             answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:25")}),

@@ -408,13 +408,12 @@ class OverlapModel(Model):
     questions = (
         question(
             "05-replace-completes",
-            "Runs of 18 min under `replace` (each release cancels the run still going). How many of the "
-            "8 runs complete?",
+            "Runs of 18 min under `replace`. How many of the 8 runs complete?",
             [("0", "None: each cut short",
-              "Every run is still going 15 minutes in, when the next release cancels it; the last is cancelled "
-              "by the release after the window."),
-             ("4", "Half: every other ends",
-              "No run is ever left alone for 18 minutes: a release comes every 15."),
+              "Every run is still going 15 minutes in, when the next release cancels it; the 10:45 run too, "
+              "by the 11:00 release after the window."),
+             ("1", "1: the last, with nothing after it",
+              "A release comes at 11:00 too, past the window: it cancels the 10:45 run."),
              ("8", "All 8: the next one waits",
               "That is buffering; `replace` cancels the running one instead.")],
             answer=lambda f: str(_lane(f, "replace").completed), show_me={"run": 18}),

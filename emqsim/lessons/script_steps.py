@@ -348,6 +348,13 @@ def _marker(frame: StepFrame) -> dict[str, str]:
                  if k.key.endswith(":marker") and k.state != "deleted"), {})
 
 
+def _first_pop(frame: StepFrame) -> str:
+    """The member a BZPOPMIN on the marker would pop after the step: the lowest score's."""
+    members = _marker(frame)
+    low = min(members, key=lambda m: int(members[m].split()[0]), default=None)
+    return {"0": "zero", "1": "one", None: "neither"}[low]
+
+
 class MarkerStepsModel(StepsModel):
     """Lesson 03's view of the same walks: BullMQ's design first, asked about the wake marker."""
 
@@ -359,31 +366,32 @@ class MarkerStepsModel(StepsModel):
     questions = (
         question(
             "03-marker-after-take",
-            "A worker takes the 09:00 job (moveToActive) and nothing else waits. After moveToActive's last "
-            "write to the marker, what does the marker hold?",
-            [("zero", "Member 0 at score 0: always rewritten.",
-              "moveToActive writes it after every take, whether anything waits or not: a woken worker may "
-              "find nothing."),
-             ("empty", "Nothing: the only job was taken.",
-              "The take does not clear the marker; it writes member 0 again."),
-             ("one", "Member 1 at 09:15: the next run.",
-              "That is written a moment later, by updateJobScheduler, when it delays the next job.")],
-            lambda f: {"0": "zero", "1": "one"}.get("".join(sorted(_marker(f))), "empty")
-            if f.script.startswith("moveToActive") else "none",
+            "A worker takes the 09:00 job (moveToActive); nothing else waits. Its last call to the marker is "
+            "ZADD of member 0. How many members does it add?",
+            [("none", "None: 0 was there already",
+              "The upsert put it there and no call since has removed it: the ZADD replies 0 and only "
+              "rewrites its score."),
+             ("one", "One: the take used up 0",
+              "Taking a job leaves the marker alone; the ZADD replies 0, no key changed."),
+             ("two", "Two: 0 and the next run's",
+              "This call writes member 0 alone; the other member comes from a later script.")],
+            lambda f: {"0": "none", "1": "one", "2": "two"}.get(f.reply, "none")
+            if f.script.startswith("moveToActive") and ":marker" in f.command else "not this call",
             show_me={"design": "bullmq", "step": 22},
         ),
         question(
-            "03-marker-wake-time",
-            "After the take, updateJobScheduler makes the next job (every 15 min), delayed. At what time does "
-            "the marker's member 1 wake a parked worker?",
-            [("09:15", "At 09:15:00, as it falls due.",
-              "Member 1's score is the earliest delayed job's time (BullMQ 6.7.0's addDelayMarkerIfNeeded)."),
-             ("09:00", "At 09:00:00, the time of the take.",
-              "09:00 is when the 09:15 job was made, not when it is due."),
-             ("never", "Never, as member 1 is not a time.",
-              "Its score is a time in Unix ms; member 0's score is 0.")],
-            lambda f: _marker(f).get("1", "never").split("(")[-1][:5] if "1" in _marker(f) else "never",
-            show_me={"design": "bullmq", "step": 37},
+            "03-marker-first-pop",
+            "The 09:00 run is done (moveToFinished) and the worker parks on BZPOPMIN again. Which member of the "
+            "marker does it pop first?",
+            [("zero", "Member 0: at once, though no job is ready",
+              "Member 0 is still there, scored below member 1: the worker wakes at once and finds the next "
+              "job still delayed."),
+             ("one", "Member 1: at its score, when the job is due",
+              "Member 1 is there, but member 0's score, 0, is lower: it comes out first."),
+             ("neither", "Neither: nothing left to pop",
+              "moveToFinished does not write the marker here; both members stay until a worker pops them.")],
+            lambda f: _first_pop(f) if f.script.startswith("moveToFinished") else "not finished",
+            show_me={"design": "bullmq", "step": 55},            # the walk's last call
         ),
     )
     challenge = Challenge(
