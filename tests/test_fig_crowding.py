@@ -519,3 +519,26 @@ def test_07_the_change_line_runs_through_no_text(layout):
             if _lines_through(view.change, t.get_window_extent(renderer), renderer):
                 crossed.append((t.get_text(), values))
     assert crossed == []
+
+
+# -- 10. every text inside the frame ---------------------------------------------------------
+
+#: CSS px of air a text keeps from the frame's edge where the site shows it (on a phone 07's
+#: "25 runs" touched the right edge, "30 2 * * *" the left, issue 30)
+EDGE = 2.0
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("title", [TZ, "03 slip over cycles"])
+def test_texts_stand_inside_the_frame(title, layout):
+    """Every text of 07's and 03's slip figure, tick labels and key included, stands `EDGE`
+    CSS px inside the frame at the pixels the site shows, every stop, both layouts."""
+    out = []
+    for values, view, renderer in site_frames(title, layout):
+        fig = view.ax.figure
+        edge = EDGE * _css_px(fig, layout)
+        for t in drawn_texts(fig):
+            b = t.get_window_extent(renderer)
+            if b.x0 < edge or b.y0 < edge or b.x1 > fig.bbox.width - edge or b.y1 > fig.bbox.height - edge:
+                out.append((t.get_text(), values, round(b.x0), round(b.x1), round(fig.bbox.width)))
+    assert out == []
