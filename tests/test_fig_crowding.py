@@ -635,3 +635,32 @@ def test_06_crash_and_restart_lines_miss_the_texts(layout):
                     if _pieces_through(line, box):
                         out.append((values, t.get_text(), "crash" if line is view.crash_line else "restart"))
     assert out == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_04_a_count_stands_with_its_own_lane(layout):
+    """A catch-up count ("x3") stands nearer its own lane's dots than any other lane's marks
+    (its dots, or its rings a `DROP` under them), by a dot's half size at least: midway between
+    the release lane's rings and the all lane's dots it read as the release lane's (issue 30).
+    Every stop, both layouts, at the site's pixels."""
+    from emqsim.figures import missed_slots
+    from emqsim.figures.view import mark_reach
+
+    out, counted = [], 0
+    for values, view, renderer in site_frames("04 missed slots", layout):
+        ax = view.ax
+        to_y = lambda y: ax.transData.transform((0, y))[1]     # noqa: E731
+        reach = mark_reach(view.released) * ax.figure.dpi / 72
+        for policy, t in zip(missed_slots.POLICIES, view.counts):
+            if not t.get_text():
+                continue
+            counted += 1
+            box = t.get_window_extent(renderer)
+            middle = (box.y0 + box.y1) / 2
+            own = abs(middle - to_y(missed_slots.ROW[policy]))
+            other = min(abs(middle - to_y(missed_slots.ROW[p] - drop)) for p in missed_slots.POLICIES
+                        if p != policy for drop in (0, missed_slots.DROP))
+            if own + reach > other:
+                out.append((values, policy, round(own, 1), round(other, 1)))
+    assert counted, layout
+    assert out == []
