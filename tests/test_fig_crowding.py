@@ -192,7 +192,7 @@ def test_06_marks_keep_their_time(layout):
             drawn = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
             want = np.asarray(data, dtype=float).reshape(-1, 2)
             assert drawn[:, 0].tolist() == want[:, 0].tolist(), values
-            assert np.all(np.abs(drawn[:, 1] - want[:, 1]) < 1), values     # within a row
+            assert np.all(np.abs(drawn[:, 1] - want[:, 1]) < 2), values     # within two rows
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -519,3 +519,148 @@ def test_07_the_change_line_runs_through_no_text(layout):
             if _lines_through(view.change, t.get_window_extent(renderer), renderer):
                 crossed.append((t.get_text(), values))
     assert crossed == []
+
+
+# -- 10. every text inside the frame ---------------------------------------------------------
+
+#: CSS px of air a text keeps from the frame's edge where the site shows it (on a phone 07's
+#: "25 runs" touched the right edge, "30 2 * * *" the left, issue 30)
+EDGE = 2.0
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("title", [TZ, "03 slip over cycles"])
+def test_texts_stand_inside_the_frame(title, layout):
+    """Every text of 07's and 03's slip figure, tick labels and key included, stands `EDGE`
+    CSS px inside the frame at the pixels the site shows, every stop, both layouts."""
+    out = []
+    for values, view, renderer in site_frames(title, layout):
+        fig = view.ax.figure
+        edge = EDGE * _css_px(fig, layout)
+        for t in drawn_texts(fig):
+            b = t.get_window_extent(renderer)
+            if b.x0 < edge or b.y0 < edge or b.x1 > fig.bbox.width - edge or b.y1 > fig.bbox.height - edge:
+                out.append((t.get_text(), values, round(b.x0), round(b.x1), round(fig.bbox.width)))
+    assert out == []
+
+
+# -- 11. 06's duplicate and its labels at the site's pixels ----------------------------------
+
+FAULTS = "06 crash between two writes"
+
+
+def _stems(view):
+    """Each stem from a ring to its raised diamond or cross, as (ring, mark) pixel points."""
+    to_px = view.ax.transData.transform
+    return [(to_px(seg[0]), to_px(seg[-1])) for seg in view.leaders.get_segments() if len(seg) >= 2]
+
+
+def _pieces_through(line, box: Bbox) -> bool:
+    """True when a piece of `line` (a path broken by NaNs into pieces) crosses `box`'s inside:
+    `_lines_through` reads a broken path as whole."""
+    import numpy as np
+
+    points = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+    half = line.get_linewidth() / 2 * line.figure.dpi / 72
+    for p, q in zip(points[:-1], points[1:]):
+        if np.isnan(p).any() or np.isnan(q).any():
+            continue
+        lo, hi = np.minimum(p, q), np.maximum(p, q)
+        if lo[0] - half < box.x1 - 1 and box.x0 + 1 < hi[0] + half and lo[1] < box.y1 - 1 and box.y0 + 1 < hi[1]:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_a_duplicate_stands_on_no_job_row(layout):
+    """A diamond or cross raised off its ring's row stands between two job rows, its centre
+    farther than its own half size from every other job's ring (at a 1 min restart the raised
+    10:01 diamond stood level with job 7 and read as a seventh job, issue 30), and no crash or
+    restart line runs along or across the stem that joins it to its ring (the two lines hid
+    it). Every stop, both layouts, at the site's pixels."""
+    from emqsim.figures.view import mark_reach
+
+    raised = 0
+    for values, view, renderer in site_frames(FAULTS, layout):
+        ax = view.ax
+        px = ax.figure.dpi / 72
+        to_px = ax.transData.transform
+        frame = catalogue.model(FAULTS).frame(**values)
+        rows = [to_px(p)[1] for p in view.slots.get_offsets()] if len(view.slots.get_offsets()) else []
+        for coll, data in ((view.twins, frame.twins), (view.refused, frame.refused)):
+            reach = mark_reach(coll) * px
+            for (_, y), mark in zip(data, coll.get_offsets()):
+                if mark[1] == y:
+                    continue
+                raised += 1
+                at = to_px(mark)[1]
+                own = to_px((0, y))[1]
+                near = [r for r in rows if abs(r - own) > 0.5 and abs(r - at) <= reach]
+                assert near == [], (values, tuple(mark), near)
+        half = view.leaders.get_linewidths()[0] / 2 * px
+        for a, b in _stems(view):
+            box = Bbox.from_extents(min(a[0], b[0]) - half, min(a[1], b[1]), max(a[0], b[0]) + half, max(a[1], b[1]))
+            for line in (view.crash_line, view.restart_line):
+                assert not _pieces_through(line, box), (values, "crash" if line is view.crash_line else "restart")
+    assert raised, layout
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_texts_keep_a_gap(layout):
+    """No two texts of 06 touch: each stands 0.3 em of the smaller from the next ("crash" and
+    "restart 10:01" touched at a short restart, issue 30). Every stop, both layouts, at the
+    site's pixels."""
+    out = []
+    for values, view, renderer in site_frames(FAULTS, layout):
+        fig = view.ax.figure
+        boxes = _boxes(drawn_texts(fig), renderer)
+        for (t, a), (u, b) in itertools.combinations(boxes, 2):
+            gap = 0.3 * min(t.get_fontsize(), u.get_fontsize()) * fig.dpi / 72
+            if not _apart(a, b, gap):
+                out.append((values, t.get_text(), u.get_text()))
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_crash_and_restart_lines_miss_the_texts(layout):
+    """Neither the crash line nor the restart line runs through a text of the plot (on a phone
+    a late restart's label, moved left of its line under "crash", was struck through by the
+    crash line, issue 30). Every stop, both layouts, at the site's pixels."""
+    out = []
+    for values, view, renderer in site_frames(FAULTS, layout):
+        for t in view.ax.texts:
+            if t.get_visible() and t.get_text().strip():
+                box = t.get_window_extent(renderer)
+                for line in (view.crash_line, view.restart_line):
+                    if _pieces_through(line, box):
+                        out.append((values, t.get_text(), "crash" if line is view.crash_line else "restart"))
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_04_a_count_stands_with_its_own_lane(layout):
+    """A catch-up count ("x3") stands nearer its own lane's dots than any other lane's marks
+    (its dots, or its rings a `DROP` under them), by a dot's half size at least: midway between
+    the release lane's rings and the all lane's dots it read as the release lane's (issue 30).
+    Every stop, both layouts, at the site's pixels."""
+    from emqsim.figures import missed_slots
+    from emqsim.figures.view import mark_reach
+
+    out, counted = [], 0
+    for values, view, renderer in site_frames("04 missed slots", layout):
+        ax = view.ax
+        to_y = lambda y: ax.transData.transform((0, y))[1]     # noqa: E731
+        reach = mark_reach(view.released) * ax.figure.dpi / 72
+        for policy, t in zip(missed_slots.POLICIES, view.counts):
+            if not t.get_text():
+                continue
+            counted += 1
+            box = t.get_window_extent(renderer)
+            middle = (box.y0 + box.y1) / 2
+            own = abs(middle - to_y(missed_slots.ROW[policy]))
+            other = min(abs(middle - to_y(missed_slots.ROW[p] - drop)) for p in missed_slots.POLICIES
+                        if p != policy for drop in (0, missed_slots.DROP))
+            if own + reach > other:
+                out.append((values, policy, round(own, 1), round(other, 1)))
+    assert counted, layout
+    assert out == []

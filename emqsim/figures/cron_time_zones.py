@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.cron_time_zones import EXPRESSIONS
-from .style import BLACK, GREY, PURPLE, ROLE, VERMILLION, fit_width, floor_of, narrow, scale
+from .style import BLACK, GREY, PURPLE, ROLE, SHOWN_PX, VERMILLION, fit_width, floor_of, narrow, scale
 from .view import View
 
 XMAX = 25.4           # the axis holds the longest day (25 h) and a little more
@@ -44,6 +44,19 @@ TICK_ROWS = "local\nUTC"
 #: the least clear space between two hour labels, in ems of their text: an hour apart on a
 #: desktop they stood 0.9 em apart, about a digit pair's own spacing, and read as one group
 HOUR_GAP = 1.0
+#: CSS px of air, where the site shows the figure, between the frame's edge and the
+#: expressions on its left, the counts and the title on its right (on a phone "25 runs" and
+#: "30 2 * * *" touched the frame's edge, issue 30)
+EDGE = 2.2
+#: the widest count a row shows
+WIDEST_COUNT = "25 runs"
+
+
+def _count(text: str, phone: bool) -> str:
+    """A row's count as drawn: on a phone on two lines ("25" over "runs"), so the right margin
+    fitted to it, `EDGE` inside the frame, leaves the plot wide enough for a fall-back day's
+    "cron-parser (and BullMQ) skips 16:30Z" right of its cross."""
+    return text.replace(" ", "\n", 1) if phone else text
 
 
 def _key(fig, entries, *, y: float, fontsize: float) -> list:
@@ -145,7 +158,7 @@ class TimeZonesView(View):
             self.key = _key(fig, key[:2], y=0.065, fontsize=fs * 0.7) + _key(fig, key[2:], y=0.025, fontsize=fs * 0.7)
             # the margins as narrow as the expressions (at `NAMES`) and "25 runs" allow: a
             # fall-back day's "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
-            fig.subplots_adjust(left=0.21, right=0.885, top=0.84, bottom=0.31)
+            fig.subplots_adjust(left=0.21, right=0.895, top=0.84, bottom=0.31)
         else:
             self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
             # the plot as wide as the names and counts allow: an hour apart, two labels then
@@ -154,9 +167,34 @@ class TimeZonesView(View):
             presenter = fs >= 12
             fig.subplots_adjust(left=0.13 if presenter else 0.1, right=0.93 if presenter else 0.94, top=0.88,
                                 bottom=0.27)
+        self._fit_margins()
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
                    *(t for pair in self.labels for t in pair), *self.counts,
                    *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._title)
+
+    def _fit_margins(self) -> None:
+        """The axes as wide as the widest expression on their left allows and, up to the layout's
+        right margin (which holds "next day" after a shorter day), the widest count on their
+        right, each `EDGE` CSS px inside the frame:
+        measured at the size shown (`floor_of` raises the counts on a phone)."""
+        ax = self.ax
+        fig = ax.figure
+        renderer = fig.canvas.get_renderer()
+        width = fig.bbox.width
+        edge = self._edge()
+        names = max(t.get_window_extent(renderer).width for t in self.names)
+        probe = self.counts[0]
+        probe.set_text(_count(WIDEST_COUNT, self.narrow_layout))
+        probe.set_fontsize(max(probe.get_fontsize(), floor_of(fig)))
+        count = probe.get_window_extent(renderer).width
+        probe.set_text("")
+        box = ax.get_position()
+        left, right = box.x0, box.x1
+        for _ in range(2):      # the names and counts stand a share of the axes' width off it
+            inner = (right - left) * width
+            left = (names + 0.006 * inner + edge) / width
+            right = min(box.x1, 1 - (count + 0.005 * inner + edge) / width)
+        ax.set_position([left, box.y0, right - left, box.height])
 
     def draw(self, frame) -> None:
         names = [t.get_text() for t in self.names]
@@ -170,7 +208,7 @@ class TimeZonesView(View):
             runs = frame.runs[row]
             pts["croniter"][0].extend(runs)
             pts["croniter"][1].extend([y] * len(runs))
-            self.counts[row].set_text(frame.counts[row])
+            self.counts[row].set_text(_count(frame.counts[row], self.narrow_layout))
             tags = frame.tags[row]
             for i, t in enumerate(self.labels[row]):
                 t.set_visible(i < len(tags))
@@ -215,7 +253,23 @@ class TimeZonesView(View):
         self._name_tick_rows()
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
+            self._keep_title_inside()
             self._keep_tags_inside()
+
+    def _edge(self) -> float:
+        """`EDGE` in this figure's pixels: its width is shown `SHOWN_PX` CSS px wide."""
+        fig = self.ax.figure
+        return EDGE * fig.bbox.width / SHOWN_PX["narrow" if self.narrow_layout else "normal"]
+
+    def _keep_title_inside(self) -> None:
+        """A title on one line that `fit_width` let end within `EDGE` CSS px of the frame's right
+        edge (on a phone, under a CSS px: Sydney's "no change" day) breaks after its colon."""
+        title = self._title
+        fig = title.figure
+        text = title.get_text()
+        right = title.get_window_extent(fig.canvas.get_renderer()).x1
+        if right > fig.bbox.width - self._edge() and "\n" not in text and ": " in text:
+            title.set_text(text.replace(": ", ":\n", 1))
 
     def _gap(self, clear: float = CLEAR) -> float:
         """How far, in hours, a text stands from the centre of the mark it is about: `GAP`, or

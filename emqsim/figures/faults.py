@@ -25,6 +25,8 @@ UNSERVED_Y = 0.0
 
 #: points of air between two marks of a lane: touching reads as one blot (issue 30)
 GAP = 1.5
+#: ems of air between the crash or restart line and its label
+BESIDE = 0.25
 
 
 def _points(pairs) -> np.ndarray:
@@ -62,7 +64,7 @@ class FaultsView(View):
         self.unserved = ax.scatter([], [], s=(ms * 1.3) ** 2, color=BLACK, marker="x", zorder=5, clip_on=False)
         self.ids = [ax.text(0, 0, "", fontsize=fs * 0.75, color=ink(VERMILLION), va="center", zorder=6)
                     for _ in range(2)]
-        self.crash_text = ax.text(0, 0, "crash ", fontsize=fs * 0.75, color=BLACK, ha="right", va="top")
+        self.crash_text = ax.text(0, 0, "crash", fontsize=fs * 0.75, color=BLACK, ha="right", va="top")
         self.restart_text = ax.text(0, 0, "", fontsize=fs * 0.75, color=ink(GREEN), ha="left", va="top")
         ax.set_ylabel("job, in the order produced")
         ax.spines[["top", "right"]].set_visible(False)
@@ -128,13 +130,13 @@ class FaultsView(View):
         self.unserved.set_offsets(_points([(x, UNSERVED_Y) for x, _ in frame.unserved]))
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
-        self.crash_text.set_x(frame.crashed)
-        self.restart_text.set_x(frame.restarted)
-        self.restart_text.set_text(frame.restart_text)
+        self.restart_text.set_text(frame.restart_text.strip())
+        self._beside(self.crash_text, frame.crashed, -1)
+        self._beside(self.restart_text, frame.restarted, 1)
         self._title.set_text(frame.title)
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
-            self._keep_restart_inside()
+            self._keep_restart_inside(frame.restarted)
         marks = self.mark_boxes()
         for text, (label, x, y, ha) in zip(self.ids, frame.ids):
             text.set_text(label)
@@ -144,8 +146,25 @@ class FaultsView(View):
         for text in self.ids:
             if text.get_text():
                 labels.append(self._clear_of(text, marks, (frame.crashed, frame.restarted)))
-        self._gapped(self.crash_line, frame.crashed, marks + labels)
-        self._gapped(self.restart_line, frame.restarted, marks + labels)
+        # each line stands clear of its own label; the other's label, moved under the crash's
+        # on a phone past a late restart's line, it goes round (issue 30: struck through)
+        renderer = self.ax.figure.canvas.get_renderer()
+        heads = [tuple(t.get_window_extent(renderer).extents) for t in (self.crash_text, self.restart_text)]
+        stems = self._stem_boxes()
+        self._gapped(self.crash_line, frame.crashed, marks + labels + stems + heads)
+        self._gapped(self.restart_line, frame.restarted, marks + labels + stems + heads)
+
+    def _stem_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Each stem's box in pixels, its line's half width around it: the crash and restart
+        lines stop short of it (issue 30: at a 1 min restart both ran along the stem to the
+        raised 10:01 diamond and hid it)."""
+        ax = self.ax
+        half = self.leaders.get_linewidths()[0] / 2 * ax.figure.dpi / 72
+        out = []
+        for seg in self.leaders.get_segments():
+            (x0, y0), (x1, y1) = ax.transData.transform([seg[0], seg[-1]])
+            out.append((min(x0, x1) - half, min(y0, y1), max(x0, x1) + half, max(y0, y1)))
+        return out
 
     def _lead(self, slots, *marks) -> None:
         """A stem from each ring to its mark (`marks`: (true, drawn, colour) per kind) when the
@@ -163,10 +182,10 @@ class FaultsView(View):
     def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = GAP) -> np.ndarray:
         """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross) that would
         stand on or touch a mark already drawn (a ring, a dot, another diamond), raised or
-        lowered by whole steps of its reach and a ring's plus `pad` points, to the nearest
-        height that is clear, its x kept true (issue 30: at a 1 min restart the 10:01 diamond
-        touched its 10:00 ring; moving it right had told a later time). Up first: the row
-        above is a slot later, while the row under holds the same slot's first ring."""
+        lowered to the nearest height half a row off a job's row that is clear, its x kept true
+        (issue 30: at a 1 min restart the 10:01 diamond touched its 10:00 ring; moving it right
+        had told a later time). Up first: the row above is a slot later, while the row under
+        holds the same slot's first ring."""
         if not len(twins):
             return twins
         ax = self.ax
@@ -178,13 +197,21 @@ class FaultsView(View):
                  for x, y in (ax.transData.transform(c.get_offsets()) if len(c.get_offsets()) else [])]
         out = np.array(twins, dtype=float)
         step = own + ring + pad * dpi
+        row = ax.transData.transform((0, 1))[1] - ax.transData.transform((0, 0))[1]
         for i, (px, py) in enumerate(ax.transData.transform(twins)):
             # its own release dot, drawn under it, moves with it: not an obstacle
             others = [(x, y, r) for x, y, r, dot in taken if not (dot and (x, y) == (px, py))]
-            for k in (0, 1, -1, 2, -2):
-                y = py + k * step
-                if all(max(abs(x - px), abs(yy - y)) >= r + own + pad * dpi - 1e-6 for x, yy, r in others):
-                    break
+
+            def clear(y: float) -> bool:
+                return all(max(abs(x - px), abs(yy - y)) >= r + own + pad * dpi - 1e-6 for x, yy, r in others)
+
+            # a moved mark goes half a row off a row, where no job stands (issue 30: raised a
+            # whole step it stood level with the next job's and read as one more job), then by
+            # whole steps if no half row near is clear
+            heights = [py + h * row for h in (0.5, 1.5, -0.5, -1.5)] + [py + k * step for k in (1, -1, 2, -2)]
+            y = py
+            if not clear(py):
+                y = next((h for h in heights if clear(h)), heights[-1])
             if y != py:      # only a moved mark leaves its data (a round trip is not exact)
                 out[i, 1] = ax.transData.inverted().transform((px, y))[1]
             taken.append((px, y, own, False))
@@ -258,16 +285,26 @@ class FaultsView(View):
         to_axes = (np.array(ys) - y0) / (y1 - y0) if ys else np.array([np.nan])
         line.set_data(np.full(len(to_axes), float(x)), to_axes)
 
-    def _keep_restart_inside(self) -> None:
+    def _beside(self, text, x: float, side: int) -> None:
+        """`text` beside the vertical line at `x`, `BESIDE` em clear of it, on its left (`side`
+        -1) or its right (1): the crash's label left of its line, the restart's right of its
+        own, so the two stand twice that apart however short the restart (issue 30: at a 1 min
+        restart "crash" and "restart 09:01", spaced by blanks, touched)."""
+        ax = self.ax
+        pad = BESIDE * text.get_fontsize() * ax.figure.dpi / 72
+        px = ax.transData.transform((x, 0))[0] + side * pad
+        text.set_x(ax.transData.inverted().transform((px, 0))[0])
+        text.set_horizontalalignment("left" if side > 0 else "right")
+
+    def _keep_restart_inside(self, x: float) -> None:
         """On a phone a late restart's label would leave the figure: it goes to the left of its
-        line, a line lower than the crash's label, so the two never meet."""
+        line (at `x`), a line and a half lower than the crash's label, so the two never meet."""
         text, ax = self.restart_text, self.ax
-        text.set_horizontalalignment("left")
         text.set_y(self._layout.rows + TOP - 0.1)
         renderer = ax.figure.canvas.get_renderer()
         if text.get_window_extent(renderer).x1 <= ax.figure.bbox.x1 - 2:
             return
-        x, y = ax.transData.transform((text.get_position()[0], self._layout.rows + TOP - 0.1))
-        lower = ax.transData.inverted().transform((x, y - 1.3 * text.get_fontsize() * ax.figure.dpi / 72))[1]
-        text.set_horizontalalignment("right")
+        px, y = ax.transData.transform((x, self._layout.rows + TOP - 0.1))
+        lower = ax.transData.inverted().transform((px, y - 1.5 * text.get_fontsize() * ax.figure.dpi / 72))[1]
+        self._beside(text, x, -1)
         text.set_y(lower)

@@ -120,9 +120,12 @@ class MissedView(View):
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.skipped = ax.scatter([], [], s=(ms * 1.3) ** 2, color=VERMILLION, marker="X", zorder=5)
         # a count stands above and left of its burst's dot, clear of the dot after it (a minute
-        # later, raised a level) that a count centred over the burst stood on
-        left = transforms.offset_copy(ax.transData, fig=ax.figure, x=-(ms / 2 + GAP), units="points")
-        self.counts = [ax.text(VIEW[0], ROW[p] + 0.22, "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
+        # later, raised a level) that a count centred over the burst stood on, and just over
+        # the dot's top: a fixed share of a row higher it stood as near the lane above's rings
+        # and read as that lane's (issue 30)
+        left = transforms.offset_copy(ax.transData, fig=ax.figure, x=-(ms / 2 + GAP), y=ms / 2 + GAP,
+                                      units="points")
+        self.counts = [ax.text(VIEW[0], ROW[p], "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
                                ha="right", zorder=6, bbox=band.TEXT_BOX, transform=left) for p in POLICIES]
         time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
         small = fs * (0.7 if narrow() else 0.75)

@@ -219,8 +219,11 @@ class SlipView(View):
             narrow_axes(ax, fs)
             ax.figure.subplots_adjust(left=0.22, right=0.64, top=0.76, bottom=0.14)
         else:
-            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0)
-            ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.9, bottom=0.16)
+            # room over the axes for a title of two lines, 2 CSS px or more under the frame's
+            # edge (at tick 0 the second line pushed the first onto the edge, issue 30), its
+            # last line's descenders clear of a line's end label at the axes' top
+            self._title = ax.set_title("", fontsize=fs, loc="left", y=1.0, pad=9)
+            ax.figure.subplots_adjust(left=0.14 if fs < 12 else 0.19, right=0.74, top=0.85, bottom=0.16)
         self.track(self._title, *self.lines.values(), *self.ends.values())
 
     def _lay_out(self, frame) -> None:
