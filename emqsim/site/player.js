@@ -481,6 +481,23 @@
     root.setAttribute("data-ready", "1");
   }
 
+  /* A short name in a table's inline code (which_policy's and 05's `buffer-one`) is one chip,
+     never broken in two on a phone: the build's break opportunities (pages.breakable, <wbr> at
+     each joint) are taken out of it, and player.css keeps it on one line (emqsim-whole). A
+     longer name (`concurrencyPolicy`, a seed file's path) keeps them: whole, such names held
+     05's and course_pages_checked's tables wider than a phone's column. */
+  var SHORT_NAME = 12;
+  function wholeNames() {
+    var codes = document.querySelectorAll(".bd-article td code, .bd-article th code");
+    for (var i = 0; i < codes.length; i++) {
+      var name = codes[i].textContent;
+      if (name.length > SHORT_NAME || /\s/.test(name)) continue;
+      codes[i].classList.add("emqsim-whole");
+      var breaks = codes[i].querySelectorAll("wbr");
+      for (var j = 0; j < breaks.length; j++) breaks[j].parentNode.removeChild(breaks[j]);
+    }
+  }
+
   /* Loaded async in the head: each player is set up once its element is parsed, not after
      the rest of the page, the theme's deferred scripts or its stylesheets. */
   function start(all) {
@@ -498,9 +515,11 @@
       document.removeEventListener("readystatechange", once);
       watch.disconnect();
       start(true);
+      wholeNames();
     });
     start(false);
   } else {
     start(true);
+    wholeNames();
   }
 })();

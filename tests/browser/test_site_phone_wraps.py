@@ -1,5 +1,7 @@
-"""Wraps on a 390x844 phone (issue 30, the last read): a slider's value ("09:00 register" on 02)
-broke over two lines and stood over its slider's label. A value is one line, clear of its label."""
+"""Two wraps on a 390x844 phone (issue 30, the last read): a slider's value ("09:00 register" on
+02) broke over two lines and stood over its slider's label, and which_policy's table broke the
+inline code `buffer-one` in two. A value is one line, clear of its label; a table's inline code
+is one unbroken chip, the table scrolling inside its own box, and no page is wider than the phone."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 from test_site_book import PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
 from test_site_student import open_page  # noqa: E402
 
+#: a name this long or shorter is one chip (player.js SHORT_NAME); a longer one (a seed file's
+#: path) may break at its joints, to keep a phone's table inside its column
+SHORT_NAME = 12
 
 # the distinct line tops of an element's text
 _LINES_JS = """e => { const r = document.createRange(); r.selectNodeContents(e);
@@ -41,4 +46,20 @@ def test_a_slider_value_is_one_line_clear_of_its_label(static_site, book_page, p
                 got = player.evaluate(f"root => ({_VALUES_JS})(root, {_LINES_JS})")
                 bad += [(player.get_attribute("data-figure"), g) for g in got if g["lines"] > 1 or g["over"]]
     assert bad[:5] == [], (path.stem, len(bad))
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("stem", ["which_policy", "05_overlap", "ref_scripts", "ref_peers_missed_slots",
+                                  "course_pages_checked"])
+def test_a_tables_inline_code_is_never_broken(static_site, book_page, stem):
+    """No short name in a table cell's inline code spans two line boxes at 390 px, and the page is
+    no wider than the phone."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    codes = page.locator(".bd-article table td code, .bd-article table th code")
+    assert codes.count() > 0, stem
+    broken = [c.text_content() for c in codes.all()
+              if len(c.text_content()) <= SHORT_NAME and " " not in c.text_content() and c.evaluate(_LINES_JS) > 1]
+    assert broken == [], (stem, broken)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], stem
     assert page.errors == [] and page.outside == []
