@@ -61,6 +61,7 @@
        text (reserve); the readout by its room */
     var reserved = [[readout, data.readouts, readoutRoom]];
     var tallestReadout = 0;     /* the readout's tallest text, its box's height in px (reserve) */
+    var tallestLines = 0;       /* and its lines (reserve) */
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -315,24 +316,38 @@
       if (readout.parentNode !== readoutRoom) {
         readoutRoom.appendChild(readout);
         readout.style.height = "";
+        img.style.width = "";
         readout.removeAttribute("tabindex");
       }
     }
     /* the docked readout's height: its tallest text's, or the whole lines left under the
        picture (a room of 5.5 lines showed 02's sixth line cut through the middle); 2 lines at
        least, the picture then moved up under the header by what they lack (dock) */
+    /* Docked, the box has no padding under its text (player.css): a padding there showed the
+       top of the next line, cut, under the last whole one (02's keys, 05's run). Where the room
+       holds fewer than DOCKED_LINES of a text that has them, the picture is drawn a little
+       narrower: 2 lines showed only "Step n of N", the call and the keys out of sight. */
+    var DOCKED_LINES = 3;
     function readoutHeight() {
+      img.style.width = "";
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
       var s = getComputedStyle(readout);
       var line = parseFloat(s.lineHeight) || 14;
       var pad = parseFloat(s.paddingTop) + parseFloat(s.paddingBottom) +
                 parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth) +
                 parseFloat(s.marginTop) + parseFloat(s.marginBottom);
-      var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - img.getBoundingClientRect().height;
-      var tallest = tallestReadout || readout.scrollHeight;
+      var picture = img.getBoundingClientRect();
+      var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - picture.height;
+      var text = tallestLines || Math.round(readout.scrollHeight / line);
       var lines = Math.max(2, Math.floor((room - pad) / line));
+      var want = Math.min(DOCKED_LINES, text);
+      if (lines < want && picture.height > 0) {
+        var less = want * line + pad - room;
+        img.style.width = Math.floor(picture.width * (picture.height - less) / picture.height) + "px";
+        lines = want;
+      }
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
-      readout.style.height = tallest <= edge + lines * line ? Math.ceil(tallest) + "px" : (edge + lines * line) + "px";
+      readout.style.height = (edge + Math.min(lines, text) * line) + "px";
     }
     /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
        (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
@@ -417,11 +432,14 @@
         copy.style.cssText = "position:absolute;visibility:hidden;left:0;top:0;min-height:0;box-sizing:border-box;" +
                              "flex:none;width:" + w + "px";
         e.parentNode.appendChild(copy);
-        var tallest = 0;
+        var tallest = 0, cs = getComputedStyle(copy);
         pair[1].forEach(function (t) {
           copy.textContent = t;
           tallest = Math.max(tallest, copy.getBoundingClientRect().height);
         });
+        var copyEdge = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom) +
+                       parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+        var copyLine = parseFloat(cs.lineHeight) || 14;
         /* where a value keeps its own width (flex: none, the desktop), as wide as its widest
            text: "09:00 register" after "09:12 take" moved the slider's end by 55 px */
         var widest = 0;
@@ -437,6 +455,7 @@
         if (hold !== e) {     /* the readout: its room holds the tallest box and its margins */
           var s = getComputedStyle(e);
           tallestReadout = Math.ceil(tallest);
+          tallestLines = Math.round((tallest - copyEdge) / copyLine);
           hold.style.minHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom)) + "px";
           return;
         }
@@ -462,6 +481,23 @@
     root.setAttribute("data-ready", "1");
   }
 
+  /* A short name in a table's inline code (which_policy's and 05's `buffer-one`) is one chip,
+     never broken in two on a phone: the build's break opportunities (pages.breakable, <wbr> at
+     each joint) are taken out of it, and player.css keeps it on one line (emqsim-whole). A
+     longer name (`concurrencyPolicy`, a seed file's path) keeps them: whole, such names held
+     05's and course_pages_checked's tables wider than a phone's column. */
+  var SHORT_NAME = 12;
+  function wholeNames() {
+    var codes = document.querySelectorAll(".bd-article td code, .bd-article th code");
+    for (var i = 0; i < codes.length; i++) {
+      var name = codes[i].textContent;
+      if (name.length > SHORT_NAME || /\s/.test(name)) continue;
+      codes[i].classList.add("emqsim-whole");
+      var breaks = codes[i].querySelectorAll("wbr");
+      for (var j = 0; j < breaks.length; j++) breaks[j].parentNode.removeChild(breaks[j]);
+    }
+  }
+
   /* Loaded async in the head: each player is set up once its element is parsed, not after
      the rest of the page, the theme's deferred scripts or its stylesheets. */
   function start(all) {
@@ -479,9 +515,11 @@
       document.removeEventListener("readystatechange", once);
       watch.disconnect();
       start(true);
+      wholeNames();
     });
     start(false);
   } else {
     start(true);
+    wholeNames();
   }
 })();

@@ -55,6 +55,7 @@ TALL_PRESSES = [
     ("05_overlap", "05 an overlapping run", "play"),
     ("02_one_row_rewritten", "02 the keys, step by step", "step"),
     ("02_one_row_rewritten", "02 the keys, step by step", "play"),
+    ("03_start_to_start", "03 the marker, step by step", "step"),
 ]
 
 
@@ -225,18 +226,28 @@ def test_no_pre_scrolls_sideways_on_a_desktop(static_site, book_page, stem):
         .map(e => getComputedStyle(e).whiteSpace))]""") == ["pre-wrap"], stem
 
 
-# the docked readout's text area, in lines of its text: a whole number when no line is cut
+# the docked readout's text area, in lines of its text: a whole number when no line is cut; what
+# shows, from the text's first line down to the box's inner edge (a scrolled box shows its text in
+# its bottom padding too), in lines; and the lines its text takes (distinct line tops)
 _READOUT_LINES_JS = """root => { const e = root.querySelector('pre.emqsim-readout'), s = getComputedStyle(e);
   const inner = e.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
+  const r = document.createRange(); r.selectNodeContents(e);
+  const tops = new Set([...r.getClientRects()].filter(x => x.height > 0).map(x => Math.round(x.top)));
   return {docked: root.classList.contains('emqsim-docked'), lines: inner / parseFloat(s.lineHeight),
+          shown: (e.clientHeight - parseFloat(s.paddingTop)) / parseFloat(s.lineHeight), text: tops.size,
           scrolls: e.scrollHeight > e.clientHeight + 1}; }"""
+#: the lines a docked readout shows at least, where its text has them (2 showed only "Step n of N")
+DOCKED_LINES = 3
 
 
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("stem, title, how", TALL_PRESSES)
 def test_the_docked_readout_shows_whole_lines(static_site, book_page, stem, title, how, theme):
     """While 02's keys played, the docked readout's last line was cut in half: where the window
-    leaves it less than its tallest text, its box holds a whole number of lines."""
+    leaves it less than its tallest text, its box holds a whole number of lines. Then (the last
+    read, issue 30) the top of a third line showed, cut, in the box's bottom padding under 2
+    lines, the call and the keys out of sight: what shows is whole lines, 3 at least where the
+    text has them."""
     page = book_page
     player, control = _pressed_from_the_middle(page, static_site, stem, title, how, theme)
     for when in (600, 900):
@@ -244,6 +255,8 @@ def test_the_docked_readout_shows_whole_lines(static_site, book_page, stem, titl
         got = player.evaluate(_READOUT_LINES_JS)
         assert got["docked"], (stem, how, theme)
         assert abs(got["lines"] - round(got["lines"])) < 0.05, (stem, how, theme, got)
+        assert abs(got["shown"] - round(got["shown"])) < 0.05, (stem, how, theme, got)
+        assert round(got["shown"]) >= min(DOCKED_LINES, got["text"]), (stem, how, theme, got)
     if how == "play" and player.get_attribute("data-playing"):
         control.click()
     assert page.errors == [] and page.outside == []

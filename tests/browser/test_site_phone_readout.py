@@ -116,3 +116,40 @@ def test_on_a_phone_back_to_top_covers_nothing(static_site, book_page, path):
             under.append((stop, over[:4]))
     assert under == [], (path.stem, under)
     assert page.errors == [] and page.outside == []
+
+
+# the gap (CSS px) between the readout's box and the highest control row under it (a held row
+# comes first in the page, last on screen), and the readout's line height
+_GAP_JS = """root => { const e = root.querySelector('pre.emqsim-readout');
+  const rows = [...root.querySelectorAll('.emqsim-control')].map(c => c.getBoundingClientRect())
+    .filter(r => r.height > 0).map(r => r.top);
+  return {gap: Math.min(...rows) - e.getBoundingClientRect().bottom,
+          line: parseFloat(getComputedStyle(e).lineHeight), docked: root.classList.contains('emqsim-docked'),
+          frame: root.dataset.frame}; }"""
+
+
+@pytest.mark.parametrize("size", {"desktop": DESKTOP, "phone": PHONE})
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_the_readout_sits_on_its_controls(static_site, book_page, path, size):
+    """Once the box fitted its text, its room kept the tallest height under it: 05's pile-up
+    showed about 120 px of blank between the readout and its Play, a break between the two
+    (issue 30, the last read). Every figure, its first slider swept through every position:
+    the first control row starts at most a line under the readout's box."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, {"desktop": DESKTOP, "phone": PHONE}[size])
+    apart = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        player.evaluate("r => scrollBy(0, r.getBoundingClientRect().top - 100)")
+        slider = player.locator("input.emqsim-slider:not([disabled])").first
+        if not slider.count():
+            continue
+        top = int(slider.get_attribute("max"))
+        for v in range(top + 1):
+            slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }", v)
+            got = player.evaluate(_GAP_JS)
+            if not got["docked"] and got["gap"] > got["line"] + 0.5:
+                apart.append((player.get_attribute("data-figure"), v, round(got["gap"], 1)))
+                break
+    assert apart == [], (path.stem, size, apart)
+    assert page.errors == [] and page.outside == []
