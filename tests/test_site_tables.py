@@ -21,3 +21,12 @@ def test_code_outside_tables_and_words_are_left_alone():
     assert breakable(prose) == prose
     words = CELL.format("allow", "getJobScheduler")     # a word, and camel case outside code
     assert breakable(words) == words
+
+
+def test_a_short_name_is_one_chip_without_breaks():
+    """which_policy's `buffer-one` broke in two on a phone (issue 30): a name of at most
+    `SHORT_NAME` characters gets no break opportunity and the class that keeps it on one line."""
+    assert breakable(CELL.format("buffer-one", "")) == CELL.format("buffer-one", "").replace(
+        '<span class="pre">', '<span class="pre emqsim-whole">')
+    long = breakable(CELL.format("concurrencyPolicy", ""))
+    assert "concurrency<wbr>Policy" in long and "emqsim-whole" not in long

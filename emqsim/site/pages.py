@@ -315,6 +315,9 @@ _PRELOAD = re.compile(r'<link rel="preload" as="script" href="[^"]*"\s*/?>\s*')
 
 _CELL = re.compile(r"<t([dh])\b.*?</t\1>", re.S)
 _LITERAL = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+#: the longest name in a table's code kept whole on a phone: longer ones (`concurrencyPolicy`, a
+#: seed file's path), whole, held 05's and course_pages_checked's tables wider than its column
+SHORT_NAME = 12
 #: a break opportunity after each of these in a name (a path, a file, a Lua script's name), and
 #: between the humps of a camel-case one (getJobScheduler|Every|Next|Millis)
 _JOINTS = re.compile(r"([/_.\-](?=[^/_.\-])|(?<=[a-z])(?=[A-Z]))")
@@ -325,10 +328,13 @@ def breakable(page: str) -> str:
     and `-` and between a camel-case name's humps: on a phone course_pages_checked's seed file
     names, kept whole, held the first column 364 px wide and pushed the next one out of its
     358 px column (and `getJobSchedulerEveryNextMillis.lua` another's). Words never break, only
-    names at their joints."""
-    def cell(m):
-        return _LITERAL.sub(lambda n: n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3], m[0])
-    return _CELL.sub(cell, page)
+    names at their joints. A short name with joints (`SHORT_NAME`: `buffer-one`) gets none and
+    stays one chip (`emqsim-whole`, kept on one line by player.css): a phone broke it in two."""
+    def literal(n):
+        if len(n[2]) <= SHORT_NAME and _JOINTS.search(n[2]):
+            return f'<span class="pre emqsim-whole">{n[2]}{n[3]}'
+        return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
+    return _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
 
 
 def finish(page: str) -> str:

@@ -60,7 +60,6 @@
     /* [element, the texts it shows, what keeps their height]: each kept as tall as its tallest
        text (reserve); the readout by its room */
     var reserved = [[readout, data.readouts, readoutRoom]];
-    var tallestReadout = 0;     /* the readout's tallest text, its box's height in px (reserve) */
     var tallestLines = 0;       /* and its lines (reserve) */
     var revealFeedback = function () {};
 
@@ -454,7 +453,6 @@
         e.parentNode.removeChild(copy);
         if (hold !== e) {     /* the readout: its room holds the tallest box and its margins */
           var s = getComputedStyle(e);
-          tallestReadout = Math.ceil(tallest);
           tallestLines = Math.round((tallest - copyEdge) / copyLine);
           hold.style.minHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom)) + "px";
           return;
@@ -481,23 +479,6 @@
     root.setAttribute("data-ready", "1");
   }
 
-  /* A short name in a table's inline code (which_policy's and 05's `buffer-one`) is one chip,
-     never broken in two on a phone: the build's break opportunities (pages.breakable, <wbr> at
-     each joint) are taken out of it, and player.css keeps it on one line (emqsim-whole). A
-     longer name (`concurrencyPolicy`, a seed file's path) keeps them: whole, such names held
-     05's and course_pages_checked's tables wider than a phone's column. */
-  var SHORT_NAME = 12;
-  function wholeNames() {
-    var codes = document.querySelectorAll(".bd-article td code, .bd-article th code");
-    for (var i = 0; i < codes.length; i++) {
-      var name = codes[i].textContent;
-      if (name.length > SHORT_NAME || /\s/.test(name)) continue;
-      codes[i].classList.add("emqsim-whole");
-      var breaks = codes[i].querySelectorAll("wbr");
-      for (var j = 0; j < breaks.length; j++) breaks[j].parentNode.removeChild(breaks[j]);
-    }
-  }
-
   /* Loaded async in the head: each player is set up once its element is parsed, not after
      the rest of the page, the theme's deferred scripts or its stylesheets. */
   function start(all) {
@@ -515,11 +496,9 @@
       document.removeEventListener("readystatechange", once);
       watch.disconnect();
       start(true);
-      wholeNames();
     });
     start(false);
   } else {
     start(true);
-    wholeNames();
   }
 })();
