@@ -90,6 +90,19 @@ def test_the_readout_says_where_each_job_is_in_one_line_a_lane(journey):
                                    "BullMQ 09:15 in the delayed set, 09:00 at a worker.")
 
 
+
+def test_the_readout_says_each_move_once_with_its_lanes(pile):
+    """05's five lanes each named the same move ("allow: 09:00 enters the wait list; skip: 09:00
+    enters the wait list; ..."), 187 characters, and the readout kept room for the longest: a
+    blank under the picture (issue 30). A move is said once, with the lanes it happened in, and
+    "every lane" when all five share it."""
+    first = pile.frame(step=1).readout.splitlines()[0]
+    assert first == "09:00: every lane: 09:00 enters the wait list"
+    for step in range(len(pile.moments)):
+        clauses = pile.frame(step=step).readout.splitlines()[0].split(": ", 1)[1:]
+        moves = [c.split(": ", 1)[-1] for c in "".join(clauses).split("; ")] if clauses else []
+        assert len(moves) == len(set(moves)), (step, moves)
+
 # -- 05: runs that outlast the period ----------------------------------------------------------
 
 def test_at_the_second_release_each_policy_does_its_own_thing(pile):

@@ -240,19 +240,25 @@ def _line(name: str, tokens) -> str:
 
 
 def _title(at: Moment, lanes: tuple[LaneFrame, ...]) -> str:
-    """What moved at this moment, in a few words ('09:15: the 09:15 job is taken by a worker')."""
-    moved = []
+    """What moved at this moment, in a few words ('09:15: the 09:15 job is taken by a worker'),
+    each move said once with the lanes it happened in: 05's five lanes, each naming the same
+    move, ran to 187 characters, and the readout kept room for its longest (issue 30: a blank
+    under the picture that looked like a part not loaded)."""
+    moved: dict[str, list[str]] = {}
     for lane in lanes:
         for t in lane.tokens:
             if t.came_from is not None and t.place != "registry":
                 what = MOVE[t.place] if not t.note else f"is {t.note}"
-                moved.append(f"{lane.name}: {t.label} {what}")
+                moved.setdefault(f"{t.label} {what}", []).append(lane.name)
             elif t.came_from is None and t.note == "refused" and at.phase == RELEASE and t.slot == at.at:
-                moved.append(f"{lane.name}: {t.label} refused, kept due")
+                moved.setdefault(f"{t.label} refused, kept due", []).append(lane.name)
     head = hm(at.at)
     if not moved:
         return f"{head}: nothing moves" if at.phase == AFTER else head
-    return f"{head}: " + "; ".join(dict.fromkeys(moved))
+    every = len(lanes) > 2
+    return f"{head}: " + "; ".join(
+        f"{'every lane' if every and len(names) == len(lanes) else ', '.join(dict.fromkeys(names))}: {what}"
+        for what, names in moved.items())
 
 
 class MotionModel(Model):
