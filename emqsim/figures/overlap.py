@@ -14,7 +14,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import (BLACK, BLUE, GREEN, GREY, MIN_TEXT_PX, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, narrow,
+from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, legible, narrow,
                     new_figure, scale, time_axis)
 from . import band
 from .view import View, mark_reach
@@ -225,7 +225,7 @@ class OverlapView(View):
             going_ax.set_yticks(range(0, layout.most + 1))
         self._head.set_text(layout.title)
         if not self.narrow_layout:
-            _readable(ax.figure)
+            legible(ax.figure, TEXT_PX)
         # no freeze_labels: moves only blit over the cached static layer, which is drawn once,
         # so the axis labels are never placed again and a full draw here would only cost time
         fig = ax.figure
@@ -326,21 +326,3 @@ class OverlapView(View):
             half = mark_reach(coll) * dpi
             out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
         return out
-
-
-def _readable(fig) -> None:
-    """Raise every text of a desktop frame under `TEXT_PX` CSS px to it (as style.legible holds
-    the floor: tick labels, legends, lane names, counts); none in presenter mode (no floor)."""
-    from matplotlib.text import Text
-
-    least = floor_of(fig) * TEXT_PX / MIN_TEXT_PX
-    if not least:
-        return
-    for ax in fig.axes:
-        for which, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            ticks = axis.get_major_ticks()
-            if ticks and ticks[0].label1.get_fontsize() < least - 1e-6:
-                ax.tick_params(axis=which, which="both", labelsize=least)
-    for t in fig.findobj(Text):
-        if t.get_fontsize() < least - 1e-6:
-            t.set_fontsize(least)
