@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from . import glyphs
-from .style import BLACK, BLUE, GREEN, GREY, SKY, VERMILLION, ink, narrow, scale
+from .style import BLACK, BLUE, GREEN, GREY, MIN_TEXT_PX, READ_PX, SKY, VERMILLION, ink, narrow, scale
 from .view import View
 
 #: tokens shown in one box; past it the newest `CAP - 1` and a count of the rest
@@ -23,12 +23,10 @@ CAP = 3
 #: arrows kept for the tokens that moved in one step (five lanes, two moves each at most)
 ARROWS = 12
 BOX = "#F4F4F4"
-#: every text's size, in CSS px where the site shows the figure (desktop, phone): on the desktop a
-#: pixel over the course's floor (style.MIN_TEXT_PX). At the floor its times' digits painted 7 px
-#: tall there, one pixel per CSS px, and read as 7-8 px text (issue 30), as 03's labels did
-#: (start_to_start.LABEL_PX). A phone's frame, 3 pixels per CSS px, paints them 7.7 px tall at
-#: the floor, and its five columns of 4 in have no room for more: labels reached the next box
-TEXT_PX = {False: 11.0, True: 10.0}
+#: every text's size, in CSS px where the site shows the figure (desktop, phone): `style.READ_PX`
+#: on the desktop, where the floor's times read as 7-8 px text (issue 30); the floor on a phone,
+#: whose five columns of 4 in have no room for more: labels reached the next box
+TEXT_PX = {False: READ_PX, True: MIN_TEXT_PX}
 #: a label's start from its mark's centre, in font sizes: clear of the ring a moved token gets
 LABEL_GAP = 1.3
 #: how each kind of token is marked: (marker, face, edge)
@@ -64,10 +62,9 @@ class MotionView(View):
     @staticmethod
     def _row(phone: bool) -> float:
         """One text line's height, in inches: the figure's font (`TEXT_PX`) x 1.45."""
-        from .style import MIN_TEXT_PX, min_font
+        from .style import min_font
 
-        return (min_font(4.0 if phone else 9.0, "narrow" if phone else "normal")
-                * TEXT_PX[phone] / MIN_TEXT_PX * 1.45 / 72)
+        return min_font(4.0 if phone else 9.0, "narrow" if phone else "normal", TEXT_PX[phone]) * 1.45 / 72
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -81,12 +78,12 @@ class MotionView(View):
         ax.set_axis_off()
         ax.xaxis.set_visible(False)
         ax.yaxis.set_visible(False)
-        from .style import MIN_TEXT_PX, PRESENTER_FIGSIZE, min_font, presenting
+        from .style import PRESENTER_FIGSIZE, min_font, presenting
 
         # `TEXT_PX` where the site shows it; in presenter mode all of it grows with the figure
         grow = PRESENTER_FIGSIZE if presenting() else 1.0
-        self.fs = (min_font(4.0 if self.phone else self.width, "narrow" if self.phone else "normal")
-                   * TEXT_PX[self.phone] / MIN_TEXT_PX * grow)
+        self.fs = min_font(4.0 if self.phone else self.width, "narrow" if self.phone else "normal",
+                           TEXT_PX[self.phone]) * grow
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
         #: the space between two boxes, halved (a phone's columns are narrow: labels stay inside)

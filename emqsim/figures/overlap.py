@@ -14,7 +14,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, ROLE, VERMILLION, floor_of, ink, legible, narrow,
+from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, PURPLE, READ_PX, ROLE, VERMILLION, floor_of, ink, legible, narrow,
                     new_figure, scale, time_axis)
 from . import band
 from .view import View, mark_reach
@@ -26,10 +26,6 @@ DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid"
 #: the runs-at-once lines are nudged apart so equal counts do not hide each other
 NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
 
-#: the smallest text on the desktop, in CSS px where the site shows it: a pixel over the course's
-#: floor (style.MIN_TEXT_PX). At the floor the lanes' names, counts and keys read as 9 px text
-#: there, one pixel per CSS px (issue 30), as 03's labels did (start_to_start.LABEL_PX)
-TEXT_PX = 11.0
 BAR = 0.72        # a bar's height, in rows
 GAP = 1.2         # between two lanes, in rows
 #: and on a phone: room for the skip marks under a lane and the next lane's header
@@ -144,7 +140,7 @@ class OverlapView(View):
                               weight="bold", clip_on=False)
         if phone:   # the lanes across the figure, each named in a header above its runs
             fig.subplots_adjust(left=0.07, right=0.97, top=0.85, bottom=0.2, hspace=0.2)
-        else:   # room for the lane names and counts at `TEXT_PX`
+        else:   # room for the lane names and counts at `READ_PX`
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
         #: on a phone, the vertical grid drawn lane by lane below each header (None elsewhere)
@@ -225,7 +221,7 @@ class OverlapView(View):
             going_ax.set_yticks(range(0, layout.most + 1))
         self._head.set_text(layout.title)
         if not self.narrow_layout:
-            legible(ax.figure, TEXT_PX)
+            legible(ax.figure, READ_PX)
         # no freeze_labels: moves only blit over the cached static layer, which is drawn once,
         # so the axis labels are never placed again and a full draw here would only cost time
         fig = ax.figure

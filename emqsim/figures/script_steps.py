@@ -17,15 +17,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from . import glyphs
-from .style import GREY, MIN_TEXT_PX, ROLE, floor_of, ink, narrow, scale
+from .style import GREY, READ_PX, ROLE, floor_of, ink, narrow, scale
 from .view import View
 
 #: width of a monospace character, as a share of the font size (DejaVu Sans Mono: 0.602)
 CHAR = 0.66
-#: the code's and the keys' size on the desktop, in CSS px where the site shows them: a pixel over
-#: the course's floor (style.MIN_TEXT_PX), at which they read as 9 px text there (issue 30), as
-#: 03's labels did (start_to_start.LABEL_PX); a phone's frame keeps the floor
-TEXT_PX = 11.0
 #: the band behind the lit line
 BAND = "#F2E2A0"
 CHANGED = ink(ROLE["release"])
@@ -85,8 +81,8 @@ class ScriptStepsView(View):
         # on a phone at the legible floor (10 CSS px): more of each line fits, and the frames stay
         # within the site's byte budget now that wrapped lines show what cut ones left out
         self.small = self.font * (0.76 if narrow() else 0.78)
-        if not narrow():
-            self.small = max(self.small, floor_of(fig) * TEXT_PX / MIN_TEXT_PX)
+        if not narrow():   # the code and the keys at `READ_PX` on the desktop (a phone keeps the floor)
+            self.small = max(self.small, floor_of(fig, READ_PX))
         w, h = fig.get_size_inches()
         self.line = self.small * 1.5 / 72 / h          # one line's height, in figure fractions
         if narrow():

@@ -17,7 +17,7 @@ import textwrap
 from matplotlib.collections import LineCollection
 
 from ..lessons.start_to_start import FIRES, JOBS, LANES, SLIP_RULES
-from .style import (MIN_TEXT_PX, figure_title, fit_width, freeze_labels, GREY, ink, min_font, narrow, narrow_axes, ROLE,
+from .style import (READ_PX, figure_title, fit_width, freeze_labels, GREY, ink, min_font, narrow, narrow_axes, ROLE,
                     scale, spread, time_axis)
 from .view import View
 
@@ -34,21 +34,16 @@ DIM_TEXT = ink(GREY)
 #: a start time's height over its lane's centre, and the height of its second row when the
 #: times of a lane stand too close for one (a phone's 15 min is narrower than "09:00")
 LABEL_Y, LABEL_ROW = 0.27, 0.23
-#: and on a phone, where the rows' labels stand 11 CSS px tall (`LABEL_PX`)
+#: and on a phone, where the rows' labels stand `READ_PX` tall
 NARROW_LABEL_ROW = 0.26
 #: the least gap between two start times on a row, in em
 LABEL_GAP = 0.35
 
 
-#: the labels the page's questions are read from (start times, gaps, line ends), in CSS px where
-#: the site shows them: a pixel over the course's floor. At the floor, 10 px, their digits painted
-#: 7 px tall and read as 8 px text on the desktop (issue 30)
-LABEL_PX = 11.0
-
-
 def _label_size(ax, size: float) -> float:
-    """`size` points, or more where that would stand under `LABEL_PX` CSS px on the site."""
-    return max(size, min_font(ax.figure.get_figwidth()) * LABEL_PX / MIN_TEXT_PX)
+    """`size` points, or more where that would stand under `READ_PX` CSS px on the site: the labels
+    the page's questions are read from (start times, gaps, line ends), on a phone too."""
+    return max(size, min_font(ax.figure.get_figwidth(), px=READ_PX))
 
 
 def _face(ax) -> dict:

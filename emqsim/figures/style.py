@@ -165,6 +165,10 @@ _LAYOUT = ["normal"]
 
 #: the smallest text a figure shows, in CSS px, on a desktop and on a phone (issue 30)
 MIN_TEXT_PX = 10.0
+#: the text of a figure a reader reads numbers off, in CSS px on the desktop: a pixel over the
+#: floor. At the floor, one pixel per CSS px, a time's digits paint 7 px tall and read as 8 px
+#: text (issue 30); a phone's frame, 3 pixels per CSS px, paints the floor 7.7 px tall
+READ_PX = 11.0
 #: how wide the static site shows a figure, in CSS px: the book's column at 1366x900 (normal
 #: frames) and on a 390x844 phone (narrow ones), measured in Chromium (tests/browser/
 #: test_site_book.py measures it again on the built site)
@@ -197,35 +201,36 @@ def dpi_for(width: float) -> float:
     return DPI
 
 
-def min_font(width_in: float, layout: str | None = None) -> float:
-    """The smallest font size, in points, that stands `MIN_TEXT_PX` CSS px tall in a figure
+def min_font(width_in: float, layout: str | None = None, px: float = MIN_TEXT_PX) -> float:
+    """The font size, in points, that stands `px` CSS px tall (the floor by default) in a figure
     `width_in` inches wide shown where the site shows `layout`'s frames (the current layout's
     by default). A figure wider in inches is shown at the same width, so it needs larger type."""
     layout = layout or ("narrow" if narrow() else "normal")
-    return MIN_TEXT_PX * width_in * 72 / SHOWN_PX[layout]
+    return px * width_in * 72 / SHOWN_PX[layout]
 
 
 #: each figure `new_figure` made -> the layout it was made in (None in presenter mode)
 _LAYOUT_OF: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def floor_of(fig) -> float:
-    """The smallest font size `fig` may show, in points (`min_font` of its width and layout;
-    none in presenter mode, whose type is larger and which the site never shows)."""
+def floor_of(fig, px: float = MIN_TEXT_PX) -> float:
+    """The font size, in points, at which `fig` shows `px` CSS px (the smallest it may show by
+    default): `min_font` of its width and layout; none in presenter mode, whose type is larger
+    and which the site never shows."""
     layout = _LAYOUT_OF.get(fig)
     if layout is None:
         return 0.0
-    return min_font(fig.get_figwidth(), layout)
+    return min_font(fig.get_figwidth(), layout, px)
 
 
 def legible(fig, px: float = MIN_TEXT_PX) -> None:
     """Raise every text of `fig` smaller than `floor_of(fig)` to it: tick labels (those an axis
     makes later too), axis labels, legends, annotations. Views size their texts as shares of
     the font; this holds the floor whatever share a view picked. A view whose text paints small
-    at the floor asks for `px` CSS px instead (05's overlap: 11)."""
+    at the floor asks for `READ_PX` instead (05's overlap)."""
     from matplotlib.text import Text
 
-    floor = floor_of(fig) * px / MIN_TEXT_PX
+    floor = floor_of(fig, px)
     if not floor:
         return
     for ax in fig.axes:
