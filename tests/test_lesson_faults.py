@@ -301,17 +301,16 @@ def test_the_readout_states_its_facts(model, setup, crash, delay):
         assert f"slot {hm(slot)} as " in text and all(f"{j} released {hms(t)}" in text for j, t in ids)
     for slot, t in got["refused"]:
         assert f"the re-fire of slot {hm(slot)} at {hms(t)} found its job id taken" in text
-    assert all(f"no job for {hm(s)}" in text for s in got["unserved"])
-    assert text.count("\n") == 2 + len(got["refused"]) + bool(got["unserved"])
+    assert all(f"{hm(s)} never runs" in text for s in got["unserved"])
+    assert text.count("\n") == 2 + len(got["refused"])
 
 
-def test_the_readout_keeps_lost_and_no_job_apart(model):
+def test_the_duplicate_sits_under_the_count_it_explains(model):
     """Issue 28: "10 jobs for 9 slots ... 0 lost; no job at all for 09:45" on one line read as a
-    contradiction. The duplicate sits under the count it explains, and the slot with no job says
-    why it is not lost."""
+    contradiction. The duplicate sits under the count it explains (the slot with no job: see
+    `test_a_count_of_nothing_lost_names_the_slot_that_got_no_job`)."""
     lines = model.frame(crash=3, setup=lf.VIEW_SETUPS[0], delay=20 * MIN).readout.splitlines()
     assert lines[0].endswith("10 jobs for 9 slots") and lines[1].startswith("  1 duplicate: slot 09:30")
-    assert not any("lost" in line and "no job for" in line and "not lost" not in line for line in lines)
 
 
 def test_slot_ids_frame(model):
@@ -334,7 +333,8 @@ def test_atomic_frame(model):
 def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
-    assert f.readout.endswith("\n  no job for 09:45: the row never held it, so it is not lost")
+    assert f.readout.endswith("\n  0 lost, but 09:45 never runs: the row went from 09:30 straight to 10:00, "
+                              "so no job was made for it")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
@@ -478,3 +478,24 @@ def test_q3_feedback_says_which_rule_moves_the_row(model):
         nexts[rule] = slots[slots.index("10:00") + 2]
     assert nexts == {"schedule": "10:30", "release": "10:35"}
     assert "snaps past 10:15 to 10:30" in said and "now + every would move it to 10:35" in said
+
+
+def test_a_count_of_nothing_lost_names_the_slot_that_got_no_job(model):
+    """Student review: 06's third Show me (fresh ids, down 20 min after fire 5) read "0 lost" on one
+    line and the 10:15 slot with no job on another: a first-time reader took it for a
+    contradiction. Wherever a slot gets no job, the line that counts what was lost names that slot
+    and says it never runs; the Show me frame says so in these words."""
+    combos, _ = model.reachable()
+    with_gap = []
+    for values in combos:
+        f = model.frame(**values)
+        if not f.run.unserved:
+            continue
+        with_gap.append((values["setup"], values["delay"]))
+        said = [line for line in f.readout.splitlines() if " lost" in line]
+        assert said and all(f"{hm(s)} never runs" in line for line in said for s in f.run.unserved), values
+    # both two-step setups, down 20 min, at every crash point
+    assert sorted(with_gap) == [(TWO_FRESH, 20 * MIN)] * 8 + [(TWO_SLOT, 20 * MIN)] * 8
+    q = next(q for q in model.questions if q.id == "06-fresh-ids-long-down")
+    assert q.frame(model).readout.splitlines()[-1] == (
+        "  0 lost, but 10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it")

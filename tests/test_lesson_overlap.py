@@ -341,3 +341,11 @@ def test_snapped_slots():
     assert text.startswith(one.table())
     assert "pump: no job for no slot" in text and "bullmq: no job for 09:30, 10:00, 10:15, 10:45, 11:00, 11:30" in text
     assert text.endswith(f"with 3 workers: {f['more']} \u00b7 no job for no slot")
+
+
+def test_05_forbid_s_right_option_says_what_happens_in_plain_words():
+    """Student review: 05's forbid question's right option read "2: the newest overtakes older ones",
+    a race where nothing races. It says what the figure shows: of two slots ready when a run ends,
+    only the later one runs."""
+    q = next(q for q in ov.OverlapModel.questions if q.id == "05-forbid-skips")
+    assert q.option("2").text == "2: when two are ready, only the later runs"

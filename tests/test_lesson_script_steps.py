@@ -172,3 +172,30 @@ def test_03_the_marker_after_a_take_with_nothing_waiting_still_says_try_now():
     assert (f.script, f.command, f.reply, _marker(f)) == (
         "moveToActive-11.lua", "ZADD bull:demo:marker 0 0", "0", {"0": "0"})
     assert _marker(m.frame(step=37)) == {"0": "0", "1": "1796030100000 (09:15:00)"}
+
+
+def test_03_first_pop_show_me_lands_on_the_marker_write_with_the_marker_open():
+    """Student review: 03's question on the member a parked worker pops first moved the figure to
+    step 55, an XADD to the events stream, with the marker key closed: nothing on screen answered
+    it. Show me lands on the last write to the marker (the next run's member 1 beside member 0),
+    where the figure opens the key; no call after it touches the marker, so it is what the worker
+    parked after the finish finds."""
+    from matplotlib.text import Text
+
+    from emqsim.figures import catalogue
+
+    m = script_steps.MarkerStepsModel()
+    q = next(q for q in m.questions if q.id == "03-marker-first-pop")
+    assert q.show_me == {"design": "bullmq", "step": step_of("bullmq", "chain-marker")}
+    f = q.frame(m)
+    assert f.command.startswith("ZADD ") and f.command.split()[1].endswith(":marker")
+    (marker,) = [k for k in f.keys if k.key.endswith(":marker")]
+    assert marker.state == "changed" and [(e.name, e.value) for e in marker.entries] == [
+        ("0", "0"), ("1", f"{START + 15 * MINUTE} (09:15:00)")]
+    later = frames("bullmq")[f.step + 1:]
+    assert later and all(":marker" not in g.command and next(k.state for k in g.keys if k.key.endswith(":marker"))
+                         == "same" for g in later)
+    fig = catalogue.figure("03 the marker, step by step")
+    fig.update(**q.show_me)
+    drawn = [t.get_text().strip(" ●") for t in fig.view.ax.figure.findobj(Text)]
+    assert "0 = 0" in drawn and f"1 = {START + 15 * MINUTE} (09:15:00)" in drawn

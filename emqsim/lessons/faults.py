@@ -255,8 +255,8 @@ class FaultsModel(Model):
                 f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots")
         said = [f"slot {hm(s)} produced twice (released {spoken(hms(t) for _, t, _ in js)})" for s, js in twins.items()]
         said += [f"the re-fire of slot {hm(s)} refused, its job id taken" for s, _ in r.refused]
-        said += [f"no job for slot {hm(s)}" for s in r.unserved]
-        return f"{head}; {spoken(said) if said else 'every slot produced once'}; {r.lost} lost."
+        tail = f"{r.lost} lost" + (f", but {never_runs(r)}" if r.unserved else "")
+        return f"{head}; {spoken(said) if said else 'every slot produced once'}; {tail}."
 
     def compute(self, *, setup: str, crash: int, delay: int) -> FaultsFrame:
         r = crash_run(crash, setup, delay, start=self.start, slots=self.slots)
@@ -294,10 +294,25 @@ def crash_facts(r: CrashRun, crash: int, delay: int) -> dict:
             "refused": tuple(r.refused), "lost": r.lost, "unserved": tuple(r.unserved)}
 
 
+def never_runs(r: CrashRun) -> str:
+    """The slots of a run that got no job, said as a reader sees them on the timeline: they never
+    run, and the row went past them. The trace counts none of them lost (a slot the row never
+    held is not), so the line that says "0 lost" names them, or the two read as a contradiction."""
+    gap = r.unserved
+    slots = spoken(hm(s) for s in gap)
+    made = sorted({j[1] for j in r.jobs})
+    before = [s for s in made if s < gap[0]]
+    after = [s for s in made if s > gap[-1]]
+    row = (f": the row went from {hm(before[-1])} straight to {hm(after[0])}"
+           if before and after and not r.lost else "")
+    it = "it" if len(gap) == 1 else "them"
+    return f"{slots} never run{'s' if len(gap) == 1 else ''}{row}, so no job was made for {it}"
+
+
 def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
-    """The jobs on the first line; then the duplicates (with both ids), refused re-fires, the lost
-    count and the slots with no job, one a line, so that "0 lost" and a slot with no job do not
-    read as a contradiction: a slot the row never held is not lost, as the trace counts it."""
+    """The jobs on the first line; then the duplicates (with both ids), the refused re-fires and
+    the lost count, one a line. Where a slot got no job, the lost count's line names it and says
+    it never runs (`never_runs`): "0 lost" beside a slot with no job read as a contradiction."""
     f = crash_facts(r, crash, delay)
     lines = [f"{f['setup']}, crash after fire {f['crash']}, restart {format_duration(f['delay'])} later: "
              f"{_plural(f['jobs'], 'job')} for {f['slots']} slots"]
@@ -309,12 +324,10 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
         lines.append("  0 duplicates")
     lines += [f"  the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
               for s, t in f["refused"]]
-    lines.append(f"  {f['lost']} lost (slots the row held and passed over with no job)")
     if f["unserved"]:
-        slots = ", ".join(hm(s) for s in f["unserved"])
-        it = "it" if len(f["unserved"]) == 1 else "them"
-        why = f": the row never held {it}, so {it} is not lost".replace("them is", "they are")
-        lines.append(f"  no job for {slots}" + (why if not f["lost"] else ""))
+        lines.append(f"  {f['lost']} lost, but {never_runs(r)}")
+    else:
+        lines.append(f"  {f['lost']} lost (slots the row held and passed over with no job)")
     return "\n".join(lines)
 
 

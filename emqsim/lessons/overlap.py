@@ -420,7 +420,7 @@ class OverlapModel(Model):
         question(
             "05-forbid-skips",
             "Runs of 20 min under `forbid`. How many of the 8 slots get no job?",
-            [("2", "2: the newest overtakes older ones",
+            [("2", "2: when two are ready, only the later runs",
               "09:45 passes during 09:30's run; at its end 10:00 is due, and only the latest runs."),
              ("4", "4: each release mid-run is lost",
               "`forbid` keeps the row due: the refused slot runs when the running one ends."),

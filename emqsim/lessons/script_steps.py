@@ -355,6 +355,15 @@ def _first_pop(frame: StepFrame) -> str:
     return {"0": "zero", "1": "one", None: "neither"}[low]
 
 
+def _parked_pop(frame: StepFrame) -> str:
+    """What a worker parked after the finish pops first, read where the figure shows it: at the
+    walk's last write to the marker (the chain's member 1) or later, since no call after that
+    write touches the marker (the finish does not)."""
+    if frame.design != "bullmq" or frame.step < step_of("bullmq", "chain-marker"):
+        return "not yet"
+    return _first_pop(frame)
+
+
 class MarkerStepsModel(StepsModel):
     """Lesson 03's view of the same walks: BullMQ's design first, asked about the wake marker."""
 
@@ -381,8 +390,8 @@ class MarkerStepsModel(StepsModel):
         ),
         question(
             "03-marker-first-pop",
-            "The 09:00 run is done (moveToFinished) and the worker parks on BZPOPMIN again. Which member of the "
-            "marker does it pop first?",
+            "updateJobScheduler adds member 1 to the marker; then the run finishes and the worker parks on "
+            "BZPOPMIN again. Which member does it pop first?",
             [("zero", "Member 0: at once, though no job is ready",
               "Member 0 is still there, scored below member 1: the worker wakes at once and finds the next "
               "job still delayed."),
@@ -390,8 +399,8 @@ class MarkerStepsModel(StepsModel):
               "Member 1 is there, but member 0's score, 0, is lower: it comes out first."),
              ("neither", "Neither: nothing left to pop",
               "moveToFinished does not write the marker here; both members stay until a worker pops them.")],
-            lambda f: _first_pop(f) if f.script.startswith("moveToFinished") else "not finished",
-            show_me={"design": "bullmq", "step": 55},            # the walk's last call
+            _parked_pop,
+            show_me={"design": "bullmq", "step": 37},            # the chain's ZADD of member 1
         ),
     )
     challenge = Challenge(
