@@ -107,7 +107,7 @@ class MissedView(View):
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
-        self.band = band.span(ax, VIEW[0], VIEW[0])
+        self.band = band.span(ax, VIEW[0], VIEW[0], face=band.READ_FACE)   # the marks in it are read against it
         # solid, over the band: at half alpha the link where a job is released at pump up ran
         # down the band's grey edge and read as part of it (issue 30)
         self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, zorder=2)
