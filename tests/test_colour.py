@@ -132,3 +132,41 @@ def test_the_panel_carries_the_dark_rule_and_the_figure_its_class():
     assert "--emqsim-plain: #dddddd;" in style.ANSWER_CSS
     # transparent: Lab's own background shows through, light or dark
     assert fig.view.ax.figure.patch.get_alpha() == 0.0
+
+
+# -- a shaded span's face --------------------------------------------------------------------
+
+
+def face_contrast(face) -> dict:
+    """A translucent face's contrast with the page, each ground as a reader sees it: on Lab's
+    light page; on the site's dark one, whose frames are laid on white and turned whole by the
+    filter (player.css); on Lab's dark one, where the filter turns the face and the dark page
+    shows through it (`_on`, as for text)."""
+    r, g, b, a = to_rgba(face)
+    over_white = tuple(a * np.array([r, g, b]) + (1 - a))
+    return {"light": round(_on(face, style.LIGHT_BG), 2),
+            "site dark": round(style.contrast(style.dark(over_white), style.dark(style.LIGHT_BG)), 2),
+            "Lab dark": round(_on(to_rgba(style.dark((r, g, b)), a), style.DARK_BG), 2)}
+
+
+#: the least contrast 04's pump-down face keeps with the page in every theme (issue 30: at 1.3:1
+#: it read on the light page and, near black under the dark filter, as no shade on a dark one)
+BAND_FACE = 1.5
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_04_pump_down_band_reads_in_light_and_both_darks(layout):
+    """04's band, and its key, stand `BAND_FACE` from the page on the light page and on both dark
+    ones (the grey squares of the slots it swallowed still read on it, light and dark)."""
+    fig = catalogue.figure("04 missed slots", layout=layout)
+    view = fig.view
+    key = [p for p in view.ax.get_legend().get_patches() if p.get_facecolor() == view.band.get_facecolor()]
+    assert key
+    seen = face_contrast(view.band.get_facecolor())
+    assert seen == {"light": 1.53, "site dark": 1.55, "Lab dark": 1.59}
+    assert min(seen.values()) >= BAND_FACE
+    r, g, b, a = view.band.get_facecolor()
+    face = tuple(a * np.array([r, g, b]) + (1 - a))
+    square = view.collapsed.get_edgecolor()[0][:3]
+    assert round(style.contrast(square, face), 2) == 1.87
+    assert round(style.contrast(style.dark(square), style.dark(face)), 2) == 2.37

@@ -124,11 +124,11 @@ def test_a_phone_frame_has_3_device_pixels_for_each_css_px_it_is_shown_at():
     assert player.image_size(fig.png())[0] == width
 
 
-#: 03's labels, the ones its questions are answered from, in CSS px: a pixel over the course's
-#: floor. Why the floor test passed what the reader saw as 8 px: it measures the font's size,
-#: and these labels sat exactly on it (10.0 CSS px, 8.91 pt in a 9 in frame shown 727 px wide);
-#: a 10 px font paints digits 7 px tall, which a reader measures as smaller text (issue 30)
-READ_PX = 11.0
+#: 03's labels, the ones its questions are answered from, stand `style.READ_PX` CSS px: a pixel
+#: over the course's floor. Why the floor test passed what the reader saw as 8 px: it measures
+#: the font's size, and these labels sat exactly on it (10.0 CSS px, 8.91 pt in a 9 in frame
+#: shown 727 px wide); a 10 px font paints digits 7 px tall, read as smaller text (issue 30)
+READ_PX = style.READ_PX
 #: which of 03's texts are its labels: not tick labels, not the axis names, not the title
 LABELS_03 = {"03 start-to-start": ("labels", "gap_text"), "03 slip over cycles": ("ends",),
              "03 wake latency": ("_limit_text", "_mean_text", "_marker_text")}
@@ -188,14 +188,9 @@ def test_03_labels_stand_a_px_over_the_floor_and_paint_so(title, layout):
     assert heights and min(heights.values()) >= 0.7 * READ_PX, heights
 
 
-#: the figures that moved on the site with all their text at the floor, and the reviewer's read
-#: of them on the desktop (issue 30, main at 582a52f, from pixels): 02's and 05's moving tokens
-#: 7-8 px, 05's lane names and key 9 px, 03's marker steps 9 px. Their fonts stood at exactly
-#: 10.0 CSS px, which the floor test passes; a 10 px font paints digits 7 px tall in the desktop's
-#: frame. There they take `READ_PX`, as 03's labels do, every text of them; a phone's frame (3
-#: pixels a CSS px) paints a 10 px font's digits 7.7 px tall, so there they hold the floor.
-READ_FIGURES = ("02 watch a job move", "05 watch the runs pile up", "02 the keys, step by step",
-                "03 the marker, step by step", "05 an overlapping run")
+#: the figures raised in parallel by another helper (issue 30), skipped here until they are:
+#: emptied when that work is merged
+NOT_YET_READ = {"06 crash between two writes", "07 cron across daylight saving"}
 
 
 def _ink_heights(fig, layout: str, texts) -> dict:
@@ -229,18 +224,24 @@ def _ink_heights(fig, layout: str, texts) -> dict:
 
 
 @pytest.mark.parametrize("layout", ["normal", "narrow"])
-@pytest.mark.parametrize("title", READ_FIGURES)
-def test_moving_and_step_figures_stand_a_px_over_the_floor_and_paint_so(title, layout):
-    """Every text of `READ_FIGURES` at least `READ_PX` CSS px where the site shows it on the
-    desktop (the floor on a phone), at the walked positions, and painted so halfway along in
-    the site's own frame: a time's or a count's digits at least 0.7 of `READ_PX` tall (the step
-    figures' code lines have none alone)."""
+@pytest.mark.parametrize("title", list(catalogue.SOURCES))
+def test_every_figure_stands_a_px_over_the_floor_and_paints_so(title, layout):
+    """Every text of every figure at least `style.READ_PX` CSS px where the site shows it on the
+    desktop (the floor on a phone), at the walked positions, and painted so halfway along in the
+    site's own frame: a time's or a count's digits at least 0.7 of `READ_PX` tall (the step
+    figures' code lines have none alone). Why every text: a font exactly on the floor (10.0 CSS
+    px) passes the floor test yet paints a time's digits 7 px tall in the desktop's frame, read
+    as 8 px text (issue 30: 02's and 05's moving tokens, 05's lane names, 03's marker steps, then
+    02's slider figure and 04's lane labels); a phone's frame, 3 pixels a CSS px, paints the
+    floor 7.7 px tall, so there the floor holds."""
     from emqsim.figures.view import drawn_texts
 
+    if title in NOT_YET_READ:
+        pytest.skip(f"{title}: raised to READ_PX in parallel (NOT_YET_READ)")
     with style.laid_out(layout):
         width_in = catalogue.SOURCES[title][1].size()[0]
     per_pt = style.SHOWN_PX[layout] / (width_in * 72)
-    least = READ_PX if layout == "normal" else style.MIN_TEXT_PX
+    least = style.READ_PX if layout == "normal" else style.MIN_TEXT_PX
     small = {}
     for values, texts, _, _ in walk(title, False, layout):
         for t in texts:
@@ -256,4 +257,4 @@ def test_moving_and_step_figures_stand_a_px_over_the_floor_and_paint_so(title, l
     f.canvas.draw()
     heights = _ink_heights(fig, layout, drawn_texts(f))
     assert heights or "step by step" in title
-    assert min(heights.values(), default=READ_PX) >= 0.7 * READ_PX, heights
+    assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights

@@ -15,7 +15,8 @@ from matplotlib.lines import Line2D
 
 from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
-from .style import BLUE, GREY, ORANGE, VERMILLION, figure_title, fit_width, freeze_labels, ink, legible, narrow, scale, time_axis
+from .style import (BLUE, GREY, MIN_TEXT_PX, ORANGE, READ_PX, VERMILLION, figure_title, fit_width, freeze_labels, ink,
+                    legible, narrow, scale, time_axis)
 from . import band
 from .view import View, mark_reach
 
@@ -106,7 +107,7 @@ class MissedView(View):
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         for s in GRID:
             ax.axvline(s, color=ORANGE, ls=":", lw=lw * 0.6, zorder=0)
-        self.band = band.span(ax, VIEW[0], VIEW[0])
+        self.band = band.span(ax, VIEW[0], VIEW[0], face=band.READ_FACE)   # the marks in it are read against it
         # solid, over the band: at half alpha the link where a job is released at pump up ran
         # down the band's grey edge and read as part of it (issue 30)
         self.links = LineCollection([], colors=BLUE, linewidths=lw * 0.6, zorder=2)
@@ -144,12 +145,21 @@ class MissedView(View):
                       ncol=2, fontsize=small, frameon=False, handlelength=1.5, columnspacing=0.8)
             ax.xaxis.label.set_fontsize(fs * 0.8)
             self.title = figure_title(ax, fs * 0.9)
-            ax.figure.subplots_adjust(left=self._label_margin(), right=0.96, top=0.92, bottom=0.31)
         else:
-            ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.42, -0.16), ncol=3, fontsize=fs * 0.75,
-                      frameon=False)
+            # the key at the figure's foot: its text at `READ_PX` the lanes need all the height
+            # the axis labels leave them
+            ax.legend(handles, names, loc="lower center", bbox_to_anchor=(0.5, 0.0), bbox_transform=ax.figure.transFigure,
+                      ncol=3, fontsize=fs * 0.75, frameon=False)
             self.title = ax.set_title("", fontsize=fs, loc="left")
-            ax.figure.subplots_adjust(left=0.2, right=0.98 if fs < 12 else 0.96, top=0.92, bottom=0.22)
+        # the lane labels, times, counts and key are read off: `READ_PX` on the desktop, where at
+        # the floor the lane labels painted 9 px tall (issue 30); a phone's frame paints the floor
+        # crisp, and there the floor holds
+        legible(ax.figure, MIN_TEXT_PX if narrow() else READ_PX)
+        if narrow():
+            ax.figure.subplots_adjust(left=self._label_margin(), right=0.96, top=0.92, bottom=0.31)
+        else:   # a lane's labels a line and a half apart at `READ_PX`: the lanes take the height
+            ax.figure.subplots_adjust(left=self._label_margin() if fs < 12 else 0.2, right=0.97 if fs < 12 else 0.96,
+                                      top=0.94 if fs < 12 else 0.92, bottom=0.2 if fs < 12 else 0.22)
         self._margin()
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
@@ -159,8 +169,7 @@ class MissedView(View):
         """The left margin, as a share of the figure's width, that holds the widest lane label
         and its tick's pad: measured, so it follows the font the layout draws in."""
         ax = self.ax
-        fig = ax.figure
-        legible(fig)                     # measured at the size drawn: the floor raises small text
+        fig = ax.figure                  # measured at the size drawn, once `legible` raised the text
         renderer = fig.canvas.get_renderer()
         widest = max(t.get_window_extent(renderer).width for t in ax.get_yticklabels())
         tick = ax.yaxis.get_major_ticks()[0]

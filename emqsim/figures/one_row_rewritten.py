@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.transforms import Bbox
 
-from .style import GREY, ROLE, fit_width, ink, narrow, scale
+from .style import GREY, READ_PX, ROLE, fit_width, ink, legible, narrow, scale
 from .view import View
 
 
@@ -78,6 +78,9 @@ class RegistryRowsView(View):
                                    zorder=5, bbox=dict(boxstyle="round", fc="white", ec=GREY))
             ax.figure.subplots_adjust(left=0.115 if s["font"] < 12 else 0.14, right=0.91 if s["font"] < 12 else 0.89,
                                       bottom=0.16, top=0.9)
+            # the line's name, the row count and the cursor's box are read off: `READ_PX` on the
+            # desktop, where at the floor they painted 9-10 px tall (issue 30); a phone keeps the floor
+            legible(ax.figure, READ_PX)
         self._axis: tuple | None = None
         self.moving = (self.jobs_line, self.rows_line, self.cursor, self.jobs_dot, self.rows_dot, self.row_box,
                        self.rows_value, *self.names)
