@@ -132,3 +132,40 @@ def test_the_panel_carries_the_dark_rule_and_the_figure_its_class():
     assert "--emqsim-plain: #dddddd;" in style.ANSWER_CSS
     # transparent: Lab's own background shows through, light or dark
     assert fig.view.ax.figure.patch.get_alpha() == 0.0
+
+
+# -- 07's repeated hour in the dark ----------------------------------------------------------
+
+#: the least contrast 07's shaded repeated hour keeps against the ground it is read on
+BAND_MIN = 1.5
+
+
+def _grounds(colour) -> dict[str, float]:
+    """A translucent face's contrast with the ground it is read on: the site's light page
+    (white), the site's dark page (the white frame turned by the filter, so the composite turned,
+    against black) and Lab's dark theme (the transparent figure's face turned, over Lab's #111)."""
+    r, g, b, a = to_rgba(colour)
+    light = tuple(a * np.array([r, g, b]) + (1 - a))
+    lab = tuple(a * np.array(to_rgb(style.dark((r, g, b)))) + (1 - a) * np.array(to_rgb(style.DARK_BG)))
+    return {"light": style.contrast(light, style.LIGHT_BG),
+            "site dark": style.contrast(style.dark(light), style.dark(style.LIGHT_BG)),
+            "lab dark": style.contrast(lab, style.DARK_BG)}
+
+
+def test_07_repeated_hour_reads_in_the_dark():
+    """Issue 30, a student's read of the built site: in the dark theme 07's shaded repeated hour
+    (grey at 0.22 over the page, turned near black by the filter: 1.16:1 on the site's black)
+    was faint. On every fall-back day the walk reaches, both passes' face keeps `BAND_MIN`
+    against the page in the light theme, on the site's dark page and in Lab's dark theme."""
+    from figure_walk import every_frame
+
+    low, seen = set(), 0
+    for values, view, _ in every_frame("07 cron across daylight saving"):
+        for p in view.passes:
+            if not p.get_visible() or not p.get_width():
+                continue
+            seen += 1
+            for ground, ratio in _grounds(to_rgba(p.get_facecolor(), p.get_alpha())).items():
+                if ratio < BAND_MIN:
+                    low.add((ground, round(ratio, 2)))
+    assert seen and sorted(low) == []
