@@ -268,3 +268,20 @@ def test_the_title_and_the_expressions_read_larger_than_the_floor(layout):
                 small.setdefault(t.get_text()[:30], round(t.get_fontsize() * per_pt, 2))
         assert v._title.get_fontsize() * per_pt == pytest.approx(12, abs=0.05), values
     assert small == {}
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_every_text_stands_at_the_reading_size_and_paints_so(layout):
+    """Issue 30, a student's read of the built site: "25 runs" and the skip notes ("Debian cron
+    skips 06:30Z") painted small on the desktop, at the 10 CSS px floor (8 pt in a 9.5 in frame
+    raised to it). At the walked positions every text of 07 stands at least `style.READ_PX` CSS px
+    where the site shows it on the desktop (the floor on a phone, whose frame paints the floor's
+    digits 7.3 to 7.7 px tall), and in the desktop's own frame of the fall-back day an hour's
+    digits paint at least 0.7 of `READ_PX` tall (test_fig_faults.reading_text)."""
+    from emqsim.figures import style
+    from tests.test_fig_faults import reading_text
+
+    small, heights = reading_text(TITLE, layout)
+    assert small == {}
+    assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights
+    assert bool(heights) == (layout == "normal")

@@ -214,3 +214,148 @@ def test_no_label_on_a_mark_and_no_line_through_one(layout):
             if any(_crosses(m, seg, half) for m in marks):
                 found.append(("line through a mark", values))
     assert found == []
+
+
+def reading_text(title: str, layout: str) -> tuple[dict, dict]:
+    """What 06's and 07's reading-size tests check: the texts under `style.READ_PX` CSS px where
+    the site shows `title` on the desktop (under the floor on a phone, whose frame, 3 pixels a
+    CSS px, paints the floor crisp) at the walked positions, text -> CSS px; and on the desktop,
+    in the site's own frame at the defaults, each time's or count's painted digits in CSS px
+    (`_ink_heights`; none on a phone)."""
+    from figure_walk import walk
+    from test_figure_text import _ink_heights
+
+    from emqsim.figures import style
+    from emqsim.figures.view import drawn_texts
+
+    with style.laid_out(layout):
+        width_in = catalogue.SOURCES[title][1].size()[0]
+    per_pt = style.SHOWN_PX[layout] / (width_in * 72)
+    least = style.READ_PX if layout == "normal" else style.MIN_TEXT_PX
+    small = {}
+    for values, texts, _, _ in walk(title, False, layout):
+        for t in texts:
+            if t.size * per_pt < least - 0.005:
+                small.setdefault(t.text[:30], round(t.size * per_pt, 2))
+    if layout == "narrow":
+        return small, {}
+    with style.at_shown_width():
+        fig = catalogue.figure(title, layout=layout)
+    f = fig.view.ax.figure
+    f.canvas.draw()
+    return small, _ink_heights(fig, layout, drawn_texts(f))
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_every_text_stands_at_the_reading_size_and_paints_so(layout):
+    """Issue 30, a student's read of the built site: 06's key ("slot (ring), release (dot)", ...)
+    painted small on the desktop, at the 10 CSS px floor (8.25 pt in a 9.5 in frame raised to
+    it), and so did "crash", "restart 09:31" and the job ids. At the walked positions every text
+    stands at least `style.READ_PX` CSS px where the site shows it on the desktop (the floor on a
+    phone), and in the desktop's own frame a time's digits paint at least 0.7 of `READ_PX` tall."""
+    from emqsim.figures import style
+
+    small, heights = reading_text(TITLE, layout)
+    assert small == {}
+    assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights
+    assert bool(heights) == (layout == "normal")
+
+
+#: the least clear space, in CSS px, between the end of a crash or restart line (or of the
+#: down time's shaded edges, which run along them) and the raised duplicate it stops for
+CLEAR_PX = 4.0
+
+
+def _pieces(runs, y0: float, y1: float) -> list[tuple[float, float]]:
+    """(bottom, top) in pixels of each drawn piece of a vertical line from `runs`, a list of
+    points' y (NaN breaks) or, for a clipped span, of (lo, hi) pairs already."""
+    return [(max(lo, y0), min(hi, y1)) for lo, hi in runs if min(hi, y1) > max(lo, y0)]
+
+
+def _span_pieces(span, x: float, y0: float, y1: float) -> list[tuple[float, float]]:
+    """Where the shaded span draws at pixel column `x`, from `y0` up to `y1`: its clip path's
+    inside as Agg fills it (non-zero winding: a ring drawn the other way round is a hole, which
+    `Path.contains_points`, inside any ring, does not see), read at every pixel (the whole
+    height without one)."""
+    import numpy as np
+    from matplotlib.path import Path
+
+    clip = span.get_clip_path()
+    if clip is None:
+        return [(y0, y1)]
+    ys = np.arange(np.floor(y0), np.ceil(y1) + 1)
+    points = np.column_stack([np.full(len(ys), x), ys])
+    winding = np.zeros(len(ys), dtype=int)
+    for ring in clip.get_fully_transformed_path().to_polygons():
+        turn = np.sign(np.sum(ring[:-1, 0] * ring[1:, 1] - ring[1:, 0] * ring[:-1, 1]))
+        winding += int(turn) * Path(ring).contains_points(points)
+    inside = winding != 0
+    out, start = [], None
+    for y, hit in zip(ys, inside):
+        if hit and start is None:
+            start = y
+        if not hit and start is not None:
+            out.append((start, y - 1))
+            start = None
+    return out + ([(start, ys[-1])] if start is not None else [])
+
+
+@pytest.mark.parametrize("layout", ["narrow", "normal"])
+def test_a_short_restart_leaves_air_round_the_duplicate(layout):
+    """Issue 30, a student's read of the built site: on a phone at a 1 min restart the crash and
+    restart lines stopped 2 pt (2.4 CSS px) short of the raised duplicate's stem, diamond and
+    labels, and the down time's grey edges ran on through the gap along them, so the lines read
+    as unbroken through the cramped duplicate. At every crash with a raised mark, each piece of
+    either line and of the span's edges ends at least `CLEAR_PX` CSS px from the stem, the raised
+    mark and the id labels it passes; on the desktop too, at the site's pixels."""
+    import numpy as np
+
+    from emqsim.figures import style
+    from emqsim.figures.view import mark_reach
+
+    with style.at_shown_width():
+        fig = catalogue.figure(TITLE, layout=layout)
+    v = fig.view
+    f = v.ax.figure
+    css = f.dpi * f.get_figwidth() / style.SHOWN_PX[layout]
+    short, seen = [], 0
+    for setup in (TWO_FRESH, TWO_SLOT):
+        for crash in range(1, 9):
+            fig.update(setup=setup, crash=crash, delay=MIN)
+            f.canvas.draw()
+            renderer = f.canvas.get_renderer()
+            to_px = v.ax.transData.transform
+            half = v.leaders.get_linewidths()[0] / 2 * f.dpi / 72
+            boxes = []
+            for seg in v.leaders.get_segments():
+                (x0, y0), (x1, y1) = to_px([seg[0], seg[-1]])
+                boxes.append((min(x0, x1) - half, min(y0, y1), max(x0, x1) + half, max(y0, y1)))
+                reach = max(mark_reach(c) for c in (v.twins, v.refused) if len(c.get_offsets())) * f.dpi / 72
+                boxes.append((x1 - reach, y1 - reach, x1 + reach, y1 + reach))
+            boxes += [tuple(t.get_window_extent(renderer).extents) for t in v.ids if t.get_text()]
+            assert boxes, (setup, crash)
+            seen += 1
+            bottom, top = v.ax.bbox.y0, v.ax.bbox.y1
+            for name, line, x in (("crash", v.crash_line, fig.frame.crashed), ("restart", v.restart_line, fig.frame.restarted)):
+                px = to_px((x, 0))[0]
+                ys = line.get_transform().transform(line.get_xydata())[:, 1]
+                runs, start = [], None
+                for y in [*ys, np.nan]:
+                    if np.isnan(y):
+                        start = None
+                    elif start is None:
+                        start = y
+                        runs.append([y, y])
+                    else:
+                        runs[-1] = [min(runs[-1][0], y), max(runs[-1][1], y)]
+                reach = line.get_linewidth() / 2 * f.dpi / 72
+                for what, pieces in ((name, _pieces(runs, bottom, top)),
+                                     (f"{name} edge of the span", _span_pieces(v.down, px, bottom, top))):
+                    for lo, hi in pieces:
+                        for b in boxes:
+                            if not (b[0] - reach < px < b[2] + reach):
+                                continue
+                            gap = max(b[1] - hi, lo - b[3])
+                            if gap < CLEAR_PX * css - 0.5:
+                                short.append((setup, crash, what, round(gap / css, 1)))
+    assert seen == 16 and short == []

@@ -213,19 +213,29 @@ def test_no_text_stands_on_the_y_axis(layout):
     assert crossed == []
 
 
+#: what each slip line's end says the next run is counted from, in words (issue 30: the pink
+#: line's "release: release + 15 min" repeated itself to a first-time reader)
+SLIP_RULE_WORDS = {"schedule": "slot + 15 min", "release": "15 min after the last", "finish": "run's end + 15 min"}
+
+
 def test_slip_line_ends_say_in_words_what_they_show():
     """A line's end said "finish: finish + every" over "+6 h 20 min 1.92 s" (issue 30): a first-time
     reader could not tell a formula's name from a number's meaning. At every stop each end names its
-    rule, what the next run is counted from, and how late the last run is, with the word "late";
-    on a phone too, where it breaks over lines no wider than the margin holds."""
+    rule, what the next run is counted from (the release rule in plain words: each run released 15
+    min after the last, where "release: release + 15 min" repeated itself), and how late the last
+    run is, with the word "late"; on a phone too, where it breaks over lines no wider than the
+    margin holds, in as many lines as before (the rule, its words, the lateness)."""
     for layout in ("normal", "narrow"):
         fig = catalogue.figure("03 slip over cycles", layout=layout)
         for values in fig.model.reachable()[0]:
             fig.update(**values)
             for rule, end in fig.view.ends.items():
                 text = " ".join(end.get_text().split())
-                start = {"schedule": "slot", "release": "release", "finish": "run's end"}[rule]
-                assert re.fullmatch(rf"{rule}: {re.escape(start)} \+ 15 min run 96: \d[\w .]* late", text), text
+                words = SLIP_RULE_WORDS[rule]
+                assert re.fullmatch(rf"{rule}: {re.escape(words)} run 96: \d[\w .]* late", text), text
+                assert len(re.findall(rf"\b{rule}\b", text)) == 1, text
+                if layout == "narrow":
+                    assert end.get_text().splitlines()[1] == words, end.get_text()
                 assert "every" not in text and not re.search(r"(?m)^\+", end.get_text()), text
                 if layout == "narrow":
                     assert max(map(len, end.get_text().splitlines())) <= 22, end.get_text()

@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.cron_time_zones import EXPRESSIONS
-from .style import BLACK, GREY, PURPLE, ROLE, SHOWN_PX, VERMILLION, fit_width, floor_of, narrow, scale
+from .style import BLACK, GREY, PURPLE, READ_PX, ROLE, SHOWN_PX, VERMILLION, fit_width, floor_of, narrow, scale
 from .view import View
 
 XMAX = 25.4           # the axis holds the longest day (25 h) and a little more
@@ -45,17 +45,29 @@ TICK_ROWS = "local\nUTC"
 #: desktop they stood 0.9 em apart, about a digit pair's own spacing, and read as one group
 HOUR_GAP = 1.0
 #: CSS px of air, where the site shows the figure, between the frame's edge and the
-#: expressions on its left, the counts and the title on its right (on a phone "25 runs" and
+#: expressions on its left, the counts (on a phone) and the title on its right (on a phone "25 runs" and
 #: "30 2 * * *" touched the frame's edge, issue 30)
 EDGE = 2.2
 #: the widest count a row shows
 WIDEST_COUNT = "25 runs"
+#: on the desktop a row's count stands under its expression, in the left margin, this many rows
+#: below it: at `READ_PX` a count in the right margin left an hour under 25 CSS px, too little
+#: for the two "01" labels of a fall-back day an em apart (`HOUR_GAP`), and one was dropped
+COUNT_DROP = 0.3
+#: the repeated hour's shade: grey at this alpha over the page keeps 1.5:1 against it in the light
+#: theme and, turned by the dark filter, on the site's black and Lab's #111 (at 0.22 it was
+#: 1.16:1 on the site's dark page, and read as no shade, issue 30)
+REPEATED = 0.45
+#: what the shading past a shorter day says: on the desktop on two lines, so it stays inside
+#: the plot after a 24-hour day and the plot may reach the frame's right edge
+NEXT_DAY = "next day"
 
 
 def _count(text: str, phone: bool) -> str:
     """A row's count as drawn: on a phone on two lines ("25" over "runs"), so the right margin
     fitted to it, `EDGE` inside the frame, leaves the plot wide enough for a fall-back day's
-    "cron-parser (and BullMQ) skips 16:30Z" right of its cross."""
+    "cron-parser (and BullMQ) skips 16:30Z" right of its cross; on the desktop on one line
+    under the expression (`COUNT_DROP`)."""
     return text.replace(" ", "\n", 1) if phone else text
 
 
@@ -100,7 +112,12 @@ class TimeZonesView(View):
         sc = scale()
         fs, lw, ms = sc["font"], sc["line"], sc["marker"]
         phone = narrow()
-        small = fs * 0.7 if phone else fs * 0.72
+        floor = floor_of(fig)      # 10 CSS px where the site shows the figure (none for a projector)
+        # the times, counts, sentences, hours and key: on the desktop at `READ_PX` (at the floor
+        # "25 runs" and "Debian cron skips 06:30Z" painted 7 px tall and read small, issue 30); a
+        # phone's frame, 3 pixels a CSS px, paints the floor crisp
+        read = floor if phone else floor_of(fig, READ_PX)
+        small = max(fs * 0.7 if phone else fs * 0.72, read)
         n = len(EXPRESSIONS)
         self.rows = [float(-g) for g in range(n)]
         ax.set_xlim(-0.3, XMAX)
@@ -110,7 +127,6 @@ class TimeZonesView(View):
         ax.set_xticks([])
         ax.set_yticks([])
         left = blended_transform_factory(ax.transAxes, ax.transData)
-        floor = floor_of(fig)      # 10 CSS px where the site shows the figure (none for a projector)
         self.names = [ax.text(-0.006, y, e, transform=left, fontsize=max(fs * (0.7 if phone else 0.85), NAMES * floor),
                               family="monospace", ha="right",
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
@@ -118,12 +134,12 @@ class TimeZonesView(View):
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
         # shading: the repeated hour (both passes) and the part of the axis after the day ends
         xt = ax.get_xaxis_transform()
-        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.22, lw=0, zorder=0.5)
+        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=REPEATED, lw=0, zorder=0.5)
                        for _ in range(2)]
         self.after = Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.4, lw=0, zorder=0.4)
         for p in [*self.passes, self.after]:
             ax.add_patch(p)
-        self._after_text = ax.text(0, 0.98, "next day", transform=xt, fontsize=fs * 0.7, va="top", ha="left")
+        self._after_text = ax.text(0, 0.98, NEXT_DAY if phone else NEXT_DAY.replace(" ", "\n"), transform=xt, fontsize=max(fs * 0.7, read), va="top", ha="left")
         self.change = ax.axvline(0, color=BLACK, ls="--", lw=lw * 0.7, zorder=1)
         # one artist per rule for all rows, and one for the croniter runs a rule skips
         self.marks = {r: ax.plot([], [], ls="none", marker=m, ms=ms * (1 if r == "croniter" else 0.9), color=c,
@@ -135,7 +151,9 @@ class TimeZonesView(View):
         over = dict(boxstyle="square,pad=0.05", fc="white", ec="none")
         self.labels = [[ax.text(0, y, "", fontsize=small, va="center", bbox=over, zorder=3) for _ in range(2)]
                        for y in self.rows]
-        self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") for y in self.rows]
+        self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") if phone else
+                       ax.text(-0.006, y - COUNT_DROP, "", transform=left, fontsize=small, ha="right", va="center")
+                       for y in self.rows]
         self.lanes = {r: [ax.text(0, y + dy, "", fontsize=small, va="center") for y in self.rows]
                       for r, dy in LANES.items()}
         # every hour marked (one artist), some labelled: the local hour over the UTC hour
@@ -160,12 +178,12 @@ class TimeZonesView(View):
             # fall-back day's "cron-parser (and BullMQ) skips 16:30Z" then fits right of its cross
             fig.subplots_adjust(left=0.21, right=0.895, top=0.84, bottom=0.31)
         else:
-            self.key = _key(fig, key, y=0.04, fontsize=fs * 0.7)
-            # the plot as wide as the names and counts allow: an hour apart, two labels then
-            # keep an em between them (HOUR_GAP) and "01" twice on a fall-back day stays
-            # (a projector's larger type keeps the wider margins)
+            self.key = _key(fig, key, y=0.04, fontsize=max(fs * 0.7, read))
+            # the plot as wide as the names and counts on its left allow, to the frame's edge:
+            # an hour apart, two labels at `READ_PX` then keep an em between them (HOUR_GAP) and
+            # "01" twice on a fall-back day stays (a projector's larger type keeps wider margins)
             presenter = fs >= 12
-            fig.subplots_adjust(left=0.13 if presenter else 0.1, right=0.93 if presenter else 0.94, top=0.88,
+            fig.subplots_adjust(left=0.13 if presenter else 0.1, right=0.93 if presenter else 1.0, top=0.88,
                                 bottom=0.27)
         self._fit_margins()
         self.track(*self.passes, self.after, self._after_text, self.change, *self.marks.values(), self.skipped,
@@ -173,10 +191,11 @@ class TimeZonesView(View):
                    *(t for texts in self.lanes.values() for t in texts), *self.hours, self._tick_rows, self._title)
 
     def _fit_margins(self) -> None:
-        """The axes as wide as the widest expression on their left allows and, up to the layout's
-        right margin (which holds "next day" after a shorter day), the widest count on their
-        right, each `EDGE` CSS px inside the frame:
-        measured at the size shown (`floor_of` raises the counts on a phone)."""
+        """The axes as wide as the widest expression on their left allows (on the desktop, the
+        widest count too, under it) and, up to the layout's right margin (which holds "next day"
+        after a shorter day on a phone), the widest count on their right on a phone, each `EDGE`
+        CSS px inside the frame: measured at the size shown (`floor_of` raises the counts on a
+        phone)."""
         ax = self.ax
         fig = ax.figure
         renderer = fig.canvas.get_renderer()
@@ -188,6 +207,8 @@ class TimeZonesView(View):
         probe.set_fontsize(max(probe.get_fontsize(), floor_of(fig)))
         count = probe.get_window_extent(renderer).width
         probe.set_text("")
+        if not self.narrow_layout:     # the counts stand on the left, under the expressions
+            names, count = max(names, count), 0.0
         box = ax.get_position()
         left, right = box.x0, box.x1
         for _ in range(2):      # the names and counts stand a share of the axes' width off it

@@ -3,7 +3,7 @@
 Jobs in production order against time: each job's slot (ring) and release (dot). A slot
 produced twice shows as two rows with rings at the same time, joined by a vermillion line;
 the crash and the restart are vertical lines, broken where they would cross a mark or a
-label, the pump's down time shaded. Every position
+label, the pump's down time shaded (its edges, along those lines, broken with them). Every position
 and label comes from `emqsim.lessons.faults.FaultsModel`.
 """
 
@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import LineCollection
+from matplotlib.path import Path
 
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, VERMILLION, fit_width, freeze_labels, ink, narrow, narrow_axes, scale, time_axis
+from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, READ_PX, SHOWN_PX, VERMILLION, fit_width, freeze_labels, ink,
+                    legible, narrow, narrow_axes, scale, time_axis)
 from . import band
 from .view import View, mark_reach
 
@@ -27,6 +29,10 @@ UNSERVED_Y = 0.0
 GAP = 1.5
 #: ems of air between the crash or restart line and its label
 BESIDE = 0.25
+#: CSS px of air, where the site shows the figure, between a crash or restart line's end and the
+#: mark or label it stops for: at 2 pt (2.4 CSS px on a phone) the gap round a 1 min restart's
+#: raised duplicate read as none, the lines as running on through it (issue 30)
+LINE_CLEAR = 4.0
 
 
 def _points(pairs) -> np.ndarray:
@@ -80,7 +86,10 @@ class FaultsView(View):
         else:
             ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=fs * 0.75, frameon=False)
             self._title = ax.set_title("", fontsize=fs, loc="left")
-            ax.figure.subplots_adjust(left=0.07, right=0.76, top=0.9, bottom=0.15)
+            ax.figure.subplots_adjust(left=0.07, right=0.75, top=0.9, bottom=0.15)
+            # every text at `READ_PX` on the desktop: at the floor the key painted 7 px tall and
+            # read small (issue 30); a phone's frame, 3 pixels a CSS px, paints the floor crisp
+            legible(ax.figure, READ_PX)
         self._layout = None
         self.track(self.down, self.crash_line, self.restart_line, self.lag, self.twin_links, self.leaders, self.slots,
                    self.released, self.twins, self.refused, self.unserved, *self.ids, self.crash_text,
@@ -151,8 +160,32 @@ class FaultsView(View):
         renderer = self.ax.figure.canvas.get_renderer()
         heads = [tuple(t.get_window_extent(renderer).extents) for t in (self.crash_text, self.restart_text)]
         stems = self._stem_boxes()
-        self._gapped(self.crash_line, frame.crashed, marks + labels + stems + heads)
-        self._gapped(self.restart_line, frame.restarted, marks + labels + stems + heads)
+        holes = [*self._gapped(self.crash_line, frame.crashed, marks + labels + stems + heads),
+                 *self._gapped(self.restart_line, frame.restarted, marks + labels + stems + heads)]
+        self._hollow_span(holes)
+
+    def _hollow_span(self, holes) -> None:
+        """The down time's shading left out where a line stops (`holes`, pixel boxes round each
+        line's gaps): its grey edges run along the crash and restart lines, and went on through
+        their gaps, so at a short restart the lines read as unbroken (issue 30)."""
+        ax = self.ax
+        x0, y0, x1, y1 = ax.bbox.extents
+        # what is kept, as rectangles in columns between the holes' sides: holes round two lines
+        # a minute apart overlap, and a hole drawn in a ring of its own would come back there
+        cuts = sorted({x0, x1, *(min(max(x, x0), x1) for a, _, c, _ in holes for x in (a, c))})
+        rings = []
+        for left, right in zip(cuts, cuts[1:]):
+            at = y0
+            for lo, hi in sorted((b, d) for a, b, c, d in holes if a < right and left < c):
+                if lo > at:
+                    rings.append([(left, at), (right, at), (right, lo), (left, lo), (left, at)])
+                at = max(at, hi)
+            if at < y1:
+                rings.append([(left, at), (right, at), (right, y1), (left, y1), (left, at)])
+        codes = [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY] * len(rings)
+        to_axes = ax.transAxes.inverted()
+        path = Path(to_axes.transform(np.concatenate(rings)), codes)
+        self.down.set_clip_path(path, ax.transAxes)
 
     def _stem_boxes(self) -> list[tuple[float, float, float, float]]:
         """Each stem's box in pixels, its line's half width around it: the crash and restart
@@ -258,15 +291,16 @@ class FaultsView(View):
         box = text.get_window_extent(renderer)
         return (box.x0 - step, box.y0 - step / 2, box.x1 + step, box.y1 + step / 2)
 
-    def _gapped(self, line, x, boxes, pad: float = 2.0) -> None:
+    def _gapped(self, line, x, boxes) -> list[tuple[float, float, float, float]]:
         """A crash or restart line at `x`, broken where it would cross a mark or a label: the
-        line stops `pad` points short of each and goes on past it (issue 30: the lines ran
-        through the 09:30 rings). Gaps closer than a mark's size run into one."""
+        line stops `LINE_CLEAR` CSS px short of each and goes on past it (issue 30: the lines ran
+        through the 09:30 rings). Gaps closer than a mark's size run into one. Returns each gap's
+        box in pixels, as wide as the line and the span's edge under it."""
         ax = self.ax
         fig = ax.figure
         px = ax.transData.transform((x, 0))[0]
         half = line.get_linewidth() / 2 * fig.dpi / 72
-        step = pad * fig.dpi / 72
+        step = LINE_CLEAR * fig.dpi * fig.get_figwidth() / SHOWN_PX["narrow" if self.narrow_layout else "normal"]
         gaps = sorted((b[1] - step, b[3] + step) for b in boxes if b[0] - half < px < b[2] + half)
         y0, y1 = ax.bbox.y0, ax.bbox.y1
         merged: list[list[float]] = []
@@ -284,6 +318,8 @@ class FaultsView(View):
             ys += [at, y1]
         to_axes = (np.array(ys) - y0) / (y1 - y0) if ys else np.array([np.nan])
         line.set_data(np.full(len(to_axes), float(x)), to_axes)
+        reach = max(half, self.down.get_linewidth() / 2 * fig.dpi / 72) + 1
+        return [(px - reach, lo, px + reach, hi) for lo, hi in merged]
 
     def _beside(self, text, x: float, side: int) -> None:
         """`text` beside the vertical line at `x`, `BESIDE` em clear of it, on its left (`side`

@@ -77,9 +77,11 @@ BEAT = "rearm"
 #: the slip figure's day: 96 runs at 15 min, each running 4 min
 CYCLES = 96
 SLIP_RUN = 4 * MINUTE
-#: each line's end label names its rule and, in words, what the next run is counted from (issue 30:
-#: "finish: finish + every" and "+6 h 20 min 1.92 s" read as code to a first-time reader)
-RULE_FROM = {"schedule": "slot", "release": "release", "finish": "run's end"}
+#: each line's end label names its rule and, in words, when the next run is due, `{every}` the gap
+#: (issue 30: "finish: finish + every" and "+6 h 20 min 1.92 s" read as code to a first-time
+#: reader, and "release: release + 15 min" repeated itself: each run is released 15 min after
+#: the last release)
+RULE_FROM = {"schedule": "slot + {every}", "release": "{every} after the last", "finish": "run's end + {every}"}
 #: the slip axis is logarithmic: a slip of 0 is drawn on this floor (ms)
 FLOOR = 1
 
@@ -401,7 +403,7 @@ class SlipModel(Model):
             last = f"+{format_duration(int(s[-1]))}"
             late = f"run {self.cycles}: {format_duration(int(s[-1]))} late"
             lines.append(SlipLine(rule, tuple(s.tolist()), tuple(np.maximum(s, FLOOR).tolist()),
-                                  f"{rule}: {RULE_FROM[rule]} + {gap}\n{late}"))
+                                  f"{rule}: {RULE_FROM[rule].format(every=gap)}\n{late}"))
             parts.append(f"{rule} {last} ({growth(s)})")
         top = max(max(line.slips) for line in lines)
         # in words the page has defined above the figure (pump, tick): re-arm and sweep come after
