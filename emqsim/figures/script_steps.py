@@ -184,8 +184,14 @@ class ScriptStepsView(View):
         prefix = _prefix(frame.keys)
         rows = [(t, PLAIN) for t in self._fit(f"keys of the queue ({prefix}*)" if prefix else "keys of the queue: none yet", n)]
         # the registry first, then what this step touched, then the rest, each opened only if
-        # it is the registry or touched
-        order = sorted(frame.keys, key=lambda k: (not k.key.endswith(":repeat"), k.state == "same", k.key))
+        # it is the registry or touched: changed, or named by the call though it changed nothing
+        # (03's take: `ZADD …:marker 0 0` adds no member, which only an opened key shows)
+        named = set(frame.command.split()[1:])
+
+        def touched(k) -> bool:
+            return k.state != "same" or k.key in named
+
+        order = sorted(frame.keys, key=lambda k: (not k.key.endswith(":repeat"), not touched(k), k.key))
         for k in order:
             name = _short(k.key, prefix)
             mark = {"new": "+", "changed": "●", "deleted": "✕", "same": " "}[k.state]
@@ -194,7 +200,7 @@ class ScriptStepsView(View):
             if k.state == "deleted":
                 rows += [(t, colour) for t in self._fit(f"{mark} {name}  ({kind}) deleted", n)]
                 continue
-            opened = k.state != "same" or k.key.endswith(":repeat")
+            opened = touched(k) or k.key.endswith(":repeat")
             count = f"{len(k.entries)} entr{'y' if len(k.entries) == 1 else 'ies'}"
             rows += [(t, colour) for t in self._fit(f"{mark} {name}  ({kind}, {count})", n)]
             if opened:
