@@ -52,22 +52,15 @@ def one_step_away(model) -> list[dict]:
     return out
 
 
-#: challenges met one press from the start that a new goal cannot move: 03's slip challenge holds
-#: only at a 1.5 s tick (its idea, a longer tick leaving run 96 nearer its slot), beside the 1 s the
-#: figure opens at; moving it takes the figure's default (issue 30); listed so that a new one fails
-NOT_YET_FAR: set[str] = {"03-schedule-on-time"}
-
-
 @pytest.mark.parametrize("title", TITLES)
 def test_no_challenge_is_met_one_press_from_the_start(title):
     """03's first challenge (the fourth start-to-finish run at 10:00) was met one arrow press from
-    where the figure opens, 4 to 5 min (issue 30): no search at all. Every position one press from
-    the defaults leaves the challenge unmet."""
+    where the figure opens, 4 to 5 min (issue 30): no search at all; so was 03's slip challenge,
+    at a 1.5 s tick beside the 1 s the figure opens at. Every position one press from the
+    defaults leaves the challenge unmet."""
     model = shared_model(title)
     near = [v for v in one_step_away(model) if model.challenge.check(model.frame_at(v))]
-    listed = model.challenge.id in NOT_YET_FAR
-    assert bool(near) == listed, (f"{model.challenge.id} is met one press from the start, at {near}" if near
-                                  else f"{model.challenge.id}: fixed, drop it from NOT_YET_FAR")
+    assert near == [], f"{model.challenge.id} is met one press from the start"
 
 
 def test_the_counts_the_fixes_aimed_at():
@@ -78,7 +71,7 @@ def test_the_counts_the_fixes_aimed_at():
 
     assert where("02 one row rewritten", "fires") == [60]
     assert where("03 start-to-start", "run") == [12, 12]                # lit: both, and start-to-finish
-    assert where("03 slip over cycles", "tick") == [1500]
+    assert where("03 slip over cycles", "tick") == [2000]
     assert where("03 wake latency", "poll") == [50_000]
 
 

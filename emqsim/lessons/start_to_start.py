@@ -359,20 +359,28 @@ def _line(frame: "SlipFrame", rule: str) -> "SlipLine":
     return next(line for line in frame.lines if line.rule == rule)
 
 
+def _first_tick_as_late(frame: "SlipFrame") -> bool:
+    """03's slip challenge: run 96 of the schedule rule as late as the release rule's, on the
+    shortest tick of the slider that does it. The two are equal once the tick is longer than
+    the beat's whole drift (the release rule's slip), so the slider's stop before it is not."""
+    last = _line(frame, "release").slips[-1]
+    before = TICKS[TICKS.index(frame.tick) - 1] if frame.tick in TICKS[1:] else None
+    return _line(frame, "schedule").slips[-1] == last and before is not None and before <= last
+
+
 class SlipModel(Model):
     """The slip of each release from its slot on the clock, per rule, for each pump tick."""
 
     readout_id = "slip-readout"
     controls = (slider("tick", TICKS, 1000, label="pump tick", fmt=format_duration, main=True),)
     challenge = Challenge(
-        "03-schedule-on-time", "Find a pump tick longer than 1 s at which the schedule rule's run 96 is released "
-                               "less than 0.5 s after its slot.",
-        met=lambda f: f.tick > SECOND and _line(f, "schedule").slips[-1] < SECOND // 2,
-        explain="slot + every never carries a late release into the next slot: its slip is only where the "
-                "pump's beat falls against the slot (up to a tick) plus the enqueue latency. The re-armed beat "
-                "drifts 20 ms a run and starts over each time it passes a tick, so a longer tick can leave run "
-                "96 closer to its slot. The release rule carries every run's lag forward: 1.92 s by run 96 "
-                "whatever the tick.")
+        "03-schedule-as-late", "Find the shortest pump tick at which the schedule rule's run 96 is released as "
+                               "late as the release rule's.",
+        met=lambda f: _first_tick_as_late(f),
+        explain="The pump re-arms after each release, so its beat drifts 20 ms a run. The schedule rule's slip "
+                "is that drift until it passes a whole tick and starts over. Over 96 runs the beat drifts "
+                "1.92 s: from a 2 s tick on it never starts over, and the schedule rule is as late as the "
+                "release rule, which carries every run's 20 ms forward: 1.92 s by run 96 whatever the tick.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
                  latency: int = LATENCY, run: int | str = SLIP_RUN):
