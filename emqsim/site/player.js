@@ -319,14 +319,17 @@
         readout.removeAttribute("tabindex");
       }
     }
-    /* the docked readout's height: its tallest text's, or the whole lines left under the
-       picture (a room of 5.5 lines showed 02's sixth line cut through the middle); 2 lines at
-       least, the picture then moved up under the header by what they lack (dock) */
-    /* Docked, the box has no padding under its text (player.css): a padding there showed the
-       top of the next line, cut, under the last whole one (02's keys, 05's run). Where the room
-       holds fewer than DOCKED_LINES of a text that has them, the picture is drawn a little
-       narrower: 2 lines showed only "Step n of N", the call and the keys out of sight. */
+    /* The docked readout's height: its tallest text's, so every frame's text is read whole while
+       Play runs, nothing scrolled inside the box, and the box keeps one height (05's run showed
+       139 px of its 194 px of text at 390x844 and scrolled). Where the window has no room for it
+       under the whole picture, the picture is drawn narrower, to DOCKED_NARROWEST of its width at
+       most (its smallest text 8 CSS px of a phone's 10); a window shorter still gives the box the
+       whole lines left, DOCKED_LINES at least (the picture narrower again for them: 2 lines showed
+       only "Step n of N", the call and the keys out of sight), the rest scrolling inside it.
+       Docked, the box has no padding under its text (player.css): a padding there showed the top
+       of the next line, cut, under the last whole one (02's keys, 05's run). */
     var DOCKED_LINES = 3;
+    var DOCKED_NARROWEST = 0.8;
     function readoutHeight() {
       img.style.width = "";
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
@@ -338,15 +341,16 @@
       var picture = img.getBoundingClientRect();
       var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - picture.height;
       var text = tallestLines || Math.round(readout.scrollHeight / line);
-      var lines = Math.max(2, Math.floor((room - pad) / line));
-      var want = Math.min(DOCKED_LINES, text);
-      if (lines < want && picture.height > 0) {
-        var less = want * line + pad - room;
+      var lines = Math.floor((room - pad) / line);
+      if (lines < text && picture.height > 0) {
+        /* px less tall: for the whole text, within the narrowest; for DOCKED_LINES in any case */
+        var less = Math.min(text * line + pad - room, picture.height * (1 - DOCKED_NARROWEST));
+        less = Math.max(less, Math.min(DOCKED_LINES, text) * line + pad - room);
         img.style.width = Math.floor(picture.width * (picture.height - less) / picture.height) + "px";
-        lines = want;
+        lines = Math.floor((room + less - pad) / line + 1e-6);
       }
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
-      readout.style.height = (edge + Math.min(lines, text) * line) + "px";
+      readout.style.height = (edge + Math.max(1, Math.min(lines, text)) * line) + "px";
     }
     /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
        (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
