@@ -35,9 +35,10 @@
     var img = root.querySelector("img.emqsim-frame");
     var readout = root.querySelector("pre.emqsim-readout");
     /* The readout's box fits the text it shows; the room it stands in (no background) keeps the
-       height of its tallest text (reserve), so the rows under it never move as the text changes.
-       A box of the tallest text's height held 02's and 05's short readouts with half its height
-       empty (issue 30). */
+       height of its tallest text (reserve) once the reader takes a control in hand (hold), so the
+       rows under it never move as the text changes. A box of the tallest text's height held 02's
+       and 05's short readouts with half its height empty (issue 30); a room of that height at
+       rest showed 05's pile-up with 5 lines of blank above its box on a desktop, 10 on a phone. */
     var readoutRoom = make("div", {"class": "emqsim-readout-room"});
     readout.parentNode.insertBefore(readoutRoom, readout);
     readoutRoom.appendChild(readout);
@@ -60,7 +61,9 @@
     /* [element, the texts it shows, what keeps their height]: each kept as tall as its tallest
        text (reserve); the readout by its room */
     var reserved = [[readout, data.readouts, readoutRoom]];
-    var tallestLines = 0;       /* and its lines (reserve) */
+    var tallestLines = 0;       /* the readout's tallest text, in lines (reserve) */
+    var roomHeight = 0;         /* its room's height when held, in px (reserve) */
+    var held = false;           /* the room keeps roomHeight (hold) */
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -153,6 +156,7 @@
         var showMe = box.querySelector("button.emqsim-show-me");
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
+          release();
           show();
           intoView();
         });
@@ -392,7 +396,9 @@
       /* a docked figure stays tall until it is undocked: its readout gone from the stage (to
          the controls) made 02's first figure's stage a few px short of the share, which undocked
          it at its next picture and moved its control rows */
-      if (root.classList.contains("emqsim-docked") || stage.offsetHeight > STAGE_SHARE * window.innerHeight)
+      /* as tall as it is once held, so a stage that sticks at rest sticks while Play runs */
+      var grow = held ? 0 : Math.max(0, roomHeight - readoutRoom.offsetHeight);
+      if (root.classList.contains("emqsim-docked") || stage.offsetHeight + grow > STAGE_SHARE * window.innerHeight)
         root.classList.add("emqsim-tall");
     }
     function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }
@@ -458,7 +464,8 @@
         if (hold !== e) {     /* the readout: its room holds the tallest box and its margins */
           var s = getComputedStyle(e);
           tallestLines = Math.round((tallest - copyEdge) / copyLine);
-          hold.style.minHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom)) + "px";
+          roomHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom));
+          hold.style.minHeight = held ? roomHeight + "px" : "";
           return;
         }
         e.style.boxSizing = "border-box";
@@ -466,6 +473,30 @@
         e.style.minWidth = widest ? Math.ceil(widest) + "px" : "";
       });
     }
+    /* The reader takes a control in hand (a press, a touch, the keyboard's focus): the readout's
+       room takes its tallest text's height before the first move, so nothing under it moves
+       while Play runs or the slider is dragged. The page scrolls by what the room grew, so the
+       control under the reader's finger stays where it was (a button that moved from under the
+       pointer between its press and its release would not be clicked); the picture goes up by
+       as much. At rest (the page opened, Show me) the box sits under the picture with no blank
+       above it. */
+    function hold(ev) {
+      if (held) return;
+      var at = ev.target.getBoundingClientRect().top;
+      held = true;
+      readoutRoom.style.minHeight = roomHeight ? roomHeight + "px" : "";
+      margins();
+      var by = ev.target.getBoundingClientRect().top - at;
+      if (Math.abs(by) >= 1) window.scrollBy({top: by, behavior: "instant"});
+    }
+    /* Show me, Play not running: the room fits the text again */
+    function release() {
+      if (!held || root.hasAttribute("data-playing")) return;
+      held = false;
+      readoutRoom.style.minHeight = "";
+    }
+    box.addEventListener("pointerdown", hold);
+    box.addEventListener("focusin", hold);
     function margins() {
       reserve();
       fit();
