@@ -449,7 +449,7 @@
         var copyEdge = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom) +
                        parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
         var copyLine = parseFloat(cs.lineHeight) || 14;
-        /* where a value keeps its own width (flex: none, the desktop), as wide as its widest
+        /* where a value keeps its own width (flex: none, on one line), as wide as its widest
            text: "09:00 register" after "09:12 take" moved the slider's end by 55 px */
         var widest = 0;
         if (e.tagName === "OUTPUT" && getComputedStyle(e).flexBasis === "auto") {
