@@ -35,9 +35,10 @@
     var img = root.querySelector("img.emqsim-frame");
     var readout = root.querySelector("pre.emqsim-readout");
     /* The readout's box fits the text it shows; the room it stands in (no background) keeps the
-       height of its tallest text (reserve), so the rows under it never move as the text changes.
-       A box of the tallest text's height held 02's and 05's short readouts with half its height
-       empty (issue 30). */
+       height of its tallest text (reserve) once the reader takes a control in hand (hold), so the
+       rows under it never move as the text changes. A box of the tallest text's height held 02's
+       and 05's short readouts with half its height empty (issue 30); a room of that height at
+       rest showed 05's pile-up with 5 lines of blank above its box on a desktop, 10 on a phone. */
     var readoutRoom = make("div", {"class": "emqsim-readout-room"});
     readout.parentNode.insertBefore(readoutRoom, readout);
     readoutRoom.appendChild(readout);
@@ -60,7 +61,9 @@
     /* [element, the texts it shows, what keeps their height]: each kept as tall as its tallest
        text (reserve); the readout by its room */
     var reserved = [[readout, data.readouts, readoutRoom]];
-    var tallestLines = 0;       /* and its lines (reserve) */
+    var tallestLines = 0;       /* the readout's tallest text, in lines (reserve) */
+    var roomHeight = 0;         /* its room's height when held, in px (reserve) */
+    var held = false;           /* the room keeps roomHeight (hold) */
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -153,6 +156,7 @@
         var showMe = box.querySelector("button.emqsim-show-me");
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
+          release();
           show();
           intoView();
         });
@@ -319,14 +323,17 @@
         readout.removeAttribute("tabindex");
       }
     }
-    /* the docked readout's height: its tallest text's, or the whole lines left under the
-       picture (a room of 5.5 lines showed 02's sixth line cut through the middle); 2 lines at
-       least, the picture then moved up under the header by what they lack (dock) */
-    /* Docked, the box has no padding under its text (player.css): a padding there showed the
-       top of the next line, cut, under the last whole one (02's keys, 05's run). Where the room
-       holds fewer than DOCKED_LINES of a text that has them, the picture is drawn a little
-       narrower: 2 lines showed only "Step n of N", the call and the keys out of sight. */
+    /* The docked readout's height: its tallest text's, so every frame's text is read whole while
+       Play runs, nothing scrolled inside the box, and the box keeps one height (05's run showed
+       139 px of its 194 px of text at 390x844 and scrolled). Where the window has no room for it
+       under the whole picture, the picture is drawn narrower, to DOCKED_NARROWEST of its width at
+       most (its smallest text 8 CSS px of a phone's 10); a window shorter still gives the box the
+       whole lines left, DOCKED_LINES at least (the picture narrower again for them: 2 lines showed
+       only "Step n of N", the call and the keys out of sight), the rest scrolling inside it.
+       Docked, the box has no padding under its text (player.css): a padding there showed the top
+       of the next line, cut, under the last whole one (02's keys, 05's run). */
     var DOCKED_LINES = 3;
+    var DOCKED_NARROWEST = 0.8;
     function readoutHeight() {
       img.style.width = "";
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
@@ -338,15 +345,16 @@
       var picture = img.getBoundingClientRect();
       var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - picture.height;
       var text = tallestLines || Math.round(readout.scrollHeight / line);
-      var lines = Math.max(2, Math.floor((room - pad) / line));
-      var want = Math.min(DOCKED_LINES, text);
-      if (lines < want && picture.height > 0) {
-        var less = want * line + pad - room;
+      var lines = Math.floor((room - pad) / line);
+      if (lines < text && picture.height > 0) {
+        /* px less tall: for the whole text, within the narrowest; for DOCKED_LINES in any case */
+        var less = Math.min(text * line + pad - room, picture.height * (1 - DOCKED_NARROWEST));
+        less = Math.max(less, Math.min(DOCKED_LINES, text) * line + pad - room);
         img.style.width = Math.floor(picture.width * (picture.height - less) / picture.height) + "px";
-        lines = want;
+        lines = Math.floor((room + less - pad) / line + 1e-6);
       }
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
-      readout.style.height = (edge + Math.min(lines, text) * line) + "px";
+      readout.style.height = (edge + Math.max(1, Math.min(lines, text)) * line) + "px";
     }
     /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
        (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
@@ -388,7 +396,9 @@
       /* a docked figure stays tall until it is undocked: its readout gone from the stage (to
          the controls) made 02's first figure's stage a few px short of the share, which undocked
          it at its next picture and moved its control rows */
-      if (root.classList.contains("emqsim-docked") || stage.offsetHeight > STAGE_SHARE * window.innerHeight)
+      /* as tall as it is once held, so a stage that sticks at rest sticks while Play runs */
+      var grow = held ? 0 : Math.max(0, roomHeight - readoutRoom.offsetHeight);
+      if (root.classList.contains("emqsim-docked") || stage.offsetHeight + grow > STAGE_SHARE * window.innerHeight)
         root.classList.add("emqsim-tall");
     }
     function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }
@@ -439,7 +449,7 @@
         var copyEdge = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom) +
                        parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
         var copyLine = parseFloat(cs.lineHeight) || 14;
-        /* where a value keeps its own width (flex: none, the desktop), as wide as its widest
+        /* where a value keeps its own width (flex: none, on one line), as wide as its widest
            text: "09:00 register" after "09:12 take" moved the slider's end by 55 px */
         var widest = 0;
         if (e.tagName === "OUTPUT" && getComputedStyle(e).flexBasis === "auto") {
@@ -454,7 +464,8 @@
         if (hold !== e) {     /* the readout: its room holds the tallest box and its margins */
           var s = getComputedStyle(e);
           tallestLines = Math.round((tallest - copyEdge) / copyLine);
-          hold.style.minHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom)) + "px";
+          roomHeight = Math.ceil(tallest + parseFloat(s.marginTop) + parseFloat(s.marginBottom));
+          hold.style.minHeight = held ? roomHeight + "px" : "";
           return;
         }
         e.style.boxSizing = "border-box";
@@ -462,6 +473,30 @@
         e.style.minWidth = widest ? Math.ceil(widest) + "px" : "";
       });
     }
+    /* The reader takes a control in hand (a press, a touch, the keyboard's focus): the readout's
+       room takes its tallest text's height before the first move, so nothing under it moves
+       while Play runs or the slider is dragged. The page scrolls by what the room grew, so the
+       control under the reader's finger stays where it was (a button that moved from under the
+       pointer between its press and its release would not be clicked); the picture goes up by
+       as much. At rest (the page opened, Show me) the box sits under the picture with no blank
+       above it. */
+    function hold(ev) {
+      if (held) return;
+      var at = ev.target.getBoundingClientRect().top;
+      held = true;
+      readoutRoom.style.minHeight = roomHeight ? roomHeight + "px" : "";
+      margins();
+      var by = ev.target.getBoundingClientRect().top - at;
+      if (Math.abs(by) >= 1) window.scrollBy({top: by, behavior: "instant"});
+    }
+    /* Show me, Play not running: the room fits the text again */
+    function release() {
+      if (!held || root.hasAttribute("data-playing")) return;
+      held = false;
+      readoutRoom.style.minHeight = "";
+    }
+    box.addEventListener("pointerdown", hold);
+    box.addEventListener("focusin", hold);
     function margins() {
       reserve();
       fit();

@@ -260,3 +260,42 @@ def test_the_docked_readout_shows_whole_lines(static_site, book_page, stem, titl
     if how == "play" and player.get_attribute("data-playing"):
         control.click()
     assert page.errors == [] and page.outside == []
+
+
+# the docked readout: whether its text is whole in its box (nothing to scroll to), the box's height
+_DOCKED_WHOLE_JS = """root => { const e = root.querySelector('pre.emqsim-readout');
+  return {docked: root.classList.contains('emqsim-docked'), whole: e.scrollHeight <= e.clientHeight + 1,
+          text: e.scrollHeight, box: e.clientHeight, frame: root.dataset.frame}; }"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title, how", [
+    ("05_overlap", "05 an overlapping run", "play"),
+    ("05_overlap", "05 watch the runs pile up", "play"),
+    ("02_one_row_rewritten", "02 the keys, step by step", "step"),
+])
+def test_the_docked_readout_is_whole_at_every_frame(static_site, book_page, stem, title, how, theme):
+    """Docked at 390x844, 05's run showed 139 px of its 194 px of readout and scrolled inside its
+    box, 02's keys 3 lines of up to 10 (the last read): the docked box is as tall as the tallest
+    text, the picture drawn a little narrower for it, so at every frame its slider reaches the
+    whole readout shows, in a box of one height (the rows under it never move), the picture
+    still clear of it (test_a_tall_figure_stays_in_view_while_it_plays_or_steps)."""
+    page = book_page
+    player, control = _pressed_from_the_middle(page, static_site, stem, title, how, theme)
+    page.wait_for_timeout(1200)
+    if how == "play" and player.get_attribute("data-playing"):
+        control.click()
+    slider = player.locator("input.emqsim-slider").first
+    cut, heights = [], set()
+    for v in range(int(slider.get_attribute("max")) + 1):
+        slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }", v)
+        got = player.evaluate(_DOCKED_WHOLE_JS)
+        assert got["docked"], (stem, title, theme, v)
+        heights.add(got["box"])
+        if not got["whole"]:
+            cut.append(got)
+    assert cut[:3] == [], (title, theme, len(cut))
+    assert len(heights) == 1, (title, theme, sorted(heights))
+    under = player.evaluate(_PICTURE_UNDER_DOCK_JS)
+    assert under["under"] <= 0.5, (title, theme, under)
+    assert page.errors == [] and page.outside == []

@@ -153,3 +153,58 @@ def test_the_readout_sits_on_its_controls(static_site, book_page, path, size):
                 break
     assert apart == [], (path.stem, size, apart)
     assert page.errors == [] and page.outside == []
+
+
+#: the blank (CSS px) the readout's room may show above its box at rest: none (05's pile-up
+#: showed 87 px at 1366x900 and 137 px at 390x844, its room kept at its tallest text's height)
+BLANK_PX = 1.0
+#: how long a smooth scroll (Show me's) may take to end
+SETTLE_MS = 1500
+
+# the blank between the room's top and the readout's box, the room's height and the line height
+_BLANK_JS = """root => { const room = root.querySelector('div.emqsim-readout-room'), e = room.querySelector('pre.emqsim-readout');
+  if (!e) return null;
+  const s = getComputedStyle(e);
+  return {blank: e.getBoundingClientRect().top - parseFloat(s.marginTop) - room.getBoundingClientRect().top,
+          room: room.getBoundingClientRect().height, line: parseFloat(s.lineHeight), frame: root.dataset.frame}; }"""
+
+
+@pytest.mark.parametrize("theme", ("light", "dark"))
+@pytest.mark.parametrize("size", {"desktop": DESKTOP, "phone": PHONE})
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_no_blank_above_the_readout_at_rest(static_site, book_page, path, size, theme):
+    """05's pile-up opened with 87 px (5 lines) of blank above its readout at 1366x900 and 137 px
+    (10 lines) on a phone: its room kept the height of the tallest text, which no frame at rest
+    shows. Each figure, as the page opens and after each Show me, has no blank above its box;
+    once a control is taken in hand (focus), the room takes its tallest text's height and the
+    control stays where it was in the window."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, {"desktop": DESKTOP, "phone": PHONE}[size], theme)
+    blank = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        title = player.get_attribute("data-figure")
+        got = player.evaluate(_BLANK_JS)
+        if got["blank"] > BLANK_PX:
+            blank.append((title, "load", round(got["blank"], 1)))
+        shows = player.locator("button.emqsim-show-me")
+        for q in range(shows.count()):
+            shows.nth(q).click()
+            page.wait_for_timeout(50)
+            got = player.evaluate(_BLANK_JS)
+            if got is not None and got["blank"] > BLANK_PX:
+                blank.append((title, f"show me {q}", round(got["blank"], 1)))
+    assert blank == [], (path.stem, size, theme, blank)
+    if size == "desktop":
+        # held: the room as tall as the tallest text, the control pressed where it was
+        page.wait_for_timeout(SETTLE_MS)    # Show me's smooth scroll ended
+        player = ready(page, 0)
+        control = player.locator("input.emqsim-slider:not([disabled]), select.emqsim-choice:not([disabled])").first
+        control.evaluate("e => scrollBy(0, e.getBoundingClientRect().top - innerHeight / 2)")
+        before = control.evaluate("e => e.getBoundingClientRect().top")
+        control.focus()
+        page.wait_for_timeout(50)
+        assert abs(control.evaluate("e => e.getBoundingClientRect().top") - before) <= 1, path.stem   # scrolled by whole px
+        tallest = player.evaluate("r => parseFloat(r.querySelector('div.emqsim-readout-room').style.minHeight) || 0")
+        assert tallest >= player.evaluate(_BLANK_JS)["room"] - 0.5 > 0, path.stem
+    assert page.errors == [] and page.outside == []

@@ -1,6 +1,8 @@
-"""A wrap on a 390x844 phone (issue 30, the last read): which_policy's table broke the inline code
-`buffer-one` in two. A table's short inline code is one unbroken chip, and no page is wider than
-the phone."""
+"""Wraps and cuts on a 390x844 phone (issue 30, the last reads): which_policy's table broke the
+inline code `buffer-one` in two; 02's slider value "09:00 register" wrapped against its label; 02's
+design drop-down cut its choice at the arrow. A table's short inline code is one unbroken chip, no
+page is wider than the phone, a slider's value is one line clear of its label, and a drop-down's
+choices show whole."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
 from emqsim.site.pages import SHORT_NAME  # noqa: E402
-from test_site_book import PHONE, book_page  # noqa: E402,F401
-from test_site_student import open_page  # noqa: E402
+from test_site_book import PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+from test_site_student import THEMES, open_page  # noqa: E402
 
 # the distinct line tops of an element's text
 _LINES_JS = """e => { const r = document.createRange(); r.selectNodeContents(e);
@@ -30,4 +32,69 @@ def test_a_tables_inline_code_is_never_broken(static_site, book_page, stem):
               if len(c.text_content()) <= SHORT_NAME and " " not in c.text_content() and c.evaluate(_LINES_JS) > 1]
     assert broken == [], (stem, broken)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], stem
+    assert page.errors == [] and page.outside == []
+
+
+# each slider's value: its lines and whether its box overlaps its row's label
+_VALUES_JS = """(root, lines) => [...root.querySelectorAll('.emqsim-control')].flatMap(row => {
+  const v = row.querySelector('output.emqsim-value'), l = row.querySelector(':scope > .emqsim-label');
+  if (!v || !l || !v.textContent.trim()) return [];
+  const a = v.getBoundingClientRect(), b = l.getBoundingClientRect();
+  const over = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return [{text: v.textContent, lines: lines(v), over}]; })"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem", ["02_one_row_rewritten", "05_overlap"])
+def test_a_slider_value_is_one_line_clear_of_its_label(static_site, book_page, stem, theme):
+    """02's "09:00 register" wrapped to two lines in a box of its own beside the slider, climbing up
+    against the slider's label (the last read). Every slider of 02 and 05 (whose pile-up times,
+    "09:20 take (waited)", are the widest) swept through its positions: each value shown is one
+    line and its box does not overlap its label's (test_site_student's control rows test holds the
+    rest: Play, slider and value on one line, nothing past the row's edge)."""
+    page = book_page
+    players = open_page(page, static_site, stem, PHONE, theme)
+    bad = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        sliders = player.locator("input.emqsim-slider:not([disabled])")
+        for k in range(sliders.count()):
+            slider = sliders.nth(k)
+            for v in range(int(slider.get_attribute("max")) + 1):
+                slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }", v)
+                got = player.evaluate(f"root => ({_VALUES_JS})(root, {_LINES_JS})")
+                bad += [(player.get_attribute("data-figure"), g) for g in got if g["lines"] > 1 or g["over"]]
+    assert bad[:5] == [], (stem, theme, len(bad))
+    assert page.errors == [] and page.outside == []
+
+
+#: what a drop-down's box keeps beside its text: Chromium's inner padding and its arrow
+ARROW_PX = 24
+
+# each drop-down's widest choice in its own font, and the width its box leaves for it
+_CHOICES_JS = """() => [...document.querySelectorAll('select.emqsim-choice')].map(s => {
+  const c = getComputedStyle(s), pen = document.createElement('canvas').getContext('2d');
+  pen.font = c.font;
+  const widest = Math.max(...[...s.options].map(o => pen.measureText(o.text).width));
+  return {name: s.dataset.name, widest, room: s.clientWidth - parseFloat(c.paddingLeft) - parseFloat(c.paddingRight),
+          font: c.fontSize}; })"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_drop_downs_choices_show_whole(static_site, book_page, theme):
+    """02's design drop-down showed "the pump design (this course's model of EchoMQ)" cut at the
+    arrow on a phone (399 px of text in a 343 px box): on every page, each drop-down's widest
+    choice fits its box beside the arrow, in type of 11 CSS px at least."""
+    page = book_page
+    cut, seen = [], 0
+    for path in WITH_PLAYERS:
+        open_page(page, static_site, path.stem, PHONE, theme)
+        for n in range(page.locator(".emqsim-player").count()):
+            ready(page, n)
+        for got in page.evaluate(_CHOICES_JS):
+            seen += 1
+            if got["widest"] > got["room"] - ARROW_PX or float(got["font"].rstrip("px")) < 11:
+                cut.append((path.stem, got))
+    assert seen > 0
+    assert cut == [], cut
     assert page.errors == [] and page.outside == []
