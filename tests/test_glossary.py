@@ -243,3 +243,30 @@ def test_every_term_a_question_uses_is_defined_above_it(path):
                     if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):
                         early.append((q.id, term, text[:60]))
     assert early == [], f"{path.name}: terms a question uses before the page defines them: {early}"
+
+
+_NAME = re.compile(r"(?<![\w-])[a-z]+(?:[A-Z][a-z]*)+(?![\w-])")
+
+
+def test_a_name_in_code_case_is_caught_and_a_plain_word_is_not():
+    assert _NAME.findall("updateJobScheduler, run when one is fetched; moveToFinished.") == [
+        "updateJobScheduler", "moveToFinished"]
+    assert _NAME.findall("BullMQ's design, the worker's marker, cron-parser") == []
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
+def test_every_script_name_a_question_uses_is_in_the_prose_above_it(path):
+    """A script or function name (camel case: `updateJobScheduler`) that a question's prompt or
+    options use must appear in the page's Markdown above its panel, where the prose can say in
+    plain words what it does: 02's keys question offered updateJobScheduler, addJobScheduler and
+    moveToFinished, which no prose before it mentioned (issue 30)."""
+    from emqsim.figures import catalogue
+
+    early = []
+    for title, above in _panels_and_prose_before(path):
+        read = " ".join(_COMMENT.sub(" ", text) for text in above)
+        for q in catalogue.model(title).questions:
+            for text in [q.prompt, *(o.text for o in q.options)]:
+                early.extend((q.id, name) for name in _NAME.findall(text)
+                             if not re.search(rf"(?<![\w-]){name}(?![\w-])", read))
+    assert early == [], f"{path.name}: names a question uses that the prose above never mentions: {early}"
