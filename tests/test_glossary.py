@@ -270,3 +270,17 @@ def test_every_script_name_a_question_uses_is_in_the_prose_above_it(path):
                 early.extend((q.id, name) for name in _NAME.findall(text)
                              if not re.search(rf"(?<![\w-]){name}(?![\w-])", read))
     assert early == [], f"{path.name}: names a question uses that the prose above never mentions: {early}"
+
+
+def test_pump_and_beat_do_not_define_each_other_and_tick_names_03s_slider():
+    """The glossary defined the pump as waking "on each beat" and a beat as "one wake of the pump": a
+    reader who knew neither learned neither. The pump's entry says what it does without the beat
+    (its first sentence); the tick's entry names 03's slider by its label, "pump tick"."""
+    have = entries(GLOSSARIES[0])
+    pump = have[target("pump")].split("\n", 1)[1]
+    assert "beat" in have[target("beat")] and "pump" in have[target("beat")]
+    what = re.split(r"[.;]", pump.strip(), maxsplit=1)[0]     # what it is, before any aside
+    assert not re.search(r"\bbeats?\b", what, re.I), what
+    assert "pump tick" in have[target("tick")] and "slider `tick`" not in have[target("tick")]
+    from emqsim.lessons.start_to_start import SlipModel
+    assert [c.label for c in SlipModel.controls] == ["pump tick"]
