@@ -284,3 +284,19 @@ def test_pump_and_beat_do_not_define_each_other_and_tick_names_03s_slider():
     assert "pump tick" in have[target("tick")] and "slider `tick`" not in have[target("tick")]
     from emqsim.lessons.start_to_start import SlipModel
     assert [c.label for c in SlipModel.controls] == ["pump tick"]
+
+
+def test_a_fire_is_said_in_plain_words_where_02_first_uses_the_word():
+    """'fire' is in 02's title and all through its prose, and no page said what it is (issue 30).
+    It is no glossary entry (every page would have to link it), so 02 defines it in bold at its
+    first use in prose, and 00 and 01, read before 02, do not use it."""
+    word = re.compile(r"(?<![\w-])(\*\*)?(fire[sd]?|firing)\b", re.I)
+
+    def prose(name):
+        return " ".join(text for cell in _markdown(NOTEBOOKS / name) for text, _ in segments(cell))
+
+    assert word.search(prose("00_start_here.ipynb")) is None
+    assert word.search(prose("01_cron_vs_interval.ipynb")) is None
+    first = word.search(prose("02_one_row_rewritten.ipynb"))
+    assert first[1] == "**" and re.match(r"\*\*fire\*\* is one run coming due\b", prose(
+        "02_one_row_rewritten.ipynb")[first.start():]), prose("02_one_row_rewritten.ipynb")[first.start():][:80]
