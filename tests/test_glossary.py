@@ -243,3 +243,60 @@ def test_every_term_a_question_uses_is_defined_above_it(path):
                     if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):
                         early.append((q.id, term, text[:60]))
     assert early == [], f"{path.name}: terms a question uses before the page defines them: {early}"
+
+
+_NAME = re.compile(r"(?<![\w-])[a-z]+(?:[A-Z][a-z]*)+(?![\w-])")
+
+
+def test_a_name_in_code_case_is_caught_and_a_plain_word_is_not():
+    assert _NAME.findall("updateJobScheduler, run when one is fetched; moveToFinished.") == [
+        "updateJobScheduler", "moveToFinished"]
+    assert _NAME.findall("BullMQ's design, the worker's marker, cron-parser") == []
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
+def test_every_script_name_a_question_uses_is_in_the_prose_above_it(path):
+    """A script or function name (camel case: `updateJobScheduler`) that a question's prompt or
+    options use must appear in the page's Markdown above its panel, where the prose can say in
+    plain words what it does: 02's keys question offered updateJobScheduler, addJobScheduler and
+    moveToFinished, which no prose before it mentioned (issue 30)."""
+    from emqsim.figures import catalogue
+
+    early = []
+    for title, above in _panels_and_prose_before(path):
+        read = " ".join(_COMMENT.sub(" ", text) for text in above)
+        for q in catalogue.model(title).questions:
+            for text in [q.prompt, *(o.text for o in q.options)]:
+                early.extend((q.id, name) for name in _NAME.findall(text)
+                             if not re.search(rf"(?<![\w-]){name}(?![\w-])", read))
+    assert early == [], f"{path.name}: names a question uses that the prose above never mentions: {early}"
+
+
+def test_pump_and_beat_do_not_define_each_other_and_tick_names_03s_slider():
+    """The glossary defined the pump as waking "on each beat" and a beat as "one wake of the pump": a
+    reader who knew neither learned neither. The pump's entry says what it does without the beat
+    (its first sentence); the tick's entry names 03's slider by its label, "pump tick"."""
+    have = entries(GLOSSARIES[0])
+    pump = have[target("pump")].split("\n", 1)[1]
+    assert "beat" in have[target("beat")] and "pump" in have[target("beat")]
+    what = re.split(r"[.;]", pump.strip(), maxsplit=1)[0]     # what it is, before any aside
+    assert not re.search(r"\bbeats?\b", what, re.I), what
+    assert "pump tick" in have[target("tick")] and "slider `tick`" not in have[target("tick")]
+    from emqsim.lessons.start_to_start import SlipModel
+    assert [c.label for c in SlipModel.controls] == ["pump tick"]
+
+
+def test_a_fire_is_said_in_plain_words_where_02_first_uses_the_word():
+    """'fire' is in 02's title and all through its prose, and no page said what it is (issue 30).
+    It is no glossary entry (every page would have to link it), so 02 defines it in bold at its
+    first use in prose, and 00 and 01, read before 02, do not use it."""
+    word = re.compile(r"(?<![\w-])(\*\*)?(fire[sd]?|firing)\b", re.I)
+
+    def prose(name):
+        return " ".join(text for cell in _markdown(NOTEBOOKS / name) for text, _ in segments(cell))
+
+    assert word.search(prose("00_start_here.ipynb")) is None
+    assert word.search(prose("01_cron_vs_interval.ipynb")) is None
+    first = word.search(prose("02_one_row_rewritten.ipynb"))
+    assert first[1] == "**" and re.match(r"\*\*fire\*\* is one run coming due\b", prose(
+        "02_one_row_rewritten.ipynb")[first.start():]), prose("02_one_row_rewritten.ipynb")[first.start():][:80]

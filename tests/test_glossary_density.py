@@ -168,3 +168,21 @@ def test_the_first_use_reader_finds_the_opening_list_use():
     found = [p for text in cells for p in paragraphs(text)]
     assert [p for p in found if re.search(r"release lag", " ".join(p.split()))]
     assert [p for p in found if "`snap-v5`" in p]
+
+
+def test_00s_learning_goals_are_plain_words_a_first_time_reader_can_act_on():
+    """00's "What you will learn" packed BZPOPMIN, the marker, the take, the beat, an unlinked
+    "consumer", "the repeat path writes no wake" and `BLPOP emq:{q}:wake` onto the start page
+    (issue 30): jargon a first-time reader meets before any page defines it. The goals say what the
+    reader will be able to do, in view (not folded), with at most three glossary terms and no
+    Redis command, key or script detail; the pages that define the terms say the rest."""
+    cells = json.loads((NOTEBOOKS / "00_start_here.ipynb").read_text())["cells"]
+    goals = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+                 and "".join(c["source"]).startswith("## What you will learn"))
+    assert "<details" not in goals
+    assert "you will be able to" in goals
+    assert len(_GLOSSARY_LINK.findall(goals)) <= 3, _GLOSSARY_LINK.findall(goals)
+    plain = " ".join(goals.split())
+    for jargon in ("BZPOPMIN", "BLPOP", "emq:", "marker", "beat", "consumer", "wake", "take",
+                   "sorted set", "Unix milliseconds"):
+        assert not re.search(rf"(?<![\w-]){re.escape(jargon)}(?![\w-])", plain, re.I), jargon

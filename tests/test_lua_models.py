@@ -118,8 +118,11 @@ def test_page_00_says_how_each_system_waits():
     (consumer.ex lines 167-170 at b9f34ed0); the repeat path writes no wake. Notebook 00 says so,
     as 03 and the README do, instead of "no marker: its pump wakes on its own tick"."""
     cells = _cells(NOTEBOOK)
-    learn, table = cells["5e20cb31"], _cells(SCRIPTS_PAGE)["rs0002"]
-    assert "BLPOP emq:{q}:wake" in learn and "writes no wake" in learn and "its own tick" not in learn
+    # 00 says it in its Sources; its learning goals stay in plain words (issue 30), and no cell
+    # of it keeps the old claim
+    sources, table = cells["c0a1e5f3"], _cells(SCRIPTS_PAGE)["rs0002"]
+    assert "BLPOP emq:{q}:wake" in sources and "writes no wake" in sources
+    assert all("its own tick" not in text for text in cells.values())
     assert "| wake marker | yes (below) | none |" not in table and "blocks on `emq:{q}:wake`" in table
     recap = _cells(ROOT / "notebooks" / "03_start_to_start.ipynb")["b693a171"]
     recap = re.sub(r"\[([^\]]*)\]\(glossary[\w.]*#[\w-]+\)", r"\1", recap)   # as read: a glossary link's text

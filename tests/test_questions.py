@@ -77,7 +77,7 @@ READS = {
     "01-due-now": lambda r: "| every 15 min -> next run " in r
     and r.split(" |")[0][4:] + ":00" == r.split("next run ")[1],
     "02-midnight": lambda r: " row reports -> 00:00 on 2026-12-01 " in r,
-    "02-pump-job-exists": lambda r: re.search(r"^pump: .*\b09:15 (in the wait list|at a worker)\b", r, re.M) is not None,
+    "02-pump-job-exists": lambda r: re.search(r"^pump: .*\b09:15 in the wait list\b", r, re.M) is not None,
     "05-two-workers-busy": lambda r: _line(r, "allow:").count(" at a worker") >= 2,
     "02-next-job-delayed": lambda r: re.search(r"^call: ZADD \S+:delayed ", r, re.M) is not None,
     "03-job-leaves-wait": lambda r: re.search(r"^call: RPOPLPUSH ", r, re.M) is not None,
@@ -107,6 +107,8 @@ MET_AT = {
     "05-three-at-once": list(range(31, 41)),
     "02-next-job-delayed": [34],
     "03-job-leaves-wait": [17],
+    # the goal asks when the 09:15 job is made: at its release only, not while a worker has it
+    "02-pump-job-exists": [11],
 }
 
 

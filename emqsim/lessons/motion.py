@@ -365,8 +365,9 @@ class JourneyModel(MotionModel):
     title = "reports, every 15 min, runs of 4 min, one worker"
     challenge = Challenge(
         "02-pump-job-exists",
-        "Find when the pump design's 09:15 job is made and taken (the registry's diamond is a row, not a job).",
-        met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place in ("wait", "worker"),
+        "Find the moment the pump design makes its 09:15 job (the registry's diamond is a row, not a job).",
+        # met at the making only: the new job sits in the wait list until a worker takes it
+        met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place == "wait",
         explain="The pump makes the 09:15 job at 09:15 itself, when it releases the row; until then the "
                 "registry holds one row whose score says 09:15. BullMQ made its 09:15 job at 09:00, when "
                 "the worker took the 09:00 one, and kept it in the delayed set.")
