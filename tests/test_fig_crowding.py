@@ -664,3 +664,24 @@ def test_04_a_count_stands_with_its_own_lane(layout):
                 out.append((values, policy, round(own, 1), round(other, 1)))
     assert counted, layout
     assert out == []
+
+
+# -- 12. the student's read of 04 and 07 at the site's pixels --------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_04_a_count_and_its_face_clear_of_every_mark(layout):
+    """A catch-up count ("x3"), the white face painted round it included, stands at least a CSS
+    px clear of every mark at the pixels the site shows: the check above reads the text's
+    extent at 90 dpi, and the face padded round it touched the 10:07 ring on the site."""
+    out = []
+    for values, view, renderer in site_frames("04 missed slots", layout):
+        css = _css_px(view.ax.figure, layout)
+        for t in view.counts:
+            if not t.get_text():
+                continue
+            patch = t.get_bbox_patch()
+            box = patch.get_window_extent(renderer) if patch is not None else t.get_window_extent(renderer)
+            for k, p, m in _missed_marks(view):
+                if not _apart(box, m, css):
+                    out.append((values, t.get_text(), k, p))
+    assert out == []
