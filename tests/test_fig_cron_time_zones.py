@@ -39,10 +39,14 @@ def test_fall_back_artists(fig):
     assert list(view.marks["debian"].get_xdata()) == [] and list(view.marks["cron-parser"].get_xdata()) == []
     # Debian cron and cron-parser both skip croniter's second 01:30 (06:30Z)
     assert list(view.skipped.get_xdata()) == [2.5, 2.5] and list(view.skipped.get_ydata()) == [-1.3, -1.56]
+    # a text stands `CLEAR` em (0.7) beyond its mark's edge, more than `GAP` here: at 0.4 h a
+    # skip's cross read as its sentence's first letter
+    gap = view._gap()
+    assert gap == pytest.approx(0.5124, abs=1e-4)
     assert [visible(r) for r in view.labels] == [
-        [("07:30Z", 3.9, "left")], [("05:30Z, 06:30Z", 2.9, "left")], []]
+        [("07:30Z", round(3.5 + gap, 6), "left")], [("05:30Z, 06:30Z", round(2.5 + gap, 6), "left")], []]
     assert [t.get_text() for t in view.counts] == ["", "", "25 runs"]
-    assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", 2.9, "left"),
+    assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", round(2.5 + gap, 6), "left"),
                                              ("", 0, "left")]
     assert [t.get_text() for t in view.lanes["cron-parser"]] == ["", "cron-parser (and BullMQ) skips 06:30Z", ""]
     # the change at 06:00Z (2 h after midnight EDT), the 01:00 hour shaded on both passes
@@ -67,14 +71,14 @@ def test_spring_forward_artists(fig):
     assert list(view.marks["cron-parser"].get_ydata()) == [-0.56]
     assert list(view.skipped.get_xdata()) == [2.0] and list(view.skipped.get_ydata()) == [-0.56]
     assert view.lanes["cron-parser"][0].get_text() == "cron-parser (and BullMQ) runs 07:30Z and skips 07:00Z"
-    assert view.lanes["cron-parser"][0].get_position()[0] == pytest.approx(2.9)
+    assert view.lanes["cron-parser"][0].get_position()[0] == pytest.approx(2.5 + view._gap())
     assert [p.get_visible() for p in view.passes] == [False, False]
     assert view.after.get_x() == 23.0 and view._after_text.get_visible()
     assert view.tick_labels()[:3] == ["00\n05", "01\n06", "03\n07"]       # no 02 on the local clock
     # and back: the labels and shading of the fall-back day return
     fig.update(day="back")
     assert [p.get_visible() for p in view.passes] == [True, True]
-    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", 2.9, "left")]
+    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", round(2.5 + view._gap(), 6), "left")]
 
 
 def test_utc_has_no_such_day(fig):
