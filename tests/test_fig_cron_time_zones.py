@@ -39,10 +39,14 @@ def test_fall_back_artists(fig):
     assert list(view.marks["debian"].get_xdata()) == [] and list(view.marks["cron-parser"].get_xdata()) == []
     # Debian cron and cron-parser both skip croniter's second 01:30 (06:30Z)
     assert list(view.skipped.get_xdata()) == [2.5, 2.5] and list(view.skipped.get_ydata()) == [-1.3, -1.56]
+    # a text stands `CLEAR` em (0.7) beyond its mark's edge, more than `GAP` here: at 0.4 h a
+    # skip's cross read as its sentence's first letter
+    gap = view._gap()
+    assert gap == pytest.approx(0.5124, abs=1e-4)
     assert [visible(r) for r in view.labels] == [
-        [("07:30Z", 3.9, "left")], [("05:30Z, 06:30Z", 2.9, "left")], []]
+        [("07:30Z", round(3.5 + gap, 6), "left")], [("05:30Z, 06:30Z", round(2.5 + gap, 6), "left")], []]
     assert [t.get_text() for t in view.counts] == ["", "", "25 runs"]
-    assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", 2.9, "left"),
+    assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", round(2.5 + gap, 6), "left"),
                                              ("", 0, "left")]
     assert [t.get_text() for t in view.lanes["cron-parser"]] == ["", "cron-parser (and BullMQ) skips 06:30Z", ""]
     # the change at 06:00Z (2 h after midnight EDT), the 01:00 hour shaded on both passes
@@ -50,9 +54,10 @@ def test_fall_back_artists(fig):
     assert [(p.get_visible(), p.get_x(), p.get_width()) for p in view.passes] == [(True, 1.0, 1.0), (True, 2.0, 1.0)]
     assert (view.after.get_x(), view.after.get_width()) == (25.0, pytest.approx(0.4))
     assert not view._after_text.get_visible()
-    # labelled hours: every sixth and either side of the change; local over UTC, 01 twice
-    assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "02\n07", "05\n10", "11\n16", "17\n22", "23\n04"]
-    assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 3, 6, 12, 18, 24]
+    # labelled hours: 00, 06, 12 and 18 on the local clock and either side of the change; local
+    # over UTC, 01 twice
+    assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "02\n07", "06\n11", "12\n17", "18\n23", "00\n05"]
+    assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 3, 7, 12 + 1, 18 + 1, 25]
     assert view._title.get_text() == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
     assert view._tick_rows.get_text() == "local\nUTC"            # what the hours' two lines are
     assert [t.get_text() for t in view.names] == ["30 2 * * *", "30 1 * * *", "0 * * * *"]
@@ -67,14 +72,14 @@ def test_spring_forward_artists(fig):
     assert list(view.marks["cron-parser"].get_ydata()) == [-0.56]
     assert list(view.skipped.get_xdata()) == [2.0] and list(view.skipped.get_ydata()) == [-0.56]
     assert view.lanes["cron-parser"][0].get_text() == "cron-parser (and BullMQ) runs 07:30Z and skips 07:00Z"
-    assert view.lanes["cron-parser"][0].get_position()[0] == pytest.approx(2.9)
+    assert view.lanes["cron-parser"][0].get_position()[0] == pytest.approx(2.5 + view._gap())
     assert [p.get_visible() for p in view.passes] == [False, False]
     assert view.after.get_x() == 23.0 and view._after_text.get_visible()
     assert view.tick_labels()[:3] == ["00\n05", "01\n06", "03\n07"]       # no 02 on the local clock
     # and back: the labels and shading of the fall-back day return
     fig.update(day="back")
     assert [p.get_visible() for p in view.passes] == [True, True]
-    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", 2.9, "left")]
+    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", round(2.5 + view._gap(), 6), "left")]
 
 
 def test_utc_has_no_such_day(fig):
@@ -285,3 +290,36 @@ def test_every_text_stands_at_the_reading_size_and_paints_so(layout):
     assert small == {}
     assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights
     assert bool(heights) == (layout == "normal")
+
+
+def test_on_a_phone_the_hours_are_regular():
+    """A student read the phone's hours on New York's fall-back day as "local 01 05 11 17 23 /
+    UTC 06 10 16 22 04": every sixth real hour reads an hour early on the local clock after a
+    repeated hour, and the rest look arbitrary. At every stop each labelled hour but the change's
+    is a local multiple of six (00, 06, 12, 18), in order, the UTC hour under each, at least
+    three of them, a label `HOUR_GAP` em clear of the next and at the floor's size or more."""
+    from emqsim.figures import style
+    from emqsim.figures.cron_time_zones import HOUR_GAP
+    from tests.figure_walk import positions
+
+    fig = catalogue.figure(TITLE, layout="narrow")
+    v = fig.view
+    f = v.ax.figure
+    odd, few, near, small = [], [], [], []
+    for values in positions(TITLE, 24):
+        fig.update(**values)
+        fig.png()
+        renderer = f.canvas.get_renderer()
+        shown = sorted((t for t in v.hours if t.get_visible() and t.get_text()), key=lambda t: t.get_position()[0])
+        change = fig.frame.change
+        regular = [t for t in shown if change is None or abs(t.get_position()[0] - change) > 0.01]
+        local = [t.get_text().split("\n")[0] for t in regular]
+        if any(int(h[:2]) % 6 or len(h) != 2 for h in local):
+            odd.append((values, local))
+        if len(regular) < 3:
+            few.append((values, local))
+        boxes = [t.get_window_extent(renderer) for t in shown]
+        em = shown[0].get_fontsize() * f.dpi / 72
+        near += [(values, a.x1, b.x0) for a, b in zip(boxes, boxes[1:]) if b.x0 - a.x1 < HOUR_GAP * em]
+        small += [values for t in shown if t.get_fontsize() < style.floor_of(f) - 1e-9]
+    assert odd == [] and few == [] and near == [] and small == []

@@ -664,3 +664,62 @@ def test_04_a_count_stands_with_its_own_lane(layout):
                 out.append((values, policy, round(own, 1), round(other, 1)))
     assert counted, layout
     assert out == []
+
+
+# -- 12. the student's read of 04 and 07 at the site's pixels --------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_04_a_count_and_its_face_clear_of_every_mark(layout):
+    """A catch-up count ("x3"), the white face painted round it included, stands at least a CSS
+    px clear of every mark at the pixels the site shows: the check above reads the text's
+    extent at 90 dpi, and the face padded round it touched the 10:07 ring on the site."""
+    out = []
+    for values, view, renderer in site_frames("04 missed slots", layout):
+        css = _css_px(view.ax.figure, layout)
+        for t in view.counts:
+            if not t.get_text():
+                continue
+            patch = t.get_bbox_patch()
+            box = patch.get_window_extent(renderer) if patch is not None else t.get_window_extent(renderer)
+            for k, p, m in _missed_marks(view):
+                if not _apart(box, m, css):
+                    out.append((values, t.get_text(), k, p))
+    assert out == []
+
+
+#: ems of a text's own size that stand between a time or a sentence and a mark beside it: at
+#: 0.35-0.5 em (a word space) a skip's cross read as the first letter of its sentence
+#: ("xDebian cron skips"), though a pixel clear
+MARK_EM = 0.6
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_07_times_and_sentences_stand_clear_of_marks(layout):
+    """Each time and each lane's sentence in 07's plot stands `MARK_EM` of its size clear of
+    every mark, crosses included, at the pixels the site shows: the check above asks a pixel at
+    90 dpi, which a cross a word space from its sentence passes. A sentence moved nearer its
+    cross to stay in a phone's plot keeps `SQUEEZED` em (Sydney's fall-back day leaves no more).
+    Every stop, both layouts."""
+    from emqsim.figures.cron_time_zones import SQUEEZED
+
+    out, squeezed = [], []
+    for values, view, renderer in site_frames(TZ, layout):
+        fig = view.ax.figure
+        marks = [(name, b) for name, line in (*view.marks.items(), ("skipped", view.skipped))
+                 for b in _mark_boxes(line, renderer)]
+        lanes = {t for texts in view.lanes.values() for t in texts}
+        texts = [*lanes, *(t for pair in view.labels for t in pair)]
+        for t in texts:
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            box = t.get_window_extent(renderer)
+            em = t.get_fontsize() * fig.dpi / 72
+            for name, m in marks:
+                if _apart(box, m, MARK_EM * em):
+                    continue
+                if layout == "narrow" and t in lanes and _apart(box, m, SQUEEZED * em):
+                    squeezed.append((values["zone"], values["day"]))
+                else:
+                    out.append((values["zone"], values["day"], t.get_text(), name))
+    assert out == []
+    assert squeezed == ([("Australia/Sydney", "back")] if layout == "narrow" else [])

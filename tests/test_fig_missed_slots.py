@@ -330,3 +330,23 @@ def test_no_link_rises_along_the_band_edge(layout):
                         if air < EDGE_AIR:
                             near.append((round(air, 2), values))
     assert legs and near == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_cronjob_lane_says_kubernetes(layout):
+    """The page says "Kubernetes CronJob"; the lane's label said "K8s", which a first-time
+    student does not connect to it. It names Kubernetes, and every lane label stands inside
+    the frame, clear of the axes, in both layouts at the site's pixels."""
+    from emqsim.figures import style
+
+    with style.at_shown_width():
+        f = catalogue.figure(TITLE, layout=layout)
+    view = f.view
+    labels = {tk.get_text(): tk for tk in view.ax.get_yticklabels()}
+    assert "once\nKubernetes, no deadline" in labels
+    fig = view.ax.figure
+    renderer = fig.canvas.get_renderer()
+    for tk in labels.values():
+        box = tk.get_window_extent(renderer)
+        assert box.x0 >= fig.bbox.width / style.SHOWN_PX[layout], tk.get_text()     # a CSS px in
+        assert box.x1 < view.ax.bbox.x0, tk.get_text()

@@ -204,9 +204,10 @@ def test_fall_back_frame(model):
     assert [(lane.row, lane.rule) for lane in f.lanes] == [(r, rule) for r in range(3) for rule in tz.LANE_RULES]
     # the change at 06:00Z (2 h after midnight EDT), the 01:00 hour on both passes, a 25-hour day
     assert (f.change, f.passes, f.length) == (2.0, ((1.0, 1.0), (2.0, 1.0)), 25.0)
-    # labelled hours: every sixth and either side of the change; local over UTC, 01 twice
-    assert f.ticks == ((0.0, "00\n04"), (1.0, "01\n05"), (2.0, "01\n06"), (3.0, "02\n07"), (6.0, "05\n10"),
-                       (12.0, "11\n16"), (18.0, "17\n22"), (24.0, "23\n04"))
+    # labelled hours: 00, 06, 12 and 18 on the local clock (an hour after every sixth real hour,
+    # past the repeated hour) and either side of the change; local over UTC, 01 twice
+    assert f.ticks == ((0.0, "00\n04"), (1.0, "01\n05"), (2.0, "01\n06"), (3.0, "02\n07"), (7.0, "06\n11"),
+                       (13.0, "12\n17"), (19.0, "18\n23"), (25.0, "00\n05"))
     assert f.title == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
     assert f.xlabel == "hour: local (America/New_York) over UTC"
     assert (f.zone, f.day, f.expressions) == (NY, "2026-11-01", tz.EXPRESSIONS)

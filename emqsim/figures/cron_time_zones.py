@@ -25,11 +25,14 @@ LOOK = {"croniter": ("o", ROLE["cron"]), "debian": ("D", VERMILLION), "cron-pars
 KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)", "cron-parser": "cron-parser (BullMQ)"}
 #: how far a text sits from the mark it is about, in hours, at least: on a phone 0.4 h is
 #: about a dot's radius, and Sydney's "14:30Z" touched its dot (issue 30); there the text
-#: keeps `CLEAR` em of clear space beyond the mark's edge instead
+#: keeps `CLEAR` em of clear space beyond the mark's edge instead. At 0.3-0.5 em, a word
+#: space, a skip's cross read as the first letter of its sentence ("xDebian cron skips")
 GAP = 0.4
-CLEAR = 0.3
+CLEAR = 0.7
 #: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
-#: nearer it to stay in the plot
+#: nearer it to stay in the plot: on a phone Sydney's fall-back day leaves no more right of
+#: its cross for "cron-parser (and BullMQ) skips 16:30Z", and two lines would stand on the
+#: next row's runs
 SQUEEZED = 0.1
 #: the title's size, in ems of the legible floor (10 CSS px): the title and the expressions,
 #: what a reader looks for first, read small at the floor (issue 30)

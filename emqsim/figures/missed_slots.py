@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from ..lessons.course import EVERY
 from ..lessons.missed_slots import GRID, LABELS, POLICIES, ROW, VIEW, MissedFrame
 from .style import (BLUE, GREY, MIN_TEXT_PX, ORANGE, READ_PX, VERMILLION, figure_title, fit_width, freeze_labels, ink,
-                    legible, narrow, scale, time_axis)
+                    legible, min_font, narrow, scale, time_axis)
 from . import band
 from .view import View, mark_reach
 
@@ -39,6 +39,8 @@ TURN = 4.0
 #: releases of a lane this many ms apart or less are one catch-up burst (a second apart each):
 #: one dot, its count beside it, as no width could show them apart
 BURST = 1000
+#: CSS px of air between a count's white face and its burst's dot, where the site shows it
+COUNT_AIR = 1.5
 
 
 def _wrap(text: str, width: int = WRAP) -> str:
@@ -124,10 +126,8 @@ class MissedView(View):
         # later, raised a level) that a count centred over the burst stood on, and just over
         # the dot's top: a fixed share of a row higher it stood as near the lane above's rings
         # and read as that lane's (issue 30)
-        left = transforms.offset_copy(ax.transData, fig=ax.figure, x=-(ms / 2 + GAP), y=ms / 2 + GAP,
-                                      units="points")
         self.counts = [ax.text(VIEW[0], ROW[p], "", fontsize=fs * 0.75, color=ink(BLUE), va="bottom",
-                               ha="right", zorder=6, bbox=band.TEXT_BOX, transform=left) for p in POLICIES]
+                               ha="right", zorder=6, bbox=band.TEXT_BOX) for p in POLICIES]
         time_axis(ax, *VIEW, step=2 * EVERY if narrow() else EVERY, label="time")
         small = fs * (0.7 if narrow() else 0.75)
         ax.tick_params(axis="x", labelsize=fs * (0.7 if narrow() else 0.8))
@@ -155,6 +155,7 @@ class MissedView(View):
         # the floor the lane labels painted 9 px tall (issue 30); a phone's frame paints the floor
         # crisp, and there the floor holds
         legible(ax.figure, MIN_TEXT_PX if narrow() else READ_PX)
+        self._place_counts(ms)
         if narrow():
             ax.figure.subplots_adjust(left=self._label_margin(), right=0.96, top=0.92, bottom=0.31)
         else:   # a lane's labels a line and a half apart at `READ_PX`: the lanes take the height
@@ -164,6 +165,20 @@ class MissedView(View):
         freeze_labels(ax)
         self.track(self.band, self.links, self.skip_links, self.collapsed, self.slots, self.released,
                    self.skipped, *self.counts, self.title)
+
+    def _place_counts(self, ms: float) -> None:
+        """Each count's offset from its burst's dot: up by the dot's half size and `GAP`, just
+        over its top (higher, it reads as the lane above's, issue 30), and left by the dot's
+        reach, `GAP`, the white face padded round the text and `COUNT_AIR` CSS px. Set once
+        `legible` has sized the text: left by the dot and `GAP` alone, the face's corner
+        touched the dot on the site (the text's own extent cleared it)."""
+        ax = self.ax
+        fig = ax.figure
+        air = min_font(fig.get_figwidth(), "narrow" if narrow() else "normal", COUNT_AIR)   # points
+        for t in self.counts:
+            face = t.get_bbox_patch().get_boxstyle().pad * t.get_fontsize()
+            left = mark_reach(self.released) + GAP + face + air
+            t.set_transform(transforms.offset_copy(ax.transData, fig=fig, x=-left, y=ms / 2 + GAP, units="points"))
 
     def _label_margin(self) -> float:
         """The left margin, as a share of the figure's width, that holds the widest lane label

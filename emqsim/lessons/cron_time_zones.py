@@ -434,9 +434,16 @@ def _hour(ms: int, tz: str) -> str:
 
 
 def labelled_hours(start: int, end: int, tz: str) -> list[int]:
-    """Hours after local midnight that get a label: every sixth, and the hours either side of a change."""
+    """Hours after local midnight that get a label: each the local clock reads as 00, 06, 12 or
+    18 (the first time), and the hours either side of a change. Every sixth real hour read
+    "05 11 17 23" after a repeated hour, "07 13 19 01" after a skipped one: irregular to a
+    student (issue 30). A zone whose clock then reads half hours keeps every sixth real hour."""
     near = {round((c.at - start) / HOUR) + k for c in changes(tz, start, end) for k in (-1, 0, 1)}
-    return sorted({h for h in range(0, 26) if h % 6 == 0 or h in near})
+    clock = [hm(start + h * HOUR, tz) for h in range(0, 26)]
+    sixes = {h for h, text in enumerate(clock) if text.endswith(":00") and int(text[:2]) % 6 == 0
+             and (h == 0 or clock[h - 1] != text)}            # a repeated hour's second pass: not again
+    regular = sixes if len(sixes) >= 4 else {h for h in range(0, 26) if h % 6 == 0}
+    return sorted(regular | near)
 
 
 def _listed(times: list[int], most: int = 3) -> str:

@@ -83,7 +83,7 @@ LABELS = {
     "epoch": "epoch\nBullMQ legacy repeatable",
     "release": "release\nEchoMQ now + every",
     "all": "all\nHangfire Strict",
-    "once": "once\nK8s, no deadline",
+    "once": "once\nKubernetes, no deadline",
     "deadline": "once + deadline\nAPScheduler, its grace:\nthe deadline",
 }
 _HHMM = re.compile(r"\s*([0-9]{1,2}):([0-9]{2})\s*", re.ASCII)
