@@ -208,7 +208,8 @@
         var select = make("select", {id: id, "class": "emqsim-choice", "data-name": c.name});
         select.disabled = !!c.held;
         if (c.held) select.title = c.label + held;
-        select.addEventListener("change", function () { moveTo(k, Number(select.value)); });
+        /* as a slider's step: 02's design changed on a phone left the picture's top at -304 px */
+        select.addEventListener("change", function () { moveTo(k, Number(select.value)); dock(); });
         row.appendChild(select);
         ui.push({sync: function () {
           var list = avail(k), have = [];
@@ -309,33 +310,31 @@
        under the whole picture, else it is cut to whole lines and scrolls inside itself: a
        readout of at least 4 lines sat over the last 45 px of 02's keys and 05's line-style key.
        Undocked once the player leaves the window: a docked row would otherwise ride over the
-       page above the player. */
+       page above the player; and undocked, Play not running, when the reader scrolls the page
+       (readerScrolls): one who stopped Play and went back up to the text saw the docked bar
+       over the picture (02's first figure: the bar at 686-844 px over a picture at 510-838). */
     var PICTURE_GAP = 4;    /* px between the header and the docked picture's top */
     var docked = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
       entries.forEach(function (e) { if (!e.isIntersecting) undock(); });
     }) : null;
     function undock() {
+      if (!root.classList.contains("emqsim-docked")) return;
       root.classList.remove("emqsim-docked");
       if (readout.parentNode !== readoutRoom) {
         readoutRoom.appendChild(readout);
         readout.style.height = "";
-        img.style.width = "";
         readout.removeAttribute("tabindex");
       }
     }
     /* The docked readout's height: its tallest text's, so every frame's text is read whole while
        Play runs, nothing scrolled inside the box, and the box keeps one height (05's run showed
        139 px of its 194 px of text at 390x844 and scrolled). Where the window has no room for it
-       under the whole picture, the picture is drawn narrower, to DOCKED_NARROWEST of its width at
-       most (its smallest text 8 CSS px of a phone's 10); a window shorter still gives the box the
-       whole lines left, DOCKED_LINES at least (the picture narrower again for them: 2 lines showed
-       only "Step n of N", the call and the keys out of sight), the rest scrolling inside it.
-       Docked, the box has no padding under its text (player.css): a padding there showed the top
-       of the next line, cut, under the last whole one (02's keys, 05's run). */
-    var DOCKED_LINES = 3;
-    var DOCKED_NARROWEST = 0.8;
+       under the whole picture, the box takes the whole lines left (1 at least) and the rest
+       scrolls inside it: the picture is never drawn narrower than it stands at rest (drawn at
+       0.8 of its width for the readout, its smallest text painted 8 CSS px, under the course's
+       10). Docked, the box has no padding under its text (player.css): a padding there showed
+       the top of the next line, cut, under the last whole one (02's keys, 05's run). */
     function readoutHeight() {
-      img.style.width = "";
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
       var s = getComputedStyle(readout);
       var line = parseFloat(s.lineHeight) || 14;
@@ -345,18 +344,41 @@
       var picture = img.getBoundingClientRect();
       var room = window.innerHeight - headerBottom() - PICTURE_GAP - rows - picture.height;
       var text = tallestLines || Math.round(readout.scrollHeight / line);
-      var lines = Math.floor((room - pad) / line);
-      if (lines < text && picture.height > 0) {
-        /* px less tall: for the whole text, within the narrowest; for DOCKED_LINES in any case */
-        var less = Math.min(text * line + pad - room, picture.height * (1 - DOCKED_NARROWEST));
-        less = Math.max(less, Math.min(DOCKED_LINES, text) * line + pad - room);
-        img.style.width = Math.floor(picture.width * (picture.height - less) / picture.height) + "px";
-        lines = Math.floor((room + less - pad) / line + 1e-6);
-      }
+      var lines = Math.floor((room - pad) / line + 1e-6);
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
       readout.style.height = (edge + Math.max(1, Math.min(lines, text)) * line) + "px";
     }
-    /* Play or a step of a slider: the reader looks at the picture. A figure that cannot dock
+    /* The reader scrolls the page (a wheel, a touch, a key that scrolls), Play not running: the
+       figure undocks, and what is under the reader's eye (the middle of the window; the picture
+       where the docked rows stood there) stays where it was: the readout gone back under the
+       picture would otherwise move the page below it. The player's own scrollTo fires none of
+       these. A wheel or touch on the readout scrolls the readout, a key on a control moves it:
+       neither undocks. */
+    var SCROLL_KEYS = {ArrowUp: 1, ArrowDown: 1, PageUp: 1, PageDown: 1, Home: 1, End: 1, " ": 1};
+    function readerScrolls(ev) {
+      if (!root.classList.contains("emqsim-docked") || root.hasAttribute("data-playing")) return;
+      var t = ev.target;
+      if (t && t.nodeType === 1) {
+        if (readout.contains(t)) return;
+        if (ev.type === "keydown") {
+          if (!SCROLL_KEYS[ev.key] || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+          if (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName)) return;
+          if (ev.key === " " && t.tagName === "BUTTON") return;
+        } else if (/^(INPUT|SELECT)$/.test(t.tagName) && box.contains(t)) {
+          return;
+        }
+      }
+      var eye = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+      if (!eye || box.contains(eye)) eye = img;
+      var at = eye.getBoundingClientRect().top;
+      undock();
+      var by = eye.getBoundingClientRect().top - at;
+      if (Math.abs(by) >= 1) window.scrollBy({top: by, behavior: "instant"});
+    }
+    ["wheel", "touchmove", "keydown"].forEach(function (type) {
+      window.addEventListener(type, readerScrolls, {passive: true, capture: true});
+    });
+    /* Play, a step of a slider or a drop-down's change: the reader looks at the picture. A figure that cannot dock
        (a wide window, a stage that sticks) is brought into view as Show me brings it: on a
        desktop Play pressed under 05's lanes changed them above the window for the whole run.
        Docked, the picture's top goes under the header, or higher where its bottom would
