@@ -275,23 +275,6 @@ def test_the_title_and_the_expressions_read_larger_than_the_floor(layout):
     assert small == {}
 
 
-@pytest.mark.parametrize("layout", ["normal", "narrow"])
-def test_every_text_stands_at_the_reading_size_and_paints_so(layout):
-    """Issue 30, a student's read of the built site: "25 runs" and the skip notes ("Debian cron
-    skips 06:30Z") painted small on the desktop, at the 10 CSS px floor (8 pt in a 9.5 in frame
-    raised to it). At the walked positions every text of 07 stands at least `style.READ_PX` CSS px
-    where the site shows it on the desktop (the floor on a phone, whose frame paints the floor's
-    digits 7.3 to 7.7 px tall), and in the desktop's own frame of the fall-back day an hour's
-    digits paint at least 0.7 of `READ_PX` tall (test_fig_faults.reading_text)."""
-    from emqsim.figures import style
-    from tests.test_fig_faults import reading_text
-
-    small, heights = reading_text(TITLE, layout)
-    assert small == {}
-    assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights
-    assert bool(heights) == (layout == "normal")
-
-
 def test_on_a_phone_the_hours_are_regular():
     """A student read the phone's hours on New York's fall-back day as "local 01 05 11 17 23 /
     UTC 06 10 16 22 04": every sixth real hour reads an hour early on the local clock after a

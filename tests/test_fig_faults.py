@@ -216,51 +216,6 @@ def test_no_label_on_a_mark_and_no_line_through_one(layout):
     assert found == []
 
 
-def reading_text(title: str, layout: str) -> tuple[dict, dict]:
-    """What 06's and 07's reading-size tests check: the texts under `style.READ_PX` CSS px where
-    the site shows `title` on the desktop (under the floor on a phone, whose frame, 3 pixels a
-    CSS px, paints the floor crisp) at the walked positions, text -> CSS px; and on the desktop,
-    in the site's own frame at the defaults, each time's or count's painted digits in CSS px
-    (`_ink_heights`; none on a phone)."""
-    from figure_walk import walk
-    from test_figure_text import _ink_heights
-
-    from emqsim.figures import style
-    from emqsim.figures.view import drawn_texts
-
-    with style.laid_out(layout):
-        width_in = catalogue.SOURCES[title][1].size()[0]
-    per_pt = style.SHOWN_PX[layout] / (width_in * 72)
-    least = style.READ_PX if layout == "normal" else style.MIN_TEXT_PX
-    small = {}
-    for values, texts, _, _ in walk(title, False, layout):
-        for t in texts:
-            if t.size * per_pt < least - 0.005:
-                small.setdefault(t.text[:30], round(t.size * per_pt, 2))
-    if layout == "narrow":
-        return small, {}
-    with style.at_shown_width():
-        fig = catalogue.figure(title, layout=layout)
-    f = fig.view.ax.figure
-    f.canvas.draw()
-    return small, _ink_heights(fig, layout, drawn_texts(f))
-
-
-@pytest.mark.parametrize("layout", ["normal", "narrow"])
-def test_every_text_stands_at_the_reading_size_and_paints_so(layout):
-    """Issue 30, a student's read of the built site: 06's key ("slot (ring), release (dot)", ...)
-    painted small on the desktop, at the 10 CSS px floor (8.25 pt in a 9.5 in frame raised to
-    it), and so did "crash", "restart 09:31" and the job ids. At the walked positions every text
-    stands at least `style.READ_PX` CSS px where the site shows it on the desktop (the floor on a
-    phone), and in the desktop's own frame a time's digits paint at least 0.7 of `READ_PX` tall."""
-    from emqsim.figures import style
-
-    small, heights = reading_text(TITLE, layout)
-    assert small == {}
-    assert min(heights.values(), default=style.READ_PX) >= 0.7 * style.READ_PX, heights
-    assert bool(heights) == (layout == "normal")
-
-
 #: the least clear space, in CSS px, between the end of a crash or restart line (or of the
 #: down time's shaded edges, which run along them) and the raised duplicate it stops for
 CLEAR_PX = 4.0
