@@ -40,13 +40,17 @@ PEER_LINE = 38
 SKIP_BAND = 0.9
 #: rows under the last lane's skip marks, so its crosses clear the x axis (issue 30: at 0.3
 #: and on a phone 0.6, the forbid lane's crosses sat on the axis line; at 0.8 a phone's stood
-#: under 1 CSS px from it)
-FLOOR, NARROW_FLOOR = 0.6, 1.0
+#: under 1 CSS px from it, and at 1.0 under 2 once the headers took twelve lines)
+FLOOR, NARROW_FLOOR = 0.6, 1.1
 #: rows between a phone's lane header and the bars under it: at 0.25 a cancel cross on the
 #: top row touched the header's text (issue 30)
 HEAD_GAP = 0.4
 #: and on a phone, where a row is fewer points tall than a cross is wide
 NARROW_SKIP_BAND = 1.3
+#: on a phone the runs-at-once plot's height, in the lanes' fourths, and the lanes' top: the
+#: lanes' headers take twelve lines since the Kubernetes lanes say "Kubernetes" (issue 30, "K8s"
+#: was unknown to a first reader), and at 1.3 and 0.85 the headers stood on the runs
+NARROW_GOING, NARROW_TOP = 1.0, 0.87
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
 SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
@@ -67,7 +71,7 @@ class OverlapView(View):
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
             _, (ax, going_ax) = new_figure(*self.size(), nrows=2, sharex=True,
-                                           gridspec_kw={"height_ratios": [4, 1.3]})
+                                           gridspec_kw={"height_ratios": [4, NARROW_GOING if narrow() else 1.3]})
         super().__init__(ax)
         self.going_ax = going_ax
         self.layout = None
@@ -139,7 +143,7 @@ class OverlapView(View):
         self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
         if phone:   # the lanes across the figure, each named in a header above its runs
-            fig.subplots_adjust(left=0.07, right=0.97, top=0.85, bottom=0.2, hspace=0.2)
+            fig.subplots_adjust(left=0.07, right=0.97, top=NARROW_TOP, bottom=0.2, hspace=0.2)
         else:   # room for the lane names and counts at `READ_PX`
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
