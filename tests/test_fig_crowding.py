@@ -320,21 +320,34 @@ def test_05_marks_clear_of_bars_and_the_axis(layout):
 def test_05_lane_names_stop_before_the_shaded_span(layout):
     """No lane name or count runs into the shaded span past the last release, nor onto a bar
     or a mark, at every stop (on a phone "Temporal Skip · APScheduler max_instances=1" ran
-    into it, issue 30)."""
+    into it, issue 30). A lane's count ("8 of 8 completed") has nothing under it: its box,
+    any face drawn round it included, stands a pixel clear of the shade and of every bar and
+    mark (on a phone the counts stood on the shade, on white boxes, issue 30)."""
+    counted = 0
     for values, view, renderer in site_frames("05 an overlapping run", layout):
         ax = view.ax
         shade = [p for p in ax.patches if p in view._static][0].get_window_extent(renderer)
         marks = [b for _, b in _overlap_boxes(view)]
         legend = set(ax.get_legend().get_texts())
+        counts = set(view.labels.values())
         for t in drawn_texts(ax.figure):
-            if t in legend or t in view.labels.values():
-                continue                       # the counts stand on their own white box
+            if t in legend:
+                continue
+            if t in counts:
+                patch = t.get_bbox_patch()
+                box = (patch if patch is not None else t).get_window_extent(renderer)
+                counted += 1
+                assert _apart(box, shade, 1), (values, t.get_text(), box, shade)
+                for m in marks:
+                    assert _apart(box, m, 1), (values, t.get_text(), m)
+                continue
             box = t.get_window_extent(renderer)
             if box.y1 < ax.bbox.y0 or box.x1 < ax.bbox.x0 or box.y0 > ax.bbox.y1:
                 continue                       # ticks under the lanes, names left of them, the title
             assert box.x1 + 1 <= shade.x0, (values, t.get_text(), box.x1, shade.x0)
             for m in marks:
                 assert _apart(box, m, 1), (values, t.get_text(), m)
+    assert counted, layout
 
 
 # -- 01's next-run box and the now line ----------------------------------------------------

@@ -51,6 +51,8 @@ NARROW_SKIP_BAND = 1.3
 #: lanes' headers take twelve lines since the Kubernetes lanes say "Kubernetes" (issue 30, "K8s"
 #: was unknown to a first reader), and at 1.3 and 0.85 the headers stood on the runs
 NARROW_GOING, NARROW_TOP = 1.0, 0.87
+#: on a phone, ems between a lane's name and its count, on the header's first line
+COUNT_EM = 1.0
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
 SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
@@ -112,11 +114,11 @@ class OverlapView(View):
         self.cancels = ax.scatter([], [], s=ms ** 2, marker="X", color=VERMILLION, zorder=4)
         self.skips = ax.scatter([], [], s=(ms * (NARROW_SKIP_MARK if phone else SKIP_MARK)) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
-        # a lane's count: at its right on a desktop; on a phone at the right end of its header
-        self.labels = {p: ax.text(1.0 if phone else 1.01, 0, "", transform=ax.get_yaxis_transform(),
+        # a lane's count: at its right on a desktop, past the plot; on a phone after the lane's
+        # name on its header's first line (`lay_out`), clear of the shaded span and the runs
+        self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(),
                                   fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
-                                  va="bottom" if phone else "center", ha="right" if phone else "left",
-                                  bbox=band.TEXT_BOX if phone else None)
+                                  va="bottom" if phone else "center", ha="left")
                        for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
@@ -180,14 +182,21 @@ class OverlapView(View):
                 self._static.append(band.span(a, layout.end, layout.hi))
         # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
         ax.set_ylim(y - self.gap + (NARROW_FLOOR if self.narrow_layout else FLOOR), -0.5)
-        if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
+        if heads:   # a phone: each lane's name in lines above it, its count after the name
             ax.set_yticks([])
+            fig = ax.figure
+            renderer = fig.canvas.get_renderer()
+            size = max(self.small, floor_of(fig))      # as shown: `legible` raises small text to the floor
             for p in layout.policies:
-                for i, line in enumerate(heads[p]):
-                    bottom = self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1 - i)
-                    self._static.append(ax.text(0.0, bottom, line, transform=ax.get_yaxis_transform(),
-                                                fontsize=self.small, color=ink(COLOUR[p]), va="bottom", ha="left"))
-                self.labels[p].set_y(self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1))
+                lines = [ax.text(0.0, self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1 - i), line,
+                                 transform=ax.get_yaxis_transform(), fontsize=size, color=ink(COLOUR[p]),
+                                 va="bottom", ha="left") for i, line in enumerate(heads[p])]
+                self._static += lines
+                # an em past the name, where nothing is under it: at the header's right end the
+                # count stood on the shaded span past the last release (issue 30)
+                right = lines[0].get_window_extent(renderer).x1 + COUNT_EM * size * fig.dpi / 72
+                self.labels[p].set_fontsize(size)
+                self.labels[p].set_position((ax.transAxes.inverted().transform((right, 0))[0], lines[0].get_position()[1]))
         else:
             ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
             for label, p in zip(ax.get_yticklabels(), layout.policies):
@@ -236,7 +245,7 @@ class OverlapView(View):
 
     @staticmethod
     def _headers(layout) -> dict[str, tuple[str, ...]]:
-        """A lane's header on a phone: its policy's name (the count goes at the line's end), then
+        """A lane's header on a phone: its policy's name (the count follows it on the line), then
         the peers that share it; one line for a short one."""
         out = {}
         for p, name in zip(layout.policies, layout.names):
