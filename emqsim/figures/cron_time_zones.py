@@ -9,6 +9,8 @@ UTC, so a 25-hour day is visibly longer than a 23-hour one. The frames come from
 
 from __future__ import annotations
 
+import re
+
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
@@ -29,11 +31,9 @@ KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)",
 #: space, a skip's cross read as the first letter of its sentence ("xDebian cron skips")
 GAP = 0.4
 CLEAR = 0.7
-#: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
-#: nearer it to stay in the plot: on a phone Sydney's fall-back day leaves no more right of
-#: its cross for "cron-parser (and BullMQ) skips 16:30Z", and two lines would stand on the
-#: next row's runs
-SQUEEZED = 0.1
+#: where a lane's sentence too long for the room right of its mark breaks: before what the
+#: rule does, after its name ("cron-parser (and BullMQ)" over "skips 16:30Z")
+VERB = re.compile(r" (?=(?:runs|skips) )")
 #: the title's size, in ems of the legible floor (10 CSS px): the title and the expressions,
 #: what a reader looks for first, read small at the floor (issue 30)
 HEAD = 1.2
@@ -295,16 +295,16 @@ class TimeZonesView(View):
         if right > fig.bbox.width - self._edge() and "\n" not in text and ": " in text:
             title.set_text(text.replace(": ", ":\n", 1))
 
-    def _gap(self, clear: float = CLEAR) -> float:
+    def _gap(self) -> float:
         """How far, in hours, a text stands from the centre of the mark it is about: `GAP`, or
-        more where that would not leave `clear` em between the mark's edge and the text."""
+        more where that would not leave `CLEAR` em between the mark's edge and the text."""
         ax = self.ax
         fig = ax.figure
         dot = self.marks["croniter"]
         radius = (dot.get_markersize() / 2 + self.skipped.get_markeredgewidth()) * fig.dpi / 72
         em = max(t.get_fontsize() for t in self.counts) * fig.dpi / 72
         per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
-        return max(GAP, (radius + clear * em) / per_hour)
+        return max(GAP, (radius + CLEAR * em) / per_hour)
 
     def _name_tick_rows(self) -> None:
         """Write "local" and "UTC" at the start of the hour labels' two lines, an em clear of the
@@ -333,7 +333,7 @@ class TimeZonesView(View):
     def _keep_tags_inside(self) -> None:
         """On a phone: a time written left of a run near midnight would run into the
         expressions, so it goes above its run; a lane's sentence that would leave the plot
-        ends at its right edge instead."""
+        takes two lines (`VERB`), or else ends at its right edge."""
         ax = self.ax
         renderer = ax.figure.canvas.get_renderer()
         x_left = ax.bbox.x0
@@ -352,11 +352,12 @@ class TimeZonesView(View):
                         # ends just before the line, over the margin between two expressions
                         t.set_ha("right")
                         t.set_x(ax.transData.inverted().transform((line - 3, 0))[0])
-        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
         edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
-        for texts in self.lanes.values():
-            for t in texts:
+        for rule, texts in self.lanes.items():
+            for y, t in zip(self.rows, texts):
                 t.set_ha("left")
+                t.set_va("center")
+                t.set_y(y + LANES[rule])
                 text = t.get_text().replace("\n", " ")
                 t.set_text(text)
                 if text and t.get_window_extent(renderer).width > ax.bbox.width - 4:
@@ -366,11 +367,18 @@ class TimeZonesView(View):
                         cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
                         t.set_text(text[:cut] + "\n" + text[cut + 1:])
                 over = t.get_window_extent(renderer).x1 - edge if t.get_text() else 0
-                spare = (self._gap() - self._gap(SQUEEZED)) * per_hour
-                if 0 < over <= spare:
-                    # a little past the edge (Sydney's fall-back day): nearer its cross, still clear of it
-                    t.set_x(t.get_position()[0] - over / per_hour)
-                elif over > 0:
+                verb = VERB.search(text) if over > 0 and "\n" not in t.get_text() else None
+                if verb:
+                    # past the edge (Sydney's fall-back day): on two lines, the first still
+                    # beside its cross, a `CLEAR` gap from it (moved nearer, 0.35 em from its
+                    # cross, the sentence read as starting with it, issue 30)
+                    half = t.get_window_extent(renderer).height / 2
+                    top = ax.transData.transform((0, t.get_position()[1]))[1] + half
+                    t.set_text(text[:verb.start()] + "\n" + text[verb.end():])
+                    t.set_va("top")
+                    t.set_y(ax.transData.inverted().transform((0, top))[1])
+                    over = t.get_window_extent(renderer).x1 - edge
+                if over > 0:
                     t.set_x(ax.transData.inverted().transform((edge, 0))[0])
                     t.set_ha("right")
 
