@@ -16,6 +16,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.cron_time_zones import EXPRESSIONS
+from . import band
 from .style import BLACK, GREY, PURPLE, READ_PX, ROLE, SHOWN_PX, VERMILLION, fit_width, floor_of, narrow, scale
 from .view import View
 
@@ -57,10 +58,6 @@ WIDEST_COUNT = "25 runs"
 #: below it: at `READ_PX` a count in the right margin left an hour under 25 CSS px, too little
 #: for the two "01" labels of a fall-back day an em apart (`HOUR_GAP`), and one was dropped
 COUNT_DROP = 0.3
-#: the repeated hour's shade: grey at this alpha over the page keeps 1.5:1 against it in the light
-#: theme and, turned by the dark filter, on the site's black and Lab's #111 (at 0.22 it was
-#: 1.16:1 on the site's dark page, and read as no shade, issue 30)
-REPEATED = 0.45
 #: what the shading past a shorter day says: on the desktop on two lines, so it stays inside
 #: the plot after a 24-hour day and the plot may reach the frame's right edge
 NEXT_DAY = "next day"
@@ -135,9 +132,11 @@ class TimeZonesView(View):
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
         for y in self.rows:
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
-        # shading: the repeated hour (both passes) and the part of the axis after the day ends
+        # shading: the repeated hour (both passes) and the part of the axis after the day ends;
+        # the repeated hour at `band.READ_FACE`, a face that reads in every theme (at 0.22 it was
+        # 1.16:1 on the site's dark page, and read as no shade, issue 30)
         xt = ax.get_xaxis_transform()
-        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=REPEATED, lw=0, zorder=0.5)
+        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=band.READ_FACE, lw=0, zorder=0.5)
                        for _ in range(2)]
         self.after = Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.4, lw=0, zorder=0.4)
         for p in [*self.passes, self.after]:
