@@ -320,21 +320,34 @@ def test_05_marks_clear_of_bars_and_the_axis(layout):
 def test_05_lane_names_stop_before_the_shaded_span(layout):
     """No lane name or count runs into the shaded span past the last release, nor onto a bar
     or a mark, at every stop (on a phone "Temporal Skip · APScheduler max_instances=1" ran
-    into it, issue 30)."""
+    into it, issue 30). A lane's count ("8 of 8 completed") has nothing under it: its box,
+    any face drawn round it included, stands a pixel clear of the shade and of every bar and
+    mark (on a phone the counts stood on the shade, on white boxes, issue 30)."""
+    counted = 0
     for values, view, renderer in site_frames("05 an overlapping run", layout):
         ax = view.ax
         shade = [p for p in ax.patches if p in view._static][0].get_window_extent(renderer)
         marks = [b for _, b in _overlap_boxes(view)]
         legend = set(ax.get_legend().get_texts())
+        counts = set(view.labels.values())
         for t in drawn_texts(ax.figure):
-            if t in legend or t in view.labels.values():
-                continue                       # the counts stand on their own white box
+            if t in legend:
+                continue
+            if t in counts:
+                patch = t.get_bbox_patch()
+                box = (patch if patch is not None else t).get_window_extent(renderer)
+                counted += 1
+                assert _apart(box, shade, 1), (values, t.get_text(), box, shade)
+                for m in marks:
+                    assert _apart(box, m, 1), (values, t.get_text(), m)
+                continue
             box = t.get_window_extent(renderer)
             if box.y1 < ax.bbox.y0 or box.x1 < ax.bbox.x0 or box.y0 > ax.bbox.y1:
                 continue                       # ticks under the lanes, names left of them, the title
             assert box.x1 + 1 <= shade.x0, (values, t.get_text(), box.x1, shade.x0)
             for m in marks:
                 assert _apart(box, m, 1), (values, t.get_text(), m)
+    assert counted, layout
 
 
 # -- 01's next-run box and the now line ----------------------------------------------------
@@ -687,6 +700,12 @@ def test_04_a_count_and_its_face_clear_of_every_mark(layout):
     assert out == []
 
 
+def _gap_em(a: Bbox, b: Bbox, em: float) -> float:
+    """The clear space between two boxes side by side, in ems of `em` pixels (negative when
+    they overlap): what a failure reports."""
+    return max(b.x0 - a.x1, a.x0 - b.x1, b.y0 - a.y1, a.y0 - b.y1) / em
+
+
 #: ems of a text's own size that stand between a time or a sentence and a mark beside it: at
 #: 0.35-0.5 em (a word space) a skip's cross read as the first letter of its sentence
 #: ("xDebian cron skips"), though a pixel clear
@@ -697,12 +716,10 @@ MARK_EM = 0.6
 def test_07_times_and_sentences_stand_clear_of_marks(layout):
     """Each time and each lane's sentence in 07's plot stands `MARK_EM` of its size clear of
     every mark, crosses included, at the pixels the site shows: the check above asks a pixel at
-    90 dpi, which a cross a word space from its sentence passes. A sentence moved nearer its
-    cross to stay in a phone's plot keeps `SQUEEZED` em (Sydney's fall-back day leaves no more).
-    Every stop, both layouts."""
-    from emqsim.figures.cron_time_zones import SQUEEZED
-
-    out, squeezed = [], []
+    90 dpi, which a cross a word space from its sentence passes. No sentence is moved nearer
+    its cross to stay in a phone's plot (Sydney's fall-back day had its cron-parser sentence
+    0.35 em from its cross, issue 30). Every stop, both layouts."""
+    out = []
     for values, view, renderer in site_frames(TZ, layout):
         fig = view.ax.figure
         marks = [(name, b) for name, line in (*view.marks.items(), ("skipped", view.skipped))
@@ -715,11 +732,7 @@ def test_07_times_and_sentences_stand_clear_of_marks(layout):
             box = t.get_window_extent(renderer)
             em = t.get_fontsize() * fig.dpi / 72
             for name, m in marks:
-                if _apart(box, m, MARK_EM * em):
-                    continue
-                if layout == "narrow" and t in lanes and _apart(box, m, SQUEEZED * em):
-                    squeezed.append((values["zone"], values["day"]))
-                else:
-                    out.append((values["zone"], values["day"], t.get_text(), name))
+                if not _apart(box, m, MARK_EM * em):
+                    out.append((values["zone"], values["day"], t.get_text(), name,
+                                round(float(_gap_em(box, m, em)), 2)))
     assert out == []
-    assert squeezed == ([("Australia/Sydney", "back")] if layout == "narrow" else [])

@@ -51,10 +51,29 @@ def test_the_default_figure(fig):
     assert fig.values == {"run": 20} and fig.frame.readout == README_20
     assert view.rows == {"allow": 3, "skip": 2, "buffer-one": 3, "replace": 2, "forbid": 2}
     assert [t.get_text() for t in view.ax.get_yticklabels()][1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
-    assert [t.get_text() for t in view.ax.get_yticklabels()][4] == "forbid\nK8s Forbid"
+    assert [t.get_text() for t in view.ax.get_yticklabels()][4] == "forbid\nKubernetes Forbid"
     assert [hmf(x) for x in view.ax.get_xlim()] == ["08:55", "12:05"]
     assert view.going_ax.get_ylim() == (-0.3, 3.4)
     assert view._head.get_text() == "every 15 min from 09:00, 4 workers a lane, each run takes"
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_kubernetes_lanes_say_kubernetes(layout):
+    """04's figure and the page say "Kubernetes"; 05's lanes said "K8s Allow/Replace/Forbid",
+    which a first-time student does not connect to it (issue 30). Each of the three lanes
+    names Kubernetes in both layouts at the site's pixels, and no text says "K8s"."""
+    from emqsim.figures import style
+    from emqsim.figures.view import drawn_texts
+
+    with style.at_shown_width():
+        f = catalogue.figure(TITLE, layout=layout)
+    fig = f.view.ax.figure
+    fig.draw_without_rendering()
+    texts = [t.get_text() for t in drawn_texts(fig)]
+    assert [t for t in texts if "K8s" in t] == []
+    lines = [line for t in texts for line in t.split("\n")]
+    for name in ("Allow", "Replace", "Forbid"):
+        assert [line for line in lines if f"Kubernetes {name}" in line], (layout, name)
 
 
 def test_artists_at_20_min(fig):

@@ -145,7 +145,7 @@ def test_forbid_is_not_skip():
                         ("09:30", "09:40", "10:00", False), ("10:00", "10:00", "10:20", False),
                         ("10:15", "10:20", "10:40", False), ("10:30", "10:40", "11:00", False)]
     assert [hm(s) for s in r.skipped] == ["09:45", "10:45"]
-    assert ov.PEERS["forbid"] == "K8s Forbid" and "Forbid" not in ov.PEERS["skip"]
+    assert ov.PEERS["forbid"] == "Kubernetes Forbid" and "Forbid" not in ov.PEERS["skip"]
     assert ov.lane("forbid") == {"missed": "once", "overlap": "forbid"}
 
 
@@ -250,9 +250,9 @@ def test_layout_holds_every_run_length():
     assert (layout.tick, len(layout.grid), hm(layout.grid[-1])) == (30 * MIN, 13, "12:00")
     assert layout.title == "every 15 min from 09:00, 4 workers a lane, each run takes"
     assert layout.after == "releases from 11:00 on not drawn (shaded)"
-    assert layout.names[0] == "allow\nK8s Allow\nTemporal AllowAll"
+    assert layout.names[0] == "allow\nKubernetes Allow\nTemporal AllowAll"
     assert layout.names[1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
-    assert layout.names[3:] == ("replace\nK8s Replace\nTemporal TerminateOther", "forbid\nK8s Forbid")
+    assert layout.names[3:] == ("replace\nKubernetes Replace\nTemporal TerminateOther", "forbid\nKubernetes Forbid")
 
 
 def test_every_run_length_through_the_engine(every_length):

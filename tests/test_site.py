@@ -46,8 +46,10 @@ MB = 1_000_000
 #: figures filling a short step with more of the script (issue 30: up to 200 CSS px left blank)
 #: took the phone's set from 17.96 to 18.63 MB and the site to 26.66 MB. The desktop text of
 #: 02's slider figure, 04, 06 and 07 at 11 CSS px, and the step figures opening the keys a call
-#: names (issue 30), took it to 26.91 MB; the budget is that rounded up, with 0.09 MB of headroom.
-SITE_BUDGET, PAGE_BUDGET = 27.0 * MB, 0.5 * MB
+#: names (issue 30), took it to 26.91 MB. 05's lanes naming Kubernetes, not "K8s" (issue 30; on a
+#: phone two more header lines), added 0.06 MB, to 27.005 MB; the budget is that rounded up, with
+#: 0.095 MB of headroom.
+SITE_BUDGET, PAGE_BUDGET = 27.1 * MB, 0.5 * MB
 
 needs_notebooks = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/*.ipynb to build a site from")
 

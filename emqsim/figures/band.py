@@ -16,10 +16,11 @@ from .style import GREY
 
 #: the face's alpha over the page, and the edges' width in points
 FACE, EDGE = 0.3, 0.8
-#: a stronger face, for a span the reader reads marks against (04's pump down): at `FACE` the
-#: face stood 1.3:1 from the page in each theme, and near black, under the dark filter, that
-#: read as no shade at all (issue 30); at this alpha it stands over 1.5:1 on the light page, the
-#: site's dark one and Lab's, and 04's grey squares inside it still read (1.9:1, light)
+#: a stronger face, for a span the reader reads marks against (04's pump down, 07's repeated
+#: hour): at `FACE` the face stood 1.3:1 from the page in each theme, and near black, under the
+#: dark filter, that read as no shade at all (issue 30); at this alpha it stands over 1.5:1 on
+#: the light page, the site's dark one and Lab's, and 04's grey squares inside it still read
+#: (1.9:1, light)
 READ_FACE = 0.45
 #: a text over a span stands on a box of the page's colour: the face under it would take its
 #: contrast below the text's minimum (the filter turns the box with the page)

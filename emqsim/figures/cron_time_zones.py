@@ -9,11 +9,14 @@ UTC, so a 25-hour day is visibly longer than a 23-hour one. The frames come from
 
 from __future__ import annotations
 
+import re
+
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
 from ..lessons.cron_time_zones import EXPRESSIONS
+from . import band
 from .style import BLACK, GREY, PURPLE, READ_PX, ROLE, SHOWN_PX, VERMILLION, fit_width, floor_of, narrow, scale
 from .view import View
 
@@ -29,11 +32,9 @@ KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)",
 #: space, a skip's cross read as the first letter of its sentence ("xDebian cron skips")
 GAP = 0.4
 CLEAR = 0.7
-#: the least clear space, in ems, a lane's sentence keeps from its mark when it is moved
-#: nearer it to stay in the plot: on a phone Sydney's fall-back day leaves no more right of
-#: its cross for "cron-parser (and BullMQ) skips 16:30Z", and two lines would stand on the
-#: next row's runs
-SQUEEZED = 0.1
+#: where a lane's sentence too long for the room right of its mark breaks: before what the
+#: rule does, after its name ("cron-parser (and BullMQ)" over "skips 16:30Z")
+VERB = re.compile(r" (?=(?:runs|skips) )")
 #: the title's size, in ems of the legible floor (10 CSS px): the title and the expressions,
 #: what a reader looks for first, read small at the floor (issue 30)
 HEAD = 1.2
@@ -57,10 +58,6 @@ WIDEST_COUNT = "25 runs"
 #: below it: at `READ_PX` a count in the right margin left an hour under 25 CSS px, too little
 #: for the two "01" labels of a fall-back day an em apart (`HOUR_GAP`), and one was dropped
 COUNT_DROP = 0.3
-#: the repeated hour's shade: grey at this alpha over the page keeps 1.5:1 against it in the light
-#: theme and, turned by the dark filter, on the site's black and Lab's #111 (at 0.22 it was
-#: 1.16:1 on the site's dark page, and read as no shade, issue 30)
-REPEATED = 0.45
 #: what the shading past a shorter day says: on the desktop on two lines, so it stays inside
 #: the plot after a 24-hour day and the plot may reach the frame's right edge
 NEXT_DAY = "next day"
@@ -135,9 +132,11 @@ class TimeZonesView(View):
                               va="center") for y, e in zip(self.rows, EXPRESSIONS)]
         for y in self.rows:
             ax.axhline(y, color=GREY, lw=lw * 0.25, alpha=0.5, zorder=0)
-        # shading: the repeated hour (both passes) and the part of the axis after the day ends
+        # shading: the repeated hour (both passes) and the part of the axis after the day ends;
+        # the repeated hour at `band.READ_FACE`, a face that reads in every theme (at 0.22 it was
+        # 1.16:1 on the site's dark page, and read as no shade, issue 30)
         xt = ax.get_xaxis_transform()
-        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=REPEATED, lw=0, zorder=0.5)
+        self.passes = [Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=band.READ_FACE, lw=0, zorder=0.5)
                        for _ in range(2)]
         self.after = Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.4, lw=0, zorder=0.4)
         for p in [*self.passes, self.after]:
@@ -295,16 +294,16 @@ class TimeZonesView(View):
         if right > fig.bbox.width - self._edge() and "\n" not in text and ": " in text:
             title.set_text(text.replace(": ", ":\n", 1))
 
-    def _gap(self, clear: float = CLEAR) -> float:
+    def _gap(self) -> float:
         """How far, in hours, a text stands from the centre of the mark it is about: `GAP`, or
-        more where that would not leave `clear` em between the mark's edge and the text."""
+        more where that would not leave `CLEAR` em between the mark's edge and the text."""
         ax = self.ax
         fig = ax.figure
         dot = self.marks["croniter"]
         radius = (dot.get_markersize() / 2 + self.skipped.get_markeredgewidth()) * fig.dpi / 72
         em = max(t.get_fontsize() for t in self.counts) * fig.dpi / 72
         per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
-        return max(GAP, (radius + clear * em) / per_hour)
+        return max(GAP, (radius + CLEAR * em) / per_hour)
 
     def _name_tick_rows(self) -> None:
         """Write "local" and "UTC" at the start of the hour labels' two lines, an em clear of the
@@ -333,7 +332,7 @@ class TimeZonesView(View):
     def _keep_tags_inside(self) -> None:
         """On a phone: a time written left of a run near midnight would run into the
         expressions, so it goes above its run; a lane's sentence that would leave the plot
-        ends at its right edge instead."""
+        takes two lines (`VERB`), or else ends at its right edge."""
         ax = self.ax
         renderer = ax.figure.canvas.get_renderer()
         x_left = ax.bbox.x0
@@ -352,11 +351,12 @@ class TimeZonesView(View):
                         # ends just before the line, over the margin between two expressions
                         t.set_ha("right")
                         t.set_x(ax.transData.inverted().transform((line - 3, 0))[0])
-        per_hour = ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0]
         edge = ax.bbox.x1 - 2      # within the plot (issue 30: it ran off the plot on a phone)
-        for texts in self.lanes.values():
-            for t in texts:
+        for rule, texts in self.lanes.items():
+            for y, t in zip(self.rows, texts):
                 t.set_ha("left")
+                t.set_va("center")
+                t.set_y(y + LANES[rule])
                 text = t.get_text().replace("\n", " ")
                 t.set_text(text)
                 if text and t.get_window_extent(renderer).width > ax.bbox.width - 4:
@@ -366,11 +366,18 @@ class TimeZonesView(View):
                         cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
                         t.set_text(text[:cut] + "\n" + text[cut + 1:])
                 over = t.get_window_extent(renderer).x1 - edge if t.get_text() else 0
-                spare = (self._gap() - self._gap(SQUEEZED)) * per_hour
-                if 0 < over <= spare:
-                    # a little past the edge (Sydney's fall-back day): nearer its cross, still clear of it
-                    t.set_x(t.get_position()[0] - over / per_hour)
-                elif over > 0:
+                verb = VERB.search(text) if over > 0 and "\n" not in t.get_text() else None
+                if verb:
+                    # past the edge (Sydney's fall-back day): on two lines, the first still
+                    # beside its cross, a `CLEAR` gap from it (moved nearer, 0.35 em from its
+                    # cross, the sentence read as starting with it, issue 30)
+                    half = t.get_window_extent(renderer).height / 2
+                    top = ax.transData.transform((0, t.get_position()[1]))[1] + half
+                    t.set_text(text[:verb.start()] + "\n" + text[verb.end():])
+                    t.set_va("top")
+                    t.set_y(ax.transData.inverted().transform((0, top))[1])
+                    over = t.get_window_extent(renderer).x1 - edge
+                if over > 0:
                     t.set_x(ax.transData.inverted().transform((edge, 0))[0])
                     t.set_ha("right")
 

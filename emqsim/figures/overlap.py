@@ -40,13 +40,19 @@ PEER_LINE = 38
 SKIP_BAND = 0.9
 #: rows under the last lane's skip marks, so its crosses clear the x axis (issue 30: at 0.3
 #: and on a phone 0.6, the forbid lane's crosses sat on the axis line; at 0.8 a phone's stood
-#: under 1 CSS px from it)
-FLOOR, NARROW_FLOOR = 0.6, 1.0
+#: under 1 CSS px from it, and at 1.0 under 2 once the headers took twelve lines)
+FLOOR, NARROW_FLOOR = 0.6, 1.1
 #: rows between a phone's lane header and the bars under it: at 0.25 a cancel cross on the
 #: top row touched the header's text (issue 30)
 HEAD_GAP = 0.4
 #: and on a phone, where a row is fewer points tall than a cross is wide
 NARROW_SKIP_BAND = 1.3
+#: on a phone the runs-at-once plot's height, in the lanes' fourths, and the lanes' top: the
+#: lanes' headers take twelve lines since the Kubernetes lanes say "Kubernetes" (issue 30, "K8s"
+#: was unknown to a first reader), and at 1.3 and 0.85 the headers stood on the runs
+NARROW_GOING, NARROW_TOP = 1.0, 0.87
+#: on a phone, ems between a lane's name and its count, on the header's first line
+COUNT_EM = 1.0
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
 SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
@@ -67,7 +73,7 @@ class OverlapView(View):
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
             _, (ax, going_ax) = new_figure(*self.size(), nrows=2, sharex=True,
-                                           gridspec_kw={"height_ratios": [4, 1.3]})
+                                           gridspec_kw={"height_ratios": [4, NARROW_GOING if narrow() else 1.3]})
         super().__init__(ax)
         self.going_ax = going_ax
         self.layout = None
@@ -108,11 +114,11 @@ class OverlapView(View):
         self.cancels = ax.scatter([], [], s=ms ** 2, marker="X", color=VERMILLION, zorder=4)
         self.skips = ax.scatter([], [], s=(ms * (NARROW_SKIP_MARK if phone else SKIP_MARK)) ** 2, marker="x", color=BLACK, linewidths=lw * 0.8,
                                 zorder=4)
-        # a lane's count: at its right on a desktop; on a phone at the right end of its header
-        self.labels = {p: ax.text(1.0 if phone else 1.01, 0, "", transform=ax.get_yaxis_transform(),
+        # a lane's count: at its right on a desktop, past the plot; on a phone after the lane's
+        # name on its header's first line (`lay_out`), clear of the shaded span and the runs
+        self.labels = {p: ax.text(1.01, 0, "", transform=ax.get_yaxis_transform(),
                                   fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
-                                  va="bottom" if phone else "center", ha="right" if phone else "left",
-                                  bbox=band.TEXT_BOX if phone else None)
+                                  va="bottom" if phone else "center", ha="left")
                        for p in COLOUR}
         self.lines = {}
         if going_ax is not None:
@@ -139,7 +145,7 @@ class OverlapView(View):
         self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
         if phone:   # the lanes across the figure, each named in a header above its runs
-            fig.subplots_adjust(left=0.07, right=0.97, top=0.85, bottom=0.2, hspace=0.2)
+            fig.subplots_adjust(left=0.07, right=0.97, top=NARROW_TOP, bottom=0.2, hspace=0.2)
         else:   # room for the lane names and counts at `READ_PX`
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
@@ -176,14 +182,21 @@ class OverlapView(View):
                 self._static.append(band.span(a, layout.end, layout.hi))
         # lanes read top down; on a phone the last lane's skip marks keep clear of the axis
         ax.set_ylim(y - self.gap + (NARROW_FLOOR if self.narrow_layout else FLOOR), -0.5)
-        if heads:   # a phone: each lane's name in lines above it, its count at the first one's end
+        if heads:   # a phone: each lane's name in lines above it, its count after the name
             ax.set_yticks([])
+            fig = ax.figure
+            renderer = fig.canvas.get_renderer()
+            size = max(self.small, floor_of(fig))      # as shown: `legible` raises small text to the floor
             for p in layout.policies:
-                for i, line in enumerate(heads[p]):
-                    bottom = self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1 - i)
-                    self._static.append(ax.text(0.0, bottom, line, transform=ax.get_yaxis_transform(),
-                                                fontsize=self.small, color=ink(COLOUR[p]), va="bottom", ha="left"))
-                self.labels[p].set_y(self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1))
+                lines = [ax.text(0.0, self.top[p] - BAR / 2 - HEAD_GAP - head * (len(heads[p]) - 1 - i), line,
+                                 transform=ax.get_yaxis_transform(), fontsize=size, color=ink(COLOUR[p]),
+                                 va="bottom", ha="left") for i, line in enumerate(heads[p])]
+                self._static += lines
+                # an em past the name, where nothing is under it: at the header's right end the
+                # count stood on the shaded span past the last release (issue 30)
+                right = lines[0].get_window_extent(renderer).x1 + COUNT_EM * size * fig.dpi / 72
+                self.labels[p].set_fontsize(size)
+                self.labels[p].set_position((ax.transAxes.inverted().transform((right, 0))[0], lines[0].get_position()[1]))
         else:
             ax.set_yticks([self.mid(p) for p in layout.policies], layout.names, fontsize=self.small)
             for label, p in zip(ax.get_yticklabels(), layout.policies):
@@ -232,7 +245,7 @@ class OverlapView(View):
 
     @staticmethod
     def _headers(layout) -> dict[str, tuple[str, ...]]:
-        """A lane's header on a phone: its policy's name (the count goes at the line's end), then
+        """A lane's header on a phone: its policy's name (the count follows it on the line), then
         the peers that share it; one line for a short one."""
         out = {}
         for p, name in zip(layout.policies, layout.names):

@@ -60,7 +60,7 @@ CHAIN_FIRES = (4, 8, 16, 32)
 
 def _peers(policy: str) -> str:
     """The peers' settings that are this lane (`emqsim.peers`; the notebook's section 3 has the table)."""
-    names = [f"K8s {k}" for k, v in kubernetes.CONCURRENCY.items() if v == policy]
+    names = [f"Kubernetes {k}" for k, v in kubernetes.CONCURRENCY.items() if v == policy]
     names += [f"Temporal {k}" for k, v in temporal.OVERLAP.items() if v == policy]
     if apscheduler.settings()["overlap"] == policy:
         names.append(f"APScheduler max_instances={apscheduler.DEFAULTS['max_instances']}")
