@@ -142,12 +142,52 @@ def test_05_defines_forbid_before_the_panel_that_asks_about_it():
         assert re.search(rf"^- `{re.escape(policy)}`[^:\n]*: \w", before, re.M), policy
 
 
+def _above_first_panel(name: str) -> str:
+    """A page's Markdown above its first panel, folds left out: what a reader has met when the
+    figure first shows."""
+    cells = _cells(name)
+    panel = next(i for i, c in enumerate(cells) if (c.get("metadata", {}).get("emqsim") or {}).get("figure"))
+    return re.sub(r"(?s)<details>.*?</details>", "", "\n\n".join(
+        "".join(c["source"]) for c in cells[:panel] if c["cell_type"] == "markdown"))
+
+
 def test_04_names_each_lane_before_the_panel_that_asks_about_it():
     """Issue 30, item 10: 04's first question named Hangfire Strict only in a lane label."""
-    cells = _cells("04_missed_slots")
-    panel = next(i for i, c in enumerate(cells) if (c.get("metadata", {}).get("emqsim") or {}).get("figure"))
-    before = re.sub(r"(?s)<details>.*?</details>", "", " ".join(
-        "".join(c["source"]) for c in cells[:panel] if c["cell_type"] == "markdown"))
+    before = _above_first_panel("04_missed_slots").replace("**", "")
     for lane, who in (("all", "Hangfire Strict"), ("snap", "BullMQ 6.7.0"), ("release", "EchoMQ"),
                       ("once", "Kubernetes CronJob"), ("once + deadline", "APScheduler 3")):
         assert re.search(rf"^- `{re.escape(lane)}`: {re.escape(who)}", before, re.M), lane
+
+
+#: the course pages a reader of 04 has read before it
+BEFORE_04 = ["00_start_here", "01_cron_vs_interval", "02_one_row_rewritten", "03_start_to_start"]
+_WORD = r"[A-Za-z0-9][\w.]*[A-Za-z0-9]|\w"
+
+
+def _has(word: str, text: str, case: int = re.I) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", text, case) is not None
+
+
+def test_04_says_what_each_lanes_system_is_where_it_lists_the_lanes():
+    """Issue 30: 04's lane labels (`missed_slots.LABELS`) name Hangfire Strict, Kubernetes,
+    APScheduler and BullMQ's legacy releases, and the list above the figure only repeated the
+    names ("`all`: Hangfire Strict."): a first-time reader, who had met BullMQ and EchoMQ on 00
+    and none of the others, was not told what they are. Each lane's item above the figure holds
+    every word of its label; each name in a label that no earlier page uses stands in bold there
+    (the page defines it) and is followed by what it is, after a comma or a colon or in
+    parentheses."""
+    from emqsim.lessons.missed_slots import LABELS, POLICIES
+
+    above = _above_first_panel("04_missed_slots")
+    items = {m[1]: " ".join(m[2].split()) for m in re.finditer(r"^- `([^`]+)`: (.*?)(?=^- |\n\n|\Z)", above, re.S | re.M)}
+    met = " ".join(" ".join(_prose(name)) for name in BEFORE_04)
+    missing, unexplained = [], []
+    for policy in POLICIES:
+        lane, who = LABELS[policy].split("\n", 1)
+        item = items.get(lane, "")
+        words = re.findall(_WORD, who)
+        missing += [(lane, w) for w in words if not _has(w, item.replace("**", ""))]
+        defined = " ".join(m[1] for m in re.finditer(r"\*\*([^*]+)\*\*\s?[,:(]", item))
+        unexplained += [(lane, w) for w in words if w[0].isupper() and not _has(w, met, 0) and not _has(w, defined, 0)]
+    assert missing == [], f"label words not in the lane's item above 04's figure: {missing}"
+    assert unexplained == [], f"names 04's lanes bring in, not said in bold with what they are: {unexplained}"

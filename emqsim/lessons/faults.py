@@ -230,13 +230,17 @@ class FaultsModel(Model):
             answer=lambda f: str(_jobs_for(f, 6)),
             show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": 20 * MINUTE}),
     )
+    # a slot left with no job though nothing ran twice: slot ids turn the re-fire away, and it still
+    # takes the one catch-up run. Met at one crash and one restart delay only: the reader has to
+    # know which slot a crash costs and that it takes a whole gap down (the old goal, "nothing
+    # wrong after 20 min", held at every crash under the setup the figure opens at: issue 30)
     challenge = Challenge(
-        "06-nothing-wrong", "With the restart 20 min after the crash, find a pump setup for which no slot is "
-                            "produced twice and none is left without a job.",
-        met=lambda f: f.run.duplicates == 0 and f.run.lost == 0 and not f.run.unserved
-        and f.restarted - f.crashed == 20 * MINUTE,
-        explain="One script that enqueues and advances together leaves no moment between the two writes for a "
-                "crash to fall in: the row is advanced exactly when the job exists.")
+        "06-gap-without-twin", "Find a crash and a restart that leave the 10:30 slot with no job at all, while "
+                               "no slot is produced twice.",
+        met=lambda f: _jobs_for(f, 7) == 0 and f.run.duplicates == 0,
+        explain="Slot ids turned the re-fire of 10:15 away, so nothing ran twice; but that re-fire still took the "
+                "restart's one catch-up run, and the row went from 10:15 straight to 10:45. Ids stop a duplicate, "
+                "not a gap: only one script that enqueues and advances together stops both.")
 
     def __init__(self, *, start: int = START, slots: int = SLOTS):
         super().__init__()
