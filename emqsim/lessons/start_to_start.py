@@ -173,12 +173,13 @@ class CadenceModel(Model):
             "03-finish-fourth-start",
             "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
-            [("09:54", "09:54, three lengths behind",
+            [("09:54", "09:54, 3 × 18 min after 09:00",
               "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
-             ("09:45", "09:45, on the quarter hour",
+             ("09:45", "09:45, 3 × 15 min after 09:00",
               "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
-             ("09:48", "09:48, one run's length late",
-              "The run's length is added every cycle, not once: three cycles of 18 minutes.")],
+             ("09:48", "09:48, 3 × 15 + 3 min after 09:00",
+              "That adds the run's 3 minutes once; start-to-finish adds them every cycle: three cycles "
+              "of 18 minutes.")],
             answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
             "03-schedule-fourth-finish",

@@ -50,13 +50,29 @@ kernel and no network: each live figure's sliders step through frames drawn in a
 To change what a page holds fixed, or to run the code, open the notebooks in JupyterLab
 (`make lab`) or as apps in Voila (`make present`).
 
-Read the pages in order: each one uses what the ones before it showed.
+{groups}"""
+
+#: the index's groups, in reading order: heading, the line under it, and whether a page
+#: (by file name) belongs there; a page goes under the first group that takes it
+GROUPS = (
+    ("The course", "Read these in order: each page uses what the ones before it showed.",
+     lambda stem: in_course(stem + ".ipynb")),
+    ("After the course", "Which policy to pick, then each page's depth, the code behind it and other "
+     "schedulers. Read any of them, once its course page is read.",
+     lambda stem: not stem.startswith("glossary")),
+    ("Glossaries", "The course's words in its own sense, each with the page that shows it.",
+     lambda stem: True),
+)
+
+_GROUP = """## {heading}
+
+{line}
 
 {listing}
 
 ```{{toctree}}
 :maxdepth: 1
-:caption: Notebooks
+:caption: {heading}
 :hidden:
 
 {items}
@@ -91,6 +107,12 @@ CONF = {
     "exclude_patterns": ["_build", "**.ipynb_checkpoints"],
     "suppress_warnings": ["myst.header", "misc.highlighting_failure"],
 }
+
+
+def about_of(nb) -> str:
+    """What a page teaches, in one line of plain words: the notebook's own metadata
+    (``{"emqsim": {"about": ...}}``), the one place the index and any other listing read it."""
+    return str(nb.metadata.get("emqsim", {}).get("about", "")).strip()
 
 
 def title_of(nb) -> str:
@@ -171,16 +193,19 @@ def in_course(path) -> bool:
 AFTER_COURSE = ("which_policy",)
 
 
+def group_of(path) -> int:
+    """Which of the index's `GROUPS` a page stands under (its place in that tuple)."""
+    return next(i for i, (_, _, takes) in enumerate(GROUPS) if takes(Path(path).stem))
+
+
 def in_reading_order(paths) -> list:
-    """`paths` as the index and the book's navigation list them: the course's pages, then
-    `AFTER_COURSE`, then the rest in their order."""
+    """`paths` as the index and the book's navigation list them: group by group (`GROUPS`);
+    within a group, `AFTER_COURSE` first, then the rest in their order."""
     paths = list(paths)
 
-    def rank(path) -> int:
+    def rank(path) -> tuple[int, int]:
         stem = Path(path).stem
-        if in_course(path):
-            return 0
-        return 1 + AFTER_COURSE.index(stem) if stem in AFTER_COURSE else 1 + len(AFTER_COURSE)
+        return group_of(path), AFTER_COURSE.index(stem) if stem in AFTER_COURSE else len(AFTER_COURSE)
     return sorted(paths, key=rank)      # stable: each group keeps its order
 
 
@@ -242,18 +267,22 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     course = [path for path in books if in_course(path)]
-    listing = []
+    listing: list[list[str]] = [[] for _ in GROUPS]
+    items: list[list[str]] = [[] for _ in GROUPS]
     last = max((page_number(path) for path in course), default=0)
     for path in in_reading_order(books):
         nb = books[path]
         place = page_label(page_number(path), last) if path in course else None
         nbformat.write(with_where(_offline_copy(nb, players), where_line(nb, place)), folder / path.name)
-        what = place[0].lower() + place[1:] if place else "beside the course"
-        listing.append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>`: {what}, "
-                       f"about {reading_minutes(nb)} min read")
-    items = "\n".join(path.stem for path in in_reading_order(books))
-    (folder / "index.md").write_text(_INDEX.format(title=TITLE, items=items, listing="\n".join(listing)),
-                                     encoding="utf-8")
+        where = f"{place[0].lower() + place[1:]}, " if place else ""
+        group = group_of(path)
+        listing[group].append(f"- {{doc}}`{title_of(nb) or path.stem} <{path.stem}>` ({where}about "
+                              f"{reading_minutes(nb)} min read): {about_of(nb)}")
+        items[group].append(path.stem)
+    groups = "\n".join(_GROUP.format(heading=heading, line=line, listing="\n".join(listing[i]),
+                                      items="\n".join(items[i]))
+                        for i, (heading, line, _) in enumerate(GROUPS) if items[i])
+    (folder / "index.md").write_text(_INDEX.format(title=TITLE, groups=groups), encoding="utf-8")
     (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")
     static = folder / "_static"
     static.mkdir(exist_ok=True)

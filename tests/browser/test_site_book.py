@@ -128,7 +128,7 @@ def test_the_book_has_contents_previous_next_search_and_a_dark_theme(static_site
     nav = page.locator("nav.bd-docs-nav a.reference.internal")
     hrefs = nav.evaluate_all("as => as.map(a => a.getAttribute('href'))")
     # the contents list every page; the page shown links to itself as "#"
-    # in reading order: the course, then "Which policy when", then the rest (pages.in_reading_order)
+    # in reading order, group by group as the index heads them (pages.GROUPS, pages.in_reading_order)
     assert hrefs == ["index.html", *(f"{p.stem}.html" if p.stem != "02_one_row_rewritten" else "#"
                                      for p in pages.in_reading_order(PAGES))]
     assert page.locator("a.left-prev").get_attribute("href") == "01_cron_vs_interval.html"
