@@ -24,10 +24,6 @@ COMMON = set("a an the of to and or is it its at on in by for as with that this 
 #: how much longer than the wrong options' mean length the right option may be
 LONGER = 1.3
 
-#: questions that fail a cue today, on pages not yet rewritten: a new failure shows, and a fixed one
-#: must leave this list
-NOT_YET: set[str] = {"06-fresh-ids-long-down"}
-
 
 def words(text: str) -> set[str]:
     """The words and numbers a reader would match by eye: lower case, `code` unwrapped, a plural's s off."""
@@ -56,10 +52,7 @@ def every_question():
 @pytest.mark.parametrize("title,q", every_question(), ids=[q.id for _, q in every_question()])
 def test_no_option_stands_out_by_its_wording(title, q):
     found = cues(model(title), q)
-    if q.id in NOT_YET:
-        assert found, f"{q.id}: fixed, drop it from NOT_YET"
-    else:
-        assert not found, f"{q.id}: {'; '.join(found)}"
+    assert not found, f"{q.id}: {'; '.join(found)}"
 
 
 def test_the_cues_catch_what_the_reader_saw():

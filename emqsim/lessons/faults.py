@@ -219,13 +219,13 @@ class FaultsModel(Model):
             "06-fresh-ids-long-down",
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
             "10:15 get?",
-            [("0", "None: the restart fires 10:00 only",
+            [("0", "None: the restart goes to 10:00",
               "The restart's one run re-fires 10:00, the slot the row still held; every lane here counts the "
               "next run from the slot, which snaps past 10:15 to 10:30. EchoMQ's own now + every would move "
               "it to 10:35: no job for 10:15 either way."),
-             ("1", "One: made at the restart",
+             ("1", "One: made by the restart",
               "The catch-up run at the restart goes to 10:00, the slot the row still held."),
-             ("2", "Two: like 10:00",
+             ("2", "Two: made twice, like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
             answer=lambda f: str(_jobs_for(f, 6)),
             show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": 20 * MINUTE}),
