@@ -12,9 +12,12 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from emqsim import InputError  # noqa: E402
+from emqsim.figures import catalogue  # noqa: E402
 from emqsim.figures.controls import Panel  # noqa: E402
 from emqsim.figures.view import Figure, View  # noqa: E402
+from emqsim.lessons import model as lessons_model  # noqa: E402
 from emqsim.lessons.model import Model, Play, choice, slider, text  # noqa: E402
+from emqsim.site import player  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -139,3 +142,52 @@ def test_a_cell_that_updates_the_figure_moves_the_panel_too():
     panel.widgets["x"].value = 2          # the next drag keeps the cell's mode
     assert fig.values == {"x": 2, "mode": "b", "day": "b0", "expr": "0 9 * * *"}
     assert "x=2 b b0" in panel.readout.value
+
+
+#: a Play pass, first position to last at the default speed, in real ms at most: a first-time
+#: reader sees the whole idea in one pass (02's first figure took 46 s, 154 ticks of 300 ms)
+PASS_MS = 20_000
+#: the figures with Play
+PLAYED = [t for t in catalogue.SOURCES if any(c.play for c in catalogue.model(t).controls)]
+
+
+def _pass_ms(count: int, step: int, interval: int) -> int:
+    """A pass's real ms: its ticks (positions after the first, `step` a tick) times `interval`."""
+    return -(-(count - 1) // step) * interval
+
+
+@pytest.mark.parametrize("title", PLAYED)
+def test_a_play_pass_takes_20_s_at_most_on_the_site_and_in_lab(title):
+    """The site's player walks the positions its frames give the slider with the controls before it
+    set (02's keys: one design's calls); Lab's Play the positions its slider offers: both at one
+    interval per tick (Play.tick), a pass at the default speed within PASS_MS at every setting, and
+    each tick at least the floor that keeps its frame seen."""
+    model = catalogue.model(title)
+    sets, _ = model.reachable()
+    fig = catalogue.figure(title)
+    panel = Panel(fig)
+    floor = lessons_model.TICK_FLOOR_MS
+    for k, c in enumerate(model.controls):
+        if c.play is None:
+            continue
+        before = [b.name for b in model.controls[:k]]
+        offered: dict = {}
+        for values in sets:
+            offered.setdefault(tuple(repr(values[n]) for n in before), {})[repr(values[c.name])] = values
+        walked = max(map(len, offered.values()))
+        site = player._play(c, len({repr(values[c.name]) for values in sets}), walked)
+        assert _pass_ms(walked, site["step"], site["interval"]) <= PASS_MS, (title, walked, site)
+        assert floor <= site["interval"] <= c.play.interval, (title, site)
+        for setting in offered.values():
+            fig.update(**{n: next(iter(setting.values()))[n] for n in before})
+            lab = panel.players[c.name].play
+            assert _pass_ms(lab.max - lab.min + 1, lab.step, lab.interval) <= PASS_MS, (title, lab.max, lab.interval)
+            assert floor <= lab.interval <= c.play.interval, (title, lab.interval)
+
+
+def test_02_s_first_figure_plays_through_in_20_s():
+    """155 positions at 300 ms a tick took 46 s: each tick is now 129 ms, the pass 19.9 s."""
+    c = catalogue.model("02 one row rewritten").controls[0]
+    assert (player._play(c, 155)["interval"], _pass_ms(155, 1, 129)) == (129, 19_866)
+    keys = catalogue.model("02 the keys, step by step").controls[1]     # 20 calls a design: as it was
+    assert (keys.play.interval, player._play(keys, 56, 20)["interval"]) == (900, 900)

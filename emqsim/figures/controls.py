@@ -305,8 +305,8 @@ class Panel:
             self.widgets[c.name] = widget
             if c.play is not None:
                 p = c.play
-                player = play(widget, step=p.step, max_step=p.max_step, interval=p.interval, label=p.label,
-                              width=SPEED_WIDTH)
+                player = play(widget, step=p.step, max_step=p.max_step, interval=p.tick(len(widget.options)),
+                              label=p.label, width=SPEED_WIDTH)
                 self.players[c.name] = player
                 rows.append(w.HBox([player.play, widget, player.speed], layout=w.Layout(**ROW)))
             else:
@@ -412,8 +412,9 @@ class Panel:
                     positions = list(figure.model.positions(c.name, figure.values))
                     if list(widget.options) != positions:
                         widget.options = positions
-                        if c.name in self.players:   # Play walks only the positions offered
+                        if c.name in self.players:   # Play walks only the positions offered, paced for them
                             self.players[c.name].play.max = len(positions) - 1
+                            self.players[c.name].play.interval = c.play.tick(len(positions))
                 if widget.value != figure.values[c.name]:
                     widget.value = figure.values[c.name]
         finally:

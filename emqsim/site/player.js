@@ -183,7 +183,7 @@
         range.addEventListener("input", function () {
           var list = avail(k);
           moveTo(k, list[Number(range.value)]);
-          dock();
+          dock(row);
         });
         reserved.push([value, c.positions.map(function (pos) { return pos[0]; })]);
         var player = null;
@@ -209,7 +209,7 @@
         select.disabled = !!c.held;
         if (c.held) select.title = c.label + held;
         /* as a slider's step: 02's design changed on a phone left the picture's top at -304 px */
-        select.addEventListener("change", function () { moveTo(k, Number(select.value)); dock(); });
+        select.addEventListener("change", function () { moveTo(k, Number(select.value)); dock(row); });
         row.appendChild(select);
         ui.push({sync: function () {
           var list = avail(k), have = [];
@@ -264,7 +264,7 @@
         var list = avail(k);
         if (list.indexOf(cur[k]) >= list.length - 1) moveTo(k, list[0]);
         timer = setInterval(tick, c.play.interval);
-        dock();
+        dock(row);
         said.textContent = "\u275A\u275A pause";
         root.setAttribute("data-playing", "1");
       });
@@ -383,8 +383,11 @@
        desktop Play pressed under 05's lanes changed them above the window for the whole run.
        Docked, the picture's top goes under the header, or higher where its bottom would
        otherwise be under the docked rows: they never cover it. */
-    function dock() {
+    function dock(row) {
       if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
+      /* docked, only the row in use is shown (player.css): the others took the readout's room,
+         02's keys read 2 lines; hidden, out of the focus order, back once undocked */
+      [].forEach.call(box.children, function (e) { e.toggleAttribute("data-using", e === row); });
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
         box.insertBefore(readout, box.firstChild);

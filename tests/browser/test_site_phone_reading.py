@@ -66,7 +66,7 @@ def _pressed_from_the_middle(page, static_site, stem: str, title: str, how: str,
     open_page(page, static_site, stem, PHONE, theme)
     player = _figure(page, title)
     assert player.evaluate("r => r.classList.contains('emqsim-tall')"), "the figure sticks: nothing to test"
-    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider").first
+    control = player.locator("button.emqsim-play" if how == "play" else "input.emqsim-slider:not([disabled])").first
     control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - innerHeight / 2); }")
     page.wait_for_timeout(100)
     if how == "play":
@@ -410,4 +410,42 @@ def test_a_drop_down_change_brings_the_picture_into_view(static_site, book_page,
     seen = player.evaluate(_SEEN_JS)
     top = player.evaluate("r => Math.round(r.querySelector('img.emqsim-frame').getBoundingClientRect().top)")
     assert seen >= IN_VIEW, (title, name, size, round(start, 2), round(seen, 2), top)
+    assert page.errors == [] and page.outside == []
+
+
+# the docked player's control rows: which are drawn (display none leaves no box), and the slider in use
+_ROWS_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(e => [e.dataset.name, e.getClientRects().length > 0])"""
+#: the lines a docked readout shows at least where its whole text has no room (issue 30)
+DOCKED_READ_LINES = 3
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("stem, title", [
+    ("02_one_row_rewritten", "02 the keys, step by step"),
+    ("04_missed_slots", "04 missed slots"),
+    ("05_overlap", "05 an overlapping run"),
+])
+def test_a_docked_readout_has_room_on_a_phone(static_site, book_page, stem, title, theme):
+    """Docked at 390x844 under a picture that keeps its width, the readout got what the rows left:
+    02's keys showed 2 lines, 05's run 139 of its 166 px, 04's as little. Docked, only the row in
+    use stays (the others hidden, out of the focus order too, back when the figure undocks): the
+    readout shows whole, or 3 whole lines at least, and the slider in use is seen and touchable."""
+    page = book_page
+    player, control = _pressed_from_the_middle(page, static_site, stem, title, "step", theme)
+    page.wait_for_timeout(1200)
+    got = player.evaluate(_READOUT_LINES_JS)
+    whole = player.evaluate(_DOCKED_WHOLE_JS)
+    assert got["docked"], (stem, theme)
+    assert whole["whole"] or round(got["shown"]) >= DOCKED_READ_LINES, (stem, theme, got, whole)
+    assert abs(got["shown"] - round(got["shown"])) < 0.05, (stem, theme, got)
+    assert control.evaluate(_TOUCHABLE_JS), (stem, theme, control.bounding_box())
+    assert player.evaluate(_PICTURE_UNDER_DOCK_JS)["under"] <= 0.5, (stem, theme)
+    rows = player.evaluate(_ROWS_JS)
+    in_use = control.evaluate("e => e.closest('.emqsim-control').dataset.name")
+    assert [name for name, drawn in rows if drawn] == [in_use], (stem, theme, rows)
+    page.mouse.move(195, 300)
+    page.mouse.wheel(0, -450)       # the reader scrolls: undocked, every row is back
+    page.wait_for_timeout(800)
+    assert not player.evaluate("r => r.classList.contains('emqsim-docked')"), (stem, theme)
+    assert all(drawn for _, drawn in player.evaluate(_ROWS_JS)), (stem, theme)
     assert page.errors == [] and page.outside == []
