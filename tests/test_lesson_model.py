@@ -176,6 +176,9 @@ def test_a_play_pass_takes_20_s_at_most_on_the_site_and_in_lab(title):
             offered.setdefault(tuple(repr(values[n]) for n in before), {})[repr(values[c.name])] = values
         walked = max(map(len, offered.values()))
         site = player._play(c, len({repr(values[c.name]) for values in sets}), walked)
+        if c.play.pass_ms is None:        # a script call a tick: paced for reading, not for the pass
+            assert (site["interval"], panel.players[c.name].play.interval) == (c.play.interval,) * 2, title
+            continue
         assert _pass_ms(walked, site["step"], site["interval"]) <= PASS_MS, (title, walked, site)
         assert floor <= site["interval"] <= c.play.interval, (title, site)
         for setting in offered.values():
@@ -191,3 +194,10 @@ def test_02_s_first_figure_plays_through_in_20_s():
     assert (player._play(c, 155)["interval"], _pass_ms(155, 1, 129)) == (129, 19_866)
     keys = catalogue.model("02 the keys, step by step").controls[1]     # 20 calls a design: as it was
     assert (keys.play.interval, player._play(keys, 56, 20)["interval"]) == (900, 900)
+
+
+def test_a_script_call_a_tick_is_paced_for_reading():
+    """03's marker walk, 56 calls, went to 363 ms a call under the 20 s pass: too fast to read a
+    call. Figures whose ticks are script calls keep their 900 ms, however many calls."""
+    marker = catalogue.model("03 the marker, step by step").controls[1]
+    assert (marker.play.pass_ms, player._play(marker, 56)["interval"]) == (None, 900)

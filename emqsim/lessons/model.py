@@ -40,12 +40,17 @@ class Play:
     max_step: int | None = None
     interval: int = 400
     label: str = "steps per tick"
+    #: the longest a pass may take (real ms); None where each tick is a text to read (a script
+    #: call of 02's and 03's step figures), which `interval` paces for reading, whatever the count
+    pass_ms: int | None = PASS_MS
 
     def tick(self, count: int) -> int:
         """The real ms between ticks over `count` positions, for the site's player and Lab's
-        alike: `interval`, shortened so a pass takes PASS_MS at most, never under TICK_FLOOR_MS."""
+        alike: `interval`, shortened so a pass takes `pass_ms` at most, never under TICK_FLOOR_MS."""
         ticks = -(-(count - 1) // self.step)
-        return self.interval if ticks < 1 else min(self.interval, max(TICK_FLOOR_MS, PASS_MS // ticks))
+        if ticks < 1 or self.pass_ms is None:
+            return self.interval
+        return min(self.interval, max(TICK_FLOOR_MS, self.pass_ms // ticks))
 
 
 @dataclass(frozen=True)

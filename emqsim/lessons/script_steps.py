@@ -277,7 +277,7 @@ class StepsModel(Model):
     controls = (
         choice("design", [(DESIGNS["pump"], "pump"), (DESIGNS["bullmq"], "bullmq")], label="design"),
         slider("step", range(0, 200), 0, label="step", main=True,
-               play=Play(step=1, interval=900, label="calls per tick"),
+               play=Play(step=1, interval=900, label="calls per tick", pass_ms=None),
                depends=lambda design, **_: range(0, _count(design) + 1)),
     )
     questions = (
