@@ -192,12 +192,13 @@ def test_02_s_first_figure_plays_through_in_20_s():
     """155 positions at 300 ms a tick took 46 s: each tick is now 129 ms, the pass 19.9 s."""
     c = catalogue.model("02 one row rewritten").controls[0]
     assert (player._play(c, 155)["interval"], _pass_ms(155, 1, 129)) == (129, 19_866)
-    keys = catalogue.model("02 the keys, step by step").controls[1]     # 20 calls a design: as it was
-    assert (keys.play.interval, player._play(keys, 56, 20)["interval"]) == (900, 900)
+    keys = catalogue.model("02 the keys, step by step").controls[1]     # a call a tick: read, not capped
+    assert (keys.play.interval, player._play(keys, 56, 20)["interval"]) == (2000, 2000)
 
 
 def test_a_script_call_a_tick_is_paced_for_reading():
-    """03's marker walk, 56 calls, went to 363 ms a call under the 20 s pass: too fast to read a
-    call. Figures whose ticks are script calls keep their 900 ms, however many calls."""
+    """03's marker walk, 56 calls, went to 363 ms a call under the 20 s pass, and at its old 900 ms
+    a reader could not read a listing before the next: figures whose ticks are script calls
+    take 2 s a call, however many calls."""
     marker = catalogue.model("03 the marker, step by step").controls[1]
-    assert (marker.play.pass_ms, player._play(marker, 56)["interval"]) == (None, 900)
+    assert (marker.play.pass_ms, player._play(marker, 56)["interval"]) == (None, 2000)

@@ -270,6 +270,11 @@ def _count(design: str) -> int:
     return len(walk(design)[0].calls)
 
 
+#: Play's real ms a call: a frame is a script's listing (about 15 lines) and a 5-line readout,
+#: read before the next; at 900 ms a reader could only pause and step (issue 30)
+CALL_MS = 2000
+
+
 class StepsModel(Model):
     """The keys as data, one call at a time, for either design's walk."""
 
@@ -277,7 +282,7 @@ class StepsModel(Model):
     controls = (
         choice("design", [(DESIGNS["pump"], "pump"), (DESIGNS["bullmq"], "bullmq")], label="design"),
         slider("step", range(0, 200), 0, label="step", main=True,
-               play=Play(step=1, interval=900, label="calls per tick", pass_ms=None),
+               play=Play(step=1, interval=CALL_MS, label="calls per tick", pass_ms=None),
                depends=lambda design, **_: range(0, _count(design) + 1)),
     )
     questions = (
