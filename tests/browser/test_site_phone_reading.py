@@ -427,9 +427,10 @@ DOCKED_READ_LINES = 3
 ])
 def test_a_docked_readout_has_room_on_a_phone(static_site, book_page, stem, title, theme):
     """Docked at 390x844 under a picture that keeps its width, the readout got what the rows left:
-    02's keys showed 2 lines, 05's run 139 of its 166 px, 04's as little. Docked, only the row in
-    use stays (the others hidden, out of the focus order too, back when the figure undocks): the
-    readout shows whole, or 3 whole lines at least, and the slider in use is seen and touchable."""
+    02's keys showed 2 lines, 05's run 139 of its 166 px, 04's as little. Docked, where the readout
+    would be cut (these three's are) only the row in use stays, the others hidden (out of the
+    focus order too, back when the figure undocks): the readout shows whole, or 3 whole lines at
+    least, and the slider in use is seen and touchable."""
     page = book_page
     player, control = _pressed_from_the_middle(page, static_site, stem, title, "step", theme)
     page.wait_for_timeout(1200)
@@ -449,3 +450,39 @@ def test_a_docked_readout_has_room_on_a_phone(static_site, book_page, stem, titl
     assert not player.evaluate("r => r.classList.contains('emqsim-docked')"), (stem, theme)
     assert all(drawn for _, drawn in player.evaluate(_ROWS_JS)), (stem, theme)
     assert page.errors == [] and page.outside == []
+
+
+# each control of the docked player: drawn, in the window and what the reader touches at its centre
+_CONTROLS_TOUCHABLE_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(row => {
+  const e = row.querySelector('input.emqsim-slider, select'), r = e.getBoundingClientRect();
+  const at = r.height ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+  return [row.dataset.name, r.top >= 0 && r.bottom <= innerHeight && at !== null && (at === e || e.contains(at))]; })"""
+
+
+def test_a_docked_figure_keeps_every_row_its_readout_leaves_room_for(static_site, book_page):
+    """06's challenge needs all three controls (setup, crash, restart after): docked on a phone
+    with only the row in use, the reader had to scroll (undock) before each next one. Its readout
+    shows whole with all three rows docked, so after each control's step every row is drawn, in
+    the window, uncovered and operable, and the figure stays docked."""
+    page = book_page
+    player, control = _pressed_from_the_middle(page, static_site, "06_faults", "06 crash between two writes",
+                                               "step", "light")
+    page.wait_for_timeout(1200)
+    whole = player.evaluate(_DOCKED_WHOLE_JS)
+    assert whole["docked"] and whole["whole"], whole
+    for name in ("setup", "crash", "delay"):
+        rows = player.evaluate(_CONTROLS_TOUCHABLE_JS)
+        assert rows == [["setup", True], ["crash", True], ["delay", True]], (name, rows)
+        frame = player.get_attribute("data-frame")
+        use = player.locator(f".emqsim-control[data-name={name}]").locator("input.emqsim-slider, select")
+        if use.evaluate("e => e.tagName") == "SELECT":
+            use.select_option(index=(use.evaluate("s => s.selectedIndex") + 1) % use.locator("option").count())
+        else:
+            use.focus()
+            page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(900)
+        assert player.get_attribute("data-frame") != frame, name     # it moved the figure
+        assert player.evaluate(_DOCKED_WHOLE_JS)["docked"], name
+    assert player.evaluate(_CONTROLS_TOUCHABLE_JS) == [["setup", True], ["crash", True], ["delay", True]]
+    assert page.errors == [] and page.outside == []
+
