@@ -140,10 +140,10 @@
        the figure to the frame that shows the answer. */
     function setupQuestions() {
       var boxes = root.querySelectorAll("fieldset.emqsim-question");
-      for (var i = 0; i < boxes.length; i++) (function (box, q) {
-        var out = box.querySelector(".emqsim-feedback");
-        box.querySelector("button.emqsim-check").addEventListener("click", function () {
-          var picked = box.querySelector("input[type=radio]:checked");
+      for (var i = 0; i < boxes.length; i++) (function (set, q) {
+        var out = set.querySelector(".emqsim-feedback");
+        set.querySelector("button.emqsim-check").addEventListener("click", function () {
+          var picked = set.querySelector("input[type=radio]:checked");
           if (!picked) {
             out.textContent = data.pick_first;
             out.removeAttribute("data-right");
@@ -153,12 +153,14 @@
           out.setAttribute("data-right", picked.value === q.right ? "1" : "0");
           revealFeedback(out);
         });
-        var showMe = box.querySelector("button.emqsim-show-me");
+        var showMe = set.querySelector("button.emqsim-show-me");
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
           release();
           show();
           intoView();
+          /* the rows out from under a sticky stage (03's poll slider stayed under it) */
+          if (isSticky()) reveal(box);
         });
       })(boxes[i], data.questions[i]);
     }
