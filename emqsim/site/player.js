@@ -140,10 +140,10 @@
        the figure to the frame that shows the answer. */
     function setupQuestions() {
       var boxes = root.querySelectorAll("fieldset.emqsim-question");
-      for (var i = 0; i < boxes.length; i++) (function (box, q) {
-        var out = box.querySelector(".emqsim-feedback");
-        box.querySelector("button.emqsim-check").addEventListener("click", function () {
-          var picked = box.querySelector("input[type=radio]:checked");
+      for (var i = 0; i < boxes.length; i++) (function (set, q) {
+        var out = set.querySelector(".emqsim-feedback");
+        set.querySelector("button.emqsim-check").addEventListener("click", function () {
+          var picked = set.querySelector("input[type=radio]:checked");
           if (!picked) {
             out.textContent = data.pick_first;
             out.removeAttribute("data-right");
@@ -153,12 +153,14 @@
           out.setAttribute("data-right", picked.value === q.right ? "1" : "0");
           revealFeedback(out);
         });
-        var showMe = box.querySelector("button.emqsim-show-me");
+        var showMe = set.querySelector("button.emqsim-show-me");
         if (showMe && q.show !== null) showMe.addEventListener("click", function () {
           cur = frames[q.show][2].slice();
           release();
           show();
           intoView();
+          /* the rows out from under a sticky stage (03's poll slider stayed under it) */
+          if (isSticky()) reveal(box);
         });
       })(boxes[i], data.questions[i]);
     }
@@ -333,7 +335,7 @@
        scrolls inside it: the picture is never drawn narrower than it stands at rest (drawn at
        0.8 of its width for the readout, its smallest text painted 8 CSS px, under the course's
        10). Docked, the box has no padding under its text (player.css): a padding there showed
-       the top of the next line, cut, under the last whole one (02's keys, 05's run). */
+       the top of the next line, cut, under the last whole one (02's keys, 05's run). True if whole. */
     function readoutHeight() {
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
       var s = getComputedStyle(readout);
@@ -347,6 +349,7 @@
       var lines = Math.floor((room - pad) / line + 1e-6);
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
       readout.style.height = (edge + Math.max(1, Math.min(lines, text)) * line) + "px";
+      return lines >= text;
     }
     /* The reader scrolls the page (a wheel, a touch, a key that scrolls), Play not running: the
        figure undocks, and what is under the reader's eye (the middle of the window; the picture
@@ -385,9 +388,10 @@
        otherwise be under the docked rows: they never cover it. */
     function dock(row) {
       if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
-      /* docked, only the row in use is shown (player.css): the others took the readout's room,
-         02's keys read 2 lines; hidden, out of the focus order, back once undocked */
+      /* docked with every row; where the readout is then cut (02's keys read 2 lines), the
+         others hide (player.css): hidden always, 06's three controls undocked it before each */
       [].forEach.call(box.children, function (e) { e.toggleAttribute("data-using", e === row); });
+      root.removeAttribute("data-crowded");
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");
         box.insertBefore(readout, box.firstChild);
@@ -396,7 +400,7 @@
         readout.tabIndex = 0;
         docked.observe(root);
       }
-      readoutHeight();
+      if (!readoutHeight()) { root.setAttribute("data-crowded", ""); readoutHeight(); }
       var r = img.getBoundingClientRect(), top = headerBottom();
       var rows = window.innerHeight - box.getBoundingClientRect().height;   /* where the docked rows begin */
       if (r.top >= top && r.bottom <= rows) return;

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no playwright package")
 
-from test_site_book import DESKTOP, PHONE, book_page, ready  # noqa: E402,F401
-from test_site_student import THEMES, open_page  # noqa: E402
+from test_site_book import DESKTOP, PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
+from test_site_student import _SETTLED_JS, THEMES, open_page  # noqa: E402
 
 #: the share of the picture that must be inside the window, above the docked controls
 IN_VIEW = 0.9
@@ -427,9 +427,10 @@ DOCKED_READ_LINES = 3
 ])
 def test_a_docked_readout_has_room_on_a_phone(static_site, book_page, stem, title, theme):
     """Docked at 390x844 under a picture that keeps its width, the readout got what the rows left:
-    02's keys showed 2 lines, 05's run 139 of its 166 px, 04's as little. Docked, only the row in
-    use stays (the others hidden, out of the focus order too, back when the figure undocks): the
-    readout shows whole, or 3 whole lines at least, and the slider in use is seen and touchable."""
+    02's keys showed 2 lines, 05's run 139 of its 166 px, 04's as little. Docked, where the readout
+    would be cut (these three's are) only the row in use stays, the others hidden (out of the
+    focus order too, back when the figure undocks): the readout shows whole, or 3 whole lines at
+    least, and the slider in use is seen and touchable."""
     page = book_page
     player, control = _pressed_from_the_middle(page, static_site, stem, title, "step", theme)
     page.wait_for_timeout(1200)
@@ -448,4 +449,81 @@ def test_a_docked_readout_has_room_on_a_phone(static_site, book_page, stem, titl
     page.wait_for_timeout(800)
     assert not player.evaluate("r => r.classList.contains('emqsim-docked')"), (stem, theme)
     assert all(drawn for _, drawn in player.evaluate(_ROWS_JS)), (stem, theme)
+    assert page.errors == [] and page.outside == []
+
+
+# each control of the docked player: drawn, in the window and what the reader touches at its centre
+_CONTROLS_TOUCHABLE_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(row => {
+  const e = row.querySelector('input.emqsim-slider, select'), r = e.getBoundingClientRect();
+  const at = r.height ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+  return [row.dataset.name, r.top >= 0 && r.bottom <= innerHeight && at !== null && (at === e || e.contains(at))]; })"""
+
+
+def test_a_docked_figure_keeps_every_row_its_readout_leaves_room_for(static_site, book_page):
+    """06's challenge needs all three controls (setup, crash, restart after): docked on a phone
+    with only the row in use, the reader had to scroll (undock) before each next one. Its readout
+    shows whole with all three rows docked, so after each control's step every row is drawn, in
+    the window, uncovered and operable, and the figure stays docked."""
+    page = book_page
+    player, control = _pressed_from_the_middle(page, static_site, "06_faults", "06 crash between two writes",
+                                               "step", "light")
+    page.wait_for_timeout(1200)
+    whole = player.evaluate(_DOCKED_WHOLE_JS)
+    assert whole["docked"] and whole["whole"], whole
+    for name in ("setup", "crash", "delay"):
+        rows = player.evaluate(_CONTROLS_TOUCHABLE_JS)
+        assert rows == [["setup", True], ["crash", True], ["delay", True]], (name, rows)
+        frame = player.get_attribute("data-frame")
+        use = player.locator(f".emqsim-control[data-name={name}]").locator("input.emqsim-slider, select")
+        if use.evaluate("e => e.tagName") == "SELECT":
+            use.select_option(index=(use.evaluate("s => s.selectedIndex") + 1) % use.locator("option").count())
+        else:
+            use.focus()
+            page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(900)
+        assert player.get_attribute("data-frame") != frame, name     # it moved the figure
+        assert player.evaluate(_DOCKED_WHOLE_JS)["docked"], name
+    assert player.evaluate(_CONTROLS_TOUCHABLE_JS) == [["setup", True], ["crash", True], ["delay", True]]
+    assert page.errors == [] and page.outside == []
+
+
+# after Show me: the picture in the window, and where each control row's centre is, what the
+# reader touches there (the row's own, or nothing: the row below the window)
+_AFTER_SHOW_ME_JS = """root => {
+  const head = Math.max(0, ...[...document.querySelectorAll('.bd-header, .bd-header-article')]
+    .filter(h => ['sticky', 'fixed'].includes(getComputedStyle(h).position)).map(h => h.getBoundingClientRect().bottom));
+  const p = root.querySelector('img.emqsim-frame').getBoundingClientRect();
+  const sticky = getComputedStyle(root.querySelector('.emqsim-stage')).position === 'sticky';
+  const rows = [...root.querySelectorAll('.emqsim-control')].map(e => {
+    const r = e.getBoundingClientRect(), y = r.top + r.height / 2;
+    const at = y >= 0 && y < innerHeight ? document.elementFromPoint(r.left + r.width / 2, y) : null;
+    return [e.dataset.name, at !== null && e.contains(at) ? 'touchable' : at === null ? 'out' : at.className || at.tagName,
+            Math.round(r.top)]; });
+  return {picture: p.top >= head - 1 && p.bottom <= innerHeight + 1, sticky, rows}; }"""
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_show_me_leaves_the_controls_uncovered_on_a_phone(static_site, book_page, path):
+    """After 03's wake-latency Show me, pressed while reading its question, the poll slider stayed under the
+    sticky picture (its readout reported on top of it): the changed figure was seen, not the
+    control that moved. On a phone, after every Show me, the picture is in the window and no
+    control row of its figure is under the picture or readout; where the stage sticks, each row
+    is in the window and touchable (a figure too tall to stick may leave its rows below it)."""
+    page = book_page
+    page.emulate_media(reduced_motion="reduce")
+    players = open_page(page, static_site, path.stem, PHONE)
+    bad = []
+    for n in range(players.count()):
+        player = ready(page, n)
+        for q, button in enumerate(player.locator("button.emqsim-show-me").all()):
+            # as the reader reads it: the question at the top, under the sticky picture
+            button.evaluate("b => b.closest('fieldset').scrollIntoView({block: 'start'})")
+            button.click()
+            page.wait_for_function(_SETTLED_JS, arg=player.locator("img.emqsim-frame").element_handle(), timeout=3000)
+            page.wait_for_timeout(300)
+            got = player.evaluate(_AFTER_SHOW_ME_JS)
+            allowed = ("touchable",) if got["sticky"] else ("touchable", "out")
+            if not got["picture"] or any(state not in allowed for _, state, _ in got["rows"]):
+                bad.append((player.get_attribute("data-figure"), q, got))
+    assert bad == [], bad
     assert page.errors == [] and page.outside == []
