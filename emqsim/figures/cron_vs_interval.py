@@ -8,6 +8,7 @@ layer that changes (a new cron expression), so a move redraws the moving marks o
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import rcParams
 from matplotlib.colors import to_hex, to_rgb
 from matplotlib.transforms import blended_transform_factory
 
@@ -20,6 +21,8 @@ from .view import View
 #: the next run's box: its face's pad round the text, in em, and the least gap, in points,
 #: between that face and the now line's stroke
 BOX_PAD, GAP = 0.15, 3.0
+#: inches the title stands higher on a phone than its usual pad over the axes
+TITLE_ROOM = 0.2
 #: the least contrast a faded mark (the row switched off, the dotted wait) keeps with the page,
 #: light and dark: WCAG's 3:1 for graphics. The off row was drawn at 0.3 alpha, 1.3:1 on white,
 #: and the dark filter turned it near black on the dark page (issue 30)
@@ -45,7 +48,9 @@ class CronIntervalView(View):
     ring on its next run and a dotted wait to it."""
 
     width, height = 9.0, 3.4
-    narrow_height = 3.0
+    #: on a phone `TITLE_ROOM` inches over the three the axes and title took: room between them
+    #: for a next-run box of three lines (`_clear_of_now`)
+    narrow_height = 3.0 + TITLE_ROOM
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -76,10 +81,12 @@ class CronIntervalView(View):
         self._note = ax.text(start + (end - start) / 2, ROW["cron"], "", ha="center", va="center",
                              fontsize=fs * 0.9, color=ink(ROLE["finish"]), zorder=6,
                              bbox=dict(boxstyle="round", fc="white", ec=ROLE["finish"]))
-        self._title = ax.set_title("", fontsize=fs, loc="left")
+        pad = rcParams["axes.titlepad"] + (TITLE_ROOM * 72 if narrow() else 0)
+        self._title = ax.set_title("", fontsize=fs, loc="left", pad=pad)
         self._labels: tuple[str, str] | None = None
         if narrow():   # the row labels keep their room; the title starts at the figure's edge
-            ax.figure.subplots_adjust(left=0.27, right=0.93, top=0.76, bottom=0.18)
+            ax.figure.subplots_adjust(left=0.27, right=0.93, top=2.28 / (3.0 + TITLE_ROOM),
+                                       bottom=0.54 / (3.0 + TITLE_ROOM))
             ax.tick_params(axis="both", labelsize=fs * 0.8)
             self._title.set_x(-0.25 / 0.66)
         else:
@@ -150,3 +157,10 @@ class CronIntervalView(View):
         x = ax.transData.inverted().transform((at + (pad if right else -pad), 0))[0]
         text.set_x(x)
         text.set_horizontalalignment("left" if right else "right")
+        first = text.get_text().split("\n")[0]
+        if not right and at - pad - box.width < pad and " (" in first:
+            # fits neither side (a phone, now just past 09:00, the run tomorrow: the box ran off
+            # the figure's left edge, issue 30): its day on a line of its own, and placed again
+            text.set_text(text.get_text().replace(" (", "\n(", 1))
+            text.set_position((now, text.get_position()[1]))
+            self._clear_of_now(now)
