@@ -65,10 +65,13 @@ def _croniter_utc(readout: str) -> set[str]:
             for m in [re.search(r"^30 1 \* \* \* fires \w+ by croniter, ([^;\n]*)", d, re.M)] if m}
 
 
-def _utc_count(readout: str) -> set[str]:
-    """How many times croniter fires `30 1 * * *` read in UTC, for each UTC day the text shows."""
-    return {{"once": "1", "twice": "2"}.get(n, n) for n in
-            re.findall(r"(?ms)^UTC \d{4}-\d\d-\d\d: .*?^30 1 \* \* \* fires (\w+) by croniter", readout)}
+def _skipped_slot(readout: str) -> set[str]:
+    """The UTC time croniter runs `30 2 * * *` at in New York, for each New York day the text shows
+    on which the clocks go forward."""
+    days = re.split(r"(?m)^(?=\S+/\S+ \d{4}-\d\d-\d\d: )", readout)
+    return {" and ".join(re.findall(r"\((\d\d:\d\dZ)\)", m[1].split(";")[0]))
+            for d in days if d.startswith("America/New_York ") and "clocks go forward" in d.split("\n")[0]
+            for m in [re.search(r"^30 2 \* \* \* fires \w+ by croniter, ([^\n]*)", d, re.M)] if m}
 
 
 def _debian_utc(readout: str, zone: str, expr: str) -> set[str]:
@@ -99,7 +102,7 @@ TELLS = {
                                          else set()),
     "07-croniter-fall-back": _croniter_utc,
     "07-first-pass-time": lambda r: _debian_utc(r, "Australia/Sydney", "30 2 * * *"),
-    "07-read-in-utc": _utc_count,
+    "07-skipped-slot": _skipped_slot,
 }
 
 

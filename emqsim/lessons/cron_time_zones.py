@@ -586,24 +586,29 @@ class TimeZonesModel(Model):
               "once, in the first pass.")],
             answer=lambda f: _rule_utc(f, 0, "debian"), show_me={"zone": "Australia/Sydney", "day": "back"}),
         question(
-            "07-read-in-utc",
-            "The cron `30 1 * * *` is now read in UTC, on the day New York's clocks go back. How many times "
-            "does croniter fire it?",
-            [("1", "Once, as on any other night",
-              "A cron string is read in its schedule's zone; UTC never changes its clocks, whatever New York "
-              "does."),
-             ("2", "Twice, as in New York",
-              "The repeated hour is New York's; read in UTC the day is 24 ordinary hours."),
-             ("0", "Never, as 01:30 is skipped",
-              "Nothing is skipped in UTC either: 01:30 UTC comes once.")],
-            answer=lambda f: str(len(f.runs[1])) if f.zone == "UTC" else "not read in UTC",
-            show_me={"zone": "UTC", "day": "back"}),
+            "07-skipped-slot",
+            "New York, 8 March 2026: at 02:00 EST the clocks go forward an hour, so 02:30 never shows on "
+            "a New York clock. At what UTC time does croniter run `30 2 * * *` that day?",
+            [("07:00Z", "07:00Z, 03:00 EDT, right after the gap",
+              "croniter makes up a slot the clocks skipped at the first instant after the gap: 03:00 EDT, "
+              "which is 07:00 in UTC. Debian cron does the same."),
+             ("07:30Z", "07:30Z, 03:30 EDT, its minute kept",
+              "That is cron-parser's rule, which BullMQ asks: it keeps the minute and moves the slot into "
+              "the hour the clock lands on. croniter runs it half an hour sooner."),
+             ("never", "Never, as there is no 02:30",
+              "None of the three libraries drops it: croniter runs the skipped slot as soon as the clock "
+              "allows, at 03:00 EDT.")],
+            answer=lambda f: " and ".join(_croniter_utc(f, 0)) or "never",
+            show_me={"zone": "America/New_York", "day": "forward"}),
     )
     challenge = Challenge(
-        "07-short-day", "Find a zone and a day on which `0 * * * *` fires only 23 times by croniter.",
-        met=lambda f: len(f.runs[EXPRESSIONS.index("0 * * * *")]) == 23,
-        explain="On the day the clocks go forward one local hour never happens, so an hourly cron has 23 "
-                "slots; a zone that never changes (UTC) has no short day.")
+        "07-gap-moves-it", "Find a zone and a day on which croniter and cron-parser each run `30 1 * * *` "
+        "once, but at different times.",
+        met=lambda f: len(f.runs[1]) == 1 and _rule_utc(f, 1, "cron-parser") not in ("both", "never")
+        and [_rule_utc(f, 1, "cron-parser")] != _croniter_utc(f, 1),
+        explain="London's clocks jump at 01:00 GMT, so there 01:30 is the slot the gap swallows: croniter "
+                "runs it at the jump, 02:00 BST, and cron-parser at 02:30 BST, the same instant as "
+                "`30 2 * * *`.")
 
     def describe(self, frame: TimeZonesFrame) -> str:
         rows = []
