@@ -99,6 +99,21 @@ def test_a_layout_without_painting_leaves_the_renderer_as_it_found_it():
     assert "draw_text" not in vars(f.canvas.get_renderer())
 
 
+@pytest.mark.parametrize("text,n", [
+    (" " * 44 + "eventStreamKey, prefix, timestamp, priorityCounterKey, isPaused)", 42),
+    (" " * 12 + "local jobs = rcall(\"ZRANGEBYSCORE\", delayedKey, 0, (timestamp + 1) * 0x1000", 30),
+    ("    if (#jobs > 0) then", 12),
+])
+def test_a_wrapped_line_breaks_no_word_shorter_than_its_row(text, n):
+    """The reader's read of 03 (issue 30): a deep continuation line drew `eventSt` / `reamKey`.
+    Every word that fits in a third of a row stays whole, and every row stays within `n`."""
+    from emqsim.figures.script_steps import _wrap
+
+    rows = _wrap(text, n)
+    assert all(len(r) <= n for r in rows)
+    assert [w for r in rows for w in r.split()] == text.split()
+
+
 @pytest.mark.parametrize("layout", ["normal", "narrow"])
 @pytest.mark.parametrize("title", TITLES)
 def test_no_line_is_cut(title, layout):

@@ -11,7 +11,7 @@ call sends or a key holds is never cut (issue 30).
 
 from __future__ import annotations
 
-import textwrap
+import re
 
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
@@ -38,16 +38,33 @@ MORE_AROUND = 30
 
 
 def _wrap(text: str, n: int, indent: int = 0) -> list[str]:
-    """`text` as lines of at most `n` characters, broken at spaces where it can be (inside a
-    word where it cannot), each line after the first indented `indent` + 2 characters: a line
-    is wrapped, not cut (issue 30), so whatever it says is all there."""
+    """`text` as lines of at most `n` characters, broken at spaces, each line after the first
+    indented `indent` + 2 characters: a line is wrapped, not cut (issue 30), so whatever it says
+    is all there. A word is broken only where it is longer than a whole continuation line: a
+    reader read `eventSt` / `reamKey` on 03, where a word longer than what was left of the first
+    line was broken to fill it. A continuation lined up under its call's "(" (44 spaces in
+    BullMQ's moveToActive-11.lua) keeps at most a third of the row as its indentation."""
     if len(text) <= n:
         return [text]
-    head = len(text) - len(text.lstrip(" "))
+    head = min(len(text) - len(text.lstrip(" ")), n // 3)
     lead = " " * min(indent + 2, n // 2)
-    lines = textwrap.wrap(text[head:], n, initial_indent=" " * head, subsequent_indent=lead,
-                          break_on_hyphens=False, drop_whitespace=True)
-    return lines or [text[:n]]
+    lines, line = [], " " * head
+    for token in re.findall(r"\S+|\s+", text.lstrip(" ")):
+        if token.isspace():
+            if line.strip() and len(line) + len(token) < n:
+                line += token
+            continue
+        if len(line) + len(token) > n and line.strip():
+            lines.append(line.rstrip())
+            line = lead
+        while len(line) + len(token) > n:
+            room = n - len(line)
+            lines.append(line + token[:room])
+            token, line = token[room:], lead
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
 
 
 def _short(key: str, prefix: str) -> str:
