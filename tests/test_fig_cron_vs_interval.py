@@ -203,6 +203,32 @@ def test_the_next_run_box_never_crosses_the_now_line(presenter):
     assert (seen, crossed) == (50, [])
 
 
+@pytest.mark.parametrize("presenter_on", [False, True])
+def test_the_now_label_stays_on_the_plot(presenter_on):
+    # a reader's read (issue 30): at now 08:00 "now 08:00" stood left of the y axis, beside
+    # the row labels, as the label sits left of its line; near the left edge it goes right of it
+    from figure_walk import render
+    from emqsim.figures import style
+    from emqsim.lessons.course import MINUTE
+    from emqsim.lessons.cron_vs_interval import AXIS_END, AXIS_START
+
+    off, seen = [], 0
+    fig, renderer = render("01 cron vs interval", {}, presenter=presenter_on)
+    view = fig.view
+    style.present(presenter_on)
+    try:
+        for now in range(AXIS_START, AXIS_END + 1, 5 * MINUTE):
+            fig.update(now=now)
+            box = view._now_text.get_window_extent(renderer)
+            at = view.ax.transData.transform((now, 0))[0]
+            seen += 1
+            if box.x0 < view.ax.bbox.x0 or box.x1 > view.ax.figure.bbox.x1 or box.x0 < at < box.x1:
+                off.append((now, view._now_text.get_text()))
+    finally:
+        style.present(False)
+    assert (seen, off) == (25, [])
+
+
 # -- issue 30: the faded row in the dark theme -----------------------------------------------
 
 #: the least contrast a faded mark keeps against the figure's ground (WCAG 1.4.11, graphics)

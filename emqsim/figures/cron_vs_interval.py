@@ -109,6 +109,8 @@ class CronIntervalView(View):
         self._now.set_xdata([now, now])
         self._now_text.set_x(now)
         self._now_text.set_text(frame.now_label)
+        self._now_text.set_horizontalalignment("right")
+        self._now_beside_the_axis()
         if frame.next is None:
             self._ring.set_data([], [])
             self._wait.set_data([], [])
@@ -130,6 +132,16 @@ class CronIntervalView(View):
             line.set(markerfacecolor="none", markeredgecolor=faint(colour), markeredgewidth=self._lw * 0.6)
         else:
             line.set(markerfacecolor=colour, markeredgecolor=colour, markeredgewidth=self._mew)
+
+    def _now_beside_the_axis(self) -> None:
+        """The now label stands left of its line; near the axis's left end that put it over the
+        row labels ("now 08:00" beside "from 08:00", a reader's read): there it stands right of
+        the line, its pad moved to its left."""
+        text = self._now_text
+        if text.get_window_extent(self.ax.figure.canvas.get_renderer()).x0 < self.ax.bbox.x0:
+            label = text.get_text()
+            text.set_text(" " * (len(label) - len(label.rstrip())) + label.rstrip())
+            text.set_horizontalalignment("left")
 
     def _clear_of_now(self, now: int) -> None:
         """Keep the next run's box inside the figure and off the now line: where it would cross
