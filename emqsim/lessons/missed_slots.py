@@ -468,7 +468,7 @@ class MissedModel(Model):
             "04-strict-last-slot",
             "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. When does the `all` "
             "lane release the job for the last of them, 10:37?",
-            [("10:40:04", "10:40:04: fifth in the queue",
+            [("10:40:04", "10:40:04: one slot a second",
               "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
               "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
              ("10:40", "10:40:00: with the four others",
