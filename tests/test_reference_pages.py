@@ -191,3 +191,19 @@ def test_04_says_what_each_lanes_system_is_where_it_lists_the_lanes():
         unexplained += [(lane, w) for w in words if w[0].isupper() and not _has(w, met, 0) and not _has(w, defined, 0)]
     assert missing == [], f"label words not in the lane's item above 04's figure: {missing}"
     assert unexplained == [], f"names 04's lanes bring in, not said in bold with what they are: {unexplained}"
+
+
+def test_05_says_whose_names_stand_under_its_lanes_before_the_figure():
+    """A reader's read (issue 30, item 5): 05's lane labels (`overlap.PEERS`: "Temporal AllowAll",
+    "APScheduler max_instances=1", ...) named Temporal and APScheduler before the page said what
+    they are, in a fold of section 3. Each system a label names stands above the figure, folds
+    left out, and each one new to the reader there is followed by what it is."""
+    from emqsim.lessons.overlap import PEERS
+
+    above = " ".join(_above_first_panel("05_overlap").split())
+    systems = {who.split()[0] for label in PEERS.values() for who in label.split(" \u00b7 ") if who}
+    assert systems == {"Kubernetes", "Temporal", "APScheduler"}
+    assert sorted(s for s in systems if not _has(s, above, 0)) == []
+    assert "`max_instances=1`" in above
+    for name, what in (("Temporal", "a workflow engine"), ("APScheduler 3", "a Python scheduler")):
+        assert f"{name}, {what}" in above, name
