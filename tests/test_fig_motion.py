@@ -65,3 +65,29 @@ def test_a_full_box_counts_what_it_hides():
     replace = next(lane for lane in fig.frame.lanes if lane.name == "replace")
     assert replace.count("dropped") == 4 > CAP
     assert [t.get_text() for t in fig.view.more if t.get_text()] == ["+2 earlier"]
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_every_text_reads_on_its_box_in_both_themes(title, layout):
+    """A reader's read (issue 30, item 8): the grey key names in the boxes ("repeat", "pending")
+    and the subtitle read 4.1-4.4:1 in the light theme, as their grey was chosen against white,
+    not against the boxes' #F4F4F4. Every text of the strip reads at least 4.5:1 on the box's
+    fill, as drawn and as the dark page's filter turns both."""
+    from matplotlib.colors import to_hex
+    from matplotlib.text import Text
+
+    from emqsim.figures.motion import BOX
+    from emqsim.figures.style import MIN_CONTRAST, contrast, dark
+
+    fig = catalogue.figure(title, layout=layout)
+    fig.update(step=len(fig.model.moments) - 1)
+    drawn(fig)
+    low = set()
+    for t in fig.view.ax.findobj(Text):
+        if not t.get_text().strip() or not t.get_visible():
+            continue
+        c = to_hex(t.get_color())
+        if min(contrast(c, BOX), contrast(dark(c), dark(BOX))) < MIN_CONTRAST:
+            low.add((t.get_text(), c))
+    assert sorted(low) == []

@@ -23,6 +23,8 @@ CAP = 3
 #: arrows kept for the tokens that moved in one step (five lanes, two moves each at most)
 ARROWS = 12
 BOX = "#F4F4F4"
+#: the grey of the texts on a box, or beside one: read on the box's fill
+SOFT_TEXT = ink(GREY, BOX)
 #: every text's size, in CSS px where the site shows the figure (desktop, phone): `style.READ_PX`
 #: on the desktop, where the floor's times read as 7-8 px text (issue 30); the floor on a phone,
 #: whose five columns of 4 in have no room for more: labels reached the next box
@@ -126,10 +128,10 @@ class MotionView(View):
         top = self.h - head
         if self.phone:   # under the clock
             glyphs.text(ax, 0.08, self.h - 0.08 - self.fs * 1.25 * 1.4 / 72, frame.subtitle, fontsize=fs, va="top",
-                        color=ink(GREY))
+                        color=SOFT_TEXT)
         else:            # across from it, at the right
             glyphs.text(ax, self.w - 0.08, self.h - 0.08, frame.subtitle, fontsize=fs, va="top", ha="right",
-                        color=ink(GREY))
+                        color=SOFT_TEXT)
         for i, heading in enumerate(frame.headings):
             glyphs.text(ax, left + (i + 0.5) * self.col_w, top - row * 0.2, heading, fontsize=fs, ha="center",
                         va="top", color=BLACK, fontweight="bold")
@@ -152,13 +154,13 @@ class MotionView(View):
                 if keys:
                     if key:
                         glyphs.text(ax, x0 + 0.06, first, key, fontsize=fs, family="monospace", va="top",
-                                    color=ink(GREY))
+                                    color=SOFT_TEXT)
                     first -= row
                 self.cells[(lane.name, place)] = (x0, first, y0)
         for _ in range(len(lanes) * n * CAP):
             self.labels.append(glyphs.text(ax, 0, 0, "", fontsize=fs, va="center", color=BLACK))
         for _ in range(len(lanes) * n):
-            self.more.append(glyphs.text(ax, 0, 0, "", fontsize=fs, va="center", color=ink(GREY)))
+            self.more.append(glyphs.text(ax, 0, 0, "", fontsize=fs, va="center", color=SOFT_TEXT))
         self.track(self.clock, *self.marks.values(), self.rings, *self.labels, *self.more, *self.arrows)
         self.laid = True
 

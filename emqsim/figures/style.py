@@ -77,13 +77,16 @@ def dark(colour) -> str:
     return to_hex(np.clip(m @ rgb, 0.0, 1.0))
 
 
-def ink(colour) -> str:
+def ink(colour, ground: str = LIGHT_BG) -> str:
     """`colour` darkened (mixed with black, its hue kept) just enough for text: at least
-    MIN_CONTRAST on the light background and, turned by the dark filter, on the dark one."""
+    MIN_CONTRAST on the light background and, turned by the dark filter, on the dark one; and on
+    `ground`, where the text stands on a fill of its own (02's and 05's boxes: the grey of their
+    key names read 4.2:1 on their #F4F4F4), light and turned."""
     rgb = np.array(to_rgb(colour))
     for k in range(101):
         c = to_hex(rgb * (1 - k / 100))
-        if contrast(c, LIGHT_BG) >= MIN_CONTRAST + 0.05 and contrast(dark(c), DARK_BG) >= MIN_CONTRAST + 0.05:
+        if (contrast(c, LIGHT_BG) >= MIN_CONTRAST + 0.05 and contrast(dark(c), DARK_BG) >= MIN_CONTRAST + 0.05
+                and contrast(c, ground) >= MIN_CONTRAST + 0.05 and contrast(dark(c), dark(ground)) >= MIN_CONTRAST + 0.05):
             return c.upper()
     raise InputError(f"ink({colour!r}): no shade of it reads on both backgrounds", "colour")  # pragma: no cover
 
