@@ -308,7 +308,14 @@ def lab_reach(page, figure, title: str) -> dict:
             else:
                 select = figure.locator(DROPDOWNS).filter(
                     has=page.locator(".widget-label", has_text=label)).first.locator("select")
-                texts = [_plain(t) for t in select.locator("option").all_inner_texts()]
+                # a dependent drop-down (07's day, after its zone) gets its options from the
+                # kernel: they are read until the one wanted is there
+                for _ in range(MOVE_MS // 100):
+                    texts = [_plain(t) for t in select.locator("option").all_inner_texts()]
+                    if want in texts:
+                        break
+                    page.wait_for_timeout(100)
+                assert want in texts, f"{label}: no option {want!r} after {MOVE_MS} ms: {texts}"
                 select.select_option(index=texts.index(want))
         _wait_shows(figure, label, goal[c.name] if c.kind == "text" else want)
         now = {**now, c.name: goal[c.name]}
