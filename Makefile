@@ -147,14 +147,25 @@ test-notebooks: bytecode
 # Every notebook in JupyterLab and Voila and every site page, in a real (headless) Chromium;
 # axe-core (the accessibility checks) is installed from npm when npm is there.
 # Skipped, in one line, where Debian's chromium is not installed.
+# Two browsers at once (BROWSER_JOBS=1: one), each a file at a time (--dist loadfile: a file's
+# JupyterLab or Voila starts once per worker): most of their time is spent waiting on a page,
+# so two on two cores take well under the time of one. The tests timed in seconds (marked alone) then
+# run by themselves, as they did before.
+BROWSER_JOBS ?= 2
 test-browser: bytecode
 	@if [ -x $(CHROMIUM) ]; then \
 		if [ ! -d tests/browser/node_modules/axe-core ] && command -v npm >/dev/null 2>&1; then \
 			(cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) \
 				|| echo "npm ci in tests/browser failed: the accessibility checks will skip"; \
 		fi; \
-		set -x; \
-		$(PY) -m pytest -q tests/browser -p no:nbval; \
+		if [ "$(BROWSER_JOBS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null; then \
+			set -x; \
+			$(PY) -m pytest -q tests/browser -p no:nbval -m "not alone" -n $(BROWSER_JOBS) --dist loadfile && \
+			$(PY) -m pytest -q tests/browser -p no:nbval -m alone; \
+		else \
+			set -x; \
+			$(PY) -m pytest -q tests/browser -p no:nbval; \
+		fi; \
 	else \
 		echo "no $(CHROMIUM): browser tests skipped (apt-get install chromium; .ci/run does)"; \
 	fi

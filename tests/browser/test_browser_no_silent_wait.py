@@ -32,6 +32,7 @@ def lab_page(lab, page):
     lab.shutdown_kernels()
 
 
+@pytest.mark.alone
 def test_a_long_move_says_how_far_it_is_and_a_fast_drag_is_caught_up(lab, lab_page, artifacts):
     page = lab_page
     name = "02_one_row_rewritten.ipynb"

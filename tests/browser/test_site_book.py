@@ -326,6 +326,7 @@ def _first_move_on_fast_3g(served, browser_context, stem, size) -> float:
         page.close()
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("stem", ["02_one_row_rewritten", "04_missed_slots"])
 def test_a_control_moves_the_figure_within_2_s_on_fast_3g(served, browser_context, stem, size):
