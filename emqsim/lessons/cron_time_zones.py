@@ -608,7 +608,7 @@ class TimeZonesModel(Model):
         and [_rule_utc(f, 1, "cron-parser")] != _croniter_utc(f, 1),
         explain="London's clocks jump at 01:00 GMT, so there 01:30 is the slot the gap swallows: croniter "
                 "runs it at the jump, 02:00 BST, and cron-parser at 02:30 BST, the same instant as "
-                "`30 2 * * *`.")
+                "its `30 2 * * *` run.")
 
     def describe(self, frame: TimeZonesFrame) -> str:
         rows = []
