@@ -237,7 +237,9 @@ def test_every_term_a_question_uses_is_defined_above_it(path):
     for title, above in _panels_and_prose_before(path):
         met = {target for _, (_, target) in first_uses(above, terms).items() if target}
         for q in catalogue.model(title).questions:
-            for text in [q.prompt, *(o.text for o in q.options)]:
+            # the feedback too: a reader reads it at once, and it carries no link either (02's
+            # keys: "The upsert makes the first job" before the page said what an upsert is)
+            for text in [q.prompt, *(o.text for o in q.options), *(o.why for o in q.options)]:
                 plain = re.sub(r"`[^`]*`", " ", text)
                 for term, to in terms.items():
                     if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):

@@ -576,13 +576,13 @@ class TimeZonesModel(Model):
             "does Debian cron run `30 2 * * *`? Under its row the figure marks where Debian cron parts from "
             "croniter.",
             [("15:30Z", "15:30Z, 02:30 AEDT",
-              "Debian cron runs a fixed-time job once, in the first pass of the repeated hour: 02:30 AEDT "
+              "Debian cron runs this job once, in the first pass of the repeated hour: 02:30 AEDT "
               "(UTC+11), 15:30 in UTC on 4 April. cron-parser, which BullMQ asks, runs it there too."),
              ("16:30Z", "16:30Z, 02:30 AEST",
-              "That is the second pass. Debian cron's rule runs a fixed-time job once, the first time its "
+              "That is the second pass. Debian cron's rule runs this job once, the first time its "
               "wall time comes, still in summer time, an hour earlier in UTC."),
              ("both", "15:30Z and 16:30Z, 02:30 AEDT and AEST",
-              "That is croniter's rule, which runs every pass; Debian cron's rule runs a fixed-time job "
+              "That is croniter's rule, which runs every pass; Debian cron's rule runs this job "
               "once, in the first pass.")],
             answer=lambda f: _rule_utc(f, 0, "debian"), show_me={"zone": "Australia/Sydney", "day": "back"}),
         question(

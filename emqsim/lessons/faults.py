@@ -224,7 +224,7 @@ class FaultsModel(Model):
               "next run from the slot, which snaps past 10:15 to 10:30. EchoMQ's own now + every would move "
               "it to 10:35: no job for 10:15 either way."),
              ("1", "One: made by the restart",
-              "The catch-up run at the restart goes to 10:00, the slot the row still held."),
+              "The run at the restart goes to 10:00, the slot the row still held."),
              ("2", "Two: made twice, like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
             answer=lambda f: str(_jobs_for(f, 6)),

@@ -469,19 +469,19 @@ class MissedModel(Model):
             "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. When does the `all` "
             "lane release the job for the last of them, 10:37?",
             [("10:40:04", "10:40:04: one slot a second",
-              "Each beat fires the row once and moves its score one gap on; the row is still due, so the "
-              "next beat fires it again: five slots take five beats, 10:40:00 to 10:40:04."),
+              "Each second the pump fires the row once and moves it one gap on; the row is still due, so "
+              "a second later it fires again: five slots need five seconds, 10:40:00 to 10:40:04."),
              ("10:40", "10:40:00: with the four others",
-              "One fire releases one slot and moves the row one gap; the row is fired again at the next beat, "
-              "a second later, so the five jobs go out one beat apart."),
+              "One fire releases one slot and moves the row one gap; the pump fires the row again a "
+              "second later, so the five jobs go out a second apart."),
              ("10:37", "10:37:00: its own slot",
               "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
               "the restart."),
              ("10:40:05", "10:40:05: five seconds after the restart",
-              "The first goes out at the restart's own beat, 10:40:00, so the fifth is four beats on."),
+              "The first goes out at the restart itself, 10:40:00, so the fifth is four seconds on."),
              ("never", "Never: folded into the first",
-              "That is a collapse (BullMQ's snap, Hangfire's default Relaxed mode); Strict makes a job for "
-              "each slot.")],
+              "That folds the missed slots into one, as BullMQ and Hangfire's default Relaxed mode do; "
+              "Strict makes a job for each slot.")],
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",

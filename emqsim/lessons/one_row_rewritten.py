@@ -148,14 +148,14 @@ class RegistryRowsModel(Model):
               "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
               "the jobs pile up, the row does not."),
              ("1 row, 1 job", "1 row and 1 job: each fire replaces the job as it replaces the row",
-              "Only the row is rewritten. A job is a new key each fire, with an id minted at its release, "
-              "so 50 fires leave 50 jobs."),
+              "Only the row is rewritten. A job is a new key each fire, with an id minted when it is "
+              "made, so 50 fires leave 50 jobs."),
              ("50 rows, 50 jobs", "50 rows and 50 jobs: one row per run",
               "That would be a registry of runs. The sorted set keys schedules: one member, its score the "
               "next run."),
              ("1 row, 49 jobs", "1 row and 49 jobs: the registration is not a run",
-              "An interval registered with no start date or offset is due at once: the first fire, at 09:00, "
-              "is its first job.")],
+              "Registered with no start date, the report is due at once: the first fire, at 09:00, is its "
+              "first job.")],
             answer=lambda f: f"{f.state.size} row{'s' if f.state.size != 1 else ''}, {f.state.jobs} jobs",
             show_me={"fires": 50}),
         question(
@@ -166,8 +166,8 @@ class RegistryRowsModel(Model):
              ("09:45", "09:45, the last run made",
               "The row keeps the next run, not the last one: each fire moves it one gap on."),
              ("10:15", "10:15, four gaps after 09:15",
-              "The first fire was at 09:00 itself (an interval's first run is immediate), so four fires end "
-              "at 09:45 and the next is 10:00.")],
+              "The first fire was at 09:00 itself (the report's first run is immediate), so four fires "
+              "end at 09:45 and the next is 10:00.")],
             answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),
     )
     challenge = Challenge(

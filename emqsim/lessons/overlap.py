@@ -435,7 +435,7 @@ class OverlapModel(Model):
              ("4", "4: each release mid-run is dropped",
               "`buffer-one` holds the release `skip` drops; it drops one only while another is held."),
              ("0", "None: each late run waits its turn",
-              "Holding every late release is BufferAll; `buffer-one` holds one at most.")],
+              "Holding every late release would drop none; `buffer-one` holds one at most.")],
             answer=lambda f: str(_lane(f, "buffer-one").skipped_count), show_me={"run": 25}),
     )
     challenge = Challenge(

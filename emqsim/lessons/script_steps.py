@@ -307,7 +307,7 @@ class StepsModel(Model):
              ("finish", "moveToFinished, once the run is done.",
               "Finishing closes the job it was given; the next job was made at the take already."),
              ("upsert", "addJobScheduler, once, when the schedule is registered.",
-              "The upsert makes the first job; each later one is made when the one before it is taken.")],
+              "addJobScheduler makes the first job; each later one is made when the one before it is taken.")],
             lambda f: {"updateJobScheduler": "update", "moveToFinished": "finish", "addJobScheduler": "upsert",
                        "chain": "update", "finish": "finish", "scheduler": "upsert"}.get(
                 f.script.rsplit("-", 1)[0], "none") if ":marker" in f.command else "none",
@@ -383,8 +383,8 @@ class MarkerStepsModel(StepsModel):
             "A worker takes the 09:00 job (moveToActive); nothing else waits. Its last call to the marker is "
             "ZADD of member 0. How many members does it add?",
             [("none", "None: 0 was there already",
-              "The upsert put it there and no call since has removed it: the ZADD replies 0 and only "
-              "rewrites its score."),
+              "Adding the scheduler put it there, and no call since has removed it: the ZADD replies 0 "
+              "and only rewrites its score."),
              ("one", "One: the take used up 0",
               "Taking a job leaves the marker alone; the ZADD replies 0, no key changed."),
              ("two", "Two: 0 and the next run's",

@@ -754,10 +754,10 @@ class WakeModel(Model):
             "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
             [("30s", "About 30 s, half the period",
-              "A job lands anywhere between two polls, so it waits from nothing to a whole interval: half on "
-              "average."),
+              "A job lands anywhere between two polls, so it waits from nothing to a whole minute: half "
+              "on average."),
              ("1min", "About 1 min, the whole period",
-              "Only a job ready just after a poll waits that long; most land later in the interval."),
+              "Only a job ready just after a poll waits that long; most land later in the minute."),
              ("0", "Next to nothing, like the marker",
               "That is the worker parked on the marker; the poller only sees a job at its next poll.")],
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
