@@ -685,3 +685,18 @@ def test_each_page_gets_its_place_and_reading_time():
     shown = pages.with_where(nb, "*line*")
     assert shown.cells[0].source == "# Title\n\n*line*\n\n\nIntro."
     assert pages.in_course("03_start_to_start.ipynb") and not pages.in_course("course_pages_checked.ipynb")
+
+
+@needs_notebooks
+def test_a_page_has_one_search_field(built):
+    """A reader's read (issue 30): at 1366x900 a second "Search Ctrl+K" field stood in a bar
+    across the top of every page, above the one in the sidebar (sphinx-book-theme 1.4.0 on
+    pydata-sphinx-theme 0.20.0 puts the header's persistent search field back; on a phone the
+    empty bar left a 16 px strip). The header holds no search field; the sidebar's stays."""
+    out, _ = built
+    for path in sorted(out.glob("*.html")):
+        html = path.read_text()
+        if "bd-sidebar-primary" not in html:
+            continue
+        assert html.count("search-button-field") == 1, path.name
+        assert "navbar-persistent--container" not in html, path.name

@@ -102,7 +102,10 @@ CONF = {
     "html_copy_source": False,
     "html_show_sourcelink": False,
     "html_theme_options": {"home_page_in_toc": True, "use_download_button": False,
-                           "show_toc_level": 2, "navigation_with_keys": False},
+                           "show_toc_level": 2, "navigation_with_keys": False,
+                           # sphinx-book-theme 1.4.0 on pydata-sphinx-theme 0.20.0 adds a header bar
+                           # across the top holding a second search field; the sidebar has one
+                           "navbar_persistent": []},
     # light or dark as the reader's system says, until the reader picks one
     "html_context": {"default_mode": "auto"},
     "exclude_patterns": ["_build", "**.ipynb_checkpoints"],
