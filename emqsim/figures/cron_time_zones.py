@@ -32,6 +32,9 @@ KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)",
 #: space, a skip's cross read as the first letter of its sentence ("xDebian cron skips")
 GAP = 0.4
 CLEAR = 0.7
+#: points of air between two marks of a lane: a skip's cross and the square of cron-parser's
+#: run half an hour later (New York's spring-forward, 07:00Z and 07:30Z) overlapped on a phone
+MARK_GAP = 1.5
 #: where a lane's sentence too long for the room right of its mark breaks: before what the
 #: rule does, after its name ("cron-parser (and BullMQ)" over "skips 16:30Z")
 VERB = re.compile(r" (?=(?:runs|skips) )")
@@ -249,6 +252,7 @@ class TimeZonesView(View):
             text = self.lanes[lane.rule][lane.row]
             text.set_text(lane.text)
             text.set_x(lane.last + gap if lane.last is not None else 0)
+        self._stagger(pts)
         for rule, artist in [*self.marks.items(), ("skipped", self.skipped)]:
             artist.set_data(*pts[rule])
         # the change, the repeated hour, the end of the day
@@ -278,6 +282,34 @@ class TimeZonesView(View):
             fit_width(self._title, seps=(": ", ", "))
             self._keep_title_inside()
             self._keep_tags_inside()
+
+    def _reach(self, rule: str) -> float:
+        """How far a mark of `rule` ("skipped" for the cross) reaches from its centre, in
+        pixels: half its marker and its edge's width."""
+        line = self.skipped if rule == "skipped" else self.marks[rule]
+        return (line.get_markersize() + line.get_markeredgewidth()) / 2 * self.ax.figure.dpi / 72
+
+    def _stagger(self, pts) -> None:
+        """A skip's cross and a lane's own mark that would touch (`pts`, per rule the marks'
+        x and y, changed in place) stand apart up and down, the cross above, the lane's mark
+        under it, `MARK_GAP` points between them, each at its own time: on a phone New York's
+        spring-forward drew the 07:00Z cross on cron-parser's 07:30Z square."""
+        ax = self.ax
+        to_px, to_data = ax.transData.transform, ax.transData.inverted().transform
+        air = MARK_GAP * ax.figure.dpi / 72
+        xs, ys = pts["skipped"]
+        for rule in LANES:
+            rx, ry = pts[rule]
+            for i, (x, y) in enumerate(zip(xs, ys)):
+                for j, (u, v) in enumerate(zip(rx, ry)):
+                    if v != y:
+                        continue
+                    (px, py), (pu, _) = to_px((x, y)), to_px((u, v))
+                    need = self._reach("skipped") + self._reach(rule) + air
+                    if abs(px - pu) >= need:
+                        continue
+                    ys[i] = to_data((px, py + need / 2))[1]
+                    ry[j] = to_data((pu, py - need / 2))[1]
 
     def _edge(self) -> float:
         """`EDGE` in this figure's pixels: its width is shown `SHOWN_PX` CSS px wide."""
