@@ -263,12 +263,15 @@
       }
       button.addEventListener("click", function () {
         if (timer !== null) { stop(); return; }
-        var list = avail(k);
-        if (list.indexOf(cur[k]) >= list.length - 1) moveTo(k, list[0]);
+        var list = avail(k), again = list.indexOf(cur[k]) >= list.length - 1;
+        if (again) moveTo(k, list[0]);
         timer = setInterval(tick, c.play.interval);
         dock(row);
         said.textContent = "\u275A\u275A pause";
         root.setAttribute("data-playing", "1");
+        /* the first step at once, unless Play went back to the first frame (that is the step):
+           the step figures' 2 s a call left the press unanswered for 2 s */
+        if (!again) tick();
       });
       row.insertBefore(button, row.firstChild);
       wrap.appendChild(make("label", {"for": sid, "class": "emqsim-label"}, c.play.label));
@@ -387,7 +390,11 @@
        Docked, the picture's top goes under the header, or higher where its bottom would
        otherwise be under the docked rows: they never cover it. */
     function dock(row) {
-      if (!root.classList.contains("emqsim-tall") || !docked) { intoView(); return; }
+      if (!root.classList.contains("emqsim-tall") || !docked) {
+        intoView();
+        if (isSticky()) reveal(row);   /* the row in use out from under the stage, as on focus */
+        return;
+      }
       /* docked with every row; where the readout is then cut (02's keys read 2 lines), the
          others hide (player.css): hidden always, 06's three controls undocked it before each */
       [].forEach.call(box.children, function (e) { e.toggleAttribute("data-using", e === row); });
@@ -445,10 +452,18 @@
         window.scrollBy({top: by, behavior: "instant"});
       }
     }
+    /* a control's whole row, its label with it: Play focused left 02's "time" label under the
+       stage by 8 px */
     root.addEventListener("focusin", function (ev) {
-      if (!stage.contains(ev.target)) reveal(ev.target);
+      if (!stage.contains(ev.target)) reveal(ev.target.closest(".emqsim-control") || ev.target);
     });
-    revealFeedback = reveal;
+    /* the feedback just written, with its question where both fit under the stage: on a phone
+       01's Q2 feedback came into view with the question's first line under the picture */
+    revealFeedback = function (out) {
+      var set = out.closest("fieldset");
+      var under = (isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom()) + 8;
+      reveal(set && set.getBoundingClientRect().height <= window.innerHeight - under - 8 ? set : out);
+    };
     /* The readout above the controls, and a slider's value beside Play, as tall as the tallest
        text each shows (a value that keeps its own width, as wide as its widest): while Play ran, a longer readout pushed the control row down (by up to
        90 px on a phone) and a value wrapping to two lines moved Play, and a stage sticky for

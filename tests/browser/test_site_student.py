@@ -197,7 +197,9 @@ def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, b
             control.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.top - 120); }")
             control.focus()
             page.wait_for_timeout(400)
-            if _covered(page, stage, control):
+            # a control's whole row, its label with it (02's "time" label stayed 8 px under)
+            row = control.locator("xpath=ancestor::*[contains(@class, 'emqsim-control')][1]")
+            if _covered(page, stage, row if row.count() else control):
                 hidden.append((n, control.evaluate("e => e.className || e.name")))
         for box in player.locator("fieldset.emqsim-question").all():
             box.locator("input[type=radio]").first.check()
@@ -205,6 +207,11 @@ def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, b
             page.wait_for_timeout(400)
             if _covered(page, stage, box.locator(".emqsim-feedback")):
                 hidden.append((n, "feedback " + box.get_attribute("data-question")))
+            # the question read with its feedback, where both fit under the stage (01's Q2
+            # left its first line under the picture)
+            room = PHONE["height"] - max(stage.bounding_box()["y"] + stage.bounding_box()["height"], 0) - 16
+            if box.bounding_box()["height"] <= room and _covered(page, stage, box.locator("legend")):
+                hidden.append((n, "question " + box.get_attribute("data-question")))
     top = page.locator("#pst-back-to-top")
     if top.count():
         page.evaluate("scrollTo(0, document.body.scrollHeight / 2)")
@@ -216,6 +223,30 @@ def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, b
                                   [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2])
             assert under, "the sticky figure covers Back to top"
     assert hidden == [], (path.stem, hidden)
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
+def test_play_answers_the_press_at_once(static_site, book_page, path):
+    """Play pressed moves its figure in the same task, before any interval: on the step figures
+    (2 s a call) the press was answered by nothing for 2 s."""
+    page = book_page
+    players = open_page(page, static_site, path.stem, DESKTOP)
+    pressed = 0
+    for n in range(players.count()):
+        player = ready(page, n)
+        for b in range(player.locator("button.emqsim-play").count()):
+            frames = player.evaluate("""(root, b) => {
+                const play = root.querySelectorAll('button.emqsim-play')[b];
+                const before = root.getAttribute('data-frame');
+                play.click();
+                const after = root.getAttribute('data-frame');
+                if (root.hasAttribute('data-playing')) play.click();   // pause
+                return [before, after]; }""", b)
+            assert frames[0] != frames[1], (path.stem, n, b, frames)
+            pressed += 1
+    if not pressed:
+        pytest.skip(f"{path.stem}: no Play")
     assert page.errors == [] and page.outside == []
 
 
