@@ -38,16 +38,17 @@ def test_no_challenge_is_met_at_the_start_or_on_most_positions(title):
     assert 3 * len(met) <= len(values), f"{c.id} is met on {len(met)} of {len(values)} positions"
 
 
-def one_step_away(model) -> list[dict]:
-    """The positions one press from the defaults: one control moved one stop either way (a slider's
-    arrow key, a choice's neighbour), the others at their defaults."""
-    defaults, out = model.defaults(), []
+def one_step_away(model, defaults: dict | None = None) -> list[dict]:
+    """The positions one press from the defaults (or from `defaults`): one control moved one stop
+    either way (a slider's arrow key, a choice's neighbour), the others where they were."""
+    defaults, out = defaults or model.defaults(), []
     for c in model.controls:
         stops = [v for _, v in model.positions(c.name, defaults)]
         if defaults[c.name] not in stops:                 # a typed value, no stops to press through
             continue
         at = stops.index(defaults[c.name])
-        out.extend(model.values(None, **{**defaults, c.name: stops[i]})
+        # as the site moves it: a control that depends on it settles (04's pump up after down)
+        out.extend(model.values(defaults, **{c.name: stops[i]})
                    for i in (at - 1, at + 1) if 0 <= i < len(stops))
     return out
 
@@ -61,6 +62,18 @@ def test_no_challenge_is_met_one_press_from_the_start(title):
     model = shared_model(title)
     near = [v for v in one_step_away(model) if model.challenge.check(model.frame_at(v))]
     assert near == [], f"{model.challenge.id} is met one press from the start"
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_no_challenge_is_met_one_press_from_the_main_slider_s_first_stop(title):
+    """The first stop is where a reader's Home key or a drag to the left lands: 01's challenge (a
+    run due at once under the interval rule) was met there with the rule switched, at 08:00, the
+    interval's first run (issue 30)."""
+    model = shared_model(title)
+    main = model.main() or model.controls[0]
+    first = model.values(None, **{**model.defaults(), main.name: model.positions(main.name, model.defaults())[0][1]})
+    near = [v for v in one_step_away(model, first) if model.challenge.check(model.frame_at(v))]
+    assert near == [], f"{model.challenge.id} is met one press from the first stop of {main.name}"
 
 
 def test_the_counts_the_fixes_aimed_at():

@@ -193,11 +193,10 @@ class CronIntervalModel(Model):
             show_me={"now": on_day("09:01"), "mode": "cron"}),
     )
     challenge = Challenge(
-        "01-due-now", "With the interval rule on, move now to an instant at which the next run is due at once.",
-        met=lambda f: f.mode == "interval" and f.next == f.now,
-        explain="The interval row comes due on its own marks, every 15 min from 08:00: on each of those "
-                "instants the run is due now, and the next one is written a gap later. The cron `0 9 * * *` has "
-                "one slot on this axis, 09:00.")
+        "01-one-min-off", "With the interval rule on, find an instant at which the next run is 1 min away.",
+        met=lambda f: f.mode == "interval" and f.next is not None and f.next - f.now == MINUTE,
+        explain="The interval's runs fall every 15 min from 08:00 wherever now stands: a minute before each "
+                "(08:14, 08:29 and on) the next is 1 min away. Counted from now, it would always be 15 min off.")
 
     def __init__(self, *, anchor: int = ANCHOR, every: int | str = EVERY, offset: int | str | None = None):
         super().__init__()

@@ -141,22 +141,19 @@ class RegistryRowsModel(Model):
     readout_id = READOUT_ID
     questions = (
         question(
-            "02-rows-and-jobs-after-50",
-            f"`{NAME}` runs every 15 min from 09:00, registered at 09:00. After 50 fires, how many rows does the "
-            "registry (its sorted set) hold, and how many jobs have been made?",
-            [("1 row, 50 jobs", "1 row and 50 jobs: each fire makes a job",
+            "02-jobs-after-50",
+            f"`{NAME}` runs every 15 min from 09:00, registered at 09:00, and the registry keeps its one row. "
+            "After 50 fires, how many jobs have been made?",
+            [("50 jobs", "50: each fire makes a job",
               "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
               "the jobs pile up, the row does not."),
-             ("1 row, 1 job", "1 row and 1 job: each fire replaces the job as it replaces the row",
+             ("1 job", "1: each fire replaces the job, as it rewrites the row's score",
               "Only the row is rewritten. A job is a new key each fire, with an id minted when it is "
               "made, so 50 fires leave 50 jobs."),
-             ("50 rows, 50 jobs", "50 rows and 50 jobs: one row per run",
-              "That would be a registry of runs. The sorted set keys schedules: one member, its score the "
-              "next run."),
-             ("1 row, 49 jobs", "1 row and 49 jobs: the registration is not a run",
+             ("49 jobs", "49: the registration is not a run",
               "Registered with no start date, the report is due at once: the first fire, at 09:00, is its "
               "first job.")],
-            answer=lambda f: f"{f.state.size} row{'s' if f.state.size != 1 else ''}, {f.state.jobs} jobs",
+            answer=lambda f: f"{f.state.jobs} jobs",
             show_me={"fires": 50}),
         question(
             "02-score-after-4",
