@@ -236,14 +236,21 @@ def test_every_term_a_question_uses_is_defined_above_it(path):
     terms, early = _terms(), []
     for title, above in _panels_and_prose_before(path):
         met = {target for _, (_, target) in first_uses(above, terms).items() if target}
-        for q in catalogue.model(title).questions:
-            # the feedback too: a reader reads it at once, and it carries no link either (02's
-            # keys: "The upsert makes the first job" before the page said what an upsert is)
-            for text in [q.prompt, *(o.text for o in q.options), *(o.why for o in q.options)]:
-                plain = re.sub(r"`[^`]*`", " ", text)
-                for term, to in terms.items():
-                    if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):
-                        early.append((q.id, term, text[:60]))
+        model = catalogue.model(title)
+        asked = [(q.id, text) for q in model.questions
+                 # the feedback too: a reader reads it at once, and it carries no link either (02's
+                 # keys: "The upsert makes the first job" before the page said what an upsert is)
+                 for text in [q.prompt, *(o.text for o in q.options), *(o.why for o in q.options)]]
+        # and what the controls say as they move (02's "09:00 release" frames before the page
+        # linked release), and the challenge's goal
+        asked += [(c.name, label) for c in model.controls for label, _ in c.positions]
+        if model.challenge:
+            asked.append((model.challenge.id, model.challenge.goal))
+        for who, text in asked:
+            plain = re.sub(r"`[^`]*`", " ", text)
+            for term, to in terms.items():
+                if to not in met and re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", plain, re.I):
+                    early.append((who, term, text[:60]))
     assert early == [], f"{path.name}: terms a question uses before the page defines them: {early}"
 
 

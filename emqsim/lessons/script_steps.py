@@ -410,7 +410,7 @@ class MarkerStepsModel(StepsModel):
     )
     challenge = Challenge(
         "03-job-leaves-wait",
-        "In BullMQ's design, step to the call that moves the 09:00 job from the wait list to the active one.",
+        "In BullMQ's design, step to the call that moves the 09:00 job's id from the `wait` list to `active`.",
         lambda f: f.design == "bullmq" and f.command.startswith("RPOPLPUSH "),
         "One RPOPLPUSH: the job's id leaves wait and lands in active in the same step. The writes to the "
         "marker around it only tell workers when to try.",

@@ -763,12 +763,12 @@ class WakeModel(Model):
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
     challenge = Challenge(
-        "03-longest-wait", "Find a poll interval shorter than 1 min at which some job still waits more than "
-                           "45 s before it starts.",
+        "03-longest-wait", "Set poll every below 1 min so that some job still waits more than 45 s before it "
+                           "starts.",
         met=lambda f: f.poll < MINUTE and max(f.waits) > 45 * SECOND,
-        explain="A job that becomes ready just after a poll waits almost the whole interval, so the longest "
+        explain="A job that becomes ready just after a poll waits almost until the next one, so the longest "
                 "wait grows with the poll and passes 45 s before the poll reaches a minute. The worker parked "
-                "on the marker waits 0 ms for every job, whatever the interval.")
+                "on the marker waits 0 ms for every job, however often the other polls.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()
