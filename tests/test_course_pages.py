@@ -101,3 +101,13 @@ def test_every_link_to_the_page_calls_it_by_its_one_name():
     texts = {(p.name, m) for p in sorted(PAGE.parent.glob("*.ipynb")) for _, t in _markdown(p)
              for m in re.findall(r"\[([^\]]+)\]\(course_pages_checked\.ipynb[#)]", t)}
     assert texts and {m for _, m in texts} == {"Course pages vs the code"}, sorted(texts)
+
+
+def test_the_page_says_what_its_names_are_before_it_cites_them():
+    """A reader arriving from a notebook met "module R4.02", a commit hash and `../shared/seeds`
+    with no word on what they are (issue 30): the opening names the module, what a commit is and
+    where the folder stands, before the table cites them."""
+    opening = " ".join(_markdown(PAGE)[0][1].split("| file | page |")[0].split())
+    assert 'module R4.02, "Schedulers & repeatable jobs"' in opening
+    assert "a commit is one saved version of a repository" in opening
+    assert "`../shared/seeds/`, beside the project" in opening
