@@ -707,6 +707,25 @@ def test_06_labels_stand_clear_of_the_lines_beside_them(layout):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_labels_stand_inside_the_plot(layout):
+    """"crash" stood left of its line: with the crash at the plot's first fire, 09:00, its left
+    edge, the y axis ran through the word (15 of 120 frames a layout). Each label stands
+    `BESIDE_EM` clear of the y axis, every stop, both layouts."""
+    out = []
+    for values, view, renderer in site_frames(FAULTS, layout):
+        fig, frame = view.ax.figure, view.ax.bbox
+        for t in (view.crash_text, view.restart_text):
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            box = t.get_window_extent(renderer)
+            em = t.get_fontsize() * fig.dpi / 72
+            clear = (box.x0 - frame.x0) / em
+            if round(float(clear), 3) < BESIDE_EM:
+                out.append((values, t.get_text(), round(float(clear), 2)))
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_04_a_count_stands_with_its_own_lane(layout):
     """A catch-up count ("x3") stands nearer its own lane's dots than any other lane's marks
     (its dots, or its rings a `DROP` under them), by a dot's half size at least: midway between
