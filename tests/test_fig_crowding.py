@@ -559,9 +559,10 @@ EDGE = 2.0
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("title", [TZ, "03 slip over cycles", "01 cron vs interval"])
+@pytest.mark.parametrize("title", [TZ, "03 slip over cycles", "01 cron vs interval", "06 crash between two writes"])
 def test_texts_stand_inside_the_frame(title, layout):
-    """Every text of 07's, 03's slip figure and 01, tick labels and key included, stands `EDGE`
+    """Every text of 07's, 03's slip figure, 01 and 06 (its crash and restart labels, set
+    farther from their lines), tick labels and key included, stands `EDGE`
     CSS px inside the frame at the pixels the site shows, every stop, both layouts (on a phone
     01's "next 09:00:00 (tomorrow, …) →" ran past the left edge in 21 of 242 frames, issue 30)."""
     out = []
@@ -665,6 +666,62 @@ def test_06_crash_and_restart_lines_miss_the_texts(layout):
                 for line in (view.crash_line, view.restart_line):
                     if _pieces_through(line, box):
                         out.append((values, t.get_text(), "crash" if line is view.crash_line else "restart"))
+    assert out == []
+
+
+#: ems of a label's own size between it and the stroke of a crash or restart line beside it:
+#: at 0.25 em "crash" and "restart 10:01", the two lines between them, read as one word
+BESIDE_EM = 0.5
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_labels_stand_clear_of_the_lines_beside_them(layout):
+    """"crash" and the restart's label each stand `BESIDE_EM` of their size clear of every
+    crash or restart line that runs beside them (a piece of it level with the label), their
+    own and the other: at a 1 min restart the two lines stood 0.25 em from each label, between
+    them, and "crash¦¦restart 10:01" read as touching though the boxes were 5 px apart (issue
+    30). Every stop, both layouts, at the site's pixels."""
+    import numpy as np
+
+    out = []
+    for values, view, renderer in site_frames(FAULTS, layout):
+        fig = view.ax.figure
+        for t in (view.crash_text, view.restart_text):
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            box = t.get_window_extent(renderer)
+            em = t.get_fontsize() * fig.dpi / 72
+            for line in (view.crash_line, view.restart_line):
+                points = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+                half = line.get_linewidth() / 2 * fig.dpi / 72
+                level = any(min(p[1], q[1]) < box.y1 and box.y0 < max(p[1], q[1])
+                            for p, q in zip(points[:-1], points[1:]) if not (np.isnan(p).any() or np.isnan(q).any()))
+                if not level:
+                    continue
+                x = points[~np.isnan(points).any(axis=1)][0][0]
+                clear = max(box.x0 - (x + half), (x - half) - box.x1) / em
+                if round(float(clear), 3) < BESIDE_EM:
+                    out.append((values, t.get_text(), "crash" if line is view.crash_line else "restart",
+                                round(float(clear), 2)))
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_labels_stand_inside_the_plot(layout):
+    """"crash" stood left of its line: with the crash at the plot's first fire, 09:00, its left
+    edge, the y axis ran through the word (15 of 120 frames a layout). Each label stands
+    `BESIDE_EM` clear of the y axis, every stop, both layouts."""
+    out = []
+    for values, view, renderer in site_frames(FAULTS, layout):
+        fig, frame = view.ax.figure, view.ax.bbox
+        for t in (view.crash_text, view.restart_text):
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            box = t.get_window_extent(renderer)
+            em = t.get_fontsize() * fig.dpi / 72
+            clear = (box.x0 - frame.x0) / em
+            if round(float(clear), 3) < BESIDE_EM:
+                out.append((values, t.get_text(), round(float(clear), 2)))
     assert out == []
 
 

@@ -91,3 +91,35 @@ def test_every_text_reads_on_its_box_in_both_themes(title, layout):
         if min(contrast(c, BOX), contrast(dark(c), dark(BOX))) < MIN_CONTRAST:
             low.add((t.get_text(), c))
     assert sorted(low) == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_every_text_in_a_box_keeps_the_key_names_inset(title, layout):
+    """Every text inside a strip's box (a key name, a token's label, a count) stands at least
+    `INSET`, the key name's own inset from its box's left edge, from each edge of its box, at
+    the pixels the site shows, every step, both layouts: on a phone 05's "09:00" stood 2.04 CSS
+    px from its box's right edge, read as running out of it (issue 30)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    from emqsim.figures.motion import INSET
+    from tests.test_fig_crowding import _css_px, site_frames
+
+    out, inside = [], 0
+    for values, view, renderer in site_frames(title, layout):
+        fig = view.ax.figure
+        least = round(INSET * fig.dpi, 2)
+        boxes = [p.get_window_extent(renderer) for p in view.ax.patches if isinstance(p, FancyBboxPatch)]
+        for t in view.ax.texts:
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            b = t.get_window_extent(renderer)
+            x, y = (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
+            for box in boxes:
+                if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1:
+                    inside += 1
+                    edge = min(b.x0 - box.x0, box.x1 - b.x1, b.y0 - box.y0, box.y1 - b.y1)
+                    if round(float(edge), 2) < least:
+                        out.append((values["step"], t.get_text(), round(float(edge) / _css_px(fig, layout), 2)))
+    assert inside, (title, layout)
+    assert out == []

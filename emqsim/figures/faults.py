@@ -27,8 +27,10 @@ UNSERVED_Y = 0.0
 
 #: points of air between two marks of a lane: touching reads as one blot (issue 30)
 GAP = 1.5
-#: ems of air between the crash or restart line and its label
-BESIDE = 0.25
+#: ems of air between the crash or restart line's stroke and its label: at 0.25 em from the
+#: line's centre, at a 1 min restart the two lines stood between "crash" and "restart 10:01"
+#: and the three read as touching (issue 30)
+BESIDE = 0.5
 #: CSS px of air, where the site shows the figure, between a crash or restart line's end and the
 #: mark or label it stops for: at 2 pt (2.4 CSS px on a phone) the gap round a 1 min restart's
 #: raised duplicate read as none, the lines as running on through it (issue 30)
@@ -140,12 +142,14 @@ class FaultsView(View):
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
         self.restart_text.set_text(frame.restart_text.strip())
+        self.restart_text.set_y(frame.layout.rows + TOP - 0.1)
         self._beside(self.crash_text, frame.crashed, -1)
         self._beside(self.restart_text, frame.restarted, 1)
         self._title.set_text(frame.title)
         if self.narrow_layout:
             fit_width(self._title, seps=(": ", ", "))
             self._keep_restart_inside(frame.restarted)
+        self._keep_crash_inside(frame.crashed, frame.restarted)
         marks = self.mark_boxes()
         for text, (label, x, y, ha) in zip(self.ids, frame.ids):
             text.set_text(label)
@@ -322,15 +326,35 @@ class FaultsView(View):
         return [(px - reach, lo, px + reach, hi) for lo, hi in merged]
 
     def _beside(self, text, x: float, side: int) -> None:
-        """`text` beside the vertical line at `x`, `BESIDE` em clear of it, on its left (`side`
-        -1) or its right (1): the crash's label left of its line, the restart's right of its
-        own, so the two stand twice that apart however short the restart (issue 30: at a 1 min
-        restart "crash" and "restart 09:01", spaced by blanks, touched)."""
+        """`text` beside the vertical line at `x`, `BESIDE` em clear of its stroke, on its left
+        (`side` -1) or its right (1): the crash's label left of its line, the restart's right of
+        its own, so the two stand twice that apart however short the restart (issue 30: at a 1
+        min restart "crash" and "restart 09:01", spaced by blanks, touched)."""
         ax = self.ax
-        pad = BESIDE * text.get_fontsize() * ax.figure.dpi / 72
+        half = max(self.crash_line.get_linewidth(), self.restart_line.get_linewidth()) / 2
+        pad = (BESIDE * text.get_fontsize() + half) * ax.figure.dpi / 72
         px = ax.transData.transform((x, 0))[0] + side * pad
         text.set_x(ax.transData.inverted().transform((px, 0))[0])
         text.set_horizontalalignment("left" if side > 0 else "right")
+
+    def _keep_crash_inside(self, x: float, restarted: float) -> None:
+        """A crash at the plot's left edge (the first fire) left "crash" over the y axis: it goes
+        right of its line, and the restart's label a line and a half under it, so the two never
+        meet (`_keep_restart_inside` has the same drop)."""
+        text, ax = self.crash_text, self.ax
+        renderer = ax.figure.canvas.get_renderer()
+        if text.get_window_extent(renderer).x0 >= ax.bbox.x0 + BESIDE * text.get_fontsize() * ax.figure.dpi / 72:
+            return
+        self._beside(text, x, 1)
+        # a restart soon after would run its line through the word: right of that line instead
+        em = text.get_fontsize() * ax.figure.dpi / 72
+        restart = ax.transData.transform((restarted, 0))[0]
+        if restart > ax.transData.transform((x, 0))[0] and restart < text.get_window_extent(renderer).x1 + BESIDE * em:
+            self._beside(text, restarted, 1)
+        top = self._layout.rows + TOP - 0.1
+        px, y = ax.transData.transform((x, top))
+        lower = ax.transData.inverted().transform((px, y - 1.5 * text.get_fontsize() * ax.figure.dpi / 72))[1]
+        self.restart_text.set_y(lower)
 
     def _keep_restart_inside(self, x: float) -> None:
         """On a phone a late restart's label would leave the figure: it goes to the left of its

@@ -31,6 +31,9 @@ SOFT_TEXT = ink(GREY, BOX)
 TEXT_PX = {False: READ_PX, True: MIN_TEXT_PX}
 #: a label's start from its mark's centre, in font sizes: clear of the ring a moved token gets
 LABEL_GAP = 1.3
+#: in inches, a key name's start from its box's left edge: the room every text keeps from
+#: each edge of its box (a label nearer the right edge read as running out of it)
+INSET = 0.06
 #: how each kind of token is marked: (marker, face, edge)
 MARKS = {"next": ("D", "none", BLUE), "job": ("o", SKY, BLACK), "done": ("s", GREEN, BLACK),
          "dropped": ("X", VERMILLION, VERMILLION)}
@@ -119,8 +122,10 @@ class MotionView(View):
     def _layout(self, frame) -> None:
         ax, fs, row = self.ax, self.fs, self.row
         lanes = frame.lanes
-        names = [lane.name for lane in lanes]
-        self.name_w = max(len(n) for n in names) * fs * 0.58 / 72 + 0.12
+        # on a phone a hyphenated name takes two lines ("buffer-" over "one"): its column's room
+        # goes to the boxes, whose labels stood 2 CSS px from their right edge
+        names = {lane.name: lane.name.replace("-", "-\n", 1) if self.phone else lane.name for lane in lanes}
+        self.name_w = max(len(line) for n in names.values() for line in n.split("\n")) * fs * 0.58 / 72 + 0.12
         left, right = self.name_w, self.w - 0.05
         n = len(frame.headings)
         self.col_w = (right - left) / n
@@ -144,7 +149,7 @@ class MotionView(View):
         for j, lane in enumerate(lanes):
             y1 = top - j * (lane_h + 0.08)
             y0 = y1 - lane_h
-            glyphs.text(ax, 0.06, (y0 + y1) / 2, lane.name, fontsize=fs, va="center", color=BLACK,
+            glyphs.text(ax, 0.06, (y0 + y1) / 2, names[lane.name], fontsize=fs, va="center", color=BLACK,
                         fontweight="bold")
             for i, (place, key) in enumerate(lane.places):
                 x0 = left + i * self.col_w + self.pad
@@ -153,7 +158,7 @@ class MotionView(View):
                 first = y1 - 0.06
                 if keys:
                     if key:
-                        glyphs.text(ax, x0 + 0.06, first, key, fontsize=fs, family="monospace", va="top",
+                        glyphs.text(ax, x0 + INSET, first, key, fontsize=fs, family="monospace", va="top",
                                     color=SOFT_TEXT)
                     first -= row
                 self.cells[(lane.name, place)] = (x0, first, y0)
