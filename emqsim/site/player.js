@@ -445,9 +445,13 @@
          each step, a few steps at most */
       for (var i = 0; i < 4; i++) {
         var r = e.getBoundingClientRect();
-        var under = (isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom()) + 8;
-        var by = r.top < under ? r.top - under
-               : r.bottom > window.innerHeight ? Math.min(r.bottom - window.innerHeight + 8, r.top - under) : 0;
+        var edge = isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom();
+        var under = edge + 8;
+        /* moved only if something of it is hidden, so 8 px clear where it moves: a row 6 px under
+           a stage that rides up with the page (01's, at the end of its player) was moved 8 px
+           at each step of the slider, and the stage with it, 503 px in one sweep */
+        var by = r.top < edge - 0.5 ? r.top - under
+               : r.bottom > window.innerHeight ? Math.min(r.bottom - window.innerHeight + 8, Math.max(0, r.top - under)) : 0;
         if (Math.abs(by) < 1) return;
         window.scrollBy({top: by, behavior: "instant"});
       }
