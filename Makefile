@@ -149,8 +149,8 @@ test-notebooks: bytecode
 # Skipped, in one line, where Debian's chromium is not installed.
 # Two browsers at once (BROWSER_JOBS=1: one), each a file at a time (--dist loadfile: a file's
 # JupyterLab or Voila starts once per worker): most of their time is spent waiting on a page,
-# so two on two cores take well under the time of one. The tests timed in seconds (marked alone) then
-# run by themselves, as they did before.
+# so two on two cores take well under the time of one. The tests timed in seconds (marked
+# alone) then run by themselves, as they did before.
 BROWSER_JOBS ?= 2
 test-browser: bytecode
 	@if [ -x $(CHROMIUM) ]; then \
