@@ -457,9 +457,17 @@
       }
     }
     /* a control's whole row, its label with it: Play focused left 02's "time" label under the
-       stage by 8 px */
+       stage by 8 px. Not a focus that a press gives: what the finger is on is in view, and a page
+       moved between the press and its release loses the click (Play pressed in the window's
+       last 45 px scrolled its row into view and did not start) */
+    var pressing = false;
+    root.addEventListener("pointerdown", function () { pressing = true; }, true);
+    ["pointerup", "pointercancel"].forEach(function (type) {
+      window.addEventListener(type, function () { setTimeout(function () { pressing = false; }, 0); }, true);
+    });
     root.addEventListener("focusin", function (ev) {
-      if (!stage.contains(ev.target)) reveal(ev.target.closest(".emqsim-control") || ev.target);
+      if (pressing || stage.contains(ev.target)) return;
+      reveal(ev.target.closest(".emqsim-control") || ev.target);
     });
     /* the feedback just written, with its question where both fit under the stage: on a phone
        01's Q2 feedback came into view with the question's first line under the picture */
