@@ -82,10 +82,9 @@ class Player:
         """Play pressed: the first step now, as the site's player takes it, not one interval
         later (a step figure's 2 s left the press unanswered). At the end, the widget itself
         goes back to the start, which is that press's step."""
-        p = self.play
-        if change["new"] and not change["old"] and p.value < p.max:
-            p.value = min(p.value + p.step, p.max)
-        return p.value
+        if change["new"] and not change["old"] and self.play.value < self.play.max:
+            self.play.value = min(self.play.value + self.play.step, self.play.max)
+        return self.play.value
 
 
 def play(slider, **options) -> Player:
