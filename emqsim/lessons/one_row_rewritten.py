@@ -144,13 +144,13 @@ class RegistryRowsModel(Model):
             "02-jobs-after-50",
             f"`{NAME}` runs every 15 min from 09:00, registered at 09:00, and the registry keeps its one row. "
             "After 50 fires, how many jobs have been made?",
-            [("50 jobs", "50: each fire makes a job",
+            [("50 jobs", "50: each of the 50 fires makes a job of its own",
               "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
               "the jobs pile up, the row does not."),
              ("1 job", "1: each fire replaces the job, as it rewrites the row's score",
               "Only the row is rewritten. A job is a new key each fire, with an id minted when it is "
               "made, so 50 fires leave 50 jobs."),
-             ("49 jobs", "49: the registration is not a run",
+             ("49 jobs", "49: the first of the 50 fires is the registration, not a run",
               "Registered with no start date, the report is due at once: the first fire, at 09:00, is its "
               "first job.")],
             answer=lambda f: f"{f.state.jobs} jobs",
