@@ -33,7 +33,7 @@ from ..lessons.course import page_label
 from . import player as site_player
 
 #: what a live figure's place says on a static page
-LIVE_NOTE = ("Live figure: its sliders need a running kernel. Open this notebook in JupyterLab "
+LIVE_NOTE = ("Live figure: its sliders need the notebook running. Open this notebook in JupyterLab "
              "(make lab) or Voila (make present) to move it; the picture above is its first rendering.")
 
 #: the book's title, on every page's header and the index

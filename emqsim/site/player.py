@@ -236,7 +236,7 @@ class Player:
                 first = self.frames[0][2][self.controls.index(c)]
                 shown.append(f"{c['label']} ({c['positions'][first][0]})")
         names = ", ".join(shown)
-        return (f"Held at its default on this page: {names}. The notebook, with a kernel, moves "
+        return (f"Held at its default on this page: {names}. The notebook, run in JupyterLab, moves "
                 f"{'it' if len(shown) == 1 else 'them'} too (make lab).")
 
     def alt(self, n: int) -> str:
@@ -280,7 +280,7 @@ class Player:
             f'<div class="emqsim-controls" role="group" aria-label="{label}"></div>{held}'
             f'{self.challenge_html()}'
             f'{self.questions_html()}'
-            f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, no kernel needed.</p>'
+            f'<p class="emqsim-about">Pre-rendered: {len(self.frames)} frames, drawn in advance.</p>'
             f"</div>")
 
     def questions_html(self) -> str:
