@@ -185,3 +185,12 @@ def test_07s_key_to_its_figure_is_visible_and_matches_the_marks_drawn():
         name = _MARK_NAMES[marker]
         # the library's name stands within a few words after its mark's name
         assert re.search(rf"\b{name}\W+(?:\w+\W+){{0,4}}?\(?{re.escape(said[rule])}", shown), (rule, name)
+
+
+def test_reports_is_the_every_15_minutes_schedule_on_every_page():
+    """One name, one meaning: 00, 02 and 08 make `reports` the schedule every 15 minutes, and 01
+    named its 09:00 cron `reports` too (h62r). No page nor lesson binds the name to a cron."""
+    cron = re.compile(r"""\breports\s*=\s*Cron\(|Schedule\(\s*["']reports["']\s*,\s*Cron\(|`reports` on the cron""")
+    found = [p.name for p in NOTEBOOKS if any(cron.search(_text(c)) for c in _cells(p))]
+    found += [p.name for p in sorted((ROOT / "emqsim" / "lessons").glob("*.py")) if cron.search(p.read_text())]
+    assert found == []

@@ -255,9 +255,9 @@ class CronIntervalModel(Model):
 
 def one_timestamp(registry: Registry, now: int) -> dict:
     """Upsert a cron schedule and an interval schedule at `now`; return what each upsert answered."""
-    reports = Schedule("reports", Cron(EXPR))
+    daily = Schedule("daily", Cron(EXPR))
     heartbeat = Schedule("heartbeat", Every(EVERY))
-    return {s.name: registry.upsert(s, now) for s in (reports, heartbeat)}
+    return {s.name: registry.upsert(s, now) for s in (daily, heartbeat)}
 
 
 def registry_text(registry: Registry, queue: str = "demo") -> str:
