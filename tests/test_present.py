@@ -184,20 +184,6 @@ def test_play_drives_a_number_slider_by_value():
     assert p.on_speed({"new": 2}) == 2 and p.play.step == 2
 
 
-def test_play_takes_its_first_step_when_pressed():
-    """Play's first tick came one interval after the press (2 s on a step figure): pressed, it
-    steps at once; pressed at the end it leaves the widget its own return to the start; paused,
-    nothing moves."""
-    p = play(w.IntSlider(value=3, min=0, max=10), step=2)
-    p.play.playing = True
-    assert p.play.value == 5
-    p.play.playing = False
-    assert p.play.value == 5
-    p.play.value = 10
-    p.play.playing = True
-    assert p.play.value == 10
-
-
 def test_play_drives_a_selection_slider_by_index():
     slider = w.SelectionSlider(options=[("a", 10), ("b", 20), ("c", 30), ("d", 40)], value=30)
     p = play(slider, step=2, max_step=3, interval=500, label="letters per step", width="200px")

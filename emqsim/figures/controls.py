@@ -70,21 +70,12 @@ class Player:
         slider.add_class(PLAYED_CLASS)
         self.link = w.jslink((self.play, "value"), (slider, self.attr))
         self.speed.observe(self.on_speed, names="value")
-        self.play.observe(self.on_press, names="playing")
         self.box = w.HBox([self.play, self.speed])
 
     def on_speed(self, change) -> int:
         """The speed control moved: each tick of Play now jumps this many positions."""
         self.play.step = change["new"]
         return self.play.step
-
-    def on_press(self, change) -> int:
-        """Play pressed: the first step now, as the site's player takes it, not one interval
-        later (a step figure's 2 s left the press unanswered). At the end, the widget itself
-        goes back to the start, which is that press's step."""
-        if change["new"] and not change["old"] and self.play.value < self.play.max:
-            self.play.value = min(self.play.value + self.play.step, self.play.max)
-        return self.play.value
 
 
 def play(slider, **options) -> Player:
