@@ -292,7 +292,8 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
     static.mkdir(exist_ok=True)
     here = resources.files("emqsim.site")
     for name, target in (("player.js", "emqsim-player.js"), ("player.css", "emqsim-player.css")):
-        (static / target).write_text(here.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
+        (static / target).write_text(site_player.shipped(here.joinpath(name).read_text(encoding="utf-8")),
+                                     encoding="utf-8")
 
 
 #: what Sphinx and the theme copy that no page loads: source maps, the theme's translations
