@@ -226,60 +226,6 @@ def test_on_a_phone_the_figure_leaves_room_for_the_control_in_use(static_site, b
     assert page.errors == [] and page.outside == []
 
 
-@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
-def test_play_answers_the_press_at_once(static_site, book_page, path):
-    """Play pressed moves its figure in the same task, before any interval: on the step figures
-    (2 s a call) the press was answered by nothing for 2 s."""
-    page = book_page
-    players = open_page(page, static_site, path.stem, DESKTOP)
-    pressed = 0
-    for n in range(players.count()):
-        player = ready(page, n)
-        for b in range(player.locator("button.emqsim-play").count()):
-            frames = player.evaluate("""(root, b) => {
-                const play = root.querySelectorAll('button.emqsim-play')[b];
-                const before = root.getAttribute('data-frame');
-                play.click();
-                const after = root.getAttribute('data-frame');
-                if (root.hasAttribute('data-playing')) play.click();   // pause
-                return [before, after]; }""", b)
-            assert frames[0] != frames[1], (path.stem, n, b, frames)
-            pressed += 1
-    if not pressed:
-        pytest.skip(f"{path.stem}: no Play")
-    assert page.errors == [] and page.outside == []
-
-
-@pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("path", WITH_PLAYERS, ids=[p.stem for p in WITH_PLAYERS])
-def test_play_pressed_at_the_window_s_bottom_starts(static_site, book_page, path, size):
-    """A press is a pointer's down and up on one button: Play pressed in the window's last 45 px
-    moved the page between the two (its row revealed on focus, 32-50 px), and the click was lost
-    (h62r, on 02-05, phone and desktop). Each Play, its button 4 px above the window's bottom,
-    pressed by the mouse, starts."""
-    page = book_page
-    players = open_page(page, static_site, path.stem, SIZES[size])
-    lost, pressed = [], 0
-    for n in range(players.count()):
-        player = ready(page, n)
-        for b in range(player.locator("button.emqsim-play").count()):
-            play = player.locator("button.emqsim-play").nth(b)
-            play.evaluate("e => { const r = e.getBoundingClientRect(); scrollBy(0, r.bottom + 4 - innerHeight); }")
-            page.wait_for_timeout(100)
-            box = play.bounding_box()
-            before = player.get_attribute("data-frame")
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            page.wait_for_timeout(100)
-            if not player.get_attribute("data-playing") and player.get_attribute("data-frame") == before:
-                lost.append((n, b, round(box["y"])))
-            player.evaluate("r => r.querySelectorAll('button.emqsim-play').forEach(p => { if (r.hasAttribute('data-playing')) p.click(); })")
-            pressed += 1
-    if not pressed:
-        pytest.skip(f"{path.stem}: no Play")
-    assert lost == [], (path.stem, size, lost)
-    assert page.errors == [] and page.outside == []
-
-
 @pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
 def test_no_page_is_wider_than_a_phone(static_site, book_page, path):
     page = book_page
