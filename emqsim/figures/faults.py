@@ -113,7 +113,7 @@ class FaultsView(View):
         ax.set_ylim(FLOOR, layout.rows + TOP)
         ax.set_yticks([1, 5, 10])
         for text in (self.crash_text, self.restart_text):
-            text.set_y(layout.rows + TOP - 0.1)
+            text.set_y(self._label_row(layout))
         freeze_labels(ax)
         self._layout = layout
         self.live.invalidate()
@@ -142,7 +142,7 @@ class FaultsView(View):
         self.down.set_x(frame.crashed)
         self.down.set_width(frame.restarted - frame.crashed)
         self.restart_text.set_text(frame.restart_text.strip())
-        self.restart_text.set_y(frame.layout.rows + TOP - 0.1)
+        self.restart_text.set_y(self._label_row())
         self._beside(self.crash_text, frame.crashed, -1)
         self._beside(self.restart_text, frame.restarted, 1)
         self._title.set_text(frame.title)
@@ -337,34 +337,43 @@ class FaultsView(View):
         text.set_x(ax.transData.inverted().transform((px, 0))[0])
         text.set_horizontalalignment("left" if side > 0 else "right")
 
+    def _em(self, text) -> float:
+        """`text`'s font size in pixels."""
+        return text.get_fontsize() * self.ax.figure.dpi / 72
+
+    def _label_row(self, layout=None) -> float:
+        """The y, in data units, of the crash's and restart's labels when they stand side by side:
+        the row above the last job (`layout`'s, the frame's drawn now by default)."""
+        return (layout or self._layout).rows + TOP - 0.1
+
+    def _drop_restart_label(self) -> None:
+        """The restart's label a line and a half under the crash's, so the two never meet when
+        they stand on the same side of a line (`_keep_crash_inside`, `_keep_restart_inside`)."""
+        text, ax = self.restart_text, self.ax
+        px, y = ax.transData.transform((0, self._label_row()))
+        text.set_y(ax.transData.inverted().transform((px, y - 1.5 * self._em(text)))[1])
+
     def _keep_crash_inside(self, x: float, restarted: float) -> None:
         """A crash at the plot's left edge (the first fire) left "crash" over the y axis: it goes
-        right of its line, and the restart's label a line and a half under it, so the two never
-        meet (`_keep_restart_inside` has the same drop)."""
+        right of its line, and the restart's label a line and a half under it."""
         text, ax = self.crash_text, self.ax
         renderer = ax.figure.canvas.get_renderer()
-        if text.get_window_extent(renderer).x0 >= ax.bbox.x0 + BESIDE * text.get_fontsize() * ax.figure.dpi / 72:
+        em = self._em(text)
+        if text.get_window_extent(renderer).x0 >= ax.bbox.x0 + BESIDE * em:
             return
         self._beside(text, x, 1)
         # a restart soon after would run its line through the word: right of that line instead
-        em = text.get_fontsize() * ax.figure.dpi / 72
         restart = ax.transData.transform((restarted, 0))[0]
-        if restart > ax.transData.transform((x, 0))[0] and restart < text.get_window_extent(renderer).x1 + BESIDE * em:
+        if ax.transData.transform((x, 0))[0] < restart < text.get_window_extent(renderer).x1 + BESIDE * em:
             self._beside(text, restarted, 1)
-        top = self._layout.rows + TOP - 0.1
-        px, y = ax.transData.transform((x, top))
-        lower = ax.transData.inverted().transform((px, y - 1.5 * text.get_fontsize() * ax.figure.dpi / 72))[1]
-        self.restart_text.set_y(lower)
+        self._drop_restart_label()
 
     def _keep_restart_inside(self, x: float) -> None:
         """On a phone a late restart's label would leave the figure: it goes to the left of its
-        line (at `x`), a line and a half lower than the crash's label, so the two never meet."""
+        line (at `x`), a line and a half lower than the crash's label."""
         text, ax = self.restart_text, self.ax
-        text.set_y(self._layout.rows + TOP - 0.1)
-        renderer = ax.figure.canvas.get_renderer()
-        if text.get_window_extent(renderer).x1 <= ax.figure.bbox.x1 - 2:
+        text.set_y(self._label_row())
+        if text.get_window_extent(ax.figure.canvas.get_renderer()).x1 <= ax.figure.bbox.x1 - 2:
             return
-        px, y = ax.transData.transform((x, self._layout.rows + TOP - 0.1))
-        lower = ax.transData.inverted().transform((px, y - 1.5 * text.get_fontsize() * ax.figure.dpi / 72))[1]
         self._beside(text, x, -1)
-        text.set_y(lower)
+        self._drop_restart_label()
