@@ -25,7 +25,6 @@ import re
 import shutil
 import sys
 import tempfile
-from importlib import resources
 from pathlib import Path
 
 from ..engine.extras import MissingExtra, need
@@ -290,10 +289,8 @@ def book_source(books: dict, players: dict, folder: Path) -> None:
     (folder / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONF.items()), encoding="utf-8")
     static = folder / "_static"
     static.mkdir(exist_ok=True)
-    here = resources.files("emqsim.site")
-    for name, target in (("player.js", "emqsim-player.js"), ("player.css", "emqsim-player.css")):
-        (static / target).write_text(site_player.shipped(here.joinpath(name).read_text(encoding="utf-8")),
-                                     encoding="utf-8")
+    for name in ("player.js", "player.css"):
+        (static / f"emqsim-{name}").write_text(site_player.served(name), encoding="utf-8")
 
 
 #: what Sphinx and the theme copy that no page loads: source maps, the theme's translations

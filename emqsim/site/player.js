@@ -438,6 +438,8 @@
         root.classList.add("emqsim-tall");
     }
     function isSticky() { return !!stage && getComputedStyle(stage).position === "sticky"; }
+    /* the top of what the reader sees clear: under a sticky stage, else under the header */
+    function clearTop() { return isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom(); }
     /* The element the reader is using, moved out from under the sticky stage (and up from
        below the window's bottom): focus by the keyboard, a feedback line just written. */
     function reveal(e) {
@@ -445,7 +447,7 @@
          each step, a few steps at most */
       for (var i = 0; i < 4; i++) {
         var r = e.getBoundingClientRect();
-        var edge = isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom();
+        var edge = clearTop();
         var under = edge + 8;
         /* moved only if something of it is hidden, so 8 px clear where it moves: a row 6 px under
            a stage that rides up with the page (01's, at the end of its player) was moved 8 px
@@ -473,8 +475,8 @@
        01's Q2 feedback came into view with the question's first line under the picture */
     revealFeedback = function (out) {
       var set = out.closest("fieldset");
-      var under = (isSticky() ? Math.max(stage.getBoundingClientRect().bottom, 0) : headerBottom()) + 8;
-      reveal(set && set.getBoundingClientRect().height <= window.innerHeight - under - 8 ? set : out);
+      var fits = set && set.getBoundingClientRect().height <= window.innerHeight - clearTop() - 16;
+      reveal(fits ? set : out);
     };
     /* The readout above the controls, and a slider's value beside Play, as tall as the tallest
        text each shows (a value that keeps its own width, as wide as its widest): while Play ran, a longer readout pushed the control row down (by up to

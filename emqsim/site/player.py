@@ -64,9 +64,14 @@ def shipped(text: str) -> str:
     return re.sub(r"\n\s*\n+", "\n", re.sub(r"/\*[\s\S]*?\*/", "", text))
 
 
+def served(name: str) -> str:
+    """The file `name` of this folder (player.js, player.css) as the site serves it."""
+    return shipped(resources.files("emqsim.site").joinpath(name).read_text(encoding="utf-8"))
+
+
 def script() -> str:
     """The player script, a static file every page loads deferred, as the site serves it."""
-    return shipped(resources.files("emqsim.site").joinpath("player.js").read_text(encoding="utf-8"))
+    return served("player.js")
 
 
 def image_name(picture: bytes) -> str:
