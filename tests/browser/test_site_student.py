@@ -374,13 +374,21 @@ def test_no_slider_knob_touches_its_label(static_site, book_page, size):
 
 
 # each control row's parts (Play, label, slider or choice, value; then the speed's label, slider and
-# value) as rectangles, with the row's right edge
+# value) as rectangles, with the row's right edge, and how far the middle of a slider's value text
+# stands above (-) or below its slider's middle
 _ROW_PARTS_JS = """root => [...root.querySelectorAll('.emqsim-control')].map(row => {
   const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const part = e => [(e.className || e.tagName).split(' ')[0], box(e)];
   const speed = row.querySelector('.emqsim-playbox');
+  const slider = row.querySelector(':scope > input.emqsim-slider'), value = row.querySelector(':scope > output.emqsim-value');
+  let off = null;
+  if (slider && value && value.textContent.trim()) {
+    const text = document.createRange(); text.selectNodeContents(value);
+    const t = text.getBoundingClientRect(), s = slider.getBoundingClientRect();
+    off = (t.top + t.bottom) / 2 - (s.top + s.bottom) / 2;
+  }
   return {name: row.dataset.name, right: row.getBoundingClientRect().right, shown: row.getClientRects().length > 0,
-          main: [...row.children].filter(e => e !== speed).map(part),
+          main: [...row.children].filter(e => e !== speed).map(part), value_off: off,
           speed: speed && speed.getClientRects().length ? [...speed.children].map(part) : []};
 })"""
 #: 1366x900, and the same window with a classic 15 px scrollbar (02's value wrapped under Play there)
@@ -403,7 +411,9 @@ def test_control_rows_lay_out_on_one_line(static_site, book_page, size, theme):
     On every page, with each slider at its first and last stop, a control's Play, label, slider and
     value share one line (on a phone the label may sit above the rest), the speed control's parts
     share one (in the dark theme a phone's column is 16 px narrower: its value wrapped there),
-    nothing overlaps and nothing passes the row's right edge. A phone's docked figure hides the
+    nothing overlaps and nothing passes the row's right edge, and a slider's value reads on the
+    slider's line (05's "09:00 register" stood 14 px above it at 1366x900, in a box kept two lines
+    tall for its widest value). A phone's docked figure hides the
     rows not in use where its readout would be cut (02's keys): those are laid out at rest, before
     any control moves, and the row in use is always shown (its speed control then waits for the
     figure to undock, and is not measured)."""
@@ -433,6 +443,8 @@ def test_control_rows_lay_out_on_one_line(static_site, book_page, size, theme):
                     faults += [f"{where}: {a} over {b}" for a, b in _overlapping(row["main"] + row["speed"])]
                     faults += [f"{where}: {p[0]} past the row's edge" for p in row["main"] + row["speed"]
                                if p[1][2] > row["right"] + 1]
+                    if row["value_off"] is not None and abs(row["value_off"]) > 3:
+                        faults.append(f"{where}: its value {row['value_off']:+.0f} px off the slider's line")
     assert faults == [], "\n".join(faults)
 
 
