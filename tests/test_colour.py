@@ -57,9 +57,9 @@ def test_contrast_rule_itself():
     # the palette's orange as text was 2.25:1 on white; its ink is the same hue, darker, with
     # room over 4.5:1 for antialiased strokes (TEXT_CONTRAST)
     assert round(style.contrast(style.ORANGE, style.LIGHT_BG), 2) == 2.25
-    assert style.ink(style.ORANGE) == "#936600"
-    assert round(style.contrast("#936600", style.LIGHT_BG), 2) == 5.07
-    assert round(style.contrast(style.dark("#936600"), style.DARK_BG), 2) == 6.86
+    assert style.ink(style.ORANGE) == "#8A5F00"
+    assert round(style.contrast("#8A5F00", style.LIGHT_BG), 2) == 5.65
+    assert round(style.contrast(style.dark("#8A5F00"), style.DARK_BG), 2) == 7.33
     # the dark filter turns white to black and keeps a blue blue
     assert style.dark("#FFFFFF") == "#000000" and style.dark("#000000") == "#ffffff"
     r, g, b = to_rgb(style.dark(style.BLUE))

@@ -71,9 +71,9 @@ def test_measure_selector_lights_one_lane(cadence):
         "start-to-start: 09:00, 09:15, 09:30, 09:45 \u2014 holds at :00, :15, :30, :45"
     assert view.bars["schedule"][0].get_facecolor() == to_rgba(ROLE["schedule"])
     assert view.bars["finish"][0].get_facecolor() == to_rgba(GREY, 0.35)
-    # a greyed lane's text is whole, in a grey that reads at 5:1 (faded text did not)
+    # a greyed lane's text is whole, in a grey that reads at 5.5:1 (faded text did not)
     assert view.gap_text["finish"].get_alpha() is None
-    assert view.gap_text["finish"].get_color() == DIM_TEXT == "#6E6E6E"
+    assert view.gap_text["finish"].get_color() == DIM_TEXT == "#686868"
     assert view.gap_text["schedule"].get_color() == ink(ROLE["schedule"])
     assert cadence.update(measure="start-to-finish") == \
         "start-to-finish: 09:00, 09:19, 09:38, 09:57 \u2014 drifts 4 min later each cycle"
