@@ -309,3 +309,12 @@ def test_a_fire_is_said_in_plain_words_where_02_first_uses_the_word():
     first = word.search(prose("02_one_row_rewritten.ipynb"))
     assert first[1] == "**" and re.match(r"\*\*fire\*\* is one run coming due\b", prose(
         "02_one_row_rewritten.ipynb")[first.start():]), prose("02_one_row_rewritten.ipynb")[first.start():][:80]
+
+
+def test_the_index_uses_no_term_the_course_has_not_defined():
+    """The index is the first page a reader lands on, before any page defines a term: h63r read
+    "The pages need no kernel" there, a word only 00 explains. It uses no glossary term and not
+    the word 00 defines for the reader who has never run a notebook."""
+    from emqsim.site.pages import _INDEX
+
+    assert first_uses([_INDEX], {**_terms(), "kernel": "00_start_here.ipynb"}) == {}

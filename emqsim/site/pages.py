@@ -44,8 +44,9 @@ WORDS_PER_MINUTE = 200
 
 _INDEX = """# {title}
 
-The notebooks of the course as they were last run, figures included. The pages need no
-kernel and no network: each live figure's sliders step through frames drawn in advance.
+The notebooks of the course as they were last run, figures included. The pages run in your
+browser, with nothing behind them and no network: each live figure's sliders step through
+frames drawn in advance.
 To change what a page holds fixed, or to run the code, get the project and open the notebooks
 in JupyterLab, the notebook editor (`make lab`), or in Voila, which shows each notebook as a page
 of figures and controls without its code (`make present`).
