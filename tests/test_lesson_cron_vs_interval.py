@@ -273,17 +273,17 @@ def test_reachable_frames():
 def test_one_timestamp_same_row_shape():
     with Store() as store:
         reg = Registry(store)
-        assert one_timestamp(reg, NOV30_0848) == {"daily": "created", "heartbeat": "created"}
+        assert one_timestamp(reg, NOV30_0848) == {"backup": "created", "heartbeat": "created"}
         assert reg.size() == 2
         assert store.client.zcard(store.keys.repeat) == 2
-        assert reg.rows() == [("heartbeat", NOV30_0848), ("daily", NOV30_9)]
-        assert reg.record("daily") == {"rule": "schedule", "template": "{}", "cadence": "cron:0 9 * * *:UTC",
+        assert reg.rows() == [("heartbeat", NOV30_0848), ("backup", NOV30_9)]
+        assert reg.record("backup") == {"rule": "schedule", "template": "{}", "cadence": "cron:0 9 * * *:UTC",
                                          "pattern": "0 9 * * *", "tz": "UTC"}
         assert reg.record("heartbeat") == {"rule": "schedule", "template": "{}", "cadence": "every:900000:0",
                                            "every_ms": "900000", "offset": "180000"}
         # upserting again keeps both scores: one row per name
-        assert one_timestamp(reg, NOV30_0848) == {"daily": "kept", "heartbeat": "kept"}
-        assert reg.rows() == [("heartbeat", NOV30_0848), ("daily", NOV30_9)]
+        assert one_timestamp(reg, NOV30_0848) == {"backup": "kept", "heartbeat": "kept"}
+        assert reg.rows() == [("heartbeat", NOV30_0848), ("backup", NOV30_9)]
         # the text prints the rows and the records asserted above, member names and fields sorted
         text = registry_text(reg).splitlines()
         assert text[0] == "ZRANGE emq:{demo}:repeat 0 -1 WITHSCORES   (ZCARD 2)"
@@ -293,8 +293,8 @@ def test_one_timestamp_same_row_shape():
         assert len(fields) == len(want)
         assert all(line.split()[0] == k and f" {v}" in line for line, (k, v) in zip(fields, want))
         assert [line for line in text if line.startswith("HGETALL")] == [
-            "HGETALL emq:{demo}:repeat:heartbeat", "HGETALL emq:{demo}:repeat:daily"]
-        assert [row.name for row in reg.due(NOV30_9)] == ["heartbeat", "daily"]
+            "HGETALL emq:{demo}:repeat:heartbeat", "HGETALL emq:{demo}:repeat:backup"]
+        assert [row.name for row in reg.due(NOV30_9)] == ["heartbeat", "backup"]
 
 
 def test_registry_text_says_why_an_offset_free_interval_stores_an_offset():

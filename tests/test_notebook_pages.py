@@ -194,3 +194,18 @@ def test_reports_is_the_every_15_minutes_schedule_on_every_page():
     found = [p.name for p in NOTEBOOKS if any(cron.search(_text(c)) for c in _cells(p))]
     found += [p.name for p in sorted((ROOT / "emqsim" / "lessons").glob("*.py")) if cron.search(p.read_text())]
     assert found == []
+
+
+def test_a_command_line_trace_of_a_cron_names_its_schedule():
+    """The command line's `trace` names a schedule `reports` unless told (`--name`), and 07's
+    traces of daily crons printed `repeat:reports:...` ids (h63r). Every trace of a cron a page
+    runs gives the schedule a name of its own."""
+    unnamed = []
+    for p in NOTEBOOKS:
+        for c in _cells(p):
+            if c["cell_type"] != "code":
+                continue
+            for call in re.findall(r"main\(\[(.*?)\]\)", _text(c), re.S):
+                if '"trace"' in call and '"--cron"' in call and '"--name"' not in call:
+                    unnamed.append((p.name, " ".join(call.split())[:60]))
+    assert unnamed == []

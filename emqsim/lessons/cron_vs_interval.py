@@ -255,9 +255,9 @@ class CronIntervalModel(Model):
 
 def one_timestamp(registry: Registry, now: int) -> dict:
     """Upsert a cron schedule and an interval schedule at `now`; return what each upsert answered."""
-    daily = Schedule("daily", Cron(EXPR))
+    backup = Schedule("backup", Cron(EXPR))
     heartbeat = Schedule("heartbeat", Every(EVERY))
-    return {s.name: registry.upsert(s, now) for s in (daily, heartbeat)}
+    return {s.name: registry.upsert(s, now) for s in (backup, heartbeat)}
 
 
 def registry_text(registry: Registry, queue: str = "demo") -> str:
