@@ -202,3 +202,13 @@ def test_a_script_call_a_tick_is_paced_for_reading():
     take 2 s a call, however many calls."""
     marker = catalogue.model("03 the marker, step by step").controls[1]
     assert (marker.play.pass_ms, player._play(marker, 56)["interval"]) == (None, 2000)
+
+
+def test_every_play_speed_is_said_per_step():
+    """A Play's speed label names what one step moves, "per step" on every figure: the step
+    figures said "calls per tick", and a tick is the glossary's word for the pump's wait (h63r)."""
+    from emqsim.figures import catalogue
+
+    labels = {title: [c.play.label for c in catalogue.model(title).controls if c.play is not None]
+              for title in catalogue.SOURCES}
+    assert {t: ls for t, ls in labels.items() if any(not l.endswith(" per step") for l in ls)} == {}

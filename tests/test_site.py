@@ -224,7 +224,7 @@ def test_a_panel_cell_gets_its_player_with_every_reachable_frame(toy, tmp_path):
     x, mode, day, expr, y = table["controls"]
     assert (x["kind"], x["label"], x["held"], x["default"]) == ("slider", "x", False, 5)
     assert x["positions"][:2] == [["0 min", 0], ["1 min", 1]] and len(x["positions"]) == 40
-    assert x["play"] == {"step": 2, "max_step": 3, "interval": 50, "label": "steps per tick"}
+    assert x["play"] == {"step": 2, "max_step": 3, "interval": 50, "label": "positions per step"}
     assert mode["play"] is None and mode["positions"] == [["a", "a"], ["b", "b"]]
     # the day positions of both modes; 'd1' twice, once under each mode's label
     assert day["positions"] == [["a d0", "d0"], ["a d1", "d1"], ["a d2", "d2"],

@@ -46,7 +46,7 @@ class Player:
     """
 
     def __init__(self, slider, *, step: int = 1, max_step: int | None = None, interval: int = 300,
-                 label: str = "steps per tick", width: str | None = None):
+                 label: str = "positions per step", width: str | None = None):
         import ipywidgets as w
 
         step = whole(step, "step", low=1)

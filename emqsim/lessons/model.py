@@ -39,7 +39,7 @@ class Play:
     step: int = 1
     max_step: int | None = None
     interval: int = 400
-    label: str = "steps per tick"
+    label: str = "positions per step"
     #: the longest a pass may take (real ms); None where each tick is a text to read (a script
     #: call of 02's and 03's step figures), which `interval` paces for reading, whatever the count
     pass_ms: int | None = PASS_MS

@@ -282,7 +282,7 @@ class StepsModel(Model):
     controls = (
         choice("design", [(DESIGNS["pump"], "pump"), (DESIGNS["bullmq"], "bullmq")], label="design"),
         slider("step", range(0, 200), 0, label="step", main=True,
-               play=Play(step=1, interval=CALL_MS, label="calls per tick", pass_ms=None),
+               play=Play(step=1, interval=CALL_MS, label="calls per step", pass_ms=None),
                depends=lambda design, **_: range(0, _count(design) + 1)),
     )
     questions = (
