@@ -187,16 +187,16 @@ def test_snap_v5s_formula_and_when_it_lands_a_gap_later():
 
 
 def test_the_slot_derived_job_id_is_bullmqs():
-    """The entry's `repeat:<id>:<slot ms>` is the id bullmq 6.7.0 gave every job it made
-    (recorded answers): the scheduler's id and the job's own slot."""
-    pattern = one(r"`(repeat:<id>:<slot ms>)`", entry("slot-derived job id"))[0]
+    """The entry's `repeat:<name>:<slot ms>` is the id bullmq 6.7.0 gave every job it made
+    (recorded answers): the scheduler's id (its name) and the job's own slot."""
+    pattern = one(r"`(repeat:<name>:<slot ms>)`", entry("slot-derived job id"))[0]
     doc = json.loads((RECORDED / "bullmq.json").read_text())
     seen = 0
     for scenario, answer in zip(doc["questions"]["scenarios"], doc["answers"]["answers"]):
         sid = scenario.get("id", "s")
         for state in answer:
             for job, slot in state.get("delayed") or []:
-                want = pattern.replace("<id>", job.split(":")[1]).replace("<slot ms>", str(int(slot)))
+                want = pattern.replace("<name>", job.split(":")[1]).replace("<slot ms>", str(int(slot)))
                 assert job == want, (sid, job, slot)
                 seen += 1
     assert seen > 100

@@ -209,3 +209,14 @@ def test_a_command_line_trace_of_a_cron_names_its_schedule():
                 if '"trace"' in call and '"--cron"' in call and '"--name"' not in call:
                     unnamed.append((p.name, " ".join(call.split())[:60]))
     assert unnamed == []
+
+
+def test_a_slot_derived_job_id_is_written_one_way():
+    """06's second question wrote `repeat:<id>:<ms>`, its prose `repeat:<name>:<slot ms>` (h63r):
+    every page and lesson writes the schedule's part as `<name>` and the slot as `<slot ms>`."""
+    forms = set()
+    texts = [_text(c) for p in sorted((ROOT / "notebooks").glob("*.ipynb")) for c in _cells(p)]
+    texts += [p.read_text() for p in sorted((ROOT / "emqsim" / "lessons").glob("*.py"))]
+    for text in texts:
+        forms |= set(re.findall(r"\brepeat:<([^>]*)>:<([^>]*)>", text))
+    assert {name for name, _ in forms} == {"name"} and {slot for _, slot in forms} <= {"slot ms", "score"}, forms

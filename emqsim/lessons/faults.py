@@ -34,7 +34,7 @@ from .questions import Challenge, question
 #: setup -> (pump mode, job ids)
 SETUPS = {
     "two-step, fresh ids": ("two-step", "fresh"),   # EchoMQ.Pump
-    "two-step, slot ids": ("two-step", "slot"),     # BullMQ's repeat:<id>:<ms> ids
+    "two-step, slot ids": ("two-step", "slot"),     # BullMQ's repeat:<name>:<slot ms> ids
     "atomic, fresh ids": ("atomic", "fresh"),       # the fire script
     "atomic, slot ids": ("atomic", "slot"),
 }
@@ -205,7 +205,7 @@ class FaultsModel(Model):
             answer=lambda f: str(_jobs_for(f, 5)), show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": MINUTE}),
         question(
             "06-slot-ids-refuse",
-            "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<id>:<ms>). What "
+            "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<name>:<slot ms>). What "
             "happens to the re-fire of 10:00?",
             [("refused", "Refused: a job with that id exists",
               "Producing a slot twice makes the same id, and the enqueue finds it taken."),
