@@ -348,6 +348,25 @@ def test_inline_code_in_questions_reads_in_both_themes(static_site, book_page, p
     assert low == [], low
 
 
+@pytest.mark.parametrize("size", ("desktop", "phone"))
+def test_inline_code_in_a_player_keeps_one_line(static_site, book_page, size):
+    """h63r: 07's challenge broke `30 1 * * *` across two lines at 1366x900, a cron expression
+    read as two. Every code element a player shows (its challenge, its questions, their
+    feedback once answered) stands on one line, on every page at both sizes."""
+    page = book_page
+    broken = []
+    for path in WITH_PLAYERS:
+        players = open_page(page, static_site, path.stem, DESKTOP if size == "desktop" else PHONE)
+        for n in range(players.count()):
+            player = ready(page, n)
+            for box in player.locator("fieldset.emqsim-question").all():
+                box.locator("input[type=radio]").first.check()
+                box.locator("button.emqsim-check").click()
+            broken += [(path.stem, text) for text in player.evaluate("""root => [...root.querySelectorAll('code')]
+                .filter(c => c.getClientRects().length > 1).map(c => c.textContent)""")]
+    assert broken == []
+
+
 _KNOB_GAP_JS = """root => [...root.querySelectorAll('input[type=range]')].map(input => {
   const label = root.querySelector(`label[for="${input.id}"]`);
   if (!label) return null;
