@@ -287,16 +287,16 @@ class StepsModel(Model):
     )
     questions = (
         question(
-            "02-registry-after-zadd",
-            "The pump design registers `reports`, then releases its first run and advances the row. "
-            "After the advance's ZADD, how many members does the registry hold?",
-            [("one", "One: the same member, its score rewritten.",
-              "ZADD on a member that is there already rewrites its score; it adds nothing."),
-             ("two", "Two: the run just released and the next one.",
-              "That would be a registry of runs. The sorted set keys schedules, not runs."),
-             ("zero", "None: the member left when its job was made.",
-              "The job went to a key of its own and to the list a worker takes from; the member stays.")],
-            lambda f: {1: "one", 2: "two", 0: "zero"}.get(f.registry, "two"),
+            "02-zadd-reply",
+            "The pump design registers `reports`, releases its first run, then advances the row: a ZADD "
+            "of `reports`, a member the registry holds already. What does that ZADD reply?",
+            [("zero", "0: no member added, and the member's score rewritten.",
+              "ZADD replies with how many members it added. `reports` was there, so it adds none and rewrites the score."),
+             ("one", "1: the next run added as a member of its own.",
+              "That would be a registry of runs. The sorted set holds one member per schedule, so nothing is added."),
+             ("error", "An error: that member is there already.",
+              "ZADD never refuses a member it holds: it adds a new one or rewrites the score of one that is there.")],
+            lambda f: {"0": "zero", "1": "one"}.get(f.reply, "error"),
             show_me={"design": "pump", "step": 10},
         ),
         question(
