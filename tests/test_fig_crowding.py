@@ -237,6 +237,36 @@ def test_06_texts_clear_of_marks(layout):
                 assert _apart(box, Bbox.from_extents(*m), 0), (values, t.get_text())
 
 
+#: ems of a job-id label's font between it and the edge of a mark level with it (its own job's
+#: ring, stroke included, beside it): at 2 pt the ids stood one or two pixels off their ring on
+#: the site (issue 30); and between it and a mark a row up or down, whose rows stand about a
+#: label's height apart
+ID_EM, ID_EM_ROW = 0.4, 0.2
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_id_labels_stand_clear_of_every_mark(layout):
+    """Each job-id label of 06 stands `ID_EM` of its font clear of every mark level with it,
+    its own job's ring included, and `ID_EM_ROW` clear of every mark over or under it, at
+    every stop, both layouts."""
+    out, seen = [], 0
+    for values, view, renderer in every_frame("06 crash between two writes", layout):
+        marks = [Bbox.from_extents(*m) for m in view.mark_boxes()]
+        for t in view.ids:
+            if not t.get_text():
+                continue
+            seen += 1
+            box = t.get_window_extent(renderer)
+            em = t.get_fontsize() * view.ax.figure.dpi / 72
+            for m in marks:
+                level = m.y0 < box.y1 and box.y0 < m.y1
+                gap = _gap_em(box, m, em)
+                if gap < (ID_EM if level else ID_EM_ROW):
+                    out.append((tuple(values.values()), t.get_text(), "level" if level else "row", round(float(gap), 2)))
+    assert seen, layout
+    assert out == []
+
+
 # -- 4. the keys figure's first frame --------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -585,6 +615,32 @@ def _stems(view):
     """Each stem from a ring to its raised diamond or cross, as (ring, mark) pixel points."""
     to_px = view.ax.transData.transform
     return [(to_px(seg[0]), to_px(seg[-1])) for seg in view.leaders.get_segments() if len(seg) >= 2]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_06_a_stem_stays_out_of_every_rings_hole(layout):
+    """A stem from a ring to its raised diamond or cross starts on the ring's stroke and
+    crosses no ring's inside: from the centre it ran across a hollow ring (its release dot
+    moved up with the diamond) and read as a line through the ring (issue 30). Every stop,
+    both layouts; the walk reaches a stem."""
+    import numpy as np
+    from emqsim.figures.view import mark_reach
+
+    out, stems = [], 0
+    for values, view, renderer in every_frame(FAULTS, layout):
+        px = view.ax.figure.dpi / 72
+        hole = (mark_reach(view.slots) - view.slots.get_linewidths()[0]) * px     # the stroke's inner edge
+        rings = view.ax.transData.transform(view.slots.get_offsets()) if len(view.slots.get_offsets()) else []
+        for a, b in _stems(view):
+            stems += 1
+            d = b - a
+            for c in rings:
+                t = min(max(float(np.dot(c - a, d) / np.dot(d, d)), 0.0), 1.0)
+                near = float(np.hypot(*(a + t * d - c)))
+                if near < hole:
+                    out.append((tuple(values.values()), round(near / px, 2), round(hole / px, 2)))
+    assert stems, layout
+    assert out == []
 
 
 def _pieces_through(line, box: Bbox) -> bool:

@@ -7,7 +7,7 @@ import matplotlib
 import pytest
 
 from emqsim.figures import catalogue
-from emqsim.figures.faults import FaultsView
+from emqsim.figures.faults import ID_CLEAR, FaultsView
 from emqsim.lessons import faults as lf
 from emqsim.lessons.course import EVERY, MINUTE, START
 
@@ -91,8 +91,15 @@ def test_slot_with_no_job_view(fig, view):
 def test_late_duplicate_labels_left(fig, view):
     fig.update(crash=8, setup=TWO_FRESH, delay=0)
     assert view.ids[1].get_text() == "JOB0SUhpyyNfhh"
-    assert view.ids[1].get_position() == (T0 + 7 * SLOT - 3 * MIN, 9)
     assert view.ids[1].get_horizontalalignment() == "right"
+    # where the model puts it, 3 min left of its ring, or further left: `ID_CLEAR` em off the ring
+    x, y = view.ids[1].get_position()
+    assert x <= T0 + 7 * SLOT - 3 * MIN and round(y, 9) == 9
+    f = view.ax.figure
+    f.canvas.draw()
+    box = view.ids[1].get_window_extent(f.canvas.get_renderer())
+    beside = [m for m in view.mark_boxes() if m[1] < box.y1 and box.y0 < m[3]]
+    assert round(float(min(m[0] for m in beside) - box.x1) / view._em(view.ids[1]), 2) == ID_CLEAR
     assert view.ids[0].get_horizontalalignment() == "right"
 
 

@@ -123,3 +123,60 @@ def test_every_text_in_a_box_keeps_the_key_names_inset(title, layout):
                         out.append((values["step"], t.get_text(), round(float(edge) / _css_px(fig, layout), 2)))
     assert inside, (title, layout)
     assert out == []
+
+
+def _reach(line) -> float:
+    """How far a Line2D's marker reaches from its centre, in pixels: its path at its size (a
+    diamond's tips reach past the circle of its size) and half its edge."""
+    import numpy as np
+    from matplotlib.markers import MarkerStyle
+
+    m = MarkerStyle(line.get_marker())
+    tips = np.abs(m.get_transform().transform(m.get_path().vertices)).max()
+    return (tips * line.get_markersize() + line.get_markeredgewidth() / 2) * line.figure.dpi / 72
+
+
+def _centres(line) -> list:
+    import numpy as np
+
+    if not len(line.get_xdata()):
+        return []
+    return list(line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()])))
+
+
+#: CSS px of air, at the least, between the ring round a token that moved and another token's
+#: mark or its box's edge
+RING_CLEAR = 1.5
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_a_moved_tokens_ring_touches_no_token_and_stays_in_its_box(title, layout):
+    """The ring round a token that just moved stands `RING_CLEAR` CSS px clear of every other
+    token's mark and inside each edge of its box, at the pixels the site shows, every step,
+    both layouts: on a phone 05's "09:15 take" ring touched the 09:00 disc above it in allow's
+    workers box, and 02's "09:00 make" ring crossed its box's left edge (issue 30)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    from tests.test_fig_crowding import _css_px, site_frames
+
+    out, rings = [], 0
+    for values, view, renderer in site_frames(title, layout):
+        css = _css_px(view.ax.figure, layout)
+        reach = _reach(view.rings)
+        boxes = [p.get_window_extent(renderer) for p in view.ax.patches if isinstance(p, FancyBboxPatch)]
+        tokens = [(k, c, _reach(line)) for k, line in view.marks.items() for c in _centres(line)]
+        for x, y in _centres(view.rings):
+            rings += 1
+            for k, (tx, ty), r in tokens:
+                if (tx, ty) == (x, y):
+                    continue        # the token the ring is round
+                gap = max(abs(tx - x), abs(ty - y)) - reach - r
+                if gap < RING_CLEAR * css:
+                    out.append((values["step"], "touches", k, round(float(gap / css), 2)))
+            box = next(b for b in boxes if b.x0 <= x <= b.x1 and b.y0 <= y <= b.y1)
+            edge = min(x - reach - box.x0, box.x1 - x - reach, y - reach - box.y0, box.y1 - y - reach)
+            if edge < RING_CLEAR * css:
+                out.append((values["step"], "edge", round(float(edge / css), 2)))
+    assert rings, (title, layout)
+    assert out == []

@@ -35,6 +35,10 @@ BESIDE = 0.5
 #: mark or label it stops for: at 2 pt (2.4 CSS px on a phone) the gap round a 1 min restart's
 #: raised duplicate read as none, the lines as running on through it (issue 30)
 LINE_CLEAR = 4.0
+#: ems of a job-id label's font between it and the outer edge of a mark level with it (its
+#: ring's stroke included): 2 pt of air, one or two pixels where the site shows the frame, read
+#: as the label touching its job's ring (issue 30)
+ID_CLEAR = 0.5
 
 
 def _points(pairs) -> np.ndarray:
@@ -60,8 +64,8 @@ class FaultsView(View):
         self.twin_links = LineCollection([], colors=VERMILLION, linewidths=lw, linestyles=":")
         ax.add_collection(self.twin_links)
         # a diamond or cross raised off its ring's row: a stem in its colour from the ring's
-        # centre, over the ring, so it is read as that ring's and not as a job of its own
-        # (issue 30: at a 1 min restart the raised 10:01 diamond stood level with job 7)
+        # stroke, over it, so it is read as that ring's and not as a job of its own (issue 30:
+        # at a 1 min restart the raised 10:01 diamond stood level with job 7)
         self.leaders = LineCollection([], linewidths=lw, zorder=4.5, capstyle="butt")
         ax.add_collection(self.leaders)
         self.slots = ax.scatter([], [], s=(ms * 1.6) ** 2, facecolors="none", edgecolors=BLUE,
@@ -205,13 +209,22 @@ class FaultsView(View):
 
     def _lead(self, slots, *marks) -> None:
         """A stem from each ring to its mark (`marks`: (true, drawn, colour) per kind) when the
-        mark was raised or lowered off the ring's row; a mark left on its row has none."""
+        mark was raised or lowered off the ring's row; a mark left on its row has none. It
+        starts on the ring's stroke, not at its centre: drawn across a hollow ring (its release
+        moved off with the diamond) it read as a line through the ring (issue 30)."""
+        ax = self.ax
         ring_at = {float(n): (float(x), float(n)) for x, n in slots}
+        # the middle of the ring's stroke, in pixels from its centre
+        rim = (mark_reach(self.slots) - self.slots.get_linewidths()[0] / 2) * ax.figure.dpi / 72
         segments, colours = [], []
         for true, drawn, colour in marks:
             for (_, y), (x, dy) in zip(true, drawn):
                 if dy != y and float(y) in ring_at:
-                    segments.append([ring_at[float(y)], (x, dy)])
+                    start, end = ax.transData.transform([ring_at[float(y)], (x, dy)])
+                    far = np.hypot(*(end - start))
+                    if far > rim:
+                        start = start + (end - start) * rim / far
+                    segments.append([tuple(ax.transData.inverted().transform(start)), (x, dy)])
                     colours.append(colour)
         self.leaders.set_segments(segments)
         self.leaders.set_color(colours or [VERMILLION])
@@ -271,26 +284,32 @@ class FaultsView(View):
     def _clear_of(self, text, marks, lines, pad: float = 2.0) -> tuple[float, float, float, float]:
         """Move a job-id label off every mark and the crash and restart lines (issue 30: a label
         stood on its own slot's ring, a line ran through it): away from the job it names, past
-        what it covers plus `pad` points, until it covers nothing. Returns its box, padded."""
+        what it covers plus `ID_CLEAR` em from a mark, `pad` points from a line, until it covers
+        nothing. Returns its box, `pad` points round it."""
         ax = self.ax
         fig = ax.figure
         renderer = fig.canvas.get_renderer()
         step = pad * fig.dpi / 72
+        air = ID_CLEAR * self._em(text)
         half = max(self.crash_line.get_linewidth(), self.restart_line.get_linewidth()) / 2 * fig.dpi / 72
         bottom, top = ax.bbox.y0, ax.bbox.y1
-        rules = [(x - half, bottom, x + half, top) for x in (ax.transData.transform((v, 0))[0] for v in lines)]
+        rules = [(x - half - step, bottom, x + half + step, top)
+                 for x in (ax.transData.transform((v, 0))[0] for v in lines)]
+        # a mark's box widened by the air it keeps beside a label on its level; not heightened:
+        # a row is about a label's height, so a ring a row up or down would push the label far
+        # from its job along the time axis, where it reads as another job's
+        grown = [(m[0] - air, m[1], m[2] + air, m[3]) for m in marks]
         left = text.get_horizontalalignment() == "right"    # the label stands left of its job
         for _ in range(8):
             box = text.get_window_extent(renderer)
-            hit = [m for m in marks + rules if m[0] < box.x1 + step and box.x0 - step < m[2]
-                   and m[1] < box.y1 and box.y0 < m[3]]
+            hit = [m for m in grown + rules if m[0] < box.x1 and box.x0 < m[2] and m[1] < box.y1 and box.y0 < m[3]]
             if not hit:
                 break
             px, py = ax.transData.transform(text.get_position())
             if left:
-                px -= box.x1 - min(m[0] for m in hit) + step
+                px -= box.x1 - min(m[0] for m in hit)
             else:
-                px += max(m[2] for m in hit) - box.x0 + step
+                px += max(m[2] for m in hit) - box.x0
             text.set_position(ax.transData.inverted().transform((px, py)))
         box = text.get_window_extent(renderer)
         return (box.x0 - step, box.y0 - step / 2, box.x1 + step, box.y1 + step / 2)

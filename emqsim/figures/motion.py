@@ -31,6 +31,14 @@ SOFT_TEXT = ink(GREY, BOX)
 TEXT_PX = {False: READ_PX, True: MIN_TEXT_PX}
 #: a label's start from its mark's centre, in font sizes: clear of the ring a moved token gets
 LABEL_GAP = 1.3
+#: a token's mark size, in font sizes, and its edge's width, in the course's line widths
+MARK, MARK_EDGE = 0.95, 0.6
+#: the ring round a token that just moved, as a multiple of a token's mark size, and its edge
+RING, RING_EDGE = 1.6, 0.7
+#: ems of air, at the least, between that ring and its box's edge or another token of its box:
+#: at 1.75 marks across, stacked a text line apart and 0.7 em in from the box's edge, the ring
+#: touched the token above it and crossed its box's left edge on a phone (issue 30)
+AIR = 0.2
 #: in inches, a key name's start from its box's left edge: the room every text keeps from
 #: each edge of its box (a label nearer the right edge read as running out of it)
 INSET = 0.06
@@ -60,7 +68,7 @@ class MotionView(View):
     @classmethod
     def _height(cls, phone: bool) -> float:
         row = cls._row(phone)
-        lane = (CAP + (1 if cls.keys else 0)) * row + 0.12
+        lane = (1 if cls.keys else 0) * row + CAP * cls._pitch(row * 72 / 1.45, scale()["line"]) + 0.12
         head = (0.62 if phone else 0.42) + row * 1.3
         return round(head + cls.lanes * (lane + 0.08) + 0.05, 2)
 
@@ -70,6 +78,21 @@ class MotionView(View):
         from .style import min_font
 
         return min_font(4.0 if phone else 9.0, "narrow" if phone else "normal", TEXT_PX[phone]) * 1.45 / 72
+
+    @staticmethod
+    def _reaches(fs: float, lw: float) -> tuple[float, float]:
+        """How far, in points, the ring and a stacked token's mark (a disc, a square, a cross: the
+        registry's one diamond is never stacked) reach from their centre, half their edge included,
+        at font size `fs` and line width `lw`."""
+        ms = fs * MARK
+        return RING * ms / 2 + lw * RING_EDGE / 2, ms / 2 + lw * MARK_EDGE / 2
+
+    @classmethod
+    def _pitch(cls, fs: float, lw: float) -> float:
+        """Inches between two tokens of a box: a text line, or more when a ring round one would
+        come nearer the next than `AIR` em."""
+        ring, mark = cls._reaches(fs, lw)
+        return max(fs * 1.45, ring + mark + AIR * fs) / 72
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -91,23 +114,25 @@ class MotionView(View):
                            TEXT_PX[self.phone]) * grow
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
+        self.pitch = self._pitch(self.fs, self.lw)
         #: the space between two boxes, halved (a phone's columns are narrow: labels stay inside)
         self.pad = 0.02 if self.phone else 0.04
-        #: a label's start from its mark's centre, in font sizes (`LABEL_GAP`; less on a phone)
-        self.gap = LABEL_GAP - (0.15 if self.phone else 0.0)
+        #: a label's start from its mark's centre, in font sizes (`LABEL_GAP`; less on a phone,
+        #: where the marks stand further in from the box's edge and the labels had no room more)
+        self.gap = LABEL_GAP - (0.3 if self.phone else 0.0)
         self.laid = False
         # moving: the clock, the tokens (one series per kind), the rings of the moved ones,
         # their labels, the counts of what a full box hides, the arrows
         self.clock = glyphs.text(ax, 0.08, self.h - 0.08, "", fontsize=self.fs * 1.25, fontweight="bold",
                                  va="top", color=BLACK)
         self.marks = {}
-        ms = self.fs * 0.95
+        ms = self.fs * MARK
         for k, (m, face, edge) in MARKS.items():
             (line,) = ax.plot([], [], ls="none", marker=m, ms=ms, mfc=face, mec=edge,
-                              mew=self.lw * (1.0 if k == "next" else 0.6), zorder=4)
+                              mew=self.lw * (1.0 if k == "next" else MARK_EDGE), zorder=4)
             self.marks[k] = line
-        (self.rings,) = ax.plot([], [], ls="none", marker="o", ms=ms * 1.75, mfc="none", mec=BLACK,
-                                mew=self.lw * 0.7, zorder=5)
+        (self.rings,) = ax.plot([], [], ls="none", marker="o", ms=ms * RING, mfc="none", mec=BLACK,
+                                mew=self.lw * RING_EDGE, zorder=5)
         self.labels = []
         self.more = []
         self.arrows = []
@@ -144,7 +169,7 @@ class MotionView(View):
         # a rule under the headings, as thick as the course's lines
         ax.add_line(Line2D([left + 0.04, right], [top + row * 0.15] * 2, color=GREY, lw=self.lw * 0.5))
         keys = any(k for lane in lanes for _, k in lane.places)
-        lane_h = (CAP + (1 if keys else 0)) * row + 0.12
+        lane_h = (1 if keys else 0) * row + CAP * self.pitch + 0.12
         self.cells = {}
         for j, lane in enumerate(lanes):
             y1 = top - j * (lane_h + 0.08)
@@ -172,9 +197,11 @@ class MotionView(View):
     # -- a move ------------------------------------------------------------------------------
 
     def spot(self, lane: str, place: str, k: int) -> tuple[float, float]:
-        """The mark's centre of the `k`-th token shown in a box (0 at the top)."""
+        """The mark's centre of the `k`-th token shown in a box (0 at the top): `AIR` em in
+        from the box's left edge past a ring round it, `pitch` under the one above."""
         x0, first, _ = self.cells[(lane, place)]
-        return x0 + self.pad + self.fs * 0.7 / 72, first - (k + 0.5) * self.row
+        ring, _ = self._reaches(self.fs, self.lw)
+        return x0 + (ring + AIR * self.fs) / 72, first - (k + 0.5) * self.pitch
 
     def draw(self, frame) -> None:
         if not self.laid:
