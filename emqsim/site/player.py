@@ -42,6 +42,8 @@ from ..lessons.questions import PICK_FIRST, as_html, challenge_line, feedback
 PLAYER_CLASS = "emqsim-player"
 #: colours per frame: matplotlib's antialiased text and lines keep their look with 48
 COLORS = 48
+#: how near its ink (the share of the way from white) a pixel in a text's box is painted in it
+CORE = 0.8
 #: a frame's file type: lossless WebP, which every current browser shows
 FRAME_SUFFIX = ".webp"
 #: frames per rendering job at least: a model's caches (a walk extended frame by frame) are
@@ -87,10 +89,14 @@ def image_size(picture: bytes) -> tuple[int, int]:
     return Image.open(io.BytesIO(picture)).size
 
 
-def compress(png: bytes) -> bytes:
+def compress(png: bytes, cores: tuple = ()) -> bytes:
     """A frame as at most `COLORS` colours, without dithering (flat areas stay flat), stored as
     lossless WebP: the same pixels as a palette PNG in about two thirds of its bytes, so both
-    frame sets together weigh what one set of PNGs did."""
+    frame sets together weigh what one set of PNGs did. In each text's box of `cores`
+    (`text_cores`), the pixels that are nearly its ink (its glyphs' cores) are painted in the
+    ink itself: cut to 48 colours, they merged with their lighter antialiased shades, and 05's
+    green text, inked at 5.5:1, was served at 4.24:1 (issue 30)."""
+    import numpy as np
     from PIL import Image
 
     im = Image.open(io.BytesIO(png))
@@ -98,10 +104,38 @@ def compress(png: bytes) -> bytes:
         im = im.convert("RGBA")
         white = Image.new("RGBA", im.size, (255, 255, 255, 255))
         im = Image.alpha_composite(white, im)
-    im = im.convert("RGB").quantize(colors=COLORS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    im = im.convert("RGB")
+    out = im.quantize(colors=COLORS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE).convert("RGB")
+    if cores:
+        source, out = np.asarray(im, dtype=float), np.array(out)
+        for ink, (x0, y0, x1, y1) in cores:
+            box = (slice(max(y0, 0), y1), slice(max(x0, 0), x1))
+            pixels, c = source[box], np.array(ink, dtype=float)
+            along = ((pixels - 255) @ (c - 255)) / float((c - 255) @ (c - 255))
+            off = np.linalg.norm(pixels - 255 - along[..., None] * (c - 255), axis=-1)
+            out[box][(along >= CORE) & (off < 8)] = ink
+        out = Image.fromarray(out)
     buf = io.BytesIO()
-    im.convert("RGB").save(buf, format="WEBP", lossless=True, method=4, exact=True)
+    out.save(buf, format="WEBP", lossless=True, method=4, exact=True)
     return buf.getvalue()
+
+
+def text_cores(fig) -> tuple:
+    """Each opaque text of a drawn matplotlib figure as (its ink as (r, g, b), its box in the
+    picture's pixels (x0, y0, x1, y1), y down): where `compress` paints glyph cores in their ink."""
+    from matplotlib.colors import to_rgb, to_rgba
+
+    from ..figures.view import drawn_texts
+
+    renderer, height = fig.canvas.get_renderer(), fig.bbox.height
+    out = []
+    for t in drawn_texts(fig):
+        if not t.get_text().strip() or to_rgba(t.get_color(), t.get_alpha())[3] < 1:
+            continue
+        b = t.get_window_extent(renderer)
+        out.append((tuple(round(255 * v) for v in to_rgb(t.get_color())),
+                    (int(b.x0), int(height - b.y1), int(b.x1) + 1, int(height - b.y0) + 1)))
+    return tuple(out)
 
 
 def render_frames(title: str, value_sets: list[dict]) -> tuple[list[tuple], dict]:
@@ -127,7 +161,7 @@ def render_frames(title: str, value_sets: list[dict]) -> tuple[list[tuple], dict
             png = f.png()
             key = hashlib.sha1(png).digest()
             if key not in done:
-                done[key] = compress(png)
+                done[key] = compress(png, text_cores(f.view.ax.figure))
                 smallest[layout] = min(smallest[layout], _smallest_font(f))
             pngs[layout] = done[key]
         out.append((pngs["normal"], fig.frame.readout, None if challenge is None else challenge.check(fig.frame),
