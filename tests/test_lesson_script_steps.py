@@ -118,7 +118,7 @@ def test_the_walks_numbers():
 def test_show_me_points_at_the_steps_the_questions_name():
     m = StepsModel()
     shows = {q.id: q.show_me for q in m.questions}
-    assert shows["02-zadd-reply"] == {"design": "pump", "step": step_of("pump", "advance-zadd")}
+    assert shows["02-release-goes-to"] == {"design": "pump", "step": step_of("pump", "enqueue-rpush")}
     assert shows["02-who-writes-the-wake"] == {"design": "bullmq", "step": step_of("bullmq", "chain-marker")}
 
 

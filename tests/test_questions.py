@@ -28,7 +28,7 @@ ANSWERS = {
     "01-cron-after-its-slot": "tomorrow",
     "02-jobs-after-50": "50 jobs",
     "02-score-after-4": "10:00",
-    "02-zadd-reply": "zero",
+    "02-release-goes-to": "wait",
     "02-who-writes-the-wake": "update",
     "03-marker-after-take": "none",
     "03-marker-first-pop": "zero",

@@ -287,17 +287,16 @@ class StepsModel(Model):
     )
     questions = (
         question(
-            "02-zadd-reply",
-            "The pump design registers `reports`, releases its first run, then advances the row: a ZADD "
-            "of `reports`, a member the registry holds already. What does that ZADD reply?",
-            [("zero", "0: no member added, and the member's score rewritten.",
-              "ZADD replies with how many members it added. `reports` was there, so it adds none and rewrites the score."),
-             ("one", "1: the next run added as a member of its own.",
-              "That would be a registry of runs. The sorted set holds one member per schedule, so nothing is added."),
-             ("error", "An error: that member is there already.",
-              "ZADD never refuses a member it holds: it adds a new one or rewrites the score of one that is there.")],
-            lambda f: {"0": "zero", "1": "one"}.get(f.reply, "error"),
-            show_me={"design": "pump", "step": 10},
+            "02-release-goes-to",
+            "The pump design releases the first run of `reports`. Where does that run's new job go?",
+            [("wait", "The wait list: RPUSH, due now.",
+              "The run is due, so its job goes where workers take from; the registry row only says when to fire next."),
+             ("registry", "The registry: ZADD, as a second member.",
+              "The registry holds one member per schedule; a job is not a schedule, so it goes elsewhere."),
+             ("delayed", "The delayed set: ZADD, until its time comes.",
+              "The pump releases a run when it is due, so its job has nothing to wait for.")],
+            lambda f: "wait" if f.command.startswith("RPUSH ") else "delayed" if ":delayed" in f.command else "registry",
+            show_me={"design": "pump", "step": 6},
         ),
         question(
             "02-who-writes-the-wake",
@@ -336,10 +335,10 @@ class StepsModel(Model):
 
 
 def step_of(design: str, what: str) -> int:
-    """The step a question's Show me moves to: the advance's ZADD, or the chain's marker write."""
+    """The step a question's Show me moves to: the release's RPUSH, or the chain's marker write."""
     for f in frames(design)[1:]:
         verb, command = f.script.rsplit("-", 1)[0], f.command.split()[0] if f.command else ""
-        if what == "advance-zadd" and verb == "advance" and command == "ZADD":
+        if what == "enqueue-rpush" and verb == "enqueue" and command == "RPUSH":
             return f.step
         if what == "chain-marker" and verb in ("chain", "updateJobScheduler") and command == "ZADD" \
                 and ":marker" in f.command:
