@@ -9,7 +9,7 @@ import pytest
 from emqsim.engine.trace import Fire
 from emqsim.lessons import motion
 from emqsim.lessons.course import EVERY, MINUTE, START
-from emqsim.lessons.motion import (FINISH, MAKE, REGISTER, RELEASE, TAKE, TAKE_WAITED, Moment, bullmq_moves,
+from emqsim.lessons.motion import (CANCEL, FINISH, MAKE, REGISTER, RELEASE, TAKE, TAKE_WAITED, Moment, bullmq_moves,
                                    lane_at, pump_moves)
 from emqsim.lessons.overlap import POLICIES
 
@@ -114,6 +114,10 @@ def test_at_the_second_release_each_policy_does_its_own_thing(pile):
     assert where(f, "forbid")["09:15"] == "registry"         # refused: the row stays due
     forbid = next(x for x in f.lanes if x.name == "forbid")
     assert forbid.at(slot).note == "refused" and "09:15 in the registry, due (refused)" in forbid.line
+    # replace's release comes first, its cancel of the running 09:00 after it (h64r: the cancel
+    # showed as an "end" before the release that caused it)
+    assert where(f, "replace") == {"09:30": "registry", "09:15": "wait", "09:00": "worker"}
+    f = at(pile, Moment(slot, CANCEL))
     assert where(f, "replace") == {"09:30": "registry", "09:15": "wait", "09:00": "dropped"}
     f = at(pile, Moment(slot, TAKE))
     assert next(x for x in f.lanes if x.name == "allow").count("worker") == 2
@@ -134,7 +138,8 @@ def test_every_token_is_where_its_trace_puts_it(pile):
             taken = TAKE if fire.started == fire.released else TAKE_WAITED
             assert where(at(pile, Moment(fire.started, taken)), policy)[motion.hm(fire.slot)] == "worker"
             if fire.finished <= pile.end:
-                end = where(at(pile, Moment(fire.finished, FINISH)), policy)[motion.hm(fire.slot)]
+                end = where(at(pile, Moment(fire.finished, CANCEL if fire.cancelled else FINISH)),
+                            policy)[motion.hm(fire.slot)]
                 assert end == ("dropped" if fire.cancelled else "done"), (policy, fire)
         for slot, when, _ in skips:
             if when <= pile.end and slot not in {f.slot for f in fires}:
@@ -170,7 +175,7 @@ def test_pump_moves_from_a_made_up_trace():
         (0, REGISTER, 0, "registry", ""), (0, RELEASE, 0, "wait", ""), (0, RELEASE, 15, "registry", ""),
         (0, TAKE, 0, "worker", ""), (10, FINISH, 0, "done", ""), (15, RELEASE, 15, "registry", "refused"),
         (20, RELEASE, 15, "wait", ""), (20, RELEASE, 30, "registry", ""), (30, TAKE_WAITED, 15, "worker", ""),
-        (35, FINISH, 15, "dropped", "cancelled")]
+        (35, CANCEL, 15, "dropped", "cancelled")]
     lane = lane_at("p", (("registry", ""), ("wait", ""), ("worker", ""), ("done", ""), ("dropped", "")), moves,
                    Moment(20, RELEASE), Moment(15, RELEASE))
     # at 20 the row's 30 is new in the registry, 15 has just left it for the wait list, 0 is done

@@ -37,9 +37,10 @@ from .questions import Challenge
 #: worker), a job that waited is taken, a release makes a job (or is refused), a worker takes the
 #: job just released, and in BullMQ's design that take makes the next job. A waiting job taken
 #: before the release at the same instant: a policy that holds one job (`buffer-one`) never
-#: shows two waiting
-PHASES = ("register", "end", "take (waited)", "release", "take", "make")
-REGISTER, FINISH, TAKE_WAITED, RELEASE, TAKE, MAKE = range(len(PHASES))
+#: shows two waiting. A run cancelled by a release (`replace`) is cancelled after it, which is
+#: its cause, and before the new job is taken (it showed as "end", before the release, h64r)
+PHASES = ("register", "end", "take (waited)", "release", "cancel", "take", "make")
+REGISTER, FINISH, TAKE_WAITED, RELEASE, CANCEL, TAKE, MAKE = range(len(PHASES))
 #: a clock step between events: after everything that happens at the instant
 AFTER = len(PHASES)
 
@@ -144,7 +145,7 @@ def pump_moves(fires, skips=(), *, start: int = START, every: int = EVERY, end: 
         left.append((Moment(f.released, RELEASE), f.slot))
         moves += [Move(Moment(f.released, RELEASE), f.slot, "wait"),
                   Move(_taken(f), f.slot, "worker"),
-                  Move(Moment(f.finished, FINISH), f.slot, "dropped" if f.cancelled else "done",
+                  Move(Moment(f.finished, CANCEL if f.cancelled else FINISH), f.slot, "dropped" if f.cancelled else "done",
                        "cancelled" if f.cancelled else "")]
     for s in skips:
         slot, at = s[0], s[1]
