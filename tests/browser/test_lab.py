@@ -173,7 +173,7 @@ def ask_and_reach(page, figure, title: str, name: str, artifacts) -> None:
     q = questions[n]
     right = q.right(model)
     assert lab_answer(page, figure, n, q, right) == plain_feedback(q, right, right)
-    lab_show_me(page, figure, n)
+    lab_show_me(page, figure, n, q.frame(model).readout)
     check_readout(name, figure, f"Show me of {q.id}")
     assert state(figure)["readout"] == q.frame(model).readout
     goal = lab_reach(page, figure, title)
