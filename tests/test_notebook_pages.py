@@ -221,3 +221,23 @@ def test_a_slot_derived_job_id_is_written_one_way():
     for text in texts:
         forms |= set(re.findall(r"\brepeat:(<[^>]*>|\w+):<([^>]*)>", text))
     assert {name for name, _ in forms} <= {"<name>", "reports"} and {slot for _, slot in forms} == {"slot ms"}, forms
+
+
+#: a figure's mark named by its lightness: the dark theme turns every figure (style.DARK_CSS), so
+#: "the black line" of the light page is drawn white on the dark one (h65r, issue 30: 01's "Black
+#: line: now", 02's "dark dashed line", 05's "black x")
+_LIGHTNESS = re.compile(r"\b(black|white|dark|light)(?:-| )(?:\w+ )?(line|ring|x|cross|dot|bar|square|"
+                        r"diamond|dashes|dashed|dotted|blue|grey|gray)\b", re.I)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_the_prose_names_no_mark_by_a_lightness_the_dark_theme_turns(path):
+    said = [m[0] for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"
+            for m in _LIGHTNESS.finditer(body("".join(c["source"])))]
+    assert said == [], f"{path.name}: {said}"
+
+
+def test_the_lightness_words_are_caught():
+    assert [m[0] for m in _LIGHTNESS.finditer("**Black line**: now. The dark dashed line; a black x; the "
+                                              "light blue line; a dark theme; the dotted line")] == [
+        "Black line", "dark dashed line", "black x", "light blue line"]
