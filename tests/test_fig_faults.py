@@ -321,3 +321,36 @@ def test_a_short_restart_leaves_air_round_the_duplicate(layout):
                             if gap < CLEAR_PX * css - 0.5:
                                 short.append((setup, crash, what, round(gap / css, 1)))
     assert seen == 16 and short == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_nothing_shows_through_a_hollow_ring(layout):
+    """h65r (issue 30): at a crash after fire 5 and a 1 min restart, the dotted link joining the
+    10:00 slot's two jobs ran into its hollow ring and read with the ring as a "!". Drawn and
+    composited on white, as the site serves it, the inside of every ring with no release dot in it
+    is the page's ground: nothing under the ring shows through."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    figure = catalogue.figure(TITLE, layout=layout)
+    figure.update(setup=TWO_FRESH, crash=5, delay=MIN)
+    png = Image.open(io.BytesIO(figure.png())).convert("RGBA")
+    ground = Image.new("RGBA", png.size, "white")
+    ground.alpha_composite(png)
+    pixels = np.asarray(ground.convert("RGB")).astype(int)
+    v = figure.view
+    f = v.ax.figure
+    scale_ = png.size[0] / (f.get_figwidth() * f.dpi)
+    dots = {tuple(np.round(p, 3)) for p in v.released.get_offsets()}
+    hollow = [p for p in v.slots.get_offsets() if tuple(np.round(p, 3)) not in dots]
+    assert hollow, "the frame has a ring with no release in it"
+    radius = (np.sqrt(v.slots.get_sizes()[0]) / 2 - v.slots.get_linewidths()[0]) * f.dpi / 72 * scale_
+    seen = []
+    for x, y in v.ax.transData.transform(hollow) * scale_:
+        cx, cy = x, png.size[1] - y
+        r = int(radius * 0.6)
+        inside = pixels[int(cy) - r:int(cy) + r + 1, int(cx) - r:int(cx) + r + 1]
+        seen.append(int(inside.min()))
+    assert min(seen) >= 235, seen

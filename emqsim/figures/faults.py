@@ -13,8 +13,8 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.path import Path
 
-from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, READ_PX, SHOWN_PX, VERMILLION, fit_width, freeze_labels, ink,
-                    legible, narrow, narrow_axes, scale, time_axis)
+from .style import (BLACK, BLUE, GREEN, GREY, LIGHT_BG, ORANGE, READ_PX, SHOWN_PX, VERMILLION, fit_width,
+                    freeze_labels, ink, legible, narrow, narrow_axes, scale, time_axis)
 from . import band
 from .view import View, mark_reach
 
@@ -68,7 +68,9 @@ class FaultsView(View):
         # at a 1 min restart the raised 10:01 diamond stood level with job 7)
         self.leaders = LineCollection([], linewidths=lw, zorder=4.5, capstyle="butt")
         ax.add_collection(self.leaders)
-        self.slots = ax.scatter([], [], s=(ms * 1.6) ** 2, facecolors="none", edgecolors=BLUE,
+        # a ring is filled with the page's ground: what runs under it (the crash line, the dotted
+        # link between a slot's two jobs) stops at its stroke, not read through it as a "!" (issue 30)
+        self.slots = ax.scatter([], [], s=(ms * 1.6) ** 2, facecolors=LIGHT_BG, edgecolors=BLUE,
                                 linewidths=lw * 0.6, zorder=3)
         self.released = ax.scatter([], [], s=ms ** 2, color=BLUE, zorder=4)
         self.twins = ax.scatter([], [], s=(ms * 1.2) ** 2, color=VERMILLION, marker="D", zorder=5)
