@@ -54,10 +54,10 @@ def test_fall_back_artists(fig):
     assert [(p.get_visible(), p.get_x(), p.get_width()) for p in view.passes] == [(True, 1.0, 1.0), (True, 2.0, 1.0)]
     assert (view.after.get_x(), view.after.get_width()) == (25.0, pytest.approx(0.4))
     assert not view._after_text.get_visible()
-    # labelled hours: 00, 06, 12 and 18 on the local clock and either side of the change; local
-    # over UTC, 01 twice
-    assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "02\n07", "06\n11", "12\n17", "18\n23", "00\n05"]
-    assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 3, 7, 12 + 1, 18 + 1, 25]
+    # labelled hours: 00, 06, 12 and 18 on the local clock, the hour before the change and the
+    # change's own; local over UTC, 01 twice
+    assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "06\n11", "12\n17", "18\n23", "00\n05"]
+    assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 7, 12 + 1, 18 + 1, 25]
     assert view._title.get_text() == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
     assert view._tick_rows.get_text() == "local\nUTC"            # what the hours' two lines are
     assert [t.get_text() for t in view.names] == ["30 2 * * *", "30 1 * * *", "0 * * * *"]

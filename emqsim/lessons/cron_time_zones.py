@@ -435,10 +435,12 @@ def _hour(ms: int, tz: str) -> str:
 
 def labelled_hours(start: int, end: int, tz: str) -> list[int]:
     """Hours after local midnight that get a label: each the local clock reads as 00, 06, 12 or
-    18 (the first time), and the hours either side of a change. Every sixth real hour read
-    "05 11 17 23" after a repeated hour, "07 13 19 01" after a skipped one: irregular to a
-    student (issue 30). A zone whose clock then reads half hours keeps every sixth real hour."""
-    near = {round((c.at - start) / HOUR) + k for c in changes(tz, start, end) for k in (-1, 0, 1)}
+    18 (the first time), and the hour before a change and the change's own: the clock reading
+    "01 01" (repeated) or "01 03" (skipped). Every sixth real hour read "05 11 17 23" after a
+    repeated hour, "07 13 19 01" after a skipped one: irregular to a student (issue 30); a third
+    label, the hour after the change, made three in two hours' width, crowded on the desktop (a
+    later read). A zone whose clock then reads half hours keeps every sixth real hour."""
+    near = {round((c.at - start) / HOUR) + k for c in changes(tz, start, end) for k in (-1, 0)}
     clock = [hm(start + h * HOUR, tz) for h in range(0, 26)]
     sixes = {h for h, text in enumerate(clock) if text.endswith(":00") and int(text[:2]) % 6 == 0
              and (h == 0 or clock[h - 1] != text)}            # a repeated hour's second pass: not again
