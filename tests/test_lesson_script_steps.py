@@ -118,7 +118,7 @@ def test_the_walks_numbers():
 def test_show_me_points_at_the_steps_the_questions_name():
     m = StepsModel()
     shows = {q.id: q.show_me for q in m.questions}
-    assert shows["02-release-goes-to"] == {"design": "pump", "step": step_of("pump", "enqueue-rpush")}
+    assert shows["02-stop-between-scripts"] == {"design": "pump", "step": step_of("pump", "enqueue-last")}
     assert shows["02-who-writes-the-wake"] == {"design": "bullmq", "step": step_of("bullmq", "chain-marker")}
 
 
@@ -199,3 +199,16 @@ def test_03_first_pop_show_me_lands_on_the_marker_write_with_the_marker_open():
     fig.update(**q.show_me)
     drawn = [t.get_text().strip(" ●") for t in fig.view.ax.figure.findobj(Text)]
     assert "0 = 0" in drawn and f"1 = {START + 15 * MINUTE} (09:15:00)" in drawn
+
+
+def test_between_the_pump_s_two_scripts_the_job_is_made_and_the_row_not_moved():
+    """02's first step question, read off the walk: after the enqueue's last call the job waits and
+    the row still holds 09:00; after the advance's ZADD the row holds 09:15; before the release
+    neither."""
+    from emqsim.lessons.script_steps import _between_scripts
+    said = [_between_scripts(f) for f in frames("pump")]
+    last = step_of("pump", "enqueue-last")
+    assert frames("pump")[last].script == "enqueue-3.lua" and frames("pump")[last + 1].script == "advance-2.lua"
+    assert said[last] == "job-not-row" and said[0] == "neither"
+    rpush = next(f.step for f in frames("pump") if f.command.startswith("RPUSH "))
+    assert said.index("job-not-row") == rpush and said[last + 3] == "neither"   # the ZADD: both written

@@ -6,6 +6,10 @@ the registration time, in "counted on from 08:00"). Held here for every question
 Two cues a reader uses when unsure, each measured on the model's own options:
 - length: the right option is at most 30% longer than the wrong ones on average;
 - echo: every word of the question the right option repeats, a wrong option repeats too.
+
+A third, from a later read (issue 30, h65r): 03's options showed their working ("09:54, 3 × 18 min
+after 09:00"), and the one whose sum used the stem's own formula was the right one. So
+- working: no option carries arithmetic (×, +, "plus", "times"); its sentence after Check does.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ COMMON = set("a an the of to and or is it its at on in by for as with that this 
 
 #: how much longer than the wrong options' mean length the right option may be
 LONGER = 1.3
+#: an option that shows its working: a product or a sum
+WORKING = re.compile(r"[×+]|\bplus\b|\btimes\b|\d\s*x\s*\d", re.I)
 
 
 def words(text: str) -> set[str]:
@@ -42,6 +48,7 @@ def cues(m, q) -> list[str]:
     alone = (words(right.text) & asked) - set().union(*(words(o.text) for o in wrong))
     if alone:
         out.append(f"only the right option repeats {sorted(alone)} of the question")
+    out += [f"an option shows its working: {o.text!r}" for o in q.options if WORKING.search(o.text)]
     return out
 
 
@@ -71,4 +78,9 @@ def test_the_cues_catch_what_the_reader_saw():
             return None
 
     assert cues(Any(), echo) == ["only the right option repeats ['08:00'] of the question"]
+    working = question("working", "Under start-to-finish, when does the fourth run start?",
+                       [("a", "09:54, 3 × 18 min after 09:00", ""), ("b", "09:45, 09:30 plus 15 minutes", ""),
+                        ("c", "09:48, one run late, not three", "")], lambda f: "a")
+    assert cues(Any(), working) == ["an option shows its working: '09:54, 3 × 18 min after 09:00'",
+                                    "an option shows its working: '09:45, 09:30 plus 15 minutes'"]
     assert cues(Any(), long) == ["the right option is 38 characters, the wrong ones 17.0 on average"]

@@ -205,15 +205,16 @@ class FaultsModel(Model):
             answer=lambda f: str(_jobs_for(f, 5)), show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": MINUTE}),
         question(
             "06-slot-ids-refuse",
-            "Same crash, but each job's id is derived from its slot (as BullMQ's repeat:<name>:<slot ms>). What "
-            "happens to the re-fire of 10:00?",
-            [("refused", "Refused: a job with that id exists",
-              "Producing a slot twice makes the same id, and the enqueue finds it taken."),
-             ("twin", "A second job: it gets a new id",
-              "With slot-derived ids the second job would have the first one's id, so it is not made."),
-             ("lost", "Lost: the slot gets no job",
-              "The first enqueue went through; only the re-fire is turned away.")],
-            answer=lambda f: "refused" if f.refused else "twin" if f.twins else "lost",
+            "Same crash, but each job's id is made from its slot, `repeat:<name>:<slot ms>` as in BullMQ: the "
+            "re-fire of 10:00 comes with the id the first job already has. What does the enqueue do with it?",
+            [("refused", "No new job: its key is taken, so it is turned away",
+              "The enqueue looks for the id before it writes (its EXISTS, on page 02's step figure), finds the "
+              "first job and turns the re-fire away."),
+             ("overwrite", "One job: the second overwrites the first",
+              "The enqueue looks for the id before it writes; finding the first job, it writes nothing."),
+             ("twin", "Two jobs: the second gets a key of its own",
+              "Two jobs cannot share one key: with the same id there is only the first job's hash to find.")],
+            answer=lambda f: "refused" if f.refused else "twin" if f.twins else "no re-fire",
             show_me={"setup": VIEW_SETUPS[1], "crash": 5, "delay": MINUTE}),
         question(
             "06-fresh-ids-long-down",

@@ -156,16 +156,16 @@ class RegistryRowsModel(Model):
             answer=lambda f: f"{f.state.jobs} jobs",
             show_me={"fires": 50}),
         question(
-            "02-score-after-4",
-            f"`{NAME}` runs every 15 min from 09:00. After 4 fires, what time does its row's score say?",
-            [("10:00", "10:00, the run after the fourth",
-              "The score is the next run: 09:00, 09:15, 09:30 and 09:45 have fired, so the row points at 10:00."),
-             ("09:45", "09:45, the last run made",
+            "02-score-after-6",
+            f"`{NAME}` runs every 15 min from 09:00. After 6 fires, what time does its row's score say?",
+            [("10:30", "10:30, the run after the sixth",
+              "The score is the next run: 09:00 to 10:15 have fired, six runs, so the row points at 10:30."),
+             ("10:15", "10:15, the last run made",
               "The row keeps the next run, not the last one: each fire moves it one gap on."),
-             ("10:15", "10:15, four gaps after 09:15",
-              "The first fire was at 09:00 itself (the report's first run is immediate), so four fires "
-              "end at 09:45 and the next is 10:00.")],
-            answer=lambda f: hm(int(f.state.score)), show_me={"fires": 4}),
+             ("10:45", "10:45, six gaps after 09:15",
+              "The first fire was at 09:00 itself (the report's first run is immediate), so six fires "
+              "end at 10:15 and the next is 10:30.")],
+            answer=lambda f: hm(int(f.state.score)), show_me={"fires": 6}),
     )
     challenge = Challenge(
         "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",

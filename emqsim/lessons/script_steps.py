@@ -287,16 +287,19 @@ class StepsModel(Model):
     )
     questions = (
         question(
-            "02-release-goes-to",
-            "The pump design releases the first run of `reports`. Where does that run's new job go?",
-            [("wait", "The wait list: RPUSH, due now.",
-              "The run is due, so its job goes where workers take from; the registry row only says when to fire next."),
-             ("registry", "The registry: ZADD, as a second member.",
-              "The registry holds one member per schedule; a job is not a schedule, so it goes elsewhere."),
-             ("delayed", "The delayed set: ZADD, until its time comes.",
-              "The pump releases a run when it is due, so its job has nothing to wait for.")],
-            lambda f: "wait" if f.command.startswith("RPUSH ") else "delayed" if ":delayed" in f.command else "registry",
-            show_me={"design": "pump", "step": 6},
+            "02-stop-between-scripts",
+            "The pump releases a run with two scripts, one after the other: `enqueue-3.lua`, then "
+            "`advance-2.lua`. Say the pump stopped between the two. What would Redis hold?",
+            [("job-not-row", "The job only: it is queued, and the row still says 09:00",
+              "A script's writes stand once it returns: the job is on the wait list and the row still says "
+              "09:00, so a pump that restarts releases 09:00 again (page 06)."),
+             ("row-not-job", "The row only: it says 09:15, and no job is made",
+              "The row moves in the second script, advance-2.lua, which has not run."),
+             ("neither", "Neither: Redis undoes the first script's writes",
+              "Redis runs each script whole, but it does not tie two scripts together: the first one's "
+              "writes stay.")],
+            lambda f: _between_scripts(f),
+            show_me={"design": "pump", "step": 7},    # step_of("pump", "enqueue-last"), held by a test
         ),
         question(
             "02-who-writes-the-wake",
@@ -335,15 +338,28 @@ class StepsModel(Model):
 
 
 def step_of(design: str, what: str) -> int:
-    """The step a question's Show me moves to: the release's RPUSH, or the chain's marker write."""
+    """The step a question's Show me moves to: the enqueue's last call, or the chain's marker write."""
+    if what == "enqueue-last":
+        return max(f.step for f in frames(design)[1:] if f.script.rsplit("-", 1)[0] == "enqueue")
     for f in frames(design)[1:]:
         verb, command = f.script.rsplit("-", 1)[0], f.command.split()[0] if f.command else ""
-        if what == "enqueue-rpush" and verb == "enqueue" and command == "RPUSH":
-            return f.step
         if what == "chain-marker" and verb in ("chain", "updateJobScheduler") and command == "ZADD" \
                 and ":marker" in f.command:
             return f.step
     raise LookupError(what)
+
+
+def _between_scripts(frame: StepFrame) -> str:
+    """What the keys hold after the step, as 02's first question words it: the release's job made
+    and the row not yet moved, the row moved and no job, or neither."""
+    pending = next((k for k in frame.keys if k.key.endswith(":pending") and k.state != "deleted"), None)
+    row = next((e.value for k in frame.keys if k.key.endswith(":repeat") for e in k.entries), "")
+    first = row.endswith("(09:00:00)")
+    if pending and pending.entries and first:
+        return "job-not-row"
+    if row and not first and not any(":job:" in k.key for k in frame.keys):
+        return "row-not-job"
+    return "neither"
 
 
 def _marker(frame: StepFrame) -> dict[str, str]:
