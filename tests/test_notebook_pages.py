@@ -241,3 +241,24 @@ def test_the_lightness_words_are_caught():
     assert [m[0] for m in _LIGHTNESS.finditer("**Black line**: now. The dark dashed line; a black x; the "
                                               "light blue line; a dark theme; the dotted line")] == [
         "Black line", "dark dashed line", "black x", "light blue line"]
+
+
+def _title(page: str) -> str:
+    cells = json.loads((ROOT / "notebooks" / page).read_text())["cells"]
+    return "".join(cells[0]["source"]).splitlines()[0].lstrip("# ").strip()
+
+
+def test_a_link_to_a_course_page_calls_it_by_its_title():
+    """"[06 Faults]" and "[07 The day the wall clock jumps]" named pages the contents call "A crash
+    between two writes" and "Cron in a time zone: ..." (h65r): a link that names a course page by
+    its number says its title, or one of the title's two parts either side of its colon."""
+    wrong = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        text = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                         if c["cell_type"] == "markdown")
+        for number, said, page in re.findall(r"\[(\d\d) ([^\]]+)\]\((\d\d_[a-z_]+\.ipynb)\)", text):
+            title = _title(page)
+            names = {title.lower(), *(part.strip().lower() for part in title.split(":"))}
+            if not page.startswith(number) or said.strip().lower() not in names:
+                wrong.append((path.stem, f"{number} {said}", title))
+    assert wrong == []
