@@ -63,6 +63,27 @@ def _close_real_stores():
     close_opened()
 
 
+#: the test files of the floors above the engine (lessons, questions, figures): they test what a
+#: page teaches and draws, the same on any store, so they run on the embedded fakeredis even
+#: where EMQSIM_REDIS_URL names a server (CI). The engine's own tests run on every server they
+#: are given (the `store` fixture, backends.py), and the notebooks on the server the URL names.
+#: On a server these files sent every frame's script calls over TCP, most of what a server
+#: added to the unit run.
+ABOVE_THE_ENGINE = ("test_fig_", "test_figure_", "test_colour", "test_lesson_", "test_challenge_positions",
+                    "test_questions", "test_no_giveaway", "test_option_parallel", "test_describe")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _embedded_above_the_engine(request):
+    """Module-scoped, so it holds before any module fixture builds a figure."""
+    if not request.module.__name__.rpartition(".")[2].startswith(ABOVE_THE_ENGINE):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("EMQSIM_REDIS_URL", raising=False)
+        yield
+
+
 @pytest.fixture(scope="session")
 def reports_walk():
     """Notebook 02's model (every 15 min from 09:00 UTC) walked to its top, rr.FIRES = 10,000
