@@ -11,6 +11,7 @@ a second process wait for the first one's build instead of making its own."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -27,6 +28,8 @@ CACHE = ROOT / "build" / "test-site"
 BUILDERS = ("sphinx", "sphinx-book-theme", "pydata-sphinx-theme", "myst-nb", "myst-parser", "sphinx-togglebutton",
             "docutils", "nbformat", "matplotlib", "numpy", "pillow", "fakeredis", "lupa", "croniter", "cronsim")
 LISTING = "pages.json"
+#: the server URL the build leaves aside (emqsim.engine.store.ENV)
+ENV = "EMQSIM_REDIS_URL"
 
 
 def _version(dist: str) -> str:
@@ -50,6 +53,20 @@ def key() -> str:
     return h.hexdigest()[:20]
 
 
+@contextlib.contextmanager
+def _embedded():
+    """The build's models on the embedded fakeredis, whatever EMQSIM_REDIS_URL says: the site is
+    pictures and text, the same on any store, and under CI, which sets the URL, the build sent
+    every model's script calls over TCP. The storage tests run on every server
+    (backends.py), and the notebooks run on the server the URL names."""
+    saved = os.environ.pop(ENV, None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[ENV] = saved
+
+
 def site() -> tuple[Path, list[Path]]:
     """The built site's folder and its pages as `pages.build` returns them (index last),
     building it when no build of this state of the sources is kept. Read it, never write."""
@@ -65,7 +82,8 @@ def site() -> tuple[Path, list[Path]]:
                     if old.is_dir():
                         shutil.rmtree(old)
                 tmp = CACHE / f"{out.name}.tmp"
-                written = pages.build(NOTEBOOKS, tmp)
+                with _embedded():
+                    written = pages.build(NOTEBOOKS, tmp)
                 (tmp / LISTING).write_text(json.dumps([str(p.relative_to(tmp)) for p in written]))
                 tmp.rename(out)
         finally:
