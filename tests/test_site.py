@@ -724,3 +724,14 @@ def test_the_site_serves_the_player_without_its_comments():
         with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False) as f:
             f.write(served)
         assert subprocess.run([node, "--check", f.name], capture_output=True, text=True).returncode == 0
+
+
+@needs_notebooks
+def test_no_printout_box_is_empty(built):
+    """07's cell that prints around the command line saved a stream holding only a newline, and the
+    site showed it as an empty grey box (h66r); the book merges a cell's streams (nb_merge_streams).
+    No page has a printout box with nothing in it."""
+    out, written = built
+    box = re.compile(r'<div class="output stream[^"]*"><div class="highlight"><pre><span></span>(.*?)</pre>', re.S)
+    empty = [(p.name, n) for p in written for n, text in enumerate(box.findall(p.read_text())) if not text.strip()]
+    assert empty == []

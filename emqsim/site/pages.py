@@ -91,6 +91,9 @@ CONF = {
     "nb_execution_mode": "off",
     # no widget renderer from a CDN: the players replace the widgets
     "nb_ipywidgets_js": {},
+    # a cell's printouts in one box: a print after the command line's own output was saved as a
+    # stream of its own, and a stream holding only a newline showed as an empty box (07, h66r)
+    "nb_merge_streams": True,
     "myst_enable_extensions": ["colon_fence"],
     # a link such as glossary.ipynb#enqueue-latency lands on the heading "## enqueue latency"
     "myst_heading_anchors": 2,
