@@ -8,6 +8,7 @@ them in stdout or stderr (`?password=` was printed as it was)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import string
@@ -15,7 +16,7 @@ from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from emqsim import cli
@@ -127,10 +128,20 @@ def test_a_bad_database_or_option(case, extra):
     assert_hidden(text, secrets)
 
 
+@functools.cache
+def _version_without_secrets() -> str:
+    return run("redis://127.0.0.1:1/0", "--version")[1]
+
+
 @FAST
 @given(urls())
+@example(("redis://:croniter@127.0.0.1:1/0", ["croniter", "croniter"]))
 def test_version(case):
+    """A secret the version line spells with no secret in the URL ("croniter", drawn from the
+    project's own words, in "croniter 7.0.0": CI went red on it) is printed as the version's, not
+    leaked: such a draw tells nothing about the redaction."""
     url, secrets = case
+    assume(not any(secret in _version_without_secrets() for secret in secrets))
     status, text = run(url, "--version")
     assert status == 0 and text.startswith("emqsim ")
     assert_hidden(text, secrets)
