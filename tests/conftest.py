@@ -10,6 +10,8 @@ import pytest
 
 from backends import BACKENDS, close_opened, make_store
 
+from emqsim.engine.store import ENV
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "oracles"))
 #: `make bench`'s modules (not installed with the package): their pure parts are tested here
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -80,7 +82,7 @@ def _embedded_above_the_engine(request):
         yield
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.delenv("EMQSIM_REDIS_URL", raising=False)
+        mp.delenv(ENV, raising=False)
         yield
 
 

@@ -21,6 +21,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from emqsim.engine.store import ENV  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 CACHE = ROOT / "build" / "test-site"
@@ -28,8 +30,6 @@ CACHE = ROOT / "build" / "test-site"
 BUILDERS = ("sphinx", "sphinx-book-theme", "pydata-sphinx-theme", "myst-nb", "myst-parser", "sphinx-togglebutton",
             "docutils", "nbformat", "matplotlib", "numpy", "pillow", "fakeredis", "lupa", "croniter", "cronsim")
 LISTING = "pages.json"
-#: the server URL the build leaves aside (emqsim.engine.store.ENV)
-ENV = "EMQSIM_REDIS_URL"
 
 
 def _version(dist: str) -> str:
