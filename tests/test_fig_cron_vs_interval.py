@@ -290,3 +290,33 @@ def test_the_faded_row_and_the_wait_read_in_both_themes():
         if not (to_rgba(off.get_markerfacecolor())[3] == 0 < to_rgba(on.get_markerfacecolor())[3]):
             low.append(("off row not hollow", values["mode"]))
     assert seen and sorted(set(low)) == []
+
+
+#: CSS px, where the site shows the figure, between the next run's text and the now line's stroke
+NEXT_AIR_PX = 6.0
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_next_run_text_stands_clear_of_the_now_line(layout):
+    """Issue 30 (h66r): on a phone, Show me's "next 09:00:00 (tomorrow, ...) ->" ran into the now
+    line: 3 pt of air from the box's face left about 4 CSS px from its arrow, and the face does
+    not show on the dark page. Measured from the text's ink, at every stop, in both layouts."""
+    from figure_walk import every_frame
+    from emqsim.figures.style import SHOWN_PX
+
+    near = []
+    for values, view, renderer in every_frame("01 cron vs interval", layout):
+        text = view._next_text
+        if not text.get_text():
+            continue
+        fig = view.ax.figure
+        css = SHOWN_PX[layout] / fig.bbox.width
+        box = text.get_window_extent(renderer)
+        if box.y0 >= view.ax.bbox.y1:
+            continue
+        at = view.ax.transData.transform((view._now.get_xdata()[0], 0))[0]
+        half = view._now.get_linewidth() / 2 * fig.dpi / 72
+        air = max(box.x0 - (at + half), (at - half) - box.x1)
+        if air * css < NEXT_AIR_PX:
+            near.append((values, round(air * css, 1)))
+    assert near == []

@@ -19,8 +19,9 @@ from .view import View
 
 
 #: the next run's box: its face's pad round the text, in em, and the least gap, in points,
-#: between that face and the now line's stroke
-BOX_PAD, GAP = 0.15, 3.0
+#: between that face and the now line's stroke (at 3 pt a phone showed the arrow about 4 CSS px
+#: from the line, and the dark page hides the face: it read as running into it, issue 30)
+BOX_PAD, GAP = 0.15, 5.0
 #: inches the title stands higher on a phone than its usual pad over the axes
 TITLE_ROOM = 0.2
 #: the least contrast a faded mark (the row switched off, the dotted wait) keeps with the page,
