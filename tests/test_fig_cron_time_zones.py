@@ -43,8 +43,13 @@ def test_fall_back_artists(fig):
     # skip's cross read as its sentence's first letter
     gap = view._gap()
     assert gap == pytest.approx(0.5124, abs=1e-4)
+    # "05:30Z, 06:30Z" a hair further, its white box past the shading's end (3 h) rather than on it
     assert [visible(r) for r in view.labels] == [
-        [("07:30Z", round(3.5 + gap, 6), "left")], [("05:30Z, 06:30Z", round(2.5 + gap, 6), "left")], []]
+        [("07:30Z", round(3.5 + gap, 6), "left")], [("05:30Z, 06:30Z", 3.021832, "left")], []]
+    shown = next(t for t in view.labels[1] if t.get_visible())
+    box = shown.get_window_extent(view.ax.figure.canvas.get_renderer())
+    assert box.padded(view_module.BOX_PAD * shown.get_fontsize() * view.ax.figure.dpi / 72).x0 == pytest.approx(
+        view.ax.transData.transform((3.0, 0))[0])
     assert [t.get_text() for t in view.counts] == ["", "", "25 runs"]
     assert visible(view.lanes["debian"]) == [("", 0, "left"), ("Debian cron skips 06:30Z", round(2.5 + gap, 6), "left"),
                                              ("", 0, "left")]
@@ -55,8 +60,8 @@ def test_fall_back_artists(fig):
     assert (view.after.get_x(), view.after.get_width()) == (25.0, pytest.approx(0.4))
     assert not view._after_text.get_visible()
     # labelled hours: 00, 06, 12 and 18 on the local clock, the hour before the change and the
-    # change's own; local over UTC, 01 twice
-    assert view.tick_labels() == ["00\n04", "01\n05", "01\n06", "06\n11", "12\n17", "18\n23", "00\n05"]
+    # change's own; local over UTC, 01 twice, the second "01 again"
+    assert view.tick_labels() == ["00\n04", "01\n05", "01 again\n06", "06\n11", "12\n17", "18\n23", "00\n05"]
     assert [t.get_position()[0] for t in view.hours if t.get_visible()] == [0, 1, 2, 7, 12 + 1, 18 + 1, 25]
     assert view._title.get_text() == "America/New_York 2026-11-01: clocks go back at 06:00Z, a 25-hour day"
     assert view._tick_rows.get_text() == "local\nUTC"            # what the hours' two lines are
@@ -75,11 +80,11 @@ def test_spring_forward_artists(fig):
     assert view.lanes["cron-parser"][0].get_position()[0] == pytest.approx(2.5 + view._gap())
     assert [p.get_visible() for p in view.passes] == [False, False]
     assert view.after.get_x() == 23.0 and view._after_text.get_visible()
-    assert view.tick_labels()[:3] == ["00\n05", "01\n06", "03\n07"]       # no 02 on the local clock
+    assert view.tick_labels()[:3] == ["00\n05", "01\n06", "03 (no 02)\n07"]       # no 02 on the local clock
     # and back: the labels and shading of the fall-back day return
     fig.update(day="back")
     assert [p.get_visible() for p in view.passes] == [True, True]
-    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", round(2.5 + view._gap(), 6), "left")]
+    assert visible(view.labels[1]) == [("05:30Z, 06:30Z", 3.021832, "left")]
 
 
 def test_utc_has_no_such_day(fig):
@@ -306,3 +311,79 @@ def test_on_a_phone_the_hours_are_regular():
         near += [(values, a.x1, b.x0) for a, b in zip(boxes, boxes[1:]) if b.x0 - a.x1 < HOUR_GAP * em]
         small += [values for t in shown if t.get_fontsize() < style.floor_of(f) - 1e-9]
     assert odd == [] and few == [] and near == [] and small == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_text_box_touches_a_line(layout):
+    """The last read (h66): on a phone, on Sydney's fall-back day, the "14:30Z" label's white box
+    lay on the dashed change line, hiding a piece of it (on the desktop too, and New York's
+    spring-forward "06:30Z" touched it; and on the desktop the first row's line ran through
+    "next day" on every shorter day). At every stop, in both layouts, no text in the plot, its
+    box included, comes within a CSS px of the change line, the axis lines or another row's
+    line (a time's box hides its own row's faint line behind it, as a label on its line)."""
+    from matplotlib.transforms import Bbox
+
+    from emqsim.figures import style
+    from tests.figure_walk import every_frame
+
+    touching = []
+    for values, v, renderer in every_frame(TITLE, layout):
+        fig = v.ax.figure
+        css = fig.dpi * fig.get_figwidth() / style.SHOWN_PX[layout]
+        plot = v.ax.bbox
+
+        def across(y: float, half: float) -> Bbox:
+            return Bbox.from_extents(plot.x0, y - half, plot.x1, y + half)
+
+        def upright(x: float, half: float) -> Bbox:
+            return Bbox.from_extents(x - half, plot.y0, x + half, plot.y1)
+
+        spine = v.ax.spines["left"].get_linewidth() * fig.dpi / 72 / 2
+        lines = {"left axis": upright(plot.x0, spine), "bottom axis": across(plot.y0, spine)}
+        if v.change.get_visible():
+            x = v.ax.transData.transform((v.change.get_xdata()[0], 0))[0]
+            lines["change"] = upright(x, v.change.get_linewidth() * fig.dpi / 72 / 2)
+        rows = {y: across(v.ax.transData.transform((0, y))[1], 0.5) for y in v.rows}
+        own = {t: y for y, pair in zip(v.rows, v.labels) for t in pair}
+        texts = [*(t for pair in v.labels for t in pair), *(t for ts in v.lanes.values() for t in ts), *v.counts,
+                 v._after_text]
+        for t in texts:
+            if not (t.get_visible() and t.get_text().strip()):
+                continue
+            patch = t.get_bbox_patch()
+            box = patch.get_window_extent(renderer) if patch is not None else t.get_window_extent(renderer)
+            near = {**lines, **{f"row {y:g}": b for y, b in rows.items() if own.get(t) != y}}
+            for name, line in near.items():
+                if not (box.x1 + css <= line.x0 or line.x1 + css <= box.x0 or box.y1 + css <= line.y0
+                        or line.y1 + css <= box.y0):
+                    touching.append((values["zone"], values["day"], t.get_text(), name))
+    assert touching == [], touching
+
+
+@pytest.mark.parametrize("layout, day, hours", [
+    ("normal", "back", ["00\n23", "01\n00", "01 again\n01", "06\n06", "12\n12", "18\n18", "00\n00"]),
+    ("normal", "forward", ["00\n00", "02 (no 01)\n01", "06\n05", "12\n11", "18\n17", "00\n23"]),
+    ("narrow", "back", ["01 again\n01", "12\n12", "18\n18", "00\n00"]),
+    ("narrow", "forward", ["02 (no 01)\n01", "12\n11", "18\n17", "00\n23"]),
+])
+def test_the_hour_at_a_change_says_what_the_clock_does(layout, day, hours):
+    """The last read (h66): London's fall-back day read "local 00 01 01 / UTC 23 00 01", correct
+    (01:00-02:00 comes twice) but cryptic, "01" twice with nothing saying why; spring's "00 02"
+    left the missing 01 unexplained. The hour at the change says it in words, "01 again" and
+    "02 (no 01)", its digits still centred on the change's tick (on a phone "06" gives way to
+    the words, an em clear of them)."""
+    from matplotlib.text import Text
+
+    fig = catalogue.figure(TITLE, layout=layout)
+    fig.update(zone="Europe/London", day=day)
+    fig.png()
+    view = fig.view
+    assert view.tick_labels() == hours
+    label = next(t for t in view.hours if t.get_visible() and " " in t.get_text())
+    renderer = view.ax.figure.canvas.get_renderer()
+    words = label.get_window_extent(renderer)
+    digits = label.get_text().split(" ")[0]
+    alone = Text(0, 0, digits, fontsize=label.get_fontsize(), figure=view.ax.figure)
+    tick = view.ax.transData.transform((fig.frame.change, 0))[0]
+    assert label.get_position()[0] == fig.frame.change
+    assert words.x0 + alone.get_window_extent(renderer).width / 2 == pytest.approx(tick, abs=0.01)

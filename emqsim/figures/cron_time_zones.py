@@ -13,7 +13,7 @@ import re
 
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
-from matplotlib.transforms import blended_transform_factory
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
 from ..lessons.cron_time_zones import EXPRESSIONS
 from . import band
@@ -32,6 +32,9 @@ KEY_NAMES = {"croniter": "croniter (emqsim)", "debian": "Debian cron (cronsim)",
 #: space, a skip's cross read as the first letter of its sentence ("xDebian cron skips")
 GAP = 0.4
 CLEAR = 0.7
+#: the white box round a time, in ems beyond its text: it hides the row's faint line behind
+#: the time, and keeps `CLEAR` em from the change line like the text (`_keep_times_off_the_change`)
+BOX_PAD = 0.05
 #: points of air between two marks of a lane: a skip's cross and the square of cron-parser's
 #: run half an hour later (New York's spring-forward, 07:00Z and 07:30Z) overlapped on a phone
 MARK_GAP = 1.5
@@ -61,6 +64,12 @@ WIDEST_COUNT = "25 runs"
 #: below it: at `READ_PX` a count in the right margin left an hour under 25 CSS px, too little
 #: for the two "01" labels of a fall-back day an em apart (`HOUR_GAP`), and one was dropped
 COUNT_DROP = 0.3
+#: the local hour at a change, said in words (h66: London's fall-back day read "local 00 01 01",
+#: correct but cryptic, "01" twice with nothing saying why; spring's "01 03" left 02 unexplained):
+#: the repeated hour's second "01" reads "01 again", the hour the clocks jump to "03 (no 02)".
+#: The words stand right of the hour, whose digits stay centred on their tick
+AGAIN = "{hour} again"
+NO_HOUR = "{hour} (no {skipped})"
 #: what the shading past a shorter day says: on the desktop on two lines, so it stays inside
 #: the plot after a 24-hour day and the plot may reach the frame's right edge
 NEXT_DAY = "next day"
@@ -98,6 +107,15 @@ def _key(fig, entries, *, y: float, fontsize: float) -> list:
         out.append((mark, text))
         x += handle + pad + width + gap
     return out
+
+
+def _clock_before(local: str, length: float) -> str:
+    """What the clock read just before it jumped forward to `local` ("03", or "02:30"), on a
+    day `length` hours long: "02" for a 23-hour day."""
+    hours, _, minutes = local.partition(":")
+    at = int(hours) * 60 + int(minutes or 0) - round((24 - length) * 60)
+    at %= 24 * 60
+    return f"{at // 60:02d}" if at % 60 == 0 else f"{at // 60:02d}:{at % 60:02d}"
 
 
 class TimeZonesView(View):
@@ -144,16 +162,20 @@ class TimeZonesView(View):
         self.after = Rectangle((0, 0), 0, 1, transform=xt, color=GREY, alpha=0.4, lw=0, zorder=0.4)
         for p in [*self.passes, self.after]:
             ax.add_patch(p)
-        self._after_text = ax.text(0, 0.98, NEXT_DAY if phone else NEXT_DAY.replace(" ", "\n"), transform=xt, fontsize=max(fs * 0.7, read), va="top", ha="left")
+        # on the desktop at the plot's foot: on two lines at its top, the first row's line ran
+        # through "day"; under the last row there is room for both lines
+        self._after_text = (ax.text(0, 0.98, NEXT_DAY, transform=xt, fontsize=max(fs * 0.7, read), va="top", ha="left")
+                            if phone else ax.text(0, 0.02, NEXT_DAY.replace(" ", "\n"), transform=xt,
+                                                  fontsize=max(fs * 0.7, read), va="bottom", ha="left"))
         self.change = ax.axvline(0, color=BLACK, ls="--", lw=lw * 0.7, zorder=1)
         # one artist per rule for all rows, and one for the croniter runs a rule skips
         self.marks = {r: ax.plot([], [], ls="none", marker=m, ms=ms * (1 if r == "croniter" else 0.9), color=c,
                                  zorder=4)[0] for r, (m, c) in LOOK.items()}
         self.skipped, = ax.plot([], [], ls="none", marker="x", ms=ms, mew=lw * 0.7, color=BLACK, zorder=3)
-        # croniter's UTC times beside its runs (one or two), or its count; a sentence per differing lane
-        # each on a white box over the dashed change line, which would otherwise run through a
-        # time set just right of it ("14:30Z" on Sydney's fall-back day)
-        over = dict(boxstyle="square,pad=0.05", fc="white", ec="none")
+        # croniter's UTC times beside its runs (one or two), or its count; a sentence per differing lane.
+        # A time stands on a white box, which hides its row's faint line behind it; it is kept
+        # clear of the change line and the shading (`_keep_times_off_the_change`)
+        over = dict(boxstyle=f"square,pad={BOX_PAD}", fc="white", ec="none")
         self.labels = [[ax.text(0, y, "", fontsize=small, va="center", bbox=over, zorder=3) for _ in range(2)]
                        for y in self.rows]
         self.counts = [ax.text(1.005, y, "", transform=left, fontsize=small, va="center") if phone else
@@ -274,7 +296,7 @@ class TimeZonesView(View):
             if i < len(frame.ticks):
                 x, text = frame.ticks[i]
                 t.set_x(x)
-                t.set_text(text)
+                self._say_the_hour(t, frame, x, text)
         self._join_times_left_of_the_plot()
         self._tier_hours(frame)
         self._name_tick_rows()
@@ -282,6 +304,65 @@ class TimeZonesView(View):
             fit_width(self._title, seps=(": ", ", "))
             self._keep_title_inside()
             self._keep_tags_inside()
+        self._keep_times_off_the_change()
+
+    def _say_the_hour(self, t, frame, x: float, text: str) -> None:
+        """Set the hour label `t` at `x` to `text` (local over UTC), the local hour at a change
+        in words (`AGAIN`, `NO_HOUR`): the words run to the right, the label's lines left-aligned
+        and shifted back half the hour's width, so its digits stay centred on the tick (and the
+        UTC hour, as wide, under them)."""
+        ax = self.ax
+        t.set_transform(ax.get_xaxis_transform())
+        t.set_ha("center")
+        t.set_text(text)
+        if frame.change is None or abs(x - frame.change) > 0.01:
+            return
+        local, _, rest = text.partition("\n")
+        if frame.passes:
+            said = AGAIN.format(hour=local)
+        else:
+            said = NO_HOUR.format(hour=local, skipped=_clock_before(local, frame.length))
+        t.set_text(local)
+        half = t.get_window_extent(ax.figure.canvas.get_renderer()).width / 2
+        t.set_text(f"{said}\n{rest}")
+        t.set_ha("left")
+        t.set_transform(offset_copy(ax.get_xaxis_transform(), fig=ax.figure, x=-half, units="dots"))
+
+    def _keep_times_off_the_change(self) -> None:
+        """A time whose box would touch the dashed change line stands `CLEAR` em beyond it, and
+        one whose white box would lie on the repeated hour's shading stands past it, on the side
+        it already stood (h66: on Sydney's fall-back day "14:30Z", right of its 01:30 run, lay
+        with its white box on the line and the shading an hour and a half later); one written
+        left of its run that would then leave the plot goes right instead."""
+        ax = self.ax
+        if not self.change.get_visible():
+            return
+        fig = ax.figure
+        renderer = fig.canvas.get_renderer()
+        px = ax.transData.transform
+        line = px((self.change.get_xdata()[0], 0))[0]
+        shades = [(px((p.get_x(), 0))[0], px((p.get_x() + p.get_width(), 0))[0]) for p in self.passes
+                  if p.get_visible()]
+        for pair in self.labels:
+            for t in pair:
+                if not (t.get_visible() and t.get_text()):
+                    continue
+                em = t.get_fontsize() * fig.dpi / 72
+                away = [(line, line, CLEAR * em + self.change.get_linewidth() * fig.dpi / 72 / 2),
+                        *((x0, x1, 0.0) for x0, x1 in shades)]
+                for _ in range(len(away)):
+                    # the box as it will be drawn: its patch is placed only when drawn
+                    box = t.get_window_extent(renderer).padded(BOX_PAD * em)
+                    hit = next(((x0, x1, need) for x0, x1, need in away
+                                if box.x0 - need < x1 and x0 < box.x1 + need), None)
+                    if hit is None:
+                        break
+                    x0, x1, need = hit
+                    shift = x1 + need - box.x0                          # to its right
+                    if t.get_ha() == "right" and box.x0 - (box.x1 - x0 + need) >= ax.bbox.x0:
+                        shift = x0 - need - box.x1                      # to its left, still in the plot
+                    anchor = px((t.get_position()[0], 0))[0]
+                    t.set_x(ax.transData.inverted().transform((anchor + shift, 0))[0])
 
     def _reach(self, rule: str) -> float:
         """How far a mark of `rule` ("skipped" for the cross) reaches from its centre, in
