@@ -80,8 +80,8 @@ def test_atomic_view(fig, view):
 
 def test_slot_with_no_job_view(fig, view):
     text = fig.update(crash=3, setup=TWO_FRESH, delay=20 * MIN)
-    assert text.endswith("\n  0 lost, but 09:45 never runs: the row went from 09:30 straight to 10:00, "
-                         "so no job was made for it")
+    assert text.endswith("\n  09:45 never runs: the row went from 09:30 straight to 10:00, so no job was made for "
+                         "it; 0 lost (slots the row held and passed over with no job)")
     assert view.unserved.get_offsets().tolist() == [[T0 + 3 * SLOT, 0.0]]   # a row under job 1
     assert (view.down.get_x(), view.down.get_width()) == (T0 + 2 * SLOT, 20 * MIN)
     assert fig.update(setup=ATOM_FRESH).endswith("10 jobs for 10 slots\n  0 duplicates\n  0 lost (slots the row held and passed over with no job)")
@@ -354,3 +354,141 @@ def test_nothing_shows_through_a_hollow_ring(layout):
         inside = pixels[int(cy) - r:int(cy) + r + 1, int(cx) - r:int(cx) + r + 1]
         seen.append(int(inside.min()))
     assert min(seen) >= 235, seen
+
+
+def _gap(a, b) -> float:
+    """The clear distance in pixels between two boxes (x0, y0, x1, y1): 0 where they touch."""
+    import numpy as np
+
+    return float(np.hypot(max(a[0] - b[2], b[0] - a[2], 0.0), max(a[1] - b[3], b[1] - a[3], 0.0)))
+
+
+def _strokes(view) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Each drawn piece of the crash and restart lines as a pixel box, its stroke's width wide."""
+    f = view.ax.figure
+    out = []
+    for name, line in (("crash", view.crash_line), ("restart", view.restart_line)):
+        half = line.get_linewidth() / 2 * f.dpi / 72
+        for seg in _segments(line):
+            (x, y0), (_, y1) = seg[0], seg[-1]
+            out.append((name, (x - half, min(y0, y1), x + half, max(y0, y1))))
+    return out
+
+
+def _css(view, layout: str) -> float:
+    """Pixels of the view's frame to one CSS px where the site shows `layout`'s frames."""
+    from emqsim.figures import style
+
+    f = view.ax.figure
+    return f.dpi * f.get_figwidth() / style.SHOWN_PX[layout]
+
+
+#: the least air, in CSS px where the site shows the figure, between "crash" or the restart's
+#: label and the stroke of any piece of the crash or restart line
+LABEL_AIR_PX = 8.0
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_crash_and_restart_labels_stand_clear_of_the_lines(layout):
+    """h66r (issue 30): "crash" ended a few pixels from its dashed line and "restart 10:01" began
+    as near its own (0.5 em: 5.5 CSS px on the desktop, 4 on a phone where a label stood under
+    "crash"), and a reader of the built site saw each label touch its line. At every slider stop,
+    in both layouts, each label's box stands `LABEL_AIR_PX` CSS px from every drawn piece of
+    either line, its stroke's width included."""
+    from tests.figure_walk import every_frame
+
+    near, seen = [], 0
+    for values, v, renderer in every_frame(TITLE, layout):
+        css = _css(v, layout)
+        strokes = _strokes(v)
+        assert strokes, values
+        for t in (v.crash_text, v.restart_text):
+            box = tuple(t.get_window_extent(renderer).extents)
+            seen += 1
+            for name, stroke in strokes:
+                gap = _gap(box, stroke) / css
+                if gap < LABEL_AIR_PX - 0.01:
+                    near.append((tuple(values.values()), t.get_text(), name, round(gap, 2)))
+    assert seen and near == []
+
+
+#: the least air, in CSS px where the site shows the figure, between a refused re-fire's cross
+#: (or the stem joining it to its ring) and any piece of the crash or restart line
+REFUSED_AIR_PX = 8.0
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_line_runs_into_a_refused_cross(layout):
+    """h66r (issue 30): the refused re-fire's cross stands at the restart, on the restart line's
+    course (and at a short restart on the crash line's), and the two lines stopped 4 CSS px short
+    of it and of its stem: they read as running into it. At every slider stop with a refused
+    cross, in both layouts, the cross's true extent and its stem stand `REFUSED_AIR_PX` CSS px
+    from every drawn piece of either line."""
+    from matplotlib.colors import to_rgb
+
+    from emqsim.figures.style import ORANGE
+    from tests.figure_walk import every_frame
+
+    near, seen, stems = [], 0, 0
+    for values, v, renderer in every_frame(TITLE, layout):
+        if not len(v.refused.get_offsets()):
+            continue
+        css = _css(v, layout)
+        px = v.ax.figure.dpi / 72
+        own = [("cross", b) for b in _mark_boxes_of(v, v.refused)]
+        half = v.leaders.get_linewidths()[0] / 2 * px
+        colours = v.leaders.get_colors()
+        for k, seg in enumerate(v.leaders.get_segments()):
+            if tuple(colours[k % len(colours)][:3]) == to_rgb(ORANGE):
+                (x0, y0), (x1, y1) = v.ax.transData.transform([seg[0], seg[-1]])
+                own.append(("stem", (min(x0, x1) - half, min(y0, y1), max(x0, x1) + half, max(y0, y1))))
+                stems += 1
+        seen += 1
+        for what, box in own:
+            for name, stroke in _strokes(v):
+                gap = _gap(box, stroke) / css
+                if gap < REFUSED_AIR_PX - 0.01:
+                    near.append((tuple(values.values()), what, name, round(gap, 2)))
+    assert seen and stems and near == []
+
+
+def _mark_boxes_of(view, coll) -> list:
+    """`_mark_boxes` of one collection: each mark's true extent in pixels, its edge around it."""
+    import numpy as np
+
+    f = view.ax.figure
+    ext = coll.get_paths()[0].get_extents()
+    half = (max(abs(ext.x0), abs(ext.x1), abs(ext.y0), abs(ext.y1)) * np.sqrt(coll.get_sizes()[0])
+            + coll.get_linewidths()[0] / 2) * f.dpi / 72
+    return [(x - half, y - half, x + half, y + half) for x, y in view.ax.transData.transform(coll.get_offsets())]
+
+
+def test_no_legend_entry_tells_a_question_its_answer():
+    """h66r (issue 30): 06's second question asks what the enqueue does with a re-fire that comes
+    with its slot's id, and the figure's key beside it read "refused: id taken": the answer, there
+    at the first frame, before any move. No key entry of the figure holds the right option's key
+    or a content word of its reason that no wrong option's reason uses too (the question's own
+    terms, "id", "key", are in the wrong options as well). The cross keeps a name that decodes
+    the figure, and the right option's feedback says what it marks."""
+    import re
+
+    from emqsim.figures.faults import REFUSED_NAME
+
+    def content(text: str) -> set[str]:
+        small = {"a", "an", "the", "and", "or", "so", "it", "its", "is", "of", "to", "no", "one", "two", "none"}
+        words = re.findall(r"[a-z]+", text.lower())
+        return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if w not in small}
+
+    figure = catalogue.figure(TITLE)
+    names = [t.get_text() for t in figure.view.ax.get_legend().get_texts()]
+    assert REFUSED_NAME in names
+    told = []
+    for q in figure.model.questions:
+        right = q.option(q.right(figure.model))
+        reason = right.text.split(": ", 1)[-1]
+        others = set().union(*(content(o.text.split(": ", 1)[-1]) for o in q.options if o.key != right.key))
+        words = (content(reason) | content(right.key)) - others
+        told += [(q.id, n, sorted(words & content(n))) for n in names if words & content(n)]
+    assert told == []
+    slot_ids = next(q for q in figure.model.questions if q.id == "06-slot-ids-refuse")
+    assert "the orange cross" in slot_ids.option("refused").why

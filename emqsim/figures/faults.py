@@ -27,14 +27,21 @@ UNSERVED_Y = 0.0
 
 #: points of air between two marks of a lane: touching reads as one blot (issue 30)
 GAP = 1.5
-#: ems of air between the crash or restart line's stroke and its label: at 0.25 em from the
-#: line's centre, at a 1 min restart the two lines stood between "crash" and "restart 10:01"
-#: and the three read as touching (issue 30)
-BESIDE = 0.5
+#: CSS px of air, where the site shows the figure, between the crash or restart line's stroke
+#: and its label: at 0.25 em from the line's centre, at a 1 min restart the two lines stood
+#: between "crash" and "restart 10:01" and the three read as touching; at 0.5 em (4 to 5.5 CSS
+#: px) a reader of the built site still saw each label end on its line (issue 30)
+BESIDE = 8.0
 #: CSS px of air, where the site shows the figure, between a crash or restart line's end and the
 #: mark or label it stops for: at 2 pt (2.4 CSS px on a phone) the gap round a 1 min restart's
 #: raised duplicate read as none, the lines as running on through it (issue 30)
 LINE_CLEAR = 4.0
+#: the legend's name for the cross: a re-fire that came with its slot's job id
+REFUSED_NAME = "re-fire, same id"
+#: CSS px of air between a crash or restart line's end and a refused re-fire's cross or its
+#: stem: the cross stands at the restart, on the restart line's course, and stopped
+#: `LINE_CLEAR` short of it the two lines read as running into it (issue 30)
+REFUSED_CLEAR = 8.0
 #: ems of a job-id label's font between it and the outer edge of a mark level with it (its
 #: ring's stroke included): 2 pt of air, one or two pixels where the site shows the frame, read
 #: as the label touching its job's ring (issue 30)
@@ -68,6 +75,7 @@ class FaultsView(View):
         # at a 1 min restart the raised 10:01 diamond stood level with job 7)
         self.leaders = LineCollection([], linewidths=lw, zorder=4.5, capstyle="butt")
         ax.add_collection(self.leaders)
+        self._stem_colours: list = []
         # a ring is filled with the page's ground: what runs under it (the crash line, the dotted
         # link between a slot's two jobs) stops at its stroke, not read through it as a "!" (issue 30)
         self.slots = ax.scatter([], [], s=(ms * 1.6) ** 2, facecolors=LIGHT_BG, edgecolors=BLUE,
@@ -82,9 +90,12 @@ class FaultsView(View):
         self.restart_text = ax.text(0, 0, "", fontsize=fs * 0.75, color=ink(GREEN), ha="left", va="top")
         ax.set_ylabel("job, in the order produced")
         ax.spines[["top", "right"]].set_visible(False)
-        # a short legend: every glyph is drawn again on each move, and text is most of a move's cost
+        # a short legend: every glyph is drawn again on each move, and text is most of a move's cost.
+        # The cross is named for what it marks, not for what the enqueue did with it: "refused: id
+        # taken", beside 06's question on slot ids, was its answer (issue 30); no ring and no row
+        # of its own tell that it made no job, and the readout says it was turned away
         handles = [(self.slots, self.released), self.twins, self.refused, self.unserved, self.down]
-        names = ["slot (ring), release (dot)", "same slot, new id", "refused: id taken", "slot with no job", "pump down"]
+        names = ["slot (ring), release (dot)", "same slot, new id", REFUSED_NAME, "slot with no job", "pump down"]
         if narrow():   # the key under the axes, across the figure
             ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
                       ncol=2, fontsize=fs * 0.7, frameon=False, handlelength=1.5, columnspacing=0.8)
@@ -168,11 +179,44 @@ class FaultsView(View):
         # each line stands clear of its own label; the other's label, moved under the crash's
         # on a phone past a late restart's line, it goes round (issue 30: struck through)
         renderer = self.ax.figure.canvas.get_renderer()
-        heads = [tuple(t.get_window_extent(renderer).extents) for t in (self.crash_text, self.restart_text)]
+        # the labels and the refused crosses (with their stems) keep more air than `LINE_CLEAR`:
+        # their boxes are grown by the difference
+        heads = [self._grown(t.get_window_extent(renderer).extents, BESIDE)
+                 for t in (self.crash_text, self.restart_text)]
         stems = self._stem_boxes()
-        holes = [*self._gapped(self.crash_line, frame.crashed, marks + labels + stems + heads),
-                 *self._gapped(self.restart_line, frame.restarted, marks + labels + stems + heads)]
+        refused = self._refused_boxes()
+        holes = [*self._gapped(self.crash_line, frame.crashed, marks + labels + stems + heads + refused),
+                 *self._gapped(self.restart_line, frame.restarted, marks + labels + stems + heads + refused)]
         self._hollow_span(holes)
+
+    def _css(self) -> float:
+        """Pixels of this frame to one CSS px where the site shows it."""
+        fig = self.ax.figure
+        return fig.dpi * fig.get_figwidth() / SHOWN_PX["narrow" if self.narrow_layout else "normal"]
+
+    def _grown(self, box, clear: float, across: float = 0.0) -> tuple[float, float, float, float]:
+        """A pixel box grown so that a line stopping `LINE_CLEAR` CSS px short of the grown box
+        stops `clear` CSS px short of the box itself, and widened by `across` CSS px more so
+        that a line passing that near its side is broken for it too."""
+        css = self._css()
+        more = max(clear - LINE_CLEAR, 0.0) * css
+        wide = more + across * css
+        x0, y0, x1, y1 = box
+        return (x0 - wide, y0 - more, x1 + wide, y1 + more)
+
+    def _refused_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Each refused re-fire's cross and its stem (if it has one) as pixel boxes, grown to
+        `REFUSED_CLEAR`: the crash and restart lines stop that far from them."""
+        ax = self.ax
+        offsets = self.refused.get_offsets()
+        if not len(offsets):
+            return []
+        reach = mark_reach(self.refused) * ax.figure.dpi / 72
+        boxes = [(x - reach, y - reach, x + reach, y + reach) for x, y in ax.transData.transform(offsets)]
+        boxes += [b for b, colour in zip(self._stem_boxes(), self._stem_colours) if colour == ORANGE]
+        # widened to the whole `REFUSED_CLEAR`: on a phone the crash line, 5 min left of a
+        # cross, passed its side 5.6 CSS px off and was not broken
+        return [self._grown(b, REFUSED_CLEAR, LINE_CLEAR) for b in boxes]
 
     def _hollow_span(self, holes) -> None:
         """The down time's shading left out where a line stops (`holes`, pixel boxes round each
@@ -230,6 +274,7 @@ class FaultsView(View):
                     colours.append(colour)
         self.leaders.set_segments(segments)
         self.leaders.set_color(colours or [VERMILLION])
+        self._stem_colours = colours     # each stem's, in order: the refused crosses' keep more air
 
     def _clear_of_rings(self, twins: np.ndarray, marks=None, pad: float = GAP) -> np.ndarray:
         """Each twin's diamond (or each mark of `marks`, a refused re-fire's cross) that would
@@ -325,7 +370,7 @@ class FaultsView(View):
         fig = ax.figure
         px = ax.transData.transform((x, 0))[0]
         half = line.get_linewidth() / 2 * fig.dpi / 72
-        step = LINE_CLEAR * fig.dpi * fig.get_figwidth() / SHOWN_PX["narrow" if self.narrow_layout else "normal"]
+        step = LINE_CLEAR * self._css()
         gaps = sorted((b[1] - step, b[3] + step) for b in boxes if b[0] - half < px < b[2] + half)
         y0, y1 = ax.bbox.y0, ax.bbox.y1
         merged: list[list[float]] = []
@@ -347,13 +392,13 @@ class FaultsView(View):
         return [(px - reach, lo, px + reach, hi) for lo, hi in merged]
 
     def _beside(self, text, x: float, side: int) -> None:
-        """`text` beside the vertical line at `x`, `BESIDE` em clear of its stroke, on its left
-        (`side` -1) or its right (1): the crash's label left of its line, the restart's right of
-        its own, so the two stand twice that apart however short the restart (issue 30: at a 1
-        min restart "crash" and "restart 09:01", spaced by blanks, touched)."""
+        """`text` beside the vertical line at `x`, `BESIDE` CSS px clear of its stroke, on its
+        left (`side` -1) or its right (1): the crash's label left of its line, the restart's right
+        of its own, so the two stand twice that apart however short the restart (issue 30: at a
+        1 min restart "crash" and "restart 09:01", spaced by blanks, touched)."""
         ax = self.ax
         half = max(self.crash_line.get_linewidth(), self.restart_line.get_linewidth()) / 2
-        pad = (BESIDE * text.get_fontsize() + half) * ax.figure.dpi / 72
+        pad = BESIDE * self._css() + half * ax.figure.dpi / 72
         px = ax.transData.transform((x, 0))[0] + side * pad
         text.set_x(ax.transData.inverted().transform((px, 0))[0])
         text.set_horizontalalignment("left" if side > 0 else "right")
@@ -379,13 +424,13 @@ class FaultsView(View):
         right of its line, and the restart's label a line and a half under it."""
         text, ax = self.crash_text, self.ax
         renderer = ax.figure.canvas.get_renderer()
-        em = self._em(text)
-        if text.get_window_extent(renderer).x0 >= ax.bbox.x0 + BESIDE * em:
+        air = BESIDE * self._css()
+        if text.get_window_extent(renderer).x0 >= ax.bbox.x0 + air:
             return
         self._beside(text, x, 1)
         # a restart soon after would run its line through the word: right of that line instead
         restart = ax.transData.transform((restarted, 0))[0]
-        if ax.transData.transform((x, 0))[0] < restart < text.get_window_extent(renderer).x1 + BESIDE * em:
+        if ax.transData.transform((x, 0))[0] < restart < text.get_window_extent(renderer).x1 + air:
             self._beside(text, restarted, 1)
         self._drop_restart_label()
 
