@@ -296,7 +296,7 @@ def test_the_readout_states_its_facts(model, setup, crash, delay):
     got, text = facts(f, crash, delay), f.readout
     assert text.startswith(f"{setup}, crash after fire {crash}, restart {lf.format_duration(delay)} later: "
                            f"{got['jobs']} jobs for {got['slots']} slots")
-    assert f"  {got['duplicates']} duplicate" in text and f"  {got['lost']} lost" in text
+    assert f"  {got['duplicates']} duplicate" in text and f" {got['lost']} lost (" in text
     for slot, ids in got["twins"].items():
         assert f"slot {hm(slot)} as " in text and all(f"{j} released {hms(t)}" in text for j, t in ids)
     for slot, t in got["refused"]:
@@ -333,8 +333,8 @@ def test_atomic_frame(model):
 def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
-    assert f.readout.endswith("\n  0 lost, but 09:45 never runs: the row went from 09:30 straight to 10:00, "
-                              "so no job was made for it")
+    assert f.readout.endswith("\n  09:45 never runs: the row went from 09:30 straight to 10:00, so no job was made "
+                              "for it; 0 lost (slots the row held and passed over with no job)")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
@@ -498,4 +498,27 @@ def test_a_count_of_nothing_lost_names_the_slot_that_got_no_job(model):
     assert sorted(with_gap) == [(TWO_FRESH, 20 * MIN)] * 8 + [(TWO_SLOT, 20 * MIN)] * 8
     q = next(q for q in model.questions if q.id == "06-fresh-ids-long-down")
     assert q.frame(model).readout.splitlines()[-1] == (
-        "  0 lost, but 10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it")
+        "  10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it; 0 lost (slots "
+        "the row held and passed over with no job)")
+
+
+def test_a_slot_with_no_job_is_said_before_the_count_of_nothing_lost(model):
+    """h66r (issue 30): "0 lost, but 10:30 never runs: the row went from 10:15 straight to
+    10:45 ..." opened with a seeming contradiction, nothing lost and then a slot that never runs.
+    Wherever a slot gets no job, the readout's line and the figure's description say first what
+    happened to it, then the lost count, and the line says what the count counts, in the words of
+    the line with no such slot."""
+    combos, _ = model.reachable()
+    seen = 0
+    for values in combos:
+        f = model.frame(**values)
+        if not f.run.unserved:
+            continue
+        seen += 1
+        line = next(line for line in f.readout.splitlines() if " lost" in line)
+        first = min(line.index(f"{hm(s)} never run") for s in f.run.unserved)
+        assert line.startswith("  ") and first == 2, (values, line)
+        assert line.endswith(f"; {f.run.lost} lost (slots the row held and passed over with no job)"), (values, line)
+        said = model.describe(f)
+        assert " lost, but " not in said and said.index("never run") < said.index(f"; {f.run.lost} lost."), values
+    assert seen == 16

@@ -209,7 +209,7 @@ class FaultsModel(Model):
             "re-fire of 10:00 comes with the id the first job already has. What does the enqueue do with it?",
             [("refused", "No new job: its key is taken, so it is turned away",
               "The enqueue looks for the id before it writes (its EXISTS, on page 02's step figure), finds the "
-              "first job and turns the re-fire away."),
+              "first job and turns the re-fire away. On the figure it is the orange cross: no ring, no job."),
              ("overwrite", "One job: the second overwrites the first",
               "The enqueue looks for the id before it writes; finding the first job, it writes nothing."),
              ("twin", "Two jobs: the second gets a key of its own",
@@ -260,7 +260,7 @@ class FaultsModel(Model):
                 f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots")
         said = [f"slot {hm(s)} produced twice (released {spoken(hms(t) for _, t, _ in js)})" for s, js in twins.items()]
         said += [f"the re-fire of slot {hm(s)} refused, its job id taken" for s, _ in r.refused]
-        tail = f"{r.lost} lost" + (f", but {never_runs(r)}" if r.unserved else "")
+        tail = f"{never_runs(r)}; {r.lost} lost" if r.unserved else f"{r.lost} lost"
         return f"{head}; {spoken(said) if said else 'every slot produced once'}; {tail}."
 
     def compute(self, *, setup: str, crash: int, delay: int) -> FaultsFrame:
@@ -302,7 +302,8 @@ def crash_facts(r: CrashRun, crash: int, delay: int) -> dict:
 def never_runs(r: CrashRun) -> str:
     """The slots of a run that got no job, said as a reader sees them on the timeline: they never
     run, and the row went past them. The trace counts none of them lost (a slot the row never
-    held is not), so the line that says "0 lost" names them, or the two read as a contradiction."""
+    held is not), so the line that says "0 lost" names them first, or the two read as a
+    contradiction."""
     gap = r.unserved
     slots = spoken(hm(s) for s in gap)
     made = sorted({j[1] for j in r.jobs})
@@ -314,10 +315,15 @@ def never_runs(r: CrashRun) -> str:
     return f"{slots} never run{'s' if len(gap) == 1 else ''}{row}, so no job was made for {it}"
 
 
+#: what the trace counts lost, said after the count wherever the readout gives it
+LOST = "slots the row held and passed over with no job"
+
+
 def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     """The jobs on the first line; then the duplicates (with both ids), the refused re-fires and
-    the lost count, one a line. Where a slot got no job, the lost count's line names it and says
-    it never runs (`never_runs`): "0 lost" beside a slot with no job read as a contradiction."""
+    the lost count, one a line. Where a slot got no job, the lost count's line opens with it, says
+    it never runs and why (`never_runs`), then gives the count and what it counts: "0 lost" beside
+    a slot with no job read as a contradiction, and so did "0 lost, but 10:30 never runs" (issue 30)."""
     f = crash_facts(r, crash, delay)
     lines = [f"{f['setup']}, crash after fire {f['crash']}, restart {format_duration(f['delay'])} later: "
              f"{_plural(f['jobs'], 'job')} for {f['slots']} slots"]
@@ -330,9 +336,9 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     lines += [f"  the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
               for s, t in f["refused"]]
     if f["unserved"]:
-        lines.append(f"  {f['lost']} lost, but {never_runs(r)}")
+        lines.append(f"  {never_runs(r)}; {f['lost']} lost ({LOST})")
     else:
-        lines.append(f"  {f['lost']} lost (slots the row held and passed over with no job)")
+        lines.append(f"  {f['lost']} lost ({LOST})")
     return "\n".join(lines)
 
 
