@@ -53,7 +53,11 @@ def test_the_default_figure(fig):
     assert [t.get_text() for t in view.ax.get_yticklabels()][1] == "skip\nTemporal Skip\nAPScheduler max_instances=1"
     assert [t.get_text() for t in view.ax.get_yticklabels()][4] == "forbid\nKubernetes Forbid"
     assert [hmf(x) for x in view.ax.get_xlim()] == ["08:55", "12:05"]
-    assert view.going_ax.get_ylim() == (-0.3, 3.4)
+    # a strip per policy, top down, each 0 to 3 and a count apart from the next
+    assert view.base == {"allow": 16.0, "skip": 12.0, "buffer-one": 8.0, "replace": 4.0, "forbid": 0.0}
+    assert view.going_ax.get_ylim() == (-0.25, 19.25)
+    assert [t.get_text() for t in view.going_ax.get_yticklabels()] == ["1", "3"] * 5
+    assert [t.get_text() for t in view.strip_names.values()] == list(view.base)
     assert view._head.get_text() == "every 15 min from 09:00, 4 workers a lane, each run takes"
 
 
@@ -105,10 +109,15 @@ def test_runs_at_once_lines(fig):
     view = fig.view
     x, y = view.lines["allow"].get_data()
     assert [hmf(v) for v in x[:4]] == ["09:00", "09:15", "09:30", "09:40"]
-    assert np.round(np.asarray(y) - fv.NUDGE["allow"], 9).tolist()[:5] == [1, 2, 3, 2, 3]
+    assert (np.asarray(y) - view.base["allow"]).tolist()[:5] == [1, 2, 3, 2, 3]
     assert x[-1] == fig.frame.layout.hi
     _, y = view.lines["replace"].get_data()
-    assert max(np.round(np.asarray(y) - fv.NUDGE["replace"], 9)) == 1
+    assert max(np.asarray(y) - view.base["replace"]) == 1
+    # the fill under allow's line follows its steps, down to its strip's 0 at both ends
+    fill = view.fills.get_paths()[0].vertices
+    assert [hmf(v) for v in fill[:4, 0]] == ["09:00", "09:00", "09:15", "09:15"]
+    assert (fill[:6, 1] - view.base["allow"]).tolist() == [0, 1, 1, 2, 2, 3]
+    assert fill[-2].tolist() == [fig.frame.layout.hi, view.base["allow"]]       # then the path closes
     assert view._title.get_text() == "40 min"
 
 
@@ -154,7 +163,8 @@ def test_the_layout_is_made_once(fig):
     static = list(fig.view._static)
     fig.update(run=3)
     fig.update(run=33)
-    assert fig.view._static == static and len(static) == 4 + 2      # lane separators, shaded spans
+    # lane separators, shaded spans, the strips' 0 lines
+    assert fig.view._static == static and len(static) == 4 + 2 + 5
     # the note on the shaded part sits under the axis, where no lane's run can cover it
     assert fig.view.going_ax.get_xlabel() == "time (UTC) \u00b7 releases from 11:00 on not drawn (shaded)"
 
@@ -265,4 +275,71 @@ def test_no_grid_line_runs_through_a_lane_s_text(layout):
                 continue
             if any(g[0] < b.x1 and b.x0 < g[2] and g[1] < b.y1 and b.y0 < g[3] for g in grid):
                 found.append((t.get_text(), values))
+    assert found == []
+
+
+# -- the runs-at-once strips -------------------------------------------------------------------
+
+def _line_px(view, p) -> tuple[float, float]:
+    """The pixel rows policy `p`'s runs-at-once line paints: its path's lowest and highest
+    point, its stroke's half width beyond each."""
+    line = view.lines[p]
+    xy = line.get_transform().transform(np.column_stack(line.get_data()))
+    half = line.get_linewidth() / 2 * view.ax.figure.dpi / 72
+    return float(xy[:, 1].min() - half), float(xy[:, 1].max() + half)
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_no_two_runs_at_once_lines_share_a_pixel_row(layout):
+    """Issue 30: the five runs-at-once lines, nudged a tenth apart in one plot, lay tangled at
+    0-1 and none could be told from another. At every run length, in both layouts at the site's
+    pixels, the lines paint top down in the lanes' order, each at least 3 CSS px clear of the
+    next: no two share a pixel row, so none can run over another."""
+    from emqsim.figures import style
+    from tests.figure_walk import every_frame
+
+    found = []
+    with style.at_shown_width():
+        for values, v, _ in every_frame(TITLE, layout):
+            f = v.ax.figure
+            css = f.dpi * f.get_figwidth() / style.SHOWN_PX[layout]
+            rows = {p: _line_px(v, p) for p in v.lines}
+            order = list(v.layout.policies)
+            for upper, lower in zip(order, order[1:]):
+                gap = rows[upper][0] - rows[lower][1]
+                if gap < 3 * css:
+                    found.append((upper, lower, round(gap / css, 1), values["run"]))
+    assert found == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_each_policy_s_count_keeps_to_a_strip_of_its_own(layout):
+    """Each runs-at-once line stays between its strip's 0 and top, at every run length in both
+    layouts; and its strip's name stands beside it, in its lane's colour, clear of every line
+    (so the line is told by its name, not by a key to match colours and dashes against)."""
+    from emqsim.figures import style
+    from emqsim.figures.style import ink
+    from tests.figure_walk import every_frame
+
+    found = []
+    with style.at_shown_width():
+        for values, v, renderer in every_frame(TITLE, layout):
+            f = v.ax.figure
+            most = v.layout.most
+            rows = {p: _line_px(v, p) for p in v.lines}
+            to_px = v.going_ax.transData.transform
+            for p in v.layout.policies:
+                bottom, top = (to_px((0, v.base[p] + k))[1] for k in (0, most))
+                half = v.lines[p].get_linewidth() / 2 * f.dpi / 72
+                if rows[p][0] < bottom - half - 0.5 or rows[p][1] > top + half + 0.5:
+                    found.append(("out of its strip", p, values))
+                name = v.strip_names[p]
+                box = name.get_window_extent(renderer)
+                if name.get_text() != p or name.get_color().upper() != ink(fv.COLOUR[p]):
+                    found.append(("name", p, name.get_text(), values))
+                if not (bottom - 0.5 <= (box.y0 + box.y1) / 2 <= top + 0.5):
+                    found.append(("name off its strip", p, values))
+                for q, line in v.lines.items():
+                    if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
+                        found.append(("name on a line", p, q, values))
     assert found == []

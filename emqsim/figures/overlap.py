@@ -3,7 +3,7 @@
 Draws `emqsim.lessons.overlap.OverlapFrame`s. The axes, lane labels and legend are the
 static layer, laid out from the frame's layout on the first draw (it is the same for every
 run length, so the slider never moves them); a move redraws the bars, marks, lane counts,
-runs-at-once lines and the run length in the title.
+runs-at-once lines (a strip per policy) and the run length in the title.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ from .view import View, mark_reach
 COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE, "forbid": BLACK}
 #: and its dash there: under deuteranopia skip's green and replace's pink look one grey
 DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid": (0, (5, 1, 1, 1, 1, 1))}
-#: the runs-at-once lines are nudged apart so equal counts do not hide each other
-NUDGE = {"allow": 0.09, "skip": 0.03, "buffer-one": -0.03, "replace": -0.09, "forbid": -0.15}
+#: the runs-at-once plot gives each policy a strip of its own, in the lanes' order, from 0 to the
+#: most runs at once: counts this far apart between one strip's top and the next one's 0 (issue
+#: 30: nudged a tenth apart in one plot, the five lines lay tangled at 0-1 and none could be told)
+STRIP_GAP = 1.0
+#: a strip's fill under its count, the line's colour this opaque: each strip reads as one shape
+STRIP_FILL = 0.25
 
 BAR = 0.72        # a bar's height, in rows
 GAP = 1.2         # between two lanes, in rows
@@ -49,8 +53,11 @@ HEAD_GAP = 0.4
 NARROW_SKIP_BAND = 1.3
 #: on a phone the runs-at-once plot's height, in the lanes' fourths, and the lanes' top: the
 #: lanes' headers take twelve lines since the Kubernetes lanes say "Kubernetes" (issue 30, "K8s"
-#: was unknown to a first reader), and at 1.3 and 0.85 the headers stood on the runs
-NARROW_GOING, NARROW_TOP = 1.0, 0.87
+#: was unknown to a first reader), and at 0.85 the headers stood on the runs. The plot's five
+#: strips take the room its key at the figure's foot took, which their names make needless
+NARROW_GOING, NARROW_TOP = 1.75, 0.87
+#: and on a desktop, whose figure is 0.8 in taller for them than with one plot of five lines
+GOING = 2.3
 #: on a phone, ems between a lane's name and its count, on the header's first line
 COUNT_EM = 1.0
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
@@ -62,18 +69,18 @@ class OverlapView(View):
 
     A bar is a run from start to finish: sky blue if it completed, hatched vermillion up to
     the cross if it was cancelled; a dotted line before a bar is its wait from release to
-    start; a black x is a slot whose release produced nothing. Below, one step line per
-    policy counts the runs running at each instant. Without `going_ax` (an `ax` given alone)
-    the runs-at-once plot is left out.
+    start; a black x is a slot whose release produced nothing. Below, each policy has a strip
+    of its own, named at its right, where a step line counts its runs running at each instant.
+    Without `going_ax` (an `ax` given alone) the runs-at-once plot is left out.
     """
 
-    width, height = 10.5, 6.4
+    width, height = 10.5, 7.2
     narrow_height = 6.0
 
     def __init__(self, ax=None, going_ax=None):
         if ax is None:
             _, (ax, going_ax) = new_figure(*self.size(), nrows=2, sharex=True,
-                                           gridspec_kw={"height_ratios": [4, NARROW_GOING if narrow() else 1.3]})
+                                           gridspec_kw={"height_ratios": [4, NARROW_GOING if narrow() else GOING]})
         super().__init__(ax)
         self.going_ax = going_ax
         self.layout = None
@@ -121,21 +128,30 @@ class OverlapView(View):
                                   va="bottom" if phone else "center", ha="left")
                        for p in COLOUR}
         self.lines = {}
+        #: each policy's strip in the runs-at-once plot: its 0, in that plot's data (`lay_out`)
+        self.base: dict[str, float] = {}
+        #: each strip's name, at its right: past the plot on a desktop, inside it on a phone
+        self.strip_names: dict[str, object] = {}
+        self.fills = None
         if going_ax is not None:
             for p in COLOUR:
                 self.lines[p], = going_ax.plot([], [], drawstyle="steps-post", color=COLOUR[p], ls=DASH[p], lw=lw * 0.8,
                                                label=p)
+                # a phone's name stands over the strip's right end, where every count has
+                # come down to 0 or 1 (the last release is long past): above the 1, clear of it
+                self.strip_names[p] = going_ax.text(0.995 if phone else 1.01, 0, p, transform=going_ax.get_yaxis_transform(),
+                                                    fontsize=self.small if phone else self.fs * 0.72,
+                                                    color=ink(COLOUR[p]), ha="right" if phone else "left",
+                                                    va="bottom" if phone else "center")
+            self.fills = PolyCollection([], facecolors=[COLOUR[p] for p in COLOUR], edgecolors="none",
+                                        alpha=STRIP_FILL, zorder=1.5)
+            going_ax.add_collection(self.fills)
             going_ax.spines[["top", "right"]].set_visible(False)
-            if phone:   # the plot as wide as the lanes: its name above it, its key at the figure's foot
+            if phone:   # the plot as wide as the lanes, its name above it
                 going_ax.set_title("running at once", fontsize=self.small, loc="left", pad=2)
-                going_ax.legend(loc="lower left", bbox_to_anchor=(0.0, 0.0), bbox_transform=ax.figure.transFigure,
-                                ncol=3, fontsize=self.small, frameon=False, handlelength=1.6, columnspacing=0.8,
-                                labelspacing=0.3)
                 going_ax.tick_params(labelsize=self.small)
             else:
                 going_ax.set_ylabel("running\nat once", fontsize=self.fs * 0.8)
-                going_ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.1), fontsize=self.fs * 0.7, frameon=False,
-                                handlelength=2.4, labelspacing=0.5)
         fig = ax.figure
         # the title is static but for the run length, drawn just after it: less text to draw per move
         head = self.fs * (0.7 if phone else 1.0)
@@ -145,7 +161,7 @@ class OverlapView(View):
         self._title = ax.text(0.01, 0.985, "", transform=fig.transFigure, fontsize=head, va="top", ha="left",
                               weight="bold", clip_on=False)
         if phone:   # the lanes across the figure, each named in a header above its runs
-            fig.subplots_adjust(left=0.07, right=0.97, top=NARROW_TOP, bottom=0.2, hspace=0.2)
+            fig.subplots_adjust(left=0.07, right=0.97, top=NARROW_TOP, bottom=0.1, hspace=0.2)
         else:   # room for the lane names and counts at `READ_PX`
             fig.subplots_adjust(left=0.25 if self.fs < 12 else 0.26, right=0.8, top=0.86, bottom=0.1, hspace=0.12)
         self._static: list = []
@@ -153,7 +169,7 @@ class OverlapView(View):
         self.grid = None
         #: every artist a move changes; all else is the cached background
         self.track(self.done, self.cut, self.waits, self.cancels, self.skips, *self.labels.values(),
-                   *self.lines.values(), self._title)
+                   *self.lines.values(), *([self.fills] if self.fills is not None else []), self._title)
 
     # -- the static layer, from the frame's layout ---------------------------------------------
 
@@ -230,8 +246,7 @@ class OverlapView(View):
             self._static.append(self.grid)
         if going_ax is not None:
             ax.tick_params(axis="x", labelbottom=False)
-            going_ax.set_ylim(-0.3, layout.most + 0.4)
-            going_ax.set_yticks(range(0, layout.most + 1))
+            self._strips(layout)
         self._head.set_text(layout.title)
         if not self.narrow_layout:
             legible(ax.figure, READ_PX)
@@ -242,6 +257,29 @@ class OverlapView(View):
         right = fig.transFigure.inverted().transform(extent.p1)[0]
         self._title.set_x(right + 0.008)
         self.live.invalidate()
+
+    def _strips(self, layout) -> None:
+        """One strip per policy in the runs-at-once plot, top down in the lanes' order, each from
+        0 to the most runs at once at any run length (one scale for all): a tick at each count,
+        its 1 and its top numbered, a grey line at its 0, its name at its right."""
+        going_ax, most = self.going_ax, layout.most
+        pitch = most + STRIP_GAP
+        n = len(layout.policies)
+        self.base = {p: (n - 1 - i) * pitch for i, p in enumerate(layout.policies)}
+        going_ax.set_ylim(-0.25, (n - 1) * pitch + most + 0.25)
+        # numbered at 1 and at the top, the counts the lines sit at; a 0 and a top of each strip
+        # would stand a strip's gap apart, too close to read (its 0 is the grey line)
+        numbered = (1, most) if most > 1 else (0, 1)
+        ticks = sorted((b + k, str(k)) for b in self.base.values() for k in numbered)
+        going_ax.set_yticks([t for t, _ in ticks], [label for _, label in ticks])
+        going_ax.set_yticks([b + k for b in self.base.values() for k in range(most + 1) if k not in numbered], minor=True)
+        for p, b in self.base.items():
+            self._static.append(going_ax.axhline(b, color=GREY, lw=self.lw * 0.4, zorder=1))
+            name = self.strip_names[p]
+            # a phone's name over the strip's 1, a desktop's beside the strip's middle
+            name.set_y(b + 1.15 if self.narrow_layout else b + most / 2)
+            if self.narrow_layout:
+                name.set_fontsize(max(self.small, floor_of(going_ax.figure)))
 
     @staticmethod
     def _headers(layout) -> dict[str, tuple[str, ...]]:
@@ -291,6 +329,7 @@ class OverlapView(View):
     def draw(self, frame) -> None:
         self.lay_out(frame.layout)
         done, cut, waits, cancels, skips = [], [], [], [], []
+        fills: dict[str, list] = {}
         h = BAR / 2
         for m in frame.marks:
             p = m.policy
@@ -303,7 +342,10 @@ class OverlapView(View):
             skips += [(s, self.skip_y(p)) for s in m.skipped]
             self.labels[p].set_text(m.label.replace("\n", ", ") if self.narrow_layout else m.label)
             if p in self.lines:
-                self.lines[p].set_data(m.going_at, np.asarray(m.going, dtype=float) + NUDGE[p])
+                self.lines[p].set_data(m.going_at, np.asarray(m.going, dtype=float) + self.base[p])
+                fills[p] = _under_steps(m.going_at, m.going, self.base[p])
+        if self.fills is not None:     # in `COLOUR`'s order, the fills' colours
+            self.fills.set_verts([fills.get(p, [(0, 0)]) for p in COLOUR])
         self.done.set_verts(done)
         self.cut.set_verts(cut)
         self.waits.set_segments(waits)
@@ -335,3 +377,11 @@ class OverlapView(View):
             half = mark_reach(coll) * dpi
             out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
         return out
+
+
+def _under_steps(at, counts, base: float) -> list[tuple[float, float]]:
+    """The outline of the area under a steps-post line through (`at`, `counts`), raised to `base`."""
+    out = [(float(at[0]), base)]
+    for x0, x1, n in zip(at, at[1:], counts):
+        out += [(float(x0), base + n), (float(x1), base + n)]
+    return out + [(float(at[-1]), base)]
