@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import pytest
 
 from emqsim.figures import catalogue
-from emqsim.figures.one_row_rewritten import RegistryRowsView
+from emqsim.figures.one_row_rewritten import RegistryRowsView, deep
 from emqsim.figures.style import new_figure
 from emqsim.figures.view import Figure
 from emqsim.lessons.one_row_rewritten import RegistryRowsModel
@@ -31,7 +31,7 @@ def test_first_drawing_is_the_registration(fig):
     assert v.ax.get_xlim() == (0.0, 10_000.0) and v.ax.get_ylim() == (0.0, 10_500.0)
     # one row stands half way between no job and one job on the jobs' log axis, where no stop
     # puts the jobs' dot (at 50 fires on a phone it sat on the square, issue 30)
-    assert v.ax_rows.get_ylim() == (0.0, pytest.approx(9.2381, abs=1e-4))
+    assert v.ax_rows.get_ylim() == (0.0, pytest.approx(4.8953, abs=1e-4))
     (_, y0), (_, y1) = v.ax.transData.transform([(0, 0), (0, 1)])
     assert v.ax_rows.transData.transform((0, 1))[1] == pytest.approx((y0 + y1) / 2)
     assert v.ax.get_title() == "One row, rewritten each fire (reports, every 15 min)"
@@ -126,6 +126,7 @@ def test_the_zcard_square_reads_off_its_own_axis(layout):
     axis and was read off it. At each stop the square sits at the model's ZCARD in the rows
     axis' data, that axis (its label, numbers and spine) is in the square's colour and not in
     the jobs' colour, and the count is written beside the square, inside the axes."""
+    from emqsim.figures import style
     from emqsim.figures.style import ink, ROLE
     from matplotlib.colors import to_hex
 
@@ -134,6 +135,7 @@ def test_the_zcard_square_reads_off_its_own_axis(layout):
     r = v.ax.figure.canvas.get_renderer()
     square, jobs = to_hex(v.rows_dot.get_color()), to_hex(v.jobs_dot.get_color())
     assert square != jobs and ink(square) != ink(jobs)
+    assert deep(square) == "#005D92" and style.contrast(deep(square), "#FFFFFF") >= 7.0
     try:
         for fires in (0, 1, 4, 50, 1000, 10_000):
             f.update(fires=fires)
@@ -144,10 +146,70 @@ def test_the_zcard_square_reads_off_its_own_axis(layout):
             box, inside = v.rows_value.get_window_extent(r), v.ax.get_window_extent(r)
             assert inside.x0 <= box.x0 and box.x1 <= inside.x1
             assert to_hex(v.ax_rows.yaxis.label.get_color()) == ink(square).lower()
-            assert {to_hex(t.get_color()) for t in v.ax_rows.get_yticklabels()} == {ink(square).lower()}
+            # its numbers in a deeper shade of the square's colour (a lone "1" read soft on a phone)
+            assert {to_hex(t.get_color()) for t in v.ax_rows.get_yticklabels()} == {deep(square).lower()}
             assert to_hex(v.ax_rows.spines["right"].get_edgecolor()) == square
             assert {to_hex(t.get_color()) for t in v.ax.get_yticklabels()} == {ink(jobs).lower()}
             assert to_hex(v.ax.spines["left"].get_edgecolor()) == jobs
             assert not v.ax_rows.spines["left"].get_visible()
+    finally:
+        f.model.close()
+
+
+def _served_as_shown(fig, layout: str):
+    """The frame the site serves (drawn and compressed as it is), box-averaged down to the width
+    the site shows it at, as the browser does on a phone (0.32 of its pixels): RGB floats 0-1,
+    and the factor from the figure's pixels to these."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from emqsim.figures import style
+    from emqsim.site import player
+
+    f = fig.view.ax.figure
+    im = Image.open(io.BytesIO(player.compress(fig.png(), player.text_cores(f)))).convert("RGB")
+    k = style.SHOWN_PX[layout] / im.size[0]
+    shown = im.resize((round(im.size[0] * k), round(im.size[1] * k)), Image.BOX)
+    return np.asarray(shown) / 255.0, k
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_right_axis_numbers_stand_apart_and_read(layout):
+    """Issue 30: the right axis' 0 and 1 were squeezed into the plot's foot, under an em apart,
+    and on a phone its "1", a lone stroke the browser blends with white at a third of its
+    pixels, read 4.98:1, the course's softest figure text. At the site's pixels, in both
+    layouts: the two numbers' boxes stand at least an em apart, and each one's darkest pixel,
+    in the frame as served and shown, reads at 5.5:1 or more on white."""
+    from matplotlib.colors import to_hex
+
+    from emqsim.figures import style
+    from tests.test_colour import _darkest_blend
+
+    with style.at_shown_width():
+        f = catalogue.figure("02 one row rewritten", layout=layout)
+    try:
+        found = []
+        for fires in (0, 4, 10_000):
+            f.update(fires=fires)
+            v = f.view
+            fig = v.ax.figure
+            fig.canvas.draw()
+            r = fig.canvas.get_renderer()
+            labels = {t.get_text(): t for t in v.ax_rows.get_yticklabels() if t.get_visible() and t.get_text()}
+            assert sorted(labels) == ["0", "1"]
+            zero, one = (labels[k].get_window_extent(r) for k in ("0", "1"))
+            em = labels["1"].get_fontsize() * fig.dpi / 72
+            if one.y0 - zero.y1 < em:
+                found.append(("under an em apart", fires, round((one.y0 - zero.y1) / em, 2)))
+            img, k = _served_as_shown(f, layout)
+            for text, t in labels.items():
+                b = t.get_window_extent(r)
+                seen = _darkest_blend(img, (b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k), t.get_color(), style.LIGHT_BG)
+                ratio = style.contrast(to_hex(seen), style.LIGHT_BG)
+                if ratio < style.TEXT_CONTRAST:
+                    found.append(("soft", fires, text, round(ratio, 2)))
+        assert found == []
     finally:
         f.model.close()

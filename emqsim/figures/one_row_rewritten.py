@@ -7,10 +7,29 @@ cursor and a box naming the row's score and the newest job.
 
 from __future__ import annotations
 
+import numpy as np
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.transforms import Bbox
 
-from .style import GREY, READ_PX, ROLE, fit_width, ink, legible, narrow, scale
+from .style import GREY, LIGHT_BG, READ_PX, ROLE, contrast, fit_width, ink, legible, narrow, scale
 from .view import View
+
+
+#: the jobs axis' span from 0 to 1, in decades of its log part: at 1 the right axis' 0 and 1 stood
+#: under an em apart at the plot's foot (issue 30), its 1 half way up a tenth of the height
+JOBS_LINEAR = 2.5
+#: the axis numbers' contrast on white: a lone "1" is one thin stroke, which a phone's browser,
+#: showing the frame at a third of its pixels, blends with the white beside it (issue 30: inked
+#: at 5.5:1, the right axis' "1" read 4.98:1 on its darkest pixel there)
+NUMBER_CONTRAST = 7.0
+
+
+def deep(colour) -> str:
+    """`colour` mixed with black, its hue kept, until it reads at `NUMBER_CONTRAST` on white;
+    darker, it reads the better on the dark theme too, whose filter turns it light."""
+    rgb = np.array(to_rgb(colour))
+    k = next(k for k in range(101) if contrast(to_hex(rgb * (1 - k / 100)), LIGHT_BG) >= NUMBER_CONTRAST)
+    return to_hex(rgb * (1 - k / 100)).upper()
 
 
 class RegistryRowsView(View):
@@ -27,8 +46,10 @@ class RegistryRowsView(View):
         # fires and jobs on log scales (linear below 1, so 0 has its place): the slider's first
         # positions, one fire apart, stand apart from the first fire on, not squashed at the left
         # of an axis to 10,000 (issue 30)
-        for scale_of in (ax.set_xscale, ax.set_yscale):
-            scale_of("symlog", linthresh=1, linscale=1)
+        ax.set_xscale("symlog", linthresh=1, linscale=1)
+        # the jobs' 0 to 1 as tall as `JOBS_LINEAR` decades: the rows' square stands half way up it
+        # (`draw`), so the right axis' 0 and 1 stand that half apart
+        ax.set_yscale("symlog", linthresh=1, linscale=JOBS_LINEAR)
         ax.set_xlabel("fires elapsed (log scale)")
         ax.set_ylabel("jobs produced", color=ink(ROLE["run"]))
         rows_ax.set_yticks([0, 1])
@@ -40,6 +61,8 @@ class RegistryRowsView(View):
             a.tick_params(axis="y", colors=ink(colour))
             a.spines[side].set_color(colour)
             a.spines[side].set_linewidth(scale()["line"] * 0.75)
+        # the right axis' numbers deeper than its ink: its "1" is a lone stroke (`NUMBER_CONTRAST`)
+        rows_ax.tick_params(axis="y", labelcolor=deep(ROLE["schedule"]))
         rows_ax.spines["left"].set_visible(False)
         self._title = ax.set_title("", fontsize=s["font"])
         lw, small = s["line"], s["font"] * 0.85
