@@ -8,8 +8,9 @@ instant), never from a hand-made table.
 
 Several things happen at one instant (at 09:00 the pump releases the job and an idle worker
 takes it in the same millisecond), so a moment is an instant and a phase: what happens first at
-that instant comes first (`PHASES`). The slider walks the moments where something moves, with
-clock steps between them, so each press of Play is one small move.
+that instant comes first (`PHASES`). The slider walks only the moments where a token moves or
+changes, each labelled with its own time: clock steps between them held the picture still for
+half of Play's run (issue 30), so each press of Play is one small move.
 
 Two strips: lesson 02's (`JourneyModel`), the course's schedule in the pump design and in
 BullMQ's, each place named after the key that holds it in the recorded walks of
@@ -41,8 +42,6 @@ from .questions import Challenge
 #: its cause, and before the new job is taken (it showed as "end", before the release, h64r)
 PHASES = ("register", "end", "take (waited)", "release", "cancel", "take", "make")
 REGISTER, FINISH, TAKE_WAITED, RELEASE, CANCEL, TAKE, MAKE = range(len(PHASES))
-#: a clock step between events: after everything that happens at the instant
-AFTER = len(PHASES)
 
 #: the places a token can be, and how the readout says a token is there
 WHERE = {
@@ -62,13 +61,13 @@ MOVE = {"registry": "is next in the registry", "delayed": "is made, in the delay
 
 @dataclass(frozen=True, order=True)
 class Moment:
-    """An instant (Unix ms) and a phase (`PHASES` index, or `AFTER` for a clock step)."""
+    """An instant (Unix ms) and a phase (`PHASES` index)."""
 
     at: int
     phase: int
 
     def label(self) -> str:
-        return hm(self.at) if self.phase == AFTER else f"{hm(self.at)} {PHASES[self.phase]}"
+        return f"{hm(self.at)} {PHASES[self.phase]}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,9 @@ class Move:
 @dataclass(frozen=True)
 class Token:
     """A job (or the registry's next run) at one moment: its slot, its label, where it is, its
-    rank among the tokens there (oldest first), where it came from if it just moved, and a note."""
+    rank among the tokens there (oldest first), where it came from if it just moved, and a note.
+    A token that moved also says its rank in the place it left and how many were there then
+    (`came_rank`, `came_among`): the view starts its arrow where it was drawn."""
 
     slot: int
     label: str
@@ -93,6 +94,13 @@ class Token:
     rank: int
     came_from: str | None
     note: str = ""
+    came_rank: int = 0
+    came_among: int = 0
+
+    def state(self) -> tuple:
+        """What a reader sees of the token, its move aside: two moments alike in every token's
+        state show the same picture but for the rings."""
+        return self.slot, self.label, self.place, self.rank, self.note
 
 
 @dataclass(frozen=True)
@@ -184,13 +192,10 @@ def bullmq_moves(fires, *, start: int = START) -> list[Move]:
     return sorted(moves, key=lambda m: (m.moment, m.slot))
 
 
-def moments(lanes, *, start: int, end: int, step: int) -> tuple[Moment, ...]:
-    """Every moment a token moves, from `start` to `end`, and a clock step every `step` ms
-    between them (where no event is at that instant)."""
-    events = {m.moment for moves in lanes for m in moves if start <= m.moment.at <= end}
-    busy = {e.at for e in events}
-    clock = {Moment(t, AFTER) for t in range(start, end + 1, step) if t not in busy}
-    return tuple(sorted(events | clock))
+def moments(lanes, *, start: int, end: int) -> tuple[Moment, ...]:
+    """Every moment a token moves, from `start` to `end`: no clock step between them (a
+    picture where nothing moves, about 3 s of stillness in 02's Play, issue 30)."""
+    return tuple(sorted({m.moment for moves in lanes for m in moves if start <= m.moment.at <= end}))
 
 
 def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | None, *,
@@ -213,7 +218,9 @@ def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | N
             if before is not None and slot not in then:
                 moved = "new"
             label = (labels or {}).get(slot, hm(slot))
-            tokens.append(Token(slot, label, place, rank, moved, note[slot]))
+            left = sorted(s for s, p in then.items() if p == was) if moved not in (None, "new") else []
+            tokens.append(Token(slot, label, place, rank, moved, note[slot],
+                                left.index(slot) if left else 0, len(left)))
     tokens.sort(key=lambda t: (order[t.place], t.rank))
     return LaneFrame(name, tuple(places), tuple(tokens), _line(name, tokens))
 
@@ -255,7 +262,7 @@ def _title(at: Moment, lanes: tuple[LaneFrame, ...]) -> str:
                 moved.setdefault(f"{t.label} refused, kept due", []).append(lane.name)
     head = hm(at.at)
     if not moved:
-        return f"{head}: nothing moves" if at.phase == AFTER else head
+        return head
     every = len(lanes) > 2
     return f"{head}: " + "; ".join(
         f"{'every lane' if every and len(names) == len(lanes) else ', '.join(dict.fromkeys(names))}: {what}"
@@ -268,13 +275,13 @@ class MotionModel(Model):
 
     readout_id = "motion-readout"
     headings: tuple[str, ...] = ()
-    start, end, step = START, START + 20 * MINUTE, MINUTE
+    start, end = START, START + 20 * MINUTE
     title = ""
 
     def __init__(self):
         super().__init__()
-        self._moments = moments([moves for _, _, moves in self.lanes()], start=self.start, end=self.end,
-                                step=self.step)
+        self._moments = self._changes(moments([moves for _, _, moves in self.lanes()], start=self.start,
+                                              end=self.end))
         n = len(self._moments)
         self.controls = (
             slider("step", range(n), 0, label="time", fmt=lambda k: self._moments[k].label(), main=True,
@@ -283,6 +290,18 @@ class MotionModel(Model):
 
     def lanes(self) -> tuple:  # pragma: no cover - every strip defines it
         raise NotImplementedError
+
+    def _changes(self, every: tuple[Moment, ...]) -> tuple[Moment, ...]:
+        """`every` without the moments at which no token of any lane moves or changes (a move
+        that leaves all as it was: a release refused again): Play would show the same picture."""
+        kept, seen = [], None
+        for at in every:
+            state = tuple(t.state() for name, places, moves in self.lanes()
+                          for t in lane_at(name, places, moves, at, None, labels=self.labels(name)).tokens)
+            if state != seen:
+                kept.append(at)
+            seen = state
+        return tuple(kept)
 
     @property
     def moments(self) -> tuple[Moment, ...]:
@@ -361,8 +380,7 @@ class JourneyModel(MotionModel):
 
     readout_id = "journey-readout"
     headings = ("next run", "wait list", "worker", "done")
-    # a clock step of 2 min where nothing moves: the site's frames stay within its size budget
-    start, end, step = START, START + 20 * MINUTE, 2 * MINUTE
+    start, end = START, START + 20 * MINUTE
     title = "reports, every 15 min, runs of 4 min, one worker"
     challenge = Challenge(
         "02-pump-job-exists",
@@ -412,7 +430,7 @@ class PileUpModel(MotionModel):
 
     readout_id = "pile-up-readout"
     headings = ("registry", "wait list", "workers", "done", "dropped")
-    start, end, step = START, START + 60 * MINUTE, 5 * MINUTE
+    start, end = START, START + 60 * MINUTE
     title = f"a release every 15 min, each run takes {PILE_RUN} min, {PILE_WORKERS} workers a lane"
     counted = True
     challenge = Challenge(
