@@ -43,7 +43,7 @@ def test_every_token_is_a_mark_with_its_label_beside_it(title, layout):
         for label in texts:
             x, y = label.get_position()
             px, _ = view.ax.transData.transform((x, y))
-            mark_x = px - view.fs * view.gap / 72 * f.dpi
+            mark_x = px - view.gap / 72 * f.dpi
             assert label.get_window_extent(renderer).x0 >= mark_x + ring + view.rings.get_markeredgewidth() / 2 / 72 * f.dpi
         assert view.clock.get_text() == frame.moment.label()
 
@@ -180,3 +180,147 @@ def test_a_moved_tokens_ring_touches_no_token_and_stays_in_its_box(title, layout
                 out.append((values["step"], "edge", round(float(edge / css), 2)))
     assert rings, (title, layout)
     assert out == []
+
+
+#: ems of air, at the least, between a token's label and every mark and its box's edge, and
+#: between a mark (its ring's stroke included) and its box's edge
+LABEL_CLEAR, MARK_CLEAR = 0.3, 0.25
+
+
+def _marks_drawn(view) -> list:
+    """(kind, centre, reach) in pixels of every mark the strip draws now: the tokens, the crosses
+    over the dropped ones and the rings round the moved ones."""
+    lines = [(k, line) for k, line in view.marks.items()] + [("cross", view.crosses), ("ring", view.rings)]
+    return [(k, c, _reach(line)) for k, line in lines for c in _centres(line)]
+
+
+def _apart(a, b) -> float:
+    """Pixels of air between two boxes (x0, y0, x1, y1), along the axis they are apart on (< 0
+    when they overlap)."""
+    return max(b[0] - a[2], a[0] - b[2], b[1] - a[3], a[1] - b[3])
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_every_label_and_mark_keeps_air_in_its_box(title, layout):
+    """Every token's label stands `LABEL_CLEAR` em clear of every mark (rings and crosses
+    included) and of each edge of its box, and every mark `MARK_CLEAR` em inside its box's edge, at
+    the pixels the site shows, every step, both layouts: on a phone the times stood 0.2 em from
+    the rings and the diamond's ring 0.2 em from its box's edge, read as touching (issue 30)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    out, labels = [], 0
+    for values, view, renderer in site_frames_of(title, layout):
+        dpi = view.ax.figure.dpi
+        em = view.fs * dpi / 72
+        boxes = []
+        for p in view.ax.patches:
+            if isinstance(p, FancyBboxPatch):
+                b, edge = p.get_window_extent(renderer), p.get_linewidth() * dpi / 72 / 2
+                boxes.append((b.x0 + edge, b.y0 + edge, b.x1 - edge, b.y1 - edge))
+        marks = _marks_drawn(view)
+        for k, (x, y), r in marks:
+            box = next(b for b in boxes if b[0] <= x <= b[2] and b[1] <= y <= b[3])
+            air = min(x - r - box[0], box[2] - x - r, y - r - box[1], box[3] - y - r)
+            if air < MARK_CLEAR * em - 0.01:
+                out.append((values["step"], k, "box", round(float(air / em), 2)))
+        for t in view.labels:
+            if not t.get_text():
+                continue
+            labels += 1
+            e = t.get_window_extent(renderer)
+            e = (e.x0, e.y0, e.x1, e.y1)
+            box = next(b for b in boxes if b[0] <= (e[0] + e[2]) / 2 <= b[2] and b[1] <= (e[1] + e[3]) / 2 <= b[3])
+            air = min(e[0] - box[0], box[2] - e[2], e[1] - box[1], box[3] - e[3])
+            if air < LABEL_CLEAR * em - 0.01:
+                out.append((values["step"], t.get_text(), "box", round(float(air / em), 2)))
+            for k, (x, y), r in marks:
+                air = _apart(e, (x - r, y - r, x + r, y + r))
+                if air < LABEL_CLEAR * em - 0.01:
+                    out.append((values["step"], t.get_text(), k, round(float(air / em), 2)))
+    assert labels, (title, layout)
+    assert out == []
+
+
+def site_frames_of(title, layout):
+    from tests.test_fig_crowding import site_frames
+
+    return site_frames(title, layout)
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_phone_shows_refused_skipped_and_cancelled_as_the_desktop_does(layout):
+    """A token with a note ("refused", "skipped", "cancelled") gets a mark of its own in both
+    layouts, and a phone, whose labels have no room for the words, keys each mark to its word: on
+    a phone forbid's refused row read as an ordinary next run (issue 30)."""
+    from matplotlib.colors import to_hex
+
+    fig = catalogue.figure("05 watch the runs pile up", layout=layout)
+    view = fig.view
+    notes = set()
+    for step in range(len(fig.model.moments)):
+        fig.update(step=step)
+        drawn(fig)
+        shown = {}
+        for lane in fig.frame.lanes:
+            for p, _ in lane.places:
+                here = [x for x in lane.tokens if x.place == p]
+                for t in here[-(CAP - 1) if len(here) > CAP else 0:]:
+                    shown.setdefault(t.note, []).append(t)
+        for note, tokens in shown.items():
+            if not note:
+                continue
+            notes.add(note)
+            line = view.marks.get(note)
+            assert line is not None and len(line.get_xdata()) == len(tokens), (step, note)
+        crosses = sorted(zip(view.crosses.get_xdata(), view.crosses.get_ydata()))
+        struck = sorted(xy for k in ("skipped", "cancelled") for xy in zip(view.marks[k].get_xdata(),
+                                                                            view.marks[k].get_ydata()))
+        assert crosses == struck, step
+    assert notes == {"refused", "skipped", "cancelled"}
+    # refused: the next run's diamond, filled; skipped: that diamond struck; cancelled: a job struck
+    assert (view.marks["next"].get_marker(), view.marks["refused"].get_marker()) == ("D", "D")
+    assert view.marks["next"].get_markerfacecolor() == "none" != view.marks["refused"].get_markerfacecolor()
+    assert view.marks["skipped"].get_marker() == "D" and view.marks["cancelled"].get_marker() == "o"
+    assert to_hex(view.crosses.get_markeredgecolor()) != to_hex(view.marks["cancelled"].get_markerfacecolor())
+    texts = [t.get_text() for t in view.ax.texts if t.get_text()]
+    if layout == "narrow":     # the key, and labels that are times alone
+        assert {"refused, kept due", "skipped", "cancelled"} <= set(texts)
+        assert all(" " not in t.get_text() for t in view.labels)
+    else:                      # the words after the times
+        fig.update(step=fig.model.step_of(next(m for m in fig.model.moments if m.label() == "09:15 release")))
+        assert {"09:15 refused", "09:15 skipped"} <= {t.get_text() for t in view.labels}
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_each_arrow_starts_where_its_token_was(title, layout):
+    """A moved token's arrow starts at the mark's centre it had a moment before (clipped at the
+    ring's reach), in its lane: the arrows started from empty space at the foot of the box it
+    left (issue 30)."""
+    fig = catalogue.figure(title, layout=layout)
+    view = fig.view
+
+    def centres():
+        out = {}
+        for t in view.labels:
+            if t.get_text():
+                x, y = t.get_position()
+                x -= view.gap / 72
+                lane = next(name for (name, _), (x0, first, y0) in view.cells.items()
+                            if x0 <= x <= x0 + view.col_w and y0 <= y <= first)
+                out[(lane, t.get_text().split()[0])] = (round(x, 6), round(y, 6))
+        return out
+
+    fig.update(step=0)
+    arrows = 0
+    for step in range(1, len(fig.model.moments)):
+        before = centres()
+        fig.update(step=step)
+        moved = sorted(before[(lane.name, t.label)] for lane in fig.frame.lanes for t in lane.tokens
+                       if t.came_from not in (None, "new"))
+        starts = sorted((round(a._posA_posB[0][0], 6), round(a._posA_posB[0][1], 6))
+                        for a in view.arrows if a.get_visible())
+        assert starts == moved, (step, fig.frame.moment.label())
+        arrows += len(starts)
+    assert arrows > 5

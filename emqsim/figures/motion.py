@@ -3,16 +3,21 @@
 Draws `emqsim.lessons.motion.MotionFrame`s. The boxes, headings, lane names and key names are
 the static layer, laid out from the first frame; a move redraws the tokens, their labels, the
 arrows of the tokens that just moved and the clock. A token is a mark with its label to its
-right, off the mark: a hollow diamond for the registry's next run (no job yet), a filled disc for
-a job, a ring around a token that just moved (with an arrow from where it was), a square for a
-job done, a cross for one dropped: told apart by shape, not by colour alone. The view computes no position in time: the model says where
-each token is; the view only stacks the tokens of one box (oldest at the top).
+right, off the mark: a hollow diamond for the registry's next run (no job yet), filled when its
+release was refused and it stays due, a filled disc for a job, a square for a job done, and a
+red cross over a dropped one: over the diamond of a slot skipped (no job was made), over the disc
+of a job cancelled. A ring goes round a token that just moved, with an arrow from where it was.
+Told apart by shape, not by colour alone, so a phone, whose boxes have no room for the words
+("skipped", "cancelled", "refused") the desktop writes after the time, shows the same marks and
+a key to them. The view computes no position in time: the model says where each token is; the
+view only stacks the tokens of one box (oldest at the top).
 """
 
 from __future__ import annotations
 
 from matplotlib.lines import Line2D
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.patches import ConnectionStyle, FancyArrowPatch, FancyBboxPatch
+from matplotlib.path import Path
 
 from . import glyphs
 from .style import BLACK, BLUE, GREEN, GREY, MIN_TEXT_PX, READ_PX, SKY, VERMILLION, ink, narrow, scale
@@ -29,36 +34,80 @@ SOFT_TEXT = ink(GREY, BOX)
 #: on the desktop, where the floor's times read as 7-8 px text (issue 30); the floor on a phone,
 #: whose five columns of 4 in have no room for more: labels reached the next box
 TEXT_PX = {False: READ_PX, True: MIN_TEXT_PX}
-#: a label's start from its mark's centre, in font sizes: clear of the ring a moved token gets
-LABEL_GAP = 1.3
-#: a token's mark size, in font sizes, and its edge's width, in the course's line widths
-MARK, MARK_EDGE = 0.95, 0.6
-#: the ring round a token that just moved, as a multiple of a token's mark size, and its edge
-RING, RING_EDGE = 1.6, 0.7
+#: ems of air, at the least, between a token's label and every mark (the ring a moved token
+#: gets included) and every edge of its box: on a phone the times touched their marks (issue 30)
+LABEL_AIR = 0.3
+#: a token's mark size, in font sizes (desktop, phone), and its edge's width, in the course's
+#: line widths: a phone's box, 5.5 em wide, holds the ring, the label's air, the time and the
+#: box's inset only with marks a little smaller
+MARK, MARK_EDGE = {False: 0.95, True: 0.8}, 0.6
+#: the registry's diamond, as a multiple of a mark's size: its tips reach 0.71 of its size, and
+#: at a mark's size (and an edge of a whole line) they touched the ring round it; as far as a disc
+DIAMOND = 0.71
+#: the ring round a token that just moved, as a multiple of a token's mark size (desktop,
+#: phone), and its edge
+RING, RING_EDGE = {False: 1.6, True: 1.55}, 0.7
 #: ems of air, at the least, between that ring and its box's edge or another token of its box:
-#: at 1.75 marks across, stacked a text line apart and 0.7 em in from the box's edge, the ring
-#: touched the token above it and crossed its box's left edge on a phone (issue 30)
-AIR = 0.2
+#: 0.2 em read as touching the box's edge on a phone (issue 30)
+AIR = 0.25
+#: ems an arrow drops under the line of the token's old place (`Dip`): under the labels' half
+#: line and the air they keep, above the next line's marks; and ems left of the new token its
+#: last leg starts, long enough to show past the ring and the arrow's head
+DIP, RISE = 0.95, 1.6
 #: in inches, a key name's start from its box's left edge: the room every text keeps from
 #: each edge of its box (a label nearer the right edge read as running out of it)
 INSET = 0.06
-#: how each kind of token is marked: (marker, face, edge)
-MARKS = {"next": ("D", "none", BLUE), "job": ("o", SKY, BLACK), "done": ("s", GREEN, BLACK),
+#: how each kind of token is marked: (marker, face, edge); `STRUCK` kinds get a cross over it
+MARKS = {"next": ("D", "none", BLUE), "refused": ("D", BLUE, BLUE), "job": ("o", SKY, BLACK),
+         "done": ("s", GREEN, BLACK), "skipped": ("D", "none", BLUE), "cancelled": ("o", SKY, BLACK),
          "dropped": ("X", VERMILLION, VERMILLION)}
+STRUCK = ("skipped", "cancelled")
+#: the phone's key to the marks its labels do not name, in the order the desktop's words come
+KEY = (("refused", "refused, kept due"), ("skipped", "skipped"), ("cancelled", "cancelled"))
 
 
 def kind(token) -> str:
-    """Which mark a token gets: the registry's next run, a job, a job done, a job dropped."""
+    """Which mark a token gets: the registry's next run (refused or not), a job, a job done, a
+    job dropped (a slot skipped, a job cancelled)."""
     if token.place == "registry":
-        return "next"
-    return token.place if token.place in ("done", "dropped") else "job"
+        return "refused" if token.note == "refused" else "next"
+    if token.place == "dropped":
+        return token.note if token.note in STRUCK else "dropped"
+    return token.place if token.place == "done" else "job"
+
+
+def shown_row(rank: int, among: int) -> int:
+    """The row (0 at the top) at which a box of `among` tokens shows its `rank`-th: past `CAP`
+    the oldest are counted on the top row, where an arrow from one of them starts."""
+    hidden = among - CAP + 1 if among > CAP else 0
+    return max(rank - hidden + 1, 0) if hidden else rank
+
+
+class Dip(ConnectionStyle.Arc3):
+    """An arrow's path from a token's old place to its new one (always rightwards), in three
+    straight legs: down and right at 60 degrees to `depth` pixels under the old place, across,
+    and up at 30 degrees into the new token from its left, `reach` pixels before it. It leaves
+    under the labels of the line it leaves (a straight one ran through them) and comes in through
+    the air left of the new token's mark; the arrow's shrinking (its ends clear of the rings) is
+    the base class's."""
+
+    def __init__(self, depth: float, reach: float):
+        super().__init__()
+        self.depth, self.reach = depth, reach
+
+    def connect(self, posA, posB):
+        (x1, y1), (x2, y2) = posA, posB
+        run = min(self.reach, (x2 - x1) / 2)
+        legs = [(x1, y1), (x1 + self.depth * 0.577, y1 - self.depth), (x2 - run, y2 - run * 0.577), (x2, y2)]
+        return Path(legs, [Path.MOVETO] + [Path.LINETO] * 3)
 
 
 class MotionView(View):
-    """Lanes of places with tokens in them; `lanes` and `places` size the strip (the model's)."""
+    """Lanes of places with tokens in them; `lanes` and `places` size the strip (the model's);
+    `legend` (a strip whose tokens carry notes) gives a phone its key to the marks."""
 
     width = 9.0
-    lanes, places, keys = 2, 4, False
+    lanes, places, keys, legend = 2, 4, False, False
 
     @classmethod
     def size(cls) -> tuple[float, float]:
@@ -66,10 +115,15 @@ class MotionView(View):
         return w, cls._height(narrow())
 
     @classmethod
+    def _head(cls, phone: bool) -> float:
+        """Inches above the headings: the clock (on a phone the subtitle under it, and the key)."""
+        return (0.62 + (cls._row(phone) * 1.2 if cls.legend else 0.0)) if phone else 0.42
+
+    @classmethod
     def _height(cls, phone: bool) -> float:
         row = cls._row(phone)
-        lane = (1 if cls.keys else 0) * row + CAP * cls._pitch(row * 72 / 1.45, scale()["line"]) + 0.12
-        head = (0.62 if phone else 0.42) + row * 1.3
+        lane = (1 if cls.keys else 0) * row + CAP * cls._pitch(row * 72 / 1.45, scale()["line"], phone) + 0.12
+        head = cls._head(phone) + row * 1.3
         return round(head + cls.lanes * (lane + 0.08) + 0.05, 2)
 
     @staticmethod
@@ -80,18 +134,18 @@ class MotionView(View):
         return min_font(4.0 if phone else 9.0, "narrow" if phone else "normal", TEXT_PX[phone]) * 1.45 / 72
 
     @staticmethod
-    def _reaches(fs: float, lw: float) -> tuple[float, float]:
+    def _reaches(fs: float, lw: float, phone: bool) -> tuple[float, float]:
         """How far, in points, the ring and a stacked token's mark (a disc, a square, a cross: the
         registry's one diamond is never stacked) reach from their centre, half their edge included,
         at font size `fs` and line width `lw`."""
-        ms = fs * MARK
-        return RING * ms / 2 + lw * RING_EDGE / 2, ms / 2 + lw * MARK_EDGE / 2
+        ms = fs * MARK[phone]
+        return RING[phone] * ms / 2 + lw * RING_EDGE / 2, ms / 2 + lw * MARK_EDGE / 2
 
     @classmethod
-    def _pitch(cls, fs: float, lw: float) -> float:
+    def _pitch(cls, fs: float, lw: float, phone: bool) -> float:
         """Inches between two tokens of a box: a text line, or more when a ring round one would
         come nearer the next than `AIR` em."""
-        ring, mark = cls._reaches(fs, lw)
+        ring, mark = cls._reaches(fs, lw, phone)
         return max(fs * 1.45, ring + mark + AIR * fs) / 72
 
     def __init__(self, ax=None):
@@ -114,33 +168,48 @@ class MotionView(View):
                            TEXT_PX[self.phone]) * grow
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
-        self.pitch = self._pitch(self.fs, self.lw)
+        self.pitch = self._pitch(self.fs, self.lw, self.phone)
+        #: how far the ring reaches from a mark's centre, in points (`_reaches`)
+        self.ring = self._reaches(self.fs, self.lw, self.phone)[0]
         #: the space between two boxes, halved (a phone's columns are narrow: labels stay inside)
         self.pad = 0.02 if self.phone else 0.04
-        #: a label's start from its mark's centre, in font sizes (`LABEL_GAP`; less on a phone,
-        #: where the marks stand further in from the box's edge and the labels had no room more)
-        self.gap = LABEL_GAP - (0.3 if self.phone else 0.0)
+        #: a label's start from its mark's centre, in points: past the ring, `LABEL_AIR` em and a
+        #: hair (the label's box starts at its position)
+        self.gap = self.ring + (LABEL_AIR + 0.02) * self.fs
         self.laid = False
-        # moving: the clock, the tokens (one series per kind), the rings of the moved ones,
-        # their labels, the counts of what a full box hides, the arrows
+        # moving: the clock, the tokens (one series per kind), the crosses over the dropped
+        # ones, the rings of the moved ones, their labels, the counts of what a full box
+        # hides, the arrows
         self.clock = glyphs.text(ax, 0.08, self.h - 0.08, "", fontsize=self.fs * 1.25, fontweight="bold",
                                  va="top", color=BLACK)
-        self.marks = {}
-        ms = self.fs * MARK
-        for k, (m, face, edge) in MARKS.items():
-            (line,) = ax.plot([], [], ls="none", marker=m, ms=ms, mfc=face, mec=edge,
-                              mew=self.lw * (1.0 if k == "next" else MARK_EDGE), zorder=4)
-            self.marks[k] = line
-        (self.rings,) = ax.plot([], [], ls="none", marker="o", ms=ms * RING, mfc="none", mec=BLACK,
+        ms = self.fs * MARK[self.phone]
+        self.marks = {k: self._mark(k, ms) for k in MARKS}
+        self.crosses = self._cross(ms)
+        (self.rings,) = ax.plot([], [], ls="none", marker="o", ms=ms * RING[self.phone], mfc="none", mec=BLACK,
                                 mew=self.lw * RING_EDGE, zorder=5)
         self.labels = []
         self.more = []
         self.arrows = []
         for _ in range(ARROWS):
             a = FancyArrowPatch((0, 0), (0, 0), arrowstyle="-|>", mutation_scale=self.fs * 1.1, color=ink(GREY),
-                                lw=self.lw * 0.6, zorder=3, visible=False, shrinkA=2, shrinkB=self.fs * 0.9)
+                                lw=self.lw * 0.6, zorder=3, visible=False, shrinkA=self.ring + 0.5,
+                                shrinkB=self.ring + 1)
             ax.add_patch(a)
             self.arrows.append(a)
+
+    def _mark(self, k: str, ms: float, xs=(), ys=()):
+        """A series of `k`'s marks (`MARKS`), at mark size `ms`."""
+        m, face, edge = MARKS[k]
+        (line,) = self.ax.plot(list(xs), list(ys), ls="none", color=edge, marker=m,
+                               ms=ms * (DIAMOND if m == "D" else 1.0), mfc=face, mec=edge, mew=self.lw * MARK_EDGE,
+                               zorder=4)
+        return line
+
+    def _cross(self, ms: float, xs=(), ys=()):
+        """A series of the red crosses laid over the `STRUCK` kinds' marks."""
+        (line,) = self.ax.plot(list(xs), list(ys), ls="none", color=VERMILLION, marker="x", ms=ms * 1.05, mec=VERMILLION,
+                               mew=self.lw * 0.9, zorder=4.5)
+        return line
 
     # -- the static layer, from the first frame ---------------------------------------------
 
@@ -154,11 +223,12 @@ class MotionView(View):
         left, right = self.name_w, self.w - 0.05
         n = len(frame.headings)
         self.col_w = (right - left) / n
-        head = (0.62 if self.phone else 0.42)
-        top = self.h - head
+        top = self.h - self._head(self.phone)
         if self.phone:   # under the clock
-            glyphs.text(ax, 0.08, self.h - 0.08 - self.fs * 1.25 * 1.4 / 72, frame.subtitle, fontsize=fs, va="top",
-                        color=SOFT_TEXT)
+            under = self.h - 0.08 - self.fs * 1.25 * 1.4 / 72
+            glyphs.text(ax, 0.08, under, frame.subtitle, fontsize=fs, va="top", color=SOFT_TEXT)
+            if self.legend:
+                self._key(0.08, under - row * 1.15)
         else:            # across from it, at the right
             glyphs.text(ax, self.w - 0.08, self.h - 0.08, frame.subtitle, fontsize=fs, va="top", ha="right",
                         color=SOFT_TEXT)
@@ -191,30 +261,46 @@ class MotionView(View):
             self.labels.append(glyphs.text(ax, 0, 0, "", fontsize=fs, va="center", color=BLACK))
         for _ in range(len(lanes) * n):
             self.more.append(glyphs.text(ax, 0, 0, "", fontsize=fs, va="center", color=SOFT_TEXT))
-        self.track(self.clock, *self.marks.values(), self.rings, *self.labels, *self.more, *self.arrows)
+        self.track(self.clock, *self.marks.values(), self.crosses, self.rings, *self.labels, *self.more,
+                   *self.arrows)
         self.laid = True
+
+    def _key(self, x: float, y: float) -> None:
+        """The phone's key, one line from (`x`, `y`) (its top): each noted kind's mark and its word."""
+        renderer = self.ax.figure.canvas.get_renderer()
+        ms = self.fs * MARK[self.phone]
+        mid = y - self.row / 2
+        for k, word in KEY:
+            x += ms / 2 / 72
+            self._mark(k, ms, [x], [mid])
+            if k in STRUCK:
+                self._cross(ms, [x], [mid])
+            t = glyphs.text(self.ax, x + (ms * 1.05 / 2 + self.lw + LABEL_AIR * self.fs) / 72, mid, word,
+                            fontsize=self.fs, va="center", color=BLACK)
+            x = t.get_window_extent(renderer).x1 / self.ax.figure.dpi + self.fs * 1.2 / 72
 
     # -- a move ------------------------------------------------------------------------------
 
     def spot(self, lane: str, place: str, k: int) -> tuple[float, float]:
         """The mark's centre of the `k`-th token shown in a box (0 at the top): `AIR` em in
-        from the box's left edge past a ring round it, `pitch` under the one above."""
+        from the inside of the box's left edge past a ring round it, `pitch` under the one above."""
         x0, first, _ = self.cells[(lane, place)]
-        ring, _ = self._reaches(self.fs, self.lw)
-        return x0 + (ring + AIR * self.fs) / 72, first - (k + 0.5) * self.pitch
+        edge = self.lw * 0.4 / 2
+        return x0 + (edge + self.ring + AIR * self.fs) / 72, first - (k + 0.5) * self.pitch
 
     def draw(self, frame) -> None:
         if not self.laid:
             self._layout(frame)
         self.clock.set_text(frame.moment.label())
         pts = {k: ([], []) for k in MARKS}
+        crosses = ([], [])
         rings = ([], [])
         labels, more, arrows = iter(self.labels), iter(self.more), iter(self.arrows)
         for t in (*self.labels, *self.more):
             t.set_text("")
         for a in self.arrows:
             a.set_visible(False)
-        gap = self.fs * self.gap / 72
+        gap = self.gap / 72
         for lane in frame.lanes:
             for place, _ in lane.places:
                 here = [t for t in lane.tokens if t.place == place]
@@ -230,6 +316,9 @@ class MotionView(View):
                     xs, ys = pts[kind(t)]
                     xs.append(x)
                     ys.append(y)
+                    if kind(t) in STRUCK:
+                        crosses[0].append(x)
+                        crosses[1].append(y)
                     label = next(labels)
                     label.set_position((x + gap, y))
                     label.set_text(t.label + (f" {t.note}" if t.note and not self.phone else ""))
@@ -239,16 +328,17 @@ class MotionView(View):
                     if t.came_from not in (None, "new") and (lane.name, t.came_from) in self.cells:
                         a = next(arrows, None)
                         if a is not None:
-                            # from the bottom of the box it left (clear of the tokens still there,
-                            # stacked from the top), bowed when it passes a box between them
-                            x0, _, y0 = self.cells[(lane.name, t.came_from)]
-                            sx, sy = x0 + self.col_w * 0.5, y0 + self.row * 0.5
+                            # from where the token was drawn a moment before (it started in
+                            # empty space at the foot of that box, issue 30), dipping under
+                            # the labels' line (`Dip`)
+                            sx, sy = self.spot(lane.name, t.came_from, shown_row(t.came_rank, t.came_among))
                             a.set_positions((sx, sy), (x, y))
-                            far = abs(sx - x) > self.col_w * 1.5
-                            a.set_connectionstyle(f"arc3,rad={0.1 if far else 0.0}")
+                            em = self.fs * self.ax.figure.dpi / 72
+                            a.set_connectionstyle(Dip(DIP * em, RISE * em))
                             a.set_visible(True)
         for k, line in self.marks.items():
             line.set_data(*pts[k])
+        self.crosses.set_data(*crosses)
         self.rings.set_data(*rings)
 
 
@@ -259,6 +349,6 @@ class JourneyView(MotionView):
 
 
 class PileUpView(MotionView):
-    """Lesson 05's strip: five lanes (one per overlap policy), five places."""
+    """Lesson 05's strip: five lanes (one per overlap policy), five places, a key on a phone."""
 
-    lanes, places, keys = 5, 5, False
+    lanes, places, keys, legend = 5, 5, False, True
