@@ -262,3 +262,16 @@ def test_a_link_to_a_course_page_calls_it_by_its_title():
             if not page.startswith(number) or said.strip().lower() not in names:
                 wrong.append((path.stem, f"{number} {said}", title))
     assert wrong == []
+
+
+def test_no_sentence_starts_with_the_package_name_bullmq():
+    """"bullmq 6.7.0 has no pump" began a sentence on ref_bullmq_design twice (h66r, h67r): where
+    a sentence starts, the library is BullMQ. Sources lines (package names) aside."""
+    said = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for c in json.loads(path.read_text())["cells"]:
+            text = "".join(c["source"])
+            if c["cell_type"] != "markdown" or text.startswith("## Sources"):
+                continue
+            said += [(path.stem, m[0]) for m in re.finditer(r"(?:^|[.!?]\s+)bullmq\b[^.\n]{0,20}", text, re.M)]
+    assert said == []
