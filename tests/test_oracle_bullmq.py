@@ -248,4 +248,4 @@ def test_compare_long_runs_backlog_against_the_chain():
                            "bullmq": {"runs": 6, "late_ms": 35 * MIN, "running": 1, "waiting": 1}}
     assert [f.slot for f in c.bullmq] == [T0907 + k * MIN for k in (0, 15, 45, 90, 135, 165)]
     assert c.table().splitlines()[3] == "   2  09:22:00   09:47:00  09:22:00     09:47:00"
-    assert c.table().splitlines()[-1] == "bullmq: 6 runs · starts up to 2100000 ms late · at most 1 running · at most 1 waiting"
+    assert c.table().splitlines()[-1] == "bullmq: 6 runs · starts up to 35 min late · at most 1 running · at most 1 waiting"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.durations import format_duration
 from ..engine.errors import InputError, one_of
 from ..engine.faults import Faults
 from ..engine.schedule import INF, Schedule
@@ -51,7 +52,8 @@ class Comparison:
             q = f"{hms(b[i].slot, tz):11}  {hms(b[i].started, tz):8}" if i < len(b) else ""
             lines.append(f"{i + 1:>4}  {p}  {q}".rstrip())
         for design, n in self.summary().items():
-            lines.append(f"{design}: {n['runs']} runs · starts up to {n['late_ms']} ms late · "
+            # in minutes, not "1980000 ms late", which a reader had to divide (issue 30, h67r)
+            lines.append(f"{design}: {n['runs']} runs · starts up to {format_duration(n['late_ms'])} late · "
                          f"at most {n['running']} running · at most {n['waiting']} waiting")
         return "\n".join(lines)
 
