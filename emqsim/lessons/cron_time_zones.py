@@ -228,25 +228,28 @@ DISPUTED = ("30 1 * * *", "30 2 * * *", "*/20 2 * * *", "30 1-3 * * *", "* 1 * *
 RECORDING = "tests/oracles/recorded/cron_parser.json"
 
 
-def _cell(runs: list[int]) -> str:
-    return f"{len(runs)}" + (": " + " ".join(utc(t) for t in runs) if 0 < len(runs) <= 3 else "")
+def _runs(runs: list[int]) -> str:
+    """A rule's runs on a day as a line says them: the count, and the UTC times when three or fewer."""
+    n = len(runs)
+    said = "no run" if n == 0 else f"{n} run" + ("s" if n > 1 else "")
+    return said + (" at " + " ".join(utc(t) for t in runs) if 0 < n <= 3 else "")
 
 
-def rules_table(tz: str, day, expressions=DISPUTED) -> str:
-    """Each expression's runs on the local day by every rule: the count, and the UTC times when
-    there are three or fewer. BullMQ's column is its own chain of fresh cron-parser parses."""
-    heads = ["expression"] + [dst.RULE_NAMES[r] for r in dst.ALL]
-    rows = []
+def rules_lines(tz: str, day, expressions=DISPUTED) -> str:
+    """Each expression's runs on the local day by every rule, rules that agree on one line: the
+    count, and the UTC times when there are three or fewer. BullMQ's are its own chain of fresh
+    cron-parser parses. Lines, not a table: a table of the four rules was 110 characters wide
+    and wrapped every row, even on a desktop (issue 30, h67r)."""
+    out = [f"{tz} {parse_day(day).isoformat()}"]
     for e in expressions:
         res = dst.compare(e, tz, day)
-        rows.append([e] + [_cell(res[r]) for r in dst.ALL])
-    widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-
-    return "\n".join([f"{tz} {parse_day(day).isoformat()}", line(heads), line(["-" * w for w in widths])]
-                     + [line(r) for r in rows])
+        answers: dict[str, list[str]] = {}
+        for r in dst.ALL:
+            answers.setdefault(_runs(res[r]), []).append(dst.RULE_NAMES[r])
+        out.append(e)
+        out += [f"  {'all four' if len(names) == len(dst.ALL) else _and(names)}: {said}"
+                for said, names in answers.items()]
+    return "\n".join(out)
 
 
 def _recording() -> dict:
@@ -662,5 +665,5 @@ class TimeZonesModel(Model):
 
 __all__ = ["DISPUTED", "EXPRESSIONS", "ZONES", "DayChoice", "RuleMarks", "RunTag", "TimeZonesFrame",
            "TimeZonesModel", "choices", "day_header", "expression_line", "lane_text", "labelled_runs",
-           "readout", "recorded", "recording_summary", "row_across_change", "rule_runs", "rules_table",
+           "readout", "recorded", "recording_summary", "row_across_change", "rule_runs", "rules_lines",
            "day_of_kind", "day_changes", "syntax_lines", "SYNTAX", "title"]
