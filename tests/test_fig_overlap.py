@@ -343,3 +343,23 @@ def test_each_policy_s_count_keeps_to_a_strip_of_its_own(layout):
                     if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
                         found.append(("name on a line", p, q, values))
     assert found == []
+
+
+def test_the_phone_strip_names_stand_on_the_page_ground_and_the_scale_is_said():
+    """On a phone the strip names stand over the grey "not drawn" span, where their ink read
+    3.85-4.16:1 (issue 30, h67r): each has a box of the page's ground under it, on which its ink
+    reads 4.5:1 or more. And the strips' scale is said in words, once: the ticks alone read
+    "3 1 3 1 ..." down the axis."""
+    from matplotlib.colors import to_hex
+    from figure_walk import render
+    from emqsim.figures.style import LIGHT_BG, contrast
+
+    fig, _ = render("05 an overlapping run", {"run": 20}, layout="narrow")
+    view = fig.view
+    for name in view.strip_names.values():
+        patch = name.get_bbox_patch()
+        assert patch is not None and to_hex(patch.get_facecolor()) == to_hex(LIGHT_BG), name.get_text()
+        assert contrast(name.get_color(), LIGHT_BG) >= 4.5, name.get_text()
+    assert view._going_title.get_text() == "running at once, each strip 0 to 3"
+    fig, _ = render("05 an overlapping run", {"run": 20}, layout="normal")
+    assert fig.view.going_ax.get_ylabel() == "running at once\n(0 to 3 a strip)"
