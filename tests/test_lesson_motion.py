@@ -202,3 +202,22 @@ def test_every_step_moves_or_changes_a_token(strip, request):
     assert all(a != b for a, b in zip(shown, shown[1:])), [model.moments[k].label() for k in range(1, len(shown))
                                                            if shown[k] == shown[k - 1]]
     assert all(model.frame(step=k).title.startswith(motion.hm(m.at)) for k, m in enumerate(model.moments))
+
+
+def test_a_job_keeps_its_workers_row(pile):
+    """A job at a worker keeps its worker's row until it leaves, and the next job taken gets the
+    topmost free row; the arrow of a job leaving starts at the row it had: in allow's workers box
+    the 09:15 job slid up into the row the 09:00 job left at '09:20 end', under the arrow leaving
+    it, and read as 09:15 finishing (issue 30)."""
+    def workers(label: str) -> list[tuple[str, int]]:
+        step = next(k for k, m in enumerate(pile.moments) if m.label() == label)
+        lane = next(x for x in pile.frame(step=step).lanes if x.name == "allow")
+        return [(t.label, t.rank) for t in lane.tokens if t.place == "worker"]
+
+    assert workers("09:15 take") == [("09:00", 0), ("09:15", 1)]
+    assert workers("09:20 end") == [("09:15", 1)]
+    assert workers("09:30 take") == [("09:30", 0), ("09:15", 1)]
+    assert workers("09:35 end") == [("09:30", 0)]
+    step = next(k for k, m in enumerate(pile.moments) if m.label() == "09:35 end")
+    done = next(t for x in pile.frame(step=step).lanes if x.name == "allow" for t in x.tokens if t.label == "09:15")
+    assert (done.place, done.came_from, done.came_rank, done.came_among) == ("done", "worker", 1, 2)

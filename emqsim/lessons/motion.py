@@ -84,7 +84,8 @@ class Move:
 @dataclass(frozen=True)
 class Token:
     """A job (or the registry's next run) at one moment: its slot, its label, where it is, its
-    rank among the tokens there (oldest first), where it came from if it just moved, and a note.
+    rank there (its row: oldest first, at a worker its worker's, `SEATED`), where it came from if
+    it just moved, and a note.
     A token that moved also says its rank in the place it left and how many were there then
     (`came_rank`, `came_among`): the view starts its arrow where it was drawn."""
 
@@ -198,9 +199,31 @@ def moments(lanes, *, start: int, end: int) -> tuple[Moment, ...]:
     return tuple(sorted({m.moment for moves in lanes for m in moves if start <= m.moment.at <= end}))
 
 
+#: the places whose rows are things that stay put, a worker each: a job keeps the row of the
+#: worker that took it until it leaves, and the next job taken gets the topmost free one. With
+#: a box stacked oldest first, the job left at a worker slid up into the row of the one that
+#: finished, under the arrow leaving that row: 05's allow read as 09:15 finishing (issue 30)
+SEATED = ("worker",)
+
+
+def _seats(moves: list[Move], upto: Moment) -> dict[int, int]:
+    """The worker row of each job at a `SEATED` place at `upto`: the moves replayed in order,
+    each job taken into the topmost row free then."""
+    seat: dict[int, int] = {}
+    for m in sorted(moves, key=lambda m: (m.moment, m.slot)):
+        if m.moment > upto:
+            break
+        seat.pop(m.slot, None)
+        if m.place in SEATED:
+            seat[m.slot] = min(set(range(len(seat) + 1)) - set(seat.values()))
+    return seat
+
+
 def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | None, *,
             labels=None) -> LaneFrame:
-    """Where each token of a lane is at moment `at` (and was at `before`, to show its move)."""
+    """Where each token of a lane is at moment `at` (and was at `before`, to show its move). A
+    token's rank is its row in its box: oldest first, but at a worker the row of its worker
+    (`SEATED`)."""
     now, then, note = {}, {}, {}
     for m in moves:
         if m.moment <= at:
@@ -208,6 +231,8 @@ def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | N
             note[m.slot] = m.note
         if before is not None and m.moment <= before:
             then[m.slot] = m.place
+    seat_now = _seats(moves, at)
+    seat_then = _seats(moves, before) if before is not None else {}
     order = {p: i for i, (p, _) in enumerate(places)}
     tokens = []
     for place, _ in places:
@@ -219,8 +244,9 @@ def lane_at(name: str, places, moves: list[Move], at: Moment, before: Moment | N
                 moved = "new"
             label = (labels or {}).get(slot, hm(slot))
             left = sorted(s for s, p in then.items() if p == was) if moved not in (None, "new") else []
-            tokens.append(Token(slot, label, place, rank, moved, note[slot],
-                                left.index(slot) if left else 0, len(left)))
+            came = (seat_then[slot] if was in SEATED else left.index(slot)) if left else 0
+            tokens.append(Token(slot, label, place, seat_now[slot] if place in SEATED else rank, moved, note[slot],
+                                came, len(left)))
     tokens.sort(key=lambda t: (order[t.place], t.rank))
     return LaneFrame(name, tuple(places), tuple(tokens), _line(name, tokens))
 
