@@ -324,3 +324,162 @@ def test_each_arrow_starts_where_its_token_was(title, layout):
         assert starts == moved, (step, fig.frame.moment.label())
         arrows += len(starts)
     assert arrows > 5
+
+
+#: ems of air, at the least: between two stacked marks of a box (their rings included), and
+#: between an arrow and every token it does not start or end at (its mark, ring and label); and
+#: how far, at most, an arrow's start stands from the mark its token had a moment before
+STACK_AIR = ARROW_AIR = START_NEAR = 0.3
+
+
+def _tokens_drawn(view, renderer) -> list[dict]:
+    """Every token the strip draws now, in pixels: its lane and label, its mark's centre, how far
+    its mark and (if it has one) its ring reach, and its label's box."""
+    import numpy as np
+
+    marks = _marks_drawn(view)
+    out = []
+    for t in view.labels:
+        if not t.get_text():
+            continue
+        x, y = t.get_position()
+        x -= view.gap / 72
+        lane = next(name for (name, _), (x0, first, y0) in view.cells.items()
+                    if x0 <= x <= x0 + view.col_w and y0 <= y <= first)
+        c = view.ax.transData.transform((x, y))
+        at = [(k, r) for k, m, r in marks if np.hypot(*(np.asarray(m) - c)) < 0.5]
+        e = t.get_window_extent(renderer)
+        out.append({"lane": lane, "label": t.get_text().split()[0], "centre": c,
+                    "mark": max(r for k, r in at if k != "ring"),
+                    "ring": max((r for k, r in at if k == "ring"), default=0.0),
+                    "box": (e.x0, e.y0, e.x1, e.y1)})
+    return out
+
+
+def _arrows_drawn(view) -> list:
+    """Each visible arrow: where it is aimed from and to (the old place's centre, the moved token's),
+    and its drawn path (line and head, its ends shrunk) as polylines, in pixels."""
+    import numpy as np
+
+    out = []
+    for a in view.arrows:
+        if not a.get_visible():
+            continue
+        paths, _ = a._get_path_in_displaycoord()
+        paths = paths if isinstance(paths, list) else [paths]
+        end = a.get_transform().transform(a._posA_posB[1])
+        start = a.get_transform().transform(a._posA_posB[0])
+        out.append((start, end, [np.asarray(v) for p in paths for v in p.to_polygons(closed_only=False)]))
+    return out
+
+
+def _points(legs, step: float = 0.5):
+    """Points every `step` pixels along each polyline of `legs`."""
+    import numpy as np
+
+    pts = []
+    for v in legs:
+        for a, b in zip(v[:-1], v[1:]):
+            n = max(int(np.hypot(*(b - a)) / step), 1)
+            pts += [a + (b - a) * i / n for i in range(n + 1)]
+    return np.asarray(pts)
+
+
+def _site_moves(title, layout):
+    """(step, the tokens drawn a moment before, the tokens drawn now, the arrows, em in pixels)
+    for every step of `title` after the first, at the pixels the site shows."""
+    before = None
+    for values, view, renderer in site_frames_of(title, layout):
+        now = _tokens_drawn(view, renderer)
+        if before is not None:
+            assert values["step"] == before[0] + 1
+            yield values["step"], before[1], now, _arrows_drawn(view), view.fs * view.ax.figure.dpi / 72, view
+        before = values["step"], now
+
+
+def _token_at(tokens, centre):
+    """The token of `tokens` drawn at `centre` (pixels)."""
+    import numpy as np
+
+    return next(t for t in tokens if np.hypot(*(t["centre"] - centre)) < 0.5)
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_each_arrow_starts_at_its_token_as_drawn_a_moment_before(title, layout):
+    """Each arrow's drawn start lies within `START_NEAR` em of the mark its token had in the frame
+    before, and nearer to it than to any other token's mark drawn then, or drawn now by a token
+    that was there then: in 05's '09:20 end', allow's arrow to done started under the 09:15 job,
+    which had slid into the row the 09:00 job left, and read as 09:15 finishing (issue 30)."""
+    import numpy as np
+
+    model = catalogue.model(title)
+    out, arrows = [], 0
+    for step, before, now, drawn_arrows, em, view in _site_moves(title, layout):
+        new = {(lane.name, t.label) for lane in model.frame(step=step).lanes for t in lane.tokens
+               if t.came_from == "new"}
+        for start, end, legs in drawn_arrows:
+            arrows += 1
+            mine = _token_at(now, end)
+            old = next(t for t in before if (t["lane"], t["label"]) == (mine["lane"], mine["label"]))
+            first = legs[0][0]
+            off = lambda t: float(np.hypot(*(t["centre"] - first)) - t["mark"])    # noqa: E731
+            if off(old) > START_NEAR * em:
+                out.append((step, mine["label"], "far", round(off(old) / em, 2)))
+            others = [t for t in before if t is not old] + [t for t in now if t is not mine and
+                                                             (t["lane"], t["label"]) not in new]
+            for t in others:
+                if off(t) <= off(old):
+                    out.append((step, mine["label"], "nearer", t["label"]))
+    assert arrows > 5
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_stacked_tokens_keep_air_between_their_marks(title, layout):
+    """Two tokens stacked in a box keep `STACK_AIR` em between their marks, a ring round either
+    included, every step, both layouts: on a phone 02's done box showed the 09:00 square and the
+    09:15 ring about 1 px apart (issue 30)."""
+    out, pairs = [], 0
+    for values, view, renderer in site_frames_of(title, layout):
+        em = view.fs * view.ax.figure.dpi / 72
+        tokens = sorted(_tokens_drawn(view, renderer),
+                        key=lambda t: (t["lane"], round(t["centre"][0]), -t["centre"][1]))
+        for a, b in zip(tokens, tokens[1:]):
+            if a["lane"] != b["lane"] or abs(a["centre"][0] - b["centre"][0]) > 0.5:
+                continue
+            pairs += 1
+            air = a["centre"][1] - b["centre"][1] - max(a["mark"], a["ring"]) - max(b["mark"], b["ring"])
+            if air < STACK_AIR * em - 0.01:
+                out.append((values["step"], a["label"], b["label"], round(float(air / em), 2)))
+    assert pairs, (title, layout)
+    assert out == []
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("title", TITLES)
+def test_no_arrow_runs_by_another_token(title, layout):
+    """No arrow, head included, passes within `ARROW_AIR` em of a token's mark, ring or label but
+    those of the token it ends at (and of one drawn where it starts), every step, both layouts: on
+    a phone skip's long arrow ran about 1 CSS px under the '09:00' in the workers box (issue 30)."""
+    import numpy as np
+
+    out, arrows = [], 0
+    for step, _, now, drawn_arrows, em, view in _site_moves(title, layout):
+        for start, end, legs in drawn_arrows:
+            arrows += 1
+            pts = _points(legs)
+            for t in now:
+                c = t["centre"]
+                if np.hypot(*(c - end)) < 0.5 or np.hypot(*(c - start)) < 0.5:
+                    continue
+                d = np.hypot(*(pts - c).T).min() - max(t["mark"], t["ring"])
+                x0, y0, x1, y1 = t["box"]
+                dx = np.maximum(np.maximum(x0 - pts[:, 0], pts[:, 0] - x1), 0)
+                dy = np.maximum(np.maximum(y0 - pts[:, 1], pts[:, 1] - y1), 0)
+                d = min(d, np.hypot(dx, dy).min())
+                if d < ARROW_AIR * em - 0.01:
+                    out.append((step, t["lane"], t["label"], round(float(d / em), 2)))
+    assert arrows > 5
+    assert out == []

@@ -9,12 +9,14 @@ red cross over a dropped one: over the diamond of a slot skipped (no job was mad
 of a job cancelled. A ring goes round a token that just moved, with an arrow from where it was.
 Told apart by shape, not by colour alone, so a phone, whose boxes have no room for the words
 ("skipped", "cancelled", "refused") the desktop writes after the time, shows the same marks and
-a key to them. The view computes no position in time: the model says where each token is; the
-view only stacks the tokens of one box (oldest at the top).
+a key to them. The view computes no position in time: the model says where each token is and
+its row in its box (`Token.rank`); the view stacks them, and routes each arrow round the tokens
+it does not join (`route`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import ConnectionStyle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
@@ -44,16 +46,28 @@ MARK, MARK_EDGE = {False: 0.95, True: 0.8}, 0.6
 #: the registry's diamond, as a multiple of a mark's size: its tips reach 0.71 of its size, and
 #: at a mark's size (and an edge of a whole line) they touched the ring round it; as far as a disc
 DIAMOND = 0.71
+#: the red cross over a dropped token, as a multiple of a mark's size, and its edge: it reaches
+#: past the mark it strikes
+CROSS, CROSS_EDGE = 1.05, 0.9
 #: the ring round a token that just moved, as a multiple of a token's mark size (desktop,
 #: phone), and its edge
 RING, RING_EDGE = {False: 1.6, True: 1.55}, 0.7
-#: ems of air, at the least, between that ring and its box's edge or another token of its box:
-#: 0.2 em read as touching the box's edge on a phone (issue 30)
+#: ems of air, at the least, between that ring and its box's edge: 0.2 em read as touching the
+#: box's edge on a phone (issue 30)
 AIR = 0.25
-#: ems an arrow drops under the line of the token's old place (`Dip`): under the labels' half
-#: line and the air they keep, above the next line's marks; and ems left of the new token its
-#: last leg starts, long enough to show past the ring and the arrow's head
+#: ems of air, at the least, between two tokens stacked in a box, a ring round either included:
+#: at `AIR` a phone showed a done square and the ring under it about 1 px apart (issue 30)
+STACK_AIR = 0.32
+#: ems of air an arrow keeps, where it can, from every token it does not join (mark, ring and
+#: label): a phone's arrows ran 1 px under a worker's "09:00" and across a done square (issue 30)
+ROUTE_AIR = 0.6
+#: ems an arrow drops, at the least, under the line of the token's old place (`Dip`): under the
+#: labels' half line and the air they keep; and ems left of the new token its last leg starts, at
+#: the least, long enough to show past the ring and the arrow's head
 DIP, RISE = 0.95, 1.6
+#: ems left of a token lower down a `Dip` with a fall comes down: right of the labels of the box
+#: before (a phone's end 1.65 em left of the next box's marks) and clear of the new box's marks
+FALL = 1.25
 #: in inches, a key name's start from its box's left edge: the room every text keeps from
 #: each edge of its box (a label nearer the right edge read as running out of it)
 INSET = 0.06
@@ -85,21 +99,31 @@ def shown_row(rank: int, among: int) -> int:
 
 class Dip(ConnectionStyle.Arc3):
     """An arrow's path from a token's old place to its new one (always rightwards), in three
-    straight legs: down and right at 60 degrees to `depth` pixels under the old place, across,
-    and up at 30 degrees into the new token from its left, `reach` pixels before it. It leaves
-    under the labels of the line it leaves (a straight one ran through them) and comes in through
-    the air left of the new token's mark; the arrow's shrinking (its ends clear of the rings) is
-    the base class's."""
+    straight legs: down and right at 60 degrees to a track `depth` pixels under the old place,
+    along it, and up into the new token from its left, from `reach` pixels before it: at 30
+    degrees, steeper from a deeper track (a slope of 45 ran through the labels of the box
+    before). It leaves under the labels of the line it leaves (a straight one ran through them),
+    runs along a line clear of the tokens it passes (`route`) and comes in through the air left
+    of the new token's mark; the arrow's shrinking (its ends clear of the rings) is the base
+    class's. With `fall`, a path along the line it leaves, down in the air between two boxes and
+    across into a token lower down (a slope into it ran by the tokens stacked over it)."""
 
-    def __init__(self, depth: float, reach: float):
+    def __init__(self, depth: float, reach: float, fall: bool = False):
         super().__init__()
-        self.depth, self.reach = depth, reach
+        self.depth, self.reach, self.fall = depth, reach, fall
 
     def connect(self, posA, posB):
+        return Path(self.legs(posA, posB), [Path.MOVETO] + [Path.LINETO] * 3)
+
+    def legs(self, posA, posB) -> list[tuple[float, float]]:
+        """The path's four corners, in pixels: the track ends where the last leg starts, sloping
+        down to it when the new token lies under the track's 30-degree reach."""
         (x1, y1), (x2, y2) = posA, posB
-        run = min(self.reach, (x2 - x1) / 2)
-        legs = [(x1, y1), (x1 + self.depth * 0.577, y1 - self.depth), (x2 - run, y2 - run * 0.577), (x2, y2)]
-        return Path(legs, [Path.MOVETO] + [Path.LINETO] * 3)
+        track, run = y1 - self.depth, min(self.reach, (x2 - x1) / 2)
+        if self.fall:     # along the old place's line, down `reach` before the token, into it
+            return [(x1, y1), (x2 - run, y1), (x2 - run, y2), (x2, y2)]
+        end = min(track, y2 - run * 0.577)
+        return [(x1, y1), (x1 + (y1 - track) * 0.577, track), (x2 - run, end), (x2, y2)]
 
 
 class MotionView(View):
@@ -137,16 +161,17 @@ class MotionView(View):
     def _reaches(fs: float, lw: float, phone: bool) -> tuple[float, float]:
         """How far, in points, the ring and a stacked token's mark (a disc, a square, a cross: the
         registry's one diamond is never stacked) reach from their centre, half their edge included,
-        at font size `fs` and line width `lw`."""
+        at font size `fs` and line width `lw`: a cross reaches past the mark it strikes."""
         ms = fs * MARK[phone]
-        return RING[phone] * ms / 2 + lw * RING_EDGE / 2, ms / 2 + lw * MARK_EDGE / 2
+        return RING[phone] * ms / 2 + lw * RING_EDGE / 2, max(ms / 2 + lw * MARK_EDGE / 2,
+                                                               CROSS * ms / 2 + lw * CROSS_EDGE / 2)
 
     @classmethod
     def _pitch(cls, fs: float, lw: float, phone: bool) -> float:
         """Inches between two tokens of a box: a text line, or more when a ring round one would
-        come nearer the next than `AIR` em."""
+        come nearer the next than `STACK_AIR` em."""
         ring, mark = cls._reaches(fs, lw, phone)
-        return max(fs * 1.45, ring + mark + AIR * fs) / 72
+        return max(fs * 1.45, ring + mark + STACK_AIR * fs) / 72
 
     def __init__(self, ax=None):
         super().__init__(ax)
@@ -169,8 +194,8 @@ class MotionView(View):
         self.row = self.fs * 1.45 / 72
         self.lw = scale()["line"]
         self.pitch = self._pitch(self.fs, self.lw, self.phone)
-        #: how far the ring reaches from a mark's centre, in points (`_reaches`)
-        self.ring = self._reaches(self.fs, self.lw, self.phone)[0]
+        #: how far the ring and a stacked mark reach from a mark's centre, in points (`_reaches`)
+        self.ring, self.reach = self._reaches(self.fs, self.lw, self.phone)
         #: the space between two boxes, halved (a phone's columns are narrow: labels stay inside)
         self.pad = 0.02 if self.phone else 0.04
         #: a label's start from its mark's centre, in points: past the ring, `LABEL_AIR` em and a
@@ -190,9 +215,11 @@ class MotionView(View):
         self.labels = []
         self.more = []
         self.arrows = []
+        # an arrow starts on the ring's line round the place its token left: within 0.3 em of
+        # the mark it had there (at the ring's outside, 0.35 em off, it read as from empty space)
         for _ in range(ARROWS):
             a = FancyArrowPatch((0, 0), (0, 0), arrowstyle="-|>", mutation_scale=self.fs * 1.1, color=ink(GREY),
-                                lw=self.lw * 0.6, zorder=3, visible=False, shrinkA=self.ring + 0.5,
+                                lw=self.lw * 0.6, zorder=3, visible=False, shrinkA=ms * RING[self.phone] / 2,
                                 shrinkB=self.ring + 1)
             ax.add_patch(a)
             self.arrows.append(a)
@@ -207,8 +234,8 @@ class MotionView(View):
 
     def _cross(self, ms: float, xs=(), ys=()):
         """A series of the red crosses laid over the `STRUCK` kinds' marks."""
-        (line,) = self.ax.plot(list(xs), list(ys), ls="none", color=VERMILLION, marker="x", ms=ms * 1.05, mec=VERMILLION,
-                               mew=self.lw * 0.9, zorder=4.5)
+        (line,) = self.ax.plot(list(xs), list(ys), ls="none", color=VERMILLION, marker="x", ms=ms * CROSS, mec=VERMILLION,
+                               mew=self.lw * CROSS_EDGE, zorder=4.5)
         return line
 
     # -- the static layer, from the first frame ---------------------------------------------
@@ -275,7 +302,7 @@ class MotionView(View):
             self._mark(k, ms, [x], [mid])
             if k in STRUCK:
                 self._cross(ms, [x], [mid])
-            t = glyphs.text(self.ax, x + (ms * 1.05 / 2 + self.lw + LABEL_AIR * self.fs) / 72, mid, word,
+            t = glyphs.text(self.ax, x + (ms * CROSS / 2 + self.lw + LABEL_AIR * self.fs) / 72, mid, word,
                             fontsize=self.fs, va="center", color=BLACK)
             x = t.get_window_extent(renderer).x1 / self.ax.figure.dpi + self.fs * 1.2 / 72
 
@@ -301,6 +328,9 @@ class MotionView(View):
         for a in self.arrows:
             a.set_visible(False)
         gap = self.gap / 72
+        # per lane, what an arrow keeps clear of: (centre, reach, label) of each token drawn
+        shown: dict[str, list] = {}
+        moves = []
         for lane in frame.lanes:
             for place, _ in lane.places:
                 here = [t for t in lane.tokens if t.place == place]
@@ -311,7 +341,9 @@ class MotionView(View):
                     m = next(more)
                     m.set_position((x - self.fs * 0.3 / 72, y))
                     m.set_text(f"+{hidden}" if self.phone else f"+{hidden} earlier")
-                for k, t in enumerate(here, 1 if hidden else 0):
+                # each token on its own row (a worker's job stays on its worker's, `Token.rank`)
+                rows = range(1, CAP) if hidden else [t.rank for t in here]
+                for k, t in zip(rows, here):
                     x, y = self.spot(lane.name, place, k)
                     xs, ys = pts[kind(t)]
                     xs.append(x)
@@ -325,21 +357,68 @@ class MotionView(View):
                     if t.came_from is not None:
                         rings[0].append(x)
                         rings[1].append(y)
+                    reach = (self.ring if t.came_from is not None else self.reach) / 72
+                    shown.setdefault(lane.name, []).append(((x, y), reach, label))
                     if t.came_from not in (None, "new") and (lane.name, t.came_from) in self.cells:
-                        a = next(arrows, None)
-                        if a is not None:
-                            # from where the token was drawn a moment before (it started in
-                            # empty space at the foot of that box, issue 30), dipping under
-                            # the labels' line (`Dip`)
-                            sx, sy = self.spot(lane.name, t.came_from, shown_row(t.came_rank, t.came_among))
-                            a.set_positions((sx, sy), (x, y))
-                            em = self.fs * self.ax.figure.dpi / 72
-                            a.set_connectionstyle(Dip(DIP * em, RISE * em))
-                            a.set_visible(True)
+                        # from where the token was drawn a moment before (it started in empty
+                        # space at the foot of that box, issue 30)
+                        start = self.spot(lane.name, t.came_from, shown_row(t.came_rank, t.came_among))
+                        moves.append(((lane.name, t.came_from), start, (x, y)))
+        renderer = self.ax.figure.canvas.get_renderer()
+        for (box, start, end), a in zip(moves, arrows):
+            a.set_positions(start, end)
+            a.set_connectionstyle(self.route(box, start, end, shown[box[0]], renderer))
+            a.set_visible(True)
         for k, line in self.marks.items():
             line.set_data(*pts[k])
         self.crosses.set_data(*crosses)
         self.rings.set_data(*rings)
+
+    def route(self, box, start, end, shown, renderer) -> Dip:
+        """The path of an arrow from `start` to `end` (inches) that keeps clearest of the tokens
+        `shown` in its lane (`box`, the lane and place it leaves) but the one it ends at and one
+        drawn where it starts: the track under the line it leaves (`DIP`), or, when that passes
+        nearer a token than `ROUTE_AIR` em, a straight line, the start's row and a fall, or the
+        first track lower down (a row's middle, or the line between two rows) that does not;
+        failing all, the clearest."""
+        dpi = self.ax.figure.dpi
+        em = self.fs * dpi / 72
+        to_px = self.ax.transData.transform
+        a, b = to_px(start), to_px(end)
+        others = []
+        for centre, reach, label in shown:
+            c = to_px(centre)
+            if np.hypot(*(c - a)) < 0.5 or np.hypot(*(c - b)) < 0.5:
+                continue
+            e = label.get_window_extent(renderer)
+            others.append((c, reach * dpi, (e.x0, e.y0, e.x1, e.y1)))
+        # the lane's rows: their middles and the lines between them, under the start's dip
+        _, first, y0 = self.cells[box]
+        lines = sorted({first - k * self.pitch / 2 for k in range(1, 2 * CAP + 1)}, reverse=True)
+        depths = [DIP * em] + [a[1] - to_px((0, y))[1] for y in lines if y > y0 + self.row / 4]
+        depths = sorted({round(d, 3) for d in depths if d >= DIP * em})
+        best = None
+        # the dip first, then straight across (along a row the token just left empty), along that
+        # row and down into a token lower down, then lower tracks
+        ways = [(depths[0], RISE * em, False), (0.0, 0.0, False)] + [(0.0, FALL * em, True)] * bool(b[1] < a[1])
+        for depth, reach, fall in ways + [(d, RISE * em, False) for d in depths[1:]]:
+            dip = Dip(depth, reach, fall)
+            legs = np.asarray(dip.legs(a, b))
+            if np.any(np.diff(legs[:, 0]) < 0):
+                continue      # too deep for so short a move
+            pts = np.concatenate([np.linspace(p, q, max(int(np.hypot(*(q - p))), 2))
+                                  for p, q in zip(legs[:-1], legs[1:])])
+            clear = np.inf
+            for c, reach, (bx0, by0, bx1, by1) in others:
+                clear = min(clear, np.hypot(*(pts - c).T).min() - reach)
+                dx = np.maximum(np.maximum(bx0 - pts[:, 0], pts[:, 0] - bx1), 0)
+                dy = np.maximum(np.maximum(by0 - pts[:, 1], pts[:, 1] - by1), 0)
+                clear = min(clear, np.hypot(dx, dy).min())
+            if clear >= ROUTE_AIR * em:
+                return dip
+            if best is None or clear > best[0]:
+                best = (clear, dip)
+        return best[1]
 
 
 class JourneyView(MotionView):
