@@ -240,7 +240,7 @@ def rules_lines(tz: str, day, expressions=DISPUTED) -> str:
     count, and the UTC times when there are three or fewer. BullMQ's are its own chain of fresh
     cron-parser parses. Lines, not a table: a table of the four rules was 110 characters wide
     and wrapped every row, even on a desktop (issue 30, h67r)."""
-    out = [f"{tz} {parse_day(day).isoformat()}"]
+    out = [day_header(tz, day)]   # what the clocks do, once: the page printed it twice (h68r)
     for e in expressions:
         res = dst.compare(e, tz, day)
         answers: dict[str, list[str]] = {}
