@@ -265,13 +265,15 @@ def test_a_link_to_a_course_page_calls_it_by_its_title():
 
 
 def test_no_sentence_starts_with_the_package_name_bullmq():
-    """"bullmq 6.7.0 has no pump" began a sentence on ref_bullmq_design twice (h66r, h67r): where
-    a sentence starts, the library is BullMQ. Sources lines (package names) aside."""
+    """"bullmq 6.7.0 has no pump" began a sentence on ref_bullmq_design twice (h66r, h67r), and
+    "**bullmq 6.7.0** keeps..." list items on 04 and the reference pages (h68r): where a sentence
+    or a list item starts, the library is BullMQ. Sources lines (package names) aside."""
     said = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         for c in json.loads(path.read_text())["cells"]:
             text = "".join(c["source"])
             if c["cell_type"] != "markdown" or text.startswith("## Sources"):
                 continue
-            said += [(path.stem, m[0]) for m in re.finditer(r"(?:^|[.!?]\s+)bullmq\b[^.\n]{0,20}", text, re.M)]
+            said += [(path.stem, m[0]) for m in re.finditer(r"(?:^|[.!?]\s+|^\s*[-*]\s+(?:\*\*)?)bullmq\b[^.\n]{0,20}",
+                                                            text, re.M)]
     assert said == []
