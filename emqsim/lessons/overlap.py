@@ -433,7 +433,8 @@ class OverlapModel(Model):
             [("2", "2: the wait grows, then one is dropped",
               "The wait grows 10 minutes a slot until a release finds one held: 09:45 and 10:30."),
              ("4", "4: each release mid-run is dropped",
-              "`buffer-one` holds the release `skip` drops; it drops one only while another is held."),
+              "A release mid-run is held where `skip` drops it; `buffer-one` drops one only while another "
+              "is held."),
              ("0", "None: each late run waits its turn",
               "Holding every late release would drop none; `buffer-one` holds one at most.")],
             answer=lambda f: str(_lane(f, "buffer-one").skipped_count), show_me={"run": 25}),
