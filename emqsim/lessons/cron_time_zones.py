@@ -228,6 +228,16 @@ DISPUTED = ("30 1 * * *", "30 2 * * *", "*/20 2 * * *", "30 1-3 * * *", "* 1 * *
 RECORDING = "tests/oracles/recorded/cron_parser.json"
 
 
+def _alike(said: list[tuple[str, str]], every: str = "") -> list[str]:
+    """An expression's answers, one indented line per answer naming the rules that gave it, in
+    the rules' order; `every`, where given, names them when all agree."""
+    answers: dict[str, list[str]] = {}
+    for name, answer in said:
+        answers.setdefault(answer, []).append(name)
+    return [f"  {every if every and len(names) == len(said) else _and(names)}: {answer}"
+            for answer, names in answers.items()]
+
+
 def _runs(runs: list[int]) -> str:
     """A rule's runs on a day as a line says them: the count, and the UTC times when three or fewer."""
     n = len(runs)
@@ -243,12 +253,7 @@ def rules_lines(tz: str, day, expressions=DISPUTED) -> str:
     out = [day_header(tz, day)]   # what the clocks do, once: the page printed it twice (h68r)
     for e in expressions:
         res = dst.compare(e, tz, day)
-        answers: dict[str, list[str]] = {}
-        for r in dst.ALL:
-            answers.setdefault(_runs(res[r]), []).append(dst.RULE_NAMES[r])
-        out.append(e)
-        out += [f"  {'all four' if len(names) == len(dst.ALL) else _and(names)}: {said}"
-                for said, names in answers.items()]
+        out += [e, *_alike([(dst.RULE_NAMES[r], _runs(res[r])) for r in dst.ALL], every="all four")]
     return "\n".join(out)
 
 
@@ -352,15 +357,11 @@ def syntax_lines(expressions=SYNTAX, tz: str = "America/New_York", year: int = Y
     start = day_bounds(tz, date(year, 1, 1))[0]
     out = []
     for e, by_rule in syntax_facts(expressions, tz, year).items():
-        answers: dict[str, list[str]] = {}
-        for rule, runs in by_rule.items():
-            if isinstance(runs, str):
-                said = "refused: " + runs
-            else:
-                said = ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run")
-            answers.setdefault(said, []).append(SYNTAX_NAMES.get(rule, dst.RULE_NAMES[rule]))
-        out.append(e)
-        out += [f"  {_and(names)}: {said}" for said, names in answers.items()]
+        said = [(SYNTAX_NAMES.get(rule, dst.RULE_NAMES[rule]),
+                 "refused: " + runs if isinstance(runs, str)
+                 else ", ".join(_weekday_time(t, tz) for t in runs) + (", ..." if runs else "no run"))
+                for rule, runs in by_rule.items()]
+        out += [e, *_alike(said)]
     six = next((e for e in expressions if len(e.split()) == 6), None)
     if six:
         runs = ", ".join(_weekday_time(t, tz) for t in _croniter_default_runs(six, tz, start))
