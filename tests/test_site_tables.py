@@ -30,3 +30,19 @@ def test_a_short_name_is_one_chip_without_breaks():
         '<span class="pre">', '<span class="pre emqsim-whole">')
     long = breakable(CELL.format("concurrencyPolicy", ""))
     assert "concurrency<wbr>Policy" in long and "emqsim-whole" not in long
+
+
+SOURCES = ('<section id="sources">\n<h2>Sources</h2>\n<ul class="simple">\n<li><p>APScheduler 3.11.3 run live;\n'
+           '{}</p></li>\n</ul>\n</section>')
+
+
+def test_a_test_id_in_sources_breaks_at_its_joints():
+    """08's Sources on a phone broke `test_apscheduler_defaults_drop_...` mid-word ("test_aps /
+    cheduler"; issue 30, h68r): a test's id, plain text there, gets a break opportunity after
+    each `/`, `_`, `.` and `::`, so the line breaks between its words."""
+    page = SOURCES.format("tests/test_peer_apscheduler.py::test_engine_lane_matches")
+    assert breakable(page) == SOURCES.format(
+        "tests/<wbr>test_<wbr>peer_<wbr>apscheduler.<wbr>py::<wbr>test_<wbr>engine_<wbr>lane_<wbr>matches")
+    # outside Sources, and inside a tag's attribute, nothing changes
+    prose = '<p>tests/test_peer_hangfire.py</p><section id="sources"><a href="tests/test_peer_java.py">x</a></section>'
+    assert breakable(prose) == prose

@@ -364,12 +364,30 @@ def breakable(page: str) -> str:
     names, kept whole, held the first column 364 px wide and pushed the next one out of its
     358 px column (and `getJobSchedulerEveryNextMillis.lua` another's). Words never break, only
     names at their joints. A short name with joints (`SHORT_NAME`: `buffer-one`) gets none and
-    stays one chip (`emqsim-whole`, kept on one line by player.css): a phone broke it in two."""
+    stays one chip (`emqsim-whole`, kept on one line by player.css): a phone broke it in two.
+    The tests' ids in a page's Sources, plain text there, break at their joints too (`_test_id`)."""
     def literal(n):
         if len(n[2]) <= SHORT_NAME and _JOINTS.search(n[2]):
             return f'<span class="pre emqsim-whole">{n[2]}{n[3]}'
         return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
-    return _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
+    page = _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
+    return _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), m[0]), page)
+
+
+#: a page's Sources section, where the tests that check each claim are named by their ids
+_SOURCES = re.compile(r'<section id="sources">.*?</section>', re.S)
+#: the text between two tags (never a tag's attribute)
+_TEXT = re.compile(r"(?<=>)[^<]+")
+#: a test's id as Sources writes it, in plain text: tests/test_peer_hangfire.py::test_relaxed_is_not_snap
+_TEST_ID = re.compile(r"\btests/[\w/.\-]+(?:::\w+)?")
+#: the joints of a test's id: after `/`, `_`, `.` and `::`
+_ID_JOINT = re.compile(r"(::|[/_.](?=\w))")
+
+
+def _test_id(m) -> str:
+    """One test id with a break opportunity at each joint: on a phone 08's Sources broke
+    `test_apscheduler_...` inside a word (issue 30)."""
+    return _ID_JOINT.sub(r"\1<wbr>", m[0])
 
 
 def finish(page: str) -> str:
