@@ -4,6 +4,7 @@ text the notebook prints."""
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
@@ -296,7 +297,7 @@ def test_the_readout_states_its_facts(model, setup, crash, delay):
     got, text = facts(f, crash, delay), f.readout
     assert text.startswith(f"{setup}, crash after fire {crash}, restart {lf.format_duration(delay)} later: "
                            f"{got['jobs']} jobs for {got['slots']} slots")
-    assert f"  {got['duplicates']} duplicate" in text and f" {got['lost']} lost (" in text
+    assert f"  {got['duplicates']} duplicate" in text and re.search(rf"\s{got['lost']}\slost \(", text)
     for slot, ids in got["twins"].items():
         assert f"slot {hm(slot)} as " in text and all(f"{j} released {hms(t)}" in text for j, t in ids)
     for slot, t in got["refused"]:
@@ -334,7 +335,7 @@ def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
     assert f.readout.endswith("\n  09:45 never runs: the row went from 09:30 straight to 10:00, so no job was made "
-                              "for it; 0 lost (slots the row held and passed over with no job)")
+                              "for it; 0\u00a0lost (slots the row held and passed over with no job)")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
@@ -492,13 +493,13 @@ def test_a_count_of_nothing_lost_names_the_slot_that_got_no_job(model):
         if not f.run.unserved:
             continue
         with_gap.append((values["setup"], values["delay"]))
-        said = [line for line in f.readout.splitlines() if " lost" in line]
+        said = [line for line in f.readout.splitlines() if re.search(r"\slost\b", line)]
         assert said and all(f"{hm(s)} never runs" in line for line in said for s in f.run.unserved), values
     # both two-step setups, down 20 min, at every crash point
     assert sorted(with_gap) == [(TWO_FRESH, 20 * MIN)] * 8 + [(TWO_SLOT, 20 * MIN)] * 8
     q = next(q for q in model.questions if q.id == "06-fresh-ids-long-down")
     assert q.frame(model).readout.splitlines()[-1] == (
-        "  10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it; 0 lost (slots "
+        "  10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it; 0\u00a0lost (slots "
         "the row held and passed over with no job)")
 
 
@@ -515,10 +516,10 @@ def test_a_slot_with_no_job_is_said_before_the_count_of_nothing_lost(model):
         if not f.run.unserved:
             continue
         seen += 1
-        line = next(line for line in f.readout.splitlines() if " lost" in line)
+        line = next(line for line in f.readout.splitlines() if re.search(r"\slost\b", line))
         first = min(line.index(f"{hm(s)} never run") for s in f.run.unserved)
         assert line.startswith("  ") and first == 2, (values, line)
-        assert line.endswith(f"; {f.run.lost} lost (slots the row held and passed over with no job)"), (values, line)
+        assert line.endswith(f"; {f.run.lost}\u00a0lost (slots the row held and passed over with no job)"), (values, line)
         said = model.describe(f)
         assert " lost, but " not in said and said.index("never run") < said.index(f"; {f.run.lost} lost."), values
     assert seen == 16

@@ -336,7 +336,8 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     lines += [f"  the re-fire of slot {hm(s)} at {hms(t)} found its job id taken (enqueue: duplicate)"
               for s, t in f["refused"]]
     if f["unserved"]:
-        lines.append(f"  {never_runs(r)}; {f['lost']} lost ({LOST})")
+        # "0" and "lost" kept together: the desktop's readout broke the line between them (h68r)
+        lines.append(f"  {never_runs(r)}; {f['lost']}\u00a0lost ({LOST})")
     else:
         lines.append(f"  {f['lost']} lost ({LOST})")
     return "\n".join(lines)
