@@ -494,3 +494,15 @@ def test_every_option_of_a_question_writes_its_times_alike(title, q):
     if "hh:mm:ss" in timed.get(right, ()):
         others = set().union(*(s for k, s in timed.items() if k != right))
         assert "hh:mm:ss" in others, f"{q.id}: only the right option's time is off the minute"
+
+
+#: what a question's own prompt must not say, because it settles the answer or rules an option out
+#: before the reader thinks: 06's slot-id question said the re-fire "comes with the id the first job
+#: already has", which ruled out "Two jobs: the second gets a key of its own" (issue 30, h68r)
+STEM_TELLS = {"06-slot-ids-refuse": ("already has", "same id", "the id the first job")}
+
+
+@pytest.mark.parametrize("qid", sorted(STEM_TELLS))
+def test_a_prompt_leaves_the_reader_to_work_out_what_it_asks(qid):
+    prompt = next(q.prompt for _, q in asked() if q.id == qid)
+    assert [t for t in STEM_TELLS[qid] if t in prompt.lower()] == [], prompt

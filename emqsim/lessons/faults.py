@@ -205,8 +205,8 @@ class FaultsModel(Model):
             answer=lambda f: str(_jobs_for(f, 5)), show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": MINUTE}),
         question(
             "06-slot-ids-refuse",
-            "Same crash, but each job's id is made from its slot, `repeat:<name>:<slot ms>` as in BullMQ: the "
-            "re-fire of 10:00 comes with the id the first job already has. What does the enqueue do with it?",
+            "Same crash, but each job's id is made from its slot, `repeat:<name>:<slot ms>` as in BullMQ. What "
+            "does the enqueue do with the re-fire of 10:00?",
             [("refused", "No new job: its key is taken, so it is turned away",
               "The enqueue looks for the id before it writes (its EXISTS, on page 02's step figure), finds the "
               "first job and turns the re-fire away. On the figure it is the orange cross: no ring, no job."),
