@@ -349,3 +349,16 @@ def test_05_forbid_s_right_option_says_what_happens_in_plain_words():
     only the later one runs."""
     q = next(q for q in ov.OverlapModel.questions if q.id == "05-forbid-skips")
     assert q.option("2").text == "2: when two are ready, only the later runs"
+
+
+def test_runs_that_take_no_time_print_no_running_count():
+    """ref_bullmq_design's summary read "5 runs · ... · at most 0 running" for runs of no length
+    (issue 30, h68r): the count is left out where no run takes time, kept where one does."""
+    from emqsim.lessons.designs import compare
+
+    c = compare(Schedule("reports", Every("15m")), start=at("2026-11-30 09:00"), fires=3)
+    assert c.table().splitlines()[-2:] == ["pump: 3 runs \u00b7 every start on time \u00b7 at most 0 waiting",
+                                           "bullmq: 3 runs \u00b7 every start on time \u00b7 at most 0 waiting"]
+    timed = compare(Schedule("reports", Every("15m")), start=at("2026-11-30 09:00"), fires=3,
+                    worker=Worker(run="4m"))
+    assert "pump: 3 runs \u00b7 every start on time \u00b7 at most 1 running \u00b7 at most 0 waiting" in timed.table()

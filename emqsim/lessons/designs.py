@@ -51,10 +51,14 @@ class Comparison:
             p = f"{hms(a[i].slot, tz):9}  {hms(a[i].started, tz):8}" if i < len(a) else " " * 19
             q = f"{hms(b[i].slot, tz):11}  {hms(b[i].started, tz):8}" if i < len(b) else ""
             lines.append(f"{i + 1:>4}  {p}  {q}".rstrip())
+        # runs that take no time are never "running": the count is left out rather than read
+        # "5 runs · at most 0 running" (issue 30, h68r)
+        timed = any(f.finished > f.started for f in a + b)
         for design, n in self.summary().items():
             # in minutes, not "1980000 ms late", which a reader had to divide (issue 30, h67r)
-            lines.append(f"{design}: {n['runs']} runs · starts up to {format_duration(n['late_ms'])} late · "
-                         f"at most {n['running']} running · at most {n['waiting']} waiting")
+            running = f"at most {n['running']} running · " if timed else ""
+            late = f"starts up to {format_duration(n['late_ms'])} late" if n["late_ms"] else "every start on time"
+            lines.append(f"{design}: {n['runs']} runs · {late} · {running}at most {n['waiting']} waiting")
         return "\n".join(lines)
 
     def waiting(self, t: int) -> dict[str, list[int]]:
