@@ -111,3 +111,12 @@ def test_the_page_says_what_its_names_are_before_it_cites_them():
     assert 'module R4.02, "Schedulers & repeatable jobs"' in opening
     assert "a commit is one saved version of a repository" in opening
     assert "`../shared/seeds/`, beside the project" in opening
+
+
+def test_the_course_pages_are_named_by_their_titles_not_their_file_numbers():
+    """"Page 004", "page 002" and "page 000" read like this course's own pages 00 to 02 (issue
+    30, h68r): the page names the three by short titles; the numbers stay in the file names."""
+    text = " ".join(t for _, t in _markdown(PAGE))
+    assert re.findall(r"\b[Pp]ages? 00[024]\b|\| 00[024]:|\b00[024] and 00[024]\b", text) == []
+    for title in ("*Cron vs interval*", "*Start-to-start*", "*Anchored*"):
+        assert title in text, title
