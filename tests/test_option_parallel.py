@@ -10,6 +10,11 @@ Two cues a reader uses when unsure, each measured on the model's own options:
 A third, from a later read (issue 30, h65r): 03's options showed their working ("09:54, 3 × 18 min
 after 09:00"), and the one whose sum used the stem's own formula was the right one. So
 - working: no option carries arithmetic (×, +, "plus", "times"); its sentence after Check does.
+
+A fourth, from h67r and h68r (issue 30): 03's options then read "09:54, three runs late", "09:57,
+four runs late", and a question about the fourth run pointed at the option that counted three. So
+- counting: the right option does not count runs, cycles or gaps ("three runs late"); its
+  sentence after Check does. A wrong one may: "six gaps after 09:15" is the slip it names.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ COMMON = set("a an the of to and or is it its at on in by for as with that this 
 LONGER = 1.3
 #: an option that shows its working: a product or a sum
 WORKING = re.compile(r"[×+]|\bplus\b|\btimes\b|\d\s*x\s*\d", re.I)
+#: an option that counts the runs or cycles between the start and the answer
+COUNTING = re.compile(r"\b(no|one|two|three|four|five|six|\d+) (runs?|cycles?|gaps?)\b", re.I)
 
 
 def words(text: str) -> set[str]:
@@ -49,6 +56,8 @@ def cues(m, q) -> list[str]:
     if alone:
         out.append(f"only the right option repeats {sorted(alone)} of the question")
     out += [f"an option shows its working: {o.text!r}" for o in q.options if WORKING.search(o.text)]
+    if COUNTING.search(right.text):
+        out.append(f"the right option counts runs: {right.text!r}")
     return out
 
 
@@ -83,4 +92,8 @@ def test_the_cues_catch_what_the_reader_saw():
                         ("c", "09:48, one run late, not three", "")], lambda f: "a")
     assert cues(Any(), working) == ["an option shows its working: '09:54, 3 × 18 min after 09:00'",
                                     "an option shows its working: '09:45, 09:30 plus 15 minutes'"]
+    counting = question("counting", "Under start-to-finish, when does the fourth run start?",
+                        [("a", "09:54, three runs late", ""), ("b", "09:45, no run late", ""),
+                         ("c", "09:57, four runs late", "")], lambda f: "a")
+    assert cues(Any(), counting) == ["the right option counts runs: '09:54, three runs late'"]
     assert cues(Any(), long) == ["the right option is 38 characters, the wrong ones 17.0 on average"]
