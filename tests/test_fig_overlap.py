@@ -56,8 +56,9 @@ def test_the_default_figure(fig):
     # a strip per policy, top down, each 0 to 3 and a count apart from the next
     assert view.base == {"allow": 16.0, "skip": 12.0, "buffer-one": 8.0, "replace": 4.0, "forbid": 0.0}
     assert view.going_ax.get_ylim() == (-0.25, 19.25)
-    assert [t.get_text() for t in view.going_ax.get_yticklabels()] == ["1", "3"] * 5
+    assert view.going_ax.get_yticks().tolist() == [] and view.going_ax.get_yticks(minor=True).tolist() == []
     assert [t.get_text() for t in view.strip_names.values()] == list(view.base)
+    assert [t.get_text() for t in view.peaks.values()] == ["2 at once"] + ["1 at once"] * 4
     assert view._head.get_text() == "every 15 min from 09:00, 4 workers a lane, each run takes"
 
 
@@ -163,8 +164,8 @@ def test_the_layout_is_made_once(fig):
     static = list(fig.view._static)
     fig.update(run=3)
     fig.update(run=33)
-    # lane separators, shaded spans, the strips' 0 lines
-    assert fig.view._static == static and len(static) == 4 + 2 + 5
+    # lane separators, shaded spans, the strips' guide lines (one collection), their 0 lines
+    assert fig.view._static == static and len(static) == 4 + 2 + 1 + 5
     # the note on the shaded part sits under the axis, where no lane's run can cover it
     assert fig.view.going_ax.get_xlabel() == "time (UTC) \u00b7 releases from 11:00 on not drawn (shaded)"
 
@@ -333,15 +334,17 @@ def test_each_policy_s_count_keeps_to_a_strip_of_its_own(layout):
                 half = v.lines[p].get_linewidth() / 2 * f.dpi / 72
                 if rows[p][0] < bottom - half - 0.5 or rows[p][1] > top + half + 0.5:
                     found.append(("out of its strip", p, values))
-                name = v.strip_names[p]
-                box = name.get_window_extent(renderer)
-                if name.get_text() != p or name.get_color().upper() != ink(fv.COLOUR[p]):
-                    found.append(("name", p, name.get_text(), values))
-                if not (bottom - 0.5 <= (box.y0 + box.y1) / 2 <= top + 0.5):
-                    found.append(("name off its strip", p, values))
-                for q, line in v.lines.items():
-                    if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
-                        found.append(("name on a line", p, q, values))
+                for name in (v.strip_names[p], v.peaks[p]):
+                    box = name.get_window_extent(renderer)
+                    if name.get_color().upper() != ink(fv.COLOUR[p]):
+                        found.append(("colour", p, name.get_text(), values))
+                    if not (bottom - 0.5 <= (box.y0 + box.y1) / 2 <= top + 0.5):
+                        found.append(("off its strip", p, name.get_text(), values))
+                    for q, line in v.lines.items():
+                        if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
+                            found.append(("on a line", p, name.get_text(), q, values))
+                if v.strip_names[p].get_text() != p:
+                    found.append(("name", p, v.strip_names[p].get_text(), values))
     assert found == []
 
 
@@ -356,10 +359,75 @@ def test_the_phone_strip_names_stand_on_the_page_ground_and_the_scale_is_said():
 
     fig, _ = render("05 an overlapping run", {"run": 20}, layout="narrow")
     view = fig.view
-    for name in view.strip_names.values():
+    for name in (*view.strip_names.values(), *view.peaks.values()):
         patch = name.get_bbox_patch()
         assert patch is not None and to_hex(patch.get_facecolor()) == to_hex(LIGHT_BG), name.get_text()
         assert contrast(name.get_color(), LIGHT_BG) >= 4.5, name.get_text()
-    assert view._going_title.get_text() == "running at once, each strip 0 to 3"
+    assert view._going_title.get_text() == "running at once, faint lines at 1, 2, 3"
     fig, _ = render("05 an overlapping run", {"run": 20}, layout="normal")
-    assert fig.view.going_ax.get_ylabel() == "running at once\n(0 to 3 a strip)"
+    assert fig.view.going_ax.get_ylabel() == "running at once\n(faint lines at 1, 2, 3)"
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+def test_the_strips_axis_has_no_numbers_and_a_guide_at_each_count(layout):
+    """Issue 30 (h68r): the stacked strips' axis read "3 1 3 1 ..." down the side, with no 0 or 2,
+    each strip's 3 standing on the 0 line of the strip above. At every run length, in both
+    layouts: the axis numbers nothing (no tick label, major or minor, no tick mark), and each
+    strip has a faint guide line at each whole count over its 0, 1 to the most at once at any
+    run length, and nowhere else; the scale is said once, in words."""
+    from tests.figure_walk import every_frame
+
+    found = []
+    for values, v, renderer in every_frame(TITLE, layout):
+        ga = v.going_ax
+        labels = [t.get_text() for t in (*ga.get_yticklabels(), *ga.get_yticklabels(minor=True))
+                  if t.get_visible() and t.get_text()]
+        if labels or len(ga.get_yticks()) or len(ga.get_yticks(minor=True)):
+            found.append(("numbered", labels, values["run"]))
+    assert found == []
+    most = v.layout.most
+    assert most == 3
+    guides = [a for a in v._static if isinstance(a, fv.LineCollection) and a.axes is v.going_ax]
+    assert len(guides) == 1
+    ys = sorted({round(float(seg[0][1]), 6) for seg in guides[0].get_segments()})
+    assert ys == sorted(b + k for b in v.base.values() for k in (1, 2, 3))
+    assert guides[0].get_alpha() == fv.GUIDE_ALPHA
+    said = v._going_title.get_text() if layout == "narrow" else v.going_ax.get_ylabel()
+    assert said == {"narrow": "running at once, faint lines at 1, 2, 3",
+                    "normal": "running at once\n(faint lines at 1, 2, 3)"}[layout]
+
+
+#: each strip's most runs at once, as the lesson's model counts them (its readout's "at most N
+#: at once"): allow's runs overlap once a run outlasts a gap (15 min), and two gaps (30 min)
+PEAKS = {10: {"allow": 1, "skip": 1, "buffer-one": 1, "replace": 1, "forbid": 1},
+         20: {"allow": 2, "skip": 1, "buffer-one": 1, "replace": 1, "forbid": 1},
+         40: {"allow": 3, "skip": 1, "buffer-one": 1, "replace": 1, "forbid": 1}}
+
+
+@pytest.mark.parametrize("layout", ["normal", "narrow"])
+@pytest.mark.parametrize("run", sorted(PEAKS))
+def test_each_strip_says_its_most_at_once(layout, run):
+    """With no numbers on the axis, each strip's most runs at once is written once, by its name,
+    in its lane's ink and no smaller than the view's smallest text: exactly the model's count,
+    which its line reaches; and it stands clear of every other strip's text and of the lines."""
+    from emqsim.figures import style
+    from tests.figure_walk import render
+
+    with style.at_shown_width():
+        fig, renderer = render(TITLE, {"run": run}, layout=layout)
+    v = fig.view
+    assert {p: fig.model.policy_runs(p, run).most for p in PEAKS[run]} == PEAKS[run]
+    assert {p: t.get_text() for p, t in v.peaks.items()} == {p: f"{n} at once" for p, n in PEAKS[run].items()}
+    for p, n in PEAKS[run].items():
+        assert max(np.asarray(v.lines[p].get_data()[1]) - v.base[p]) == n
+        assert v.peaks[p].get_fontsize() >= v.small and v.peaks[p].get_fontsize() == v.strip_names[p].get_fontsize()
+    boxes = {(p, kind): t.get_window_extent(renderer) for p in v.peaks
+             for kind, t in (("name", v.strip_names[p]), ("peak", v.peaks[p]))}
+    touching = [(a, b) for a in boxes for b in boxes if a < b and a[0] != b[0]
+                and boxes[a].x0 <= boxes[b].x1 and boxes[b].x0 <= boxes[a].x1
+                and boxes[a].y0 <= boxes[b].y1 and boxes[b].y0 <= boxes[a].y1]
+    assert touching == []
+    # each strip's name and most read as one line: side by side, the same middle
+    for p in v.peaks:
+        name, peak = boxes[(p, "name")], boxes[(p, "peak")]
+        assert name.x1 < peak.x0 and abs((name.y0 + name.y1) - (peak.y0 + peak.y1)) < 1.0

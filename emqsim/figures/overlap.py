@@ -29,6 +29,11 @@ DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid"
 STRIP_GAP = 1.0
 #: a strip's fill under its count, the line's colour this opaque: each strip reads as one shape
 STRIP_FILL = 0.25
+#: the faint guide line at each whole count inside a strip: this opaque, this share of a line's
+#: width. The strips have no numbered ticks: numbered at 1 and at the top, five strips read
+#: "3 1 3 1 ..." down the axis, no 0 or 2, each 3 on the 0 line of the strip above (issue 30,
+#: h68r); a strip's scale is its guide lines, its most at once is written by its name
+GUIDE_ALPHA, GUIDE_WIDTH = 0.45, 0.3
 
 BAR = 0.72        # a bar's height, in rows
 GAP = 1.2         # between two lanes, in rows
@@ -70,7 +75,8 @@ class OverlapView(View):
     A bar is a run from start to finish: sky blue if it completed, hatched vermillion up to
     the cross if it was cancelled; a dotted line before a bar is its wait from release to
     start; a black x is a slot whose release produced nothing. Below, each policy has a strip
-    of its own, named at its right, where a step line counts its runs running at each instant.
+    of its own, named at its right with the most it holds ("3 at once"), where a step line counts
+    its runs running at each instant over a faint guide line at each count.
     Without `going_ax` (an `ax` given alone) the runs-at-once plot is left out.
     """
 
@@ -132,6 +138,9 @@ class OverlapView(View):
         self.base: dict[str, float] = {}
         #: each strip's name, at its right: past the plot on a desktop, inside it on a phone
         self.strip_names: dict[str, object] = {}
+        #: and the most runs at once in the strip at this run length ("3 at once"), on its name's
+        #: line, after it (`_name_rows`)
+        self.peaks: dict[str, object] = {}
         self.fills = None
         if going_ax is not None:
             for p in COLOUR:
@@ -143,8 +152,12 @@ class OverlapView(View):
                                                     fontsize=self.small if phone else self.fs * 0.72,
                                                     color=ink(COLOUR[p]), ha="right" if phone else "left",
                                                     va="bottom" if phone else "center")
+                self.peaks[p] = going_ax.text(0.995 if phone else 1.01, 0, "", transform=going_ax.get_yaxis_transform(),
+                                              fontsize=self.small if phone else self.fs * 0.72, color=ink(COLOUR[p]),
+                                              ha="right" if phone else "left", va="bottom" if phone else "center")
                 if phone:   # on the page's ground: over the shaded span its ink read 3.85:1 (h67r)
-                    self.strip_names[p].set_bbox(dict(boxstyle="square,pad=0.1", fc=LIGHT_BG, ec="none"))
+                    for t in (self.strip_names[p], self.peaks[p]):
+                        t.set_bbox(dict(boxstyle="square,pad=0.1", fc=LIGHT_BG, ec="none"))
             self.fills = PolyCollection([], facecolors=[COLOUR[p] for p in COLOUR], edgecolors="none",
                                         alpha=STRIP_FILL, zorder=1.5)
             going_ax.add_collection(self.fills)
@@ -171,7 +184,8 @@ class OverlapView(View):
         self.grid = None
         #: every artist a move changes; all else is the cached background
         self.track(self.done, self.cut, self.waits, self.cancels, self.skips, *self.labels.values(),
-                   *self.lines.values(), *([self.fills] if self.fills is not None else []), self._title)
+                   *self.lines.values(), *self.peaks.values(), *([self.fills] if self.fills is not None else []),
+                   self._title)
 
     # -- the static layer, from the frame's layout ---------------------------------------------
 
@@ -252,6 +266,8 @@ class OverlapView(View):
         self._head.set_text(layout.title)
         if not self.narrow_layout:
             legible(ax.figure, READ_PX)
+        if going_ax is not None:
+            self._name_rows()
         # no freeze_labels: moves only blit over the cached static layer, which is drawn once,
         # so the axis labels are never placed again and a full draw here would only cost time
         fig = ax.figure
@@ -262,31 +278,65 @@ class OverlapView(View):
 
     def _strips(self, layout) -> None:
         """One strip per policy in the runs-at-once plot, top down in the lanes' order, each from
-        0 to the most runs at once at any run length (one scale for all): a tick at each count,
-        its 1 and its top numbered, a grey line at its 0, its name at its right."""
+        0 to the most runs at once at any run length (one scale for all): a grey line at its 0, a
+        faint one at each count above, no numbers on the axis; its name and its most at once
+        (`draw`) at its right."""
         going_ax, most = self.going_ax, layout.most
         pitch = most + STRIP_GAP
         n = len(layout.policies)
         self.base = {p: (n - 1 - i) * pitch for i, p in enumerate(layout.policies)}
         going_ax.set_ylim(-0.25, (n - 1) * pitch + most + 0.25)
-        # numbered at 1 and at the top, the counts the lines sit at; a 0 and a top of each strip
-        # would stand a strip's gap apart, too close to read (its 0 is the grey line)
-        numbered = (1, most) if most > 1 else (0, 1)
-        ticks = sorted((b + k, str(k)) for b in self.base.values() for k in numbered)
-        going_ax.set_yticks([t for t, _ in ticks], [label for _, label in ticks])
-        going_ax.set_yticks([b + k for b in self.base.values() for k in range(most + 1) if k not in numbered], minor=True)
-        # the scale said once: the ticks alone read "3 1 3 1 ..." down the axis (h67r)
+        going_ax.set_yticks([])
+        going_ax.set_yticks([], minor=True)
+        guides = LineCollection([[(0, b + k), (1, b + k)] for b in self.base.values() for k in range(1, most + 1)],
+                                transform=going_ax.get_yaxis_transform(), colors=GREY, alpha=GUIDE_ALPHA,
+                                linewidths=self.lw * GUIDE_WIDTH, zorder=1)
+        going_ax.add_collection(guides)
+        self._static.append(guides)
+        # the scale said once, in words: the guide lines are the counts
+        counts = ", ".join(str(k) for k in range(1, most + 1))
         if self.narrow_layout:
-            self._going_title.set_text(f"running at once, each strip 0 to {most}")
+            self._going_title.set_text(f"running at once, faint lines at {counts}")
         else:
-            going_ax.set_ylabel(f"running at once\n(0 to {most} a strip)", fontsize=self.fs * 0.8)
+            going_ax.set_ylabel(f"running at once\n(faint lines at {counts})", fontsize=self.fs * 0.8)
         for p, b in self.base.items():
             self._static.append(going_ax.axhline(b, color=GREY, lw=self.lw * 0.4, zorder=1))
-            name = self.strip_names[p]
-            # a phone's name over the strip's 1, a desktop's beside the strip's middle
-            name.set_y(b + 1.15 if self.narrow_layout else b + most / 2)
-            if self.narrow_layout:
-                name.set_fontsize(max(self.small, floor_of(going_ax.figure)))
+
+    def _name_rows(self) -> None:
+        """A strip's name and its most at once on one line: on a phone inside the plot over the
+        strip's 1 at its right end, where every count has come down to 0 or 1 (the last release is
+        long past), each on a box of the page's ground; on a desktop past the plot, beside the
+        strip's middle. The mosts stand in a column (at the plot's edge on a phone, past the
+        longest name on a desktop), so they read down as one list; the names stay put as they move.
+        Text at its size as shown: after `legible` (a desktop) or at the floor (a phone)."""
+        going_ax, most = self.going_ax, self.layout.most
+        fig = going_ax.figure
+        renderer = fig.canvas.get_renderer()
+        to_axes = going_ax.transAxes.inverted().transform
+        phone = self.narrow_layout
+        if phone:
+            size = max(self.small, floor_of(fig))
+            for t in (*self.strip_names.values(), *self.peaks.values()):
+                t.set_fontsize(size)
+        size = self.peaks[self.layout.policies[0]].get_fontsize()
+        space = to_axes((size * fig.dpi / 72 * (0.2 if phone else 1.0), 0))[0] - to_axes((0, 0))[0]
+        widest = _peak_text(most)       # the widest the most will be
+        column = None
+        if not phone:
+            column = max(self.strip_names[p].get_window_extent(renderer).x1 for p in self.base)
+            column = to_axes((column, 0))[0] + space
+        for p, b in self.base.items():
+            name, peak = self.strip_names[p], self.peaks[p]
+            y = b + 1.15 if phone else b + most / 2
+            name.set_y(y)
+            peak.set_y(y)
+            peak.set_va(name.get_va())
+            if phone:
+                peak.set_text(widest)
+                left = to_axes((peak.get_window_extent(renderer).x0, 0))[0]
+                name.set_x(left - space)
+            else:
+                peak.set_x(column)
 
     @staticmethod
     def _headers(layout) -> dict[str, tuple[str, ...]]:
@@ -351,6 +401,7 @@ class OverlapView(View):
             if p in self.lines:
                 self.lines[p].set_data(m.going_at, np.asarray(m.going, dtype=float) + self.base[p])
                 fills[p] = _under_steps(m.going_at, m.going, self.base[p])
+                self.peaks[p].set_text(_peak_text(max(m.going)))
         if self.fills is not None:     # in `COLOUR`'s order, the fills' colours
             self.fills.set_verts([fills.get(p, [(0, 0)]) for p in COLOUR])
         self.done.set_verts(done)
@@ -384,6 +435,11 @@ class OverlapView(View):
             half = mark_reach(coll) * dpi
             out += [(kind, (x - half, y - half, x + half, y + half)) for x, y in self.ax.transData.transform(offsets)]
         return out
+
+
+def _peak_text(n: int) -> str:
+    """A strip's most runs at once, as written by its name."""
+    return f"{n} at once"
 
 
 def _under_steps(at, counts, base: float) -> list[tuple[float, float]]:
