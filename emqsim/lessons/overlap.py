@@ -443,7 +443,7 @@ class OverlapModel(Model):
         "05-three-at-once", "Find a run length at which `allow` has three runs going at once.",
         met=lambda f: _lane(f, "allow").most == 3,
         explain="`allow` never holds a release back: a run longer than two gaps (30 min) is still going when "
-                "the next two start, so three run side by side.")
+                "the next two start: three run at once.")
 
     def __init__(self):
         super().__init__()
