@@ -38,7 +38,10 @@
        height of its tallest text (reserve) once the reader takes a control in hand (hold), so the
        rows under it never move as the text changes. A box of the tallest text's height held 02's
        and 05's short readouts with half its height empty (issue 30); a room of that height at
-       rest showed 05's pile-up with 5 lines of blank above its box on a desktop, 10 on a phone. */
+       rest showed 05's pile-up with 5 lines of blank above its box on a desktop, 10 on a phone.
+       The box stands at the room's top (player.css), its text right under the picture, the blank
+       under it: at the room's bottom, once held, 05's pile-up read its text 110 px under the
+       picture on a desktop (issue 30, h68r). */
     var readoutRoom = make("div", {"class": "emqsim-readout-room"});
     readout.parentNode.insertBefore(readoutRoom, readout);
     readoutRoom.appendChild(readout);
@@ -64,6 +67,7 @@
     var tallestLines = 0;       /* the readout's tallest text, in lines (reserve) */
     var roomHeight = 0;         /* its room's height when held, in px (reserve) */
     var held = false;           /* the room keeps roomHeight (hold) */
+    var dockHeight = 0;         /* the docked readout's box and the blank under it, in px (readoutHeight) */
     var revealFeedback = function () {};
 
     function valueKey(k, i) { return JSON.stringify(controls[k].positions[i][1]); }
@@ -106,6 +110,7 @@
       img.src = base + data.images[f[0]];
       img.alt = f.length > 3 ? data.alts[f[3]] : data.readouts[f[1]];
       readout.textContent = data.readouts[f[1]];
+      fitDocked();
       ahead(n);
       root.setAttribute("data-frame", String(n));
       if (line && data.challenge) {
@@ -327,19 +332,21 @@
       root.classList.remove("emqsim-docked");
       if (readout.parentNode !== readoutRoom) {
         readoutRoom.appendChild(readout);
-        readout.style.height = "";
+        readout.style.height = readout.style.marginBottom = "";
         readout.removeAttribute("tabindex");
       }
     }
-    /* The docked readout's height: its tallest text's, so every frame's text is read whole while
-       Play runs, nothing scrolled inside the box, and the box keeps one height (05's run showed
-       139 px of its 194 px of text at 390x844 and scrolled). Where the window has no room for it
-       under the whole picture, the box takes the whole lines left (1 at least) and the rest
+    /* The docked readout's height (dockHeight, its box and the blank under it, fitDocked): its
+       tallest text's, so every frame's text is read whole while Play runs, nothing scrolled inside
+       the box, and the rows under it keep their place (05's run showed 139 px of its 194 px of
+       text at 390x844 and scrolled). Where the window has no room for it under the whole
+       picture, the box takes the whole lines left (1 at least) and the rest
        scrolls inside it: the picture is never drawn narrower than it stands at rest (drawn at
        0.8 of its width for the readout, its smallest text painted 8 CSS px, under the course's
        10). Docked, the box has no padding under its text (player.css): a padding there showed
        the top of the next line, cut, under the last whole one (02's keys, 05's run). True if whole. */
     function readoutHeight() {
+      readout.style.marginBottom = "";    /* the blank under a short text is no row */
       var rows = box.getBoundingClientRect().height - readout.getBoundingClientRect().height;
       var s = getComputedStyle(readout);
       var line = parseFloat(s.lineHeight) || 14;
@@ -351,8 +358,20 @@
       var text = tallestLines || Math.round(readout.scrollHeight / line);
       var lines = Math.floor((room - pad) / line + 1e-6);
       var edge = pad - parseFloat(s.marginTop) - parseFloat(s.marginBottom);
-      readout.style.height = (edge + Math.max(1, Math.min(lines, text)) * line) + "px";
+      dockHeight = edge + Math.max(1, Math.min(lines, text)) * line;
+      fitDocked();
       return lines >= text;
+    }
+    /* The docked box at each frame: as tall as its text, the rest of dockHeight blank under it,
+       so the rows under it keep their place; a text taller than dockHeight scrolls inside a box
+       of that height. A box of dockHeight showed 02's keys' and 05's pile-up's short texts with
+       6 empty lines under them (82 px), 06's with 4 (issue 30, h68r). */
+    function fitDocked() {
+      if (!dockHeight || readout.parentNode === readoutRoom) return;
+      readout.style.height = readout.style.marginBottom = "";
+      var text = readout.getBoundingClientRect().height;
+      if (text >= dockHeight - 0.5) readout.style.height = dockHeight + "px";
+      else readout.style.marginBottom = (dockHeight - text) + "px";
     }
     /* The reader scrolls the page (a wheel, a touch, a key that scrolls), Play not running: the
        figure undocks, and what is under the reader's eye (the middle of the window; the picture
