@@ -173,28 +173,28 @@ class CadenceModel(Model):
             "03-finish-fourth-start",
             "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
-            [("09:54", "09:54, 6 min before 10:00",
+            [("09:54", "09:54, 9 min behind",
               "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
-             ("09:45", "09:45, on the slot itself",
+             ("09:45", "09:45, right on time",
               "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
-             ("09:48", "09:48, 3 min after 09:45",
+             ("09:48", "09:48, 3 min behind",
               "That adds the run's 3 minutes once; start-to-finish adds them every cycle: three cycles "
               "of 18 minutes."),
-             ("09:57", "09:57, 3 min before 10:00",
+             ("09:57", "09:57, 12 min behind",
               "That is when the fourth run finishes: it starts at 09:54 and runs 3 minutes.")],
             answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
             "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run finish?",
-            [("09:55", "09:55, 5 min before 10:00",
+            [("09:55", "09:55, before 10:00",
               "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
               "later."),
-             ("10:25", "10:25, 10 min after 10:15",
+             ("10:25", "10:25, after 10:15",
               "That is start-to-finish's fourth finish, where each cycle adds the run's 10 minutes."),
-             ("09:45", "09:45, on the slot itself",
+             ("09:45", "09:45, right on time",
               "09:45 is when it starts; a run finishes its length after its start."),
-             ("10:15", "10:15, on a later slot",
+             ("10:15", "10:15, a later start",
               "That is when start-to-finish starts its fourth run, three cycles of 25 minutes; start-to-start "
               "starts it at 09:45.")],
             answer=lambda f: hm(_lane(f, "schedule").finishes[3]),
