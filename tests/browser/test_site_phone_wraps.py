@@ -98,3 +98,29 @@ def test_a_drop_downs_choices_show_whole(static_site, book_page, theme):
     assert seen > 0
     assert cut == [], cut
     assert page.errors == [] and page.outside == []
+
+
+#: the widest printout line a 390 px phone shows whole: ref_bullmq_design's designs table (48
+#: characters a row) and 05's snapped slots wrapped every row at 47 (h68r)
+PRINTOUT_CHARS = 52
+
+# how many characters of a printout's monospace type one line of its box holds
+_CHARS_JS = """e => { const s = getComputedStyle(e); const c = document.createElement('canvas').getContext('2d');
+  c.font = s.fontSize + ' ' + s.fontFamily;
+  const w = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  return {chars: Math.floor(w / c.measureText('0123456789').width * 10), size: parseFloat(s.fontSize)}; }"""
+
+
+@pytest.mark.parametrize("stem", ["00_start_here", "05_overlap", "ref_bullmq_design"])
+def test_a_printout_line_of_52_characters_is_one_line_on_a_phone(static_site, book_page, stem):
+    """On a phone a printout's box holds a line of `PRINTOUT_CHARS` characters whole, in type no
+    smaller than 11 px (the figures' floor is 10), so the designs table and 05's slots read as
+    tables; longer lines still wrap inside the box, every column kept."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    boxes = page.locator(".bd-article div.cell_output div.output pre:not(.emqsim-readout)")
+    assert boxes.count() > 0, stem
+    got = [b.evaluate(_CHARS_JS) for b in boxes.all()]
+    assert min(g["chars"] for g in got) >= PRINTOUT_CHARS, (stem, got)
+    assert min(g["size"] for g in got) >= 11, (stem, got)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], stem
