@@ -8,7 +8,9 @@ to the question's `show_me`, the others to their defaults (the panel's widgets f
 after any `fig.update`), and a
 feedback line worded by `feedback`, so it says what the static site says. The challenge line
 is checked against the figure's frame after every move and ticks itself when the frame
-meets it.
+meets it, except while Play runs: a goal is met where the reader stops (pauses Play, or moves a
+control by hand), not at a frame Play shows on its way past nor where Play ends by itself (issue
+30: on 02's watch strip, pressing Play alone met "find the moment ..." at step 5 of 9).
 
 Nothing is picked when the panel is made and the feedback is empty, so a notebook's stored
 widget state is the same on every run. The right answer is computed only when Check is
@@ -87,13 +89,15 @@ class QuestionBox:
 
 
 class Ask:
-    """The questions (`above`) and the challenge line (`below`) of one figure's panel."""
+    """The questions (`above`) and the challenge line (`below`) of one figure's panel; `plays`
+    are the panel's Play widgets, whose `playing` holds the line still while it is true."""
 
-    def __init__(self, figure):
+    def __init__(self, figure, plays=()):
         import ipywidgets as w
 
         model = figure.model
         self.figure = figure
+        self.plays = tuple(plays)
         self.questions = [QuestionBox(figure, q, n) for n, q in enumerate(model.questions, 1)]
         self.challenge = model.challenge
         self.line = None
@@ -103,6 +107,8 @@ class Ask:
             self.line.add_class(CHALLENGE_CLASS)
             self.on_figure(figure)
             figure.watch(self.on_figure)
+            for p in self.plays:
+                p.observe(self.on_playing, names="playing")
 
     @property
     def above(self) -> list:
@@ -112,15 +118,32 @@ class Ask:
     def below(self) -> list:
         return [] if self.line is None else [self.line]
 
+    def playing(self) -> bool:
+        """Whether one of the panel's Play buttons is running."""
+        return any(p.playing for p in self.plays)
+
     def on_figure(self, figure) -> bool:
-        """The figure moved: tick the challenge if its frame meets it (the line changes only then)."""
+        """The figure moved: tick the challenge if its frame meets it (the line changes only then).
+        While Play runs the line stays as it is (returns what it says): Play stopping judges it."""
+        if self.playing():
+            return bool(self._met)
         met = self.challenge.check(figure.frame)
         if met != self._met:
             self._met = met
             self.line.value = challenge_html(self.challenge, met)
         return met
 
+    def on_playing(self, change) -> bool | None:
+        """A Play button started or stopped: paused by the reader, the line is judged at the frame
+        shown; run to its end by itself, it is not (05's strips meet their goal at their last
+        frame: Play alone met them)."""
+        play = change["owner"]
+        if change["new"] or self.playing() or play.value >= play.max:
+            return None
+        return self.on_figure(self.figure)
 
-def ask(figure) -> Ask:
-    """The questions and challenge of `figure`'s model as widgets (see `Ask`)."""
-    return Ask(figure)
+
+def ask(figure, plays=()) -> Ask:
+    """The questions and challenge of `figure`'s model as widgets (see `Ask`); `plays`, the
+    panel's Play widgets."""
+    return Ask(figure, plays)

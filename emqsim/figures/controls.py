@@ -325,7 +325,8 @@ class Panel:
         figure.watch(self.sync)
         from .ask import ask  # the model's questions above the figure, its challenge under it
 
-        self.ask = ask(figure)
+        # the challenge is judged where the reader stops: not while one of these runs
+        self.ask = ask(figure, plays=[p.play for p in self.players.values()])
         # the controls, then the figure with its axis right under them (a projector's 720 px hold
         # both; the width's watcher and the dark theme's rule, which show nothing, just before
         # it), its challenge, and the readout last

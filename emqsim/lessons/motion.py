@@ -410,7 +410,8 @@ class JourneyModel(MotionModel):
     title = "reports, every 15 min, runs of 4 min, one worker"
     challenge = Challenge(
         "02-pump-job-exists",
-        "Find the moment the pump design makes its 09:15 job (the registry's diamond is a row, not a job).",
+        "Stop Play (or step) at the moment the pump design makes its 09:15 job (the registry's diamond is "
+        "a row, not a job).",
         # met at the making only: the new job sits in the wait list until a worker takes it
         met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place == "wait",
         explain="The pump makes the 09:15 job at 09:15 itself, when it releases the row; until then the "
@@ -461,7 +462,7 @@ class PileUpModel(MotionModel):
     counted = True
     challenge = Challenge(
         "05-two-workers-busy",
-        "Find a moment when `allow` keeps two workers busy at once.",
+        "Stop Play (or step) at a moment when `allow` keeps two workers busy at once.",
         met=lambda f: _lane(f, "allow").count("worker") >= 2,
         explain="A 20-min run is still going when the next release comes, 15 min later: `allow` starts it on "
                 "a second worker. At that moment `buffer-one` holds the new job in the wait list, `skip` "

@@ -16,8 +16,11 @@
  * The figure's questions (fieldset.emqsim-question, written by the build with their
  * answers and feedback in the table) get their Check and Show me buttons here: Check shows
  * the feedback of the option picked, Show me moves the figure to the frame the question
- * names. The challenge line (p.emqsim-challenge) ticks whenever the frame shown is one the
- * build found meeting it (the table's `challenge.bits`, one character per frame).
+ * names. The challenge line (p.emqsim-challenge) ticks when the frame shown is one the build
+ * found meeting it (the table's `challenge.bits`, one character per frame), judged where the
+ * reader stops: on every move by hand and when the reader pauses Play, never while Play runs
+ * nor where it ends by itself. Judged at each frame Play showed, 02's watch strip was met by
+ * pressing Play alone (issue 30, h68r); its live region now stays quiet while Play runs.
  */
 (function () {
   "use strict";
@@ -113,12 +116,17 @@
       fitDocked();
       ahead(n);
       root.setAttribute("data-frame", String(n));
-      if (line && data.challenge) {
-        var met = data.challenge.bits.charAt(n) === "1";
-        if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
-          line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
-          line.setAttribute("data-met", met ? "1" : "0");
-        }
+      if (!root.hasAttribute("data-playing")) judge();
+    }
+
+    /* The challenge line at the frame shown: ticked if it meets it, else the goal (changed only
+       then). Not called while Play runs: Play's stop() calls it. */
+    function judge() {
+      if (!line || !data.challenge || shown < 0) return;
+      var met = data.challenge.bits.charAt(shown) === "1";
+      if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
+        line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
+        line.setAttribute("data-met", met ? "1" : "0");
       }
     }
 
@@ -254,17 +262,20 @@
       var speedOut = make("output", {"for": sid}, String(c.play.step));
       speed.addEventListener("input", function () { speedOut.textContent = speed.value; });
       var timer = null;
-      function stop() {
+      /* ended: Play ran to its last frame, where the reader stopped nothing, so the line is not
+         judged there (05's strips meet their goal at their last frame: Play alone met them) */
+      function stop(ended) {
         if (timer !== null) clearInterval(timer);
         timer = null;
         said.textContent = "\u25B6 play";
         root.removeAttribute("data-playing");
+        if (!ended) judge();   /* paused: where Play stopped is where the reader stopped */
       }
       function tick() {
         var list = avail(k), at = list.indexOf(cur[k]);
-        if (at >= list.length - 1) { stop(); return; }
+        if (at >= list.length - 1) { stop(true); return; }
         moveTo(k, list[Math.min(at + Number(speed.value), list.length - 1)]);
-        if (list.indexOf(cur[k]) >= list.length - 1) stop();
+        if (list.indexOf(cur[k]) >= list.length - 1) stop(true);
       }
       button.addEventListener("click", function () {
         if (timer !== null) { stop(); return; }
