@@ -108,6 +108,9 @@ def test_the_explanations_numbers_are_the_engines():
     assert "re-fire of 10:15" in crash.challenge.explain and "from 10:15 straight to 10:45" in crash.challenge.explain
     atomic = crash.frame(setup="atomic, fresh ids", crash=6, delay=20 * 60_000).run
     assert atomic.duplicates == 0 and atomic.unserved == () and atomic.lost == 0   # "stops both"
+    over = shared_model("05 an overlapping run")
+    three = [r for r in range(1, 41) if over.frame(run=r).runs[0].most == 3]
+    assert three[0] == 31 and over.challenge.explain.startswith("31 min: ")
 
 
 
@@ -129,3 +132,19 @@ def test_no_challenge_is_met_wherever_the_main_slider_stands(title):
                                   for s in stops):
             free.append({k: x for k, x in v.items() if k != main.name})
     assert free == [], f"{model.challenge.id} is met wherever {main.name} stands, with: {free[:3]}"
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_no_challenge_is_met_where_play_ends(title):
+    """A challenge is judged where Play stops (emqsim.figures.ask, player.js), so one met at a
+    Play slider's last stop is met by pressing Play alone: 05's strip (two workers busy at its
+    last step) and 05's run lengths (three at once from 31 to 40 min) were (h69r). With the other
+    controls at their defaults, no Play slider's last stop meets its figure's challenge."""
+    model = shared_model(title)
+    defaults = model.defaults()
+    for c in model.controls:
+        if c.play is None:
+            continue
+        last = model.positions(c.name, defaults)[-1][1]
+        at = model.values(defaults, **{c.name: last})
+        assert not model.challenge.check(model.frame_at(at)), f"{model.challenge.id}: met at {c.name}'s last stop"

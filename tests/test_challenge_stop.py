@@ -2,8 +2,7 @@
 item 10): while the panel's Play runs (its synced `playing` is true) the challenge line keeps its
 words whatever frames Play shows; when Play stops the line is judged at the frame shown. On 02's
 watch strip, whose only control is a step slider with Play, a line that ticked at each frame Play
-showed was met by pressing Play alone; on 05's, whose last step meets its goal, Play run to its
-end met it too, so where Play ends by itself is no stop of the reader's."""
+showed was met by pressing Play alone (no goal is met where Play ends: test_challenge_positions)."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ def test_play_passing_the_moment_leaves_the_line_and_stopping_there_ticks_it():
     for k in range(1, 9):   # Play's ticks, as the slider's moves reach the kernel
         slider.index = play.value = k
         assert fig.values["step"] == slider.value and line.value == goal
-    play.playing = False    # at its end (step 8): not met there, and not judged
+    play.playing = False    # at its end (step 8): judged there, not met
     assert line.value == goal
     play.playing = True
     for k in range(0, 6):   # pressed again from the start: paused at step 5
@@ -62,26 +61,3 @@ def test_a_cells_update_while_play_runs_waits_for_play_to_stop():
     play.playing = False
     assert 'data-met="1"' in line.value
 
-
-PILE = "05 watch the runs pile up"
-
-
-def test_play_run_to_its_end_on_a_meeting_step_leaves_the_goal():
-    """05's strip meets its goal at its last step: Play ending there by itself is no stop of the
-    reader's, so the line keeps its goal; a step by hand onto that step ticks it."""
-    model = shared_model(PILE)
-    last = len(model.moments) - 1
-    assert model.challenge.check(model.frame(step=last))
-    fig = catalogue.figure(PILE, model)
-    panel = fig.panel()
-    play, slider, line = panel.players["step"].play, panel.widgets["step"], panel.ask.line
-    goal = line.value
-    assert play.max == last
-    play.playing = True
-    for k in range(1, last + 1):
-        slider.index = play.value = k
-    play.playing = False
-    assert line.value == goal
-    slider.index = last - 1
-    slider.index = last
-    assert 'data-met="1"' in line.value

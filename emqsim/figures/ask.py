@@ -8,9 +8,9 @@ to the question's `show_me`, the others to their defaults (the panel's widgets f
 after any `fig.update`), and a
 feedback line worded by `feedback`, so it says what the static site says. The challenge line
 is checked against the figure's frame after every move and ticks itself when the frame
-meets it, except while Play runs: a goal is met where the reader stops (pauses Play, or moves a
-control by hand), not at a frame Play shows on its way past nor where Play ends by itself (issue
-30: on 02's watch strip, pressing Play alone met "find the moment ..." at step 5 of 9).
+meets it, except while Play runs: a goal is met where the reader stops (pauses Play, or Play
+reaches its end, or a control is moved by hand), not at a frame Play shows on its way past
+(issue 30: on 02's watch strip, pressing Play alone met "find the moment ..." at step 5 of 9).
 
 Nothing is picked when the panel is made and the feedback is empty, so a notebook's stored
 widget state is the same on every run. The right answer is computed only when Check is
@@ -134,11 +134,9 @@ class Ask:
         return met
 
     def on_playing(self, change) -> bool | None:
-        """A Play button started or stopped: paused by the reader, the line is judged at the frame
-        shown; run to its end by itself, it is not (05's strips meet their goal at their last
-        frame: Play alone met them)."""
-        play = change["owner"]
-        if change["new"] or self.playing() or play.value >= play.max:
+        """A Play button started or stopped: stopped, the line is judged at the frame shown (no
+        challenge is met at the last one, so Play run to its end alone meets none)."""
+        if change["new"] or self.playing():
             return None
         return self.on_figure(self.figure)
 

@@ -410,13 +410,11 @@ class JourneyModel(MotionModel):
     title = "reports, every 15 min, runs of 4 min, one worker"
     challenge = Challenge(
         "02-pump-job-exists",
-        "Stop Play (or step) at the moment the pump design makes its 09:15 job (the registry's diamond is "
-        "a row, not a job).",
+        "Stop Play (or step) where the pump design makes its 09:15 job (the diamond is a row, not a job).",
         # met at the making only: the new job sits in the wait list until a worker takes it
         met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place == "wait",
-        explain="The pump makes the 09:15 job at 09:15 itself, when it releases the row; until then the "
-                "registry holds one row whose score says 09:15. BullMQ made its 09:15 job at 09:00, when "
-                "the worker took the 09:00 one, and kept it in the delayed set.")
+        explain="The pump makes it at 09:15, when it releases the row; BullMQ made its 09:15 job at 09:00, "
+                "when the 09:00 one was taken.")
 
     def lanes(self):
         pump, bull = journey_traces()
@@ -462,12 +460,11 @@ class PileUpModel(MotionModel):
     counted = True
     challenge = Challenge(
         "05-two-workers-busy",
-        "Stop Play (or step) at a moment when `allow` keeps two workers busy at once.",
-        met=lambda f: _lane(f, "allow").count("worker") >= 2,
-        explain="A 20-min run is still going when the next release comes, 15 min later: `allow` starts it on "
-                "a second worker. At that moment `buffer-one` holds the new job in the wait list, `skip` "
-                "drops it, `replace` cancels the old run, and `forbid` keeps the row due in the registry "
-                "and makes no job until the running one ends.")
+        "Stop Play (or step) at the first moment `allow` keeps two workers busy.",
+        # the first only: the last step has two busy too, and Play ended there (h69r)
+        met=lambda f: _lane(f, "allow").count("worker") >= 2 and f.moment.at <= START + EVERY,
+        explain="The 09:00 run takes 20 min, so at the 09:15 release `allow` starts a second worker; "
+                "`skip` drops that release, `replace` cancels the old run.")
 
     def lanes(self):
         from .overlap import POLICIES

@@ -18,9 +18,10 @@
  * the feedback of the option picked, Show me moves the figure to the frame the question
  * names. The challenge line (p.emqsim-challenge) ticks when the frame shown is one the build
  * found meeting it (the table's `challenge.bits`, one character per frame), judged where the
- * reader stops: on every move by hand and when the reader pauses Play, never while Play runs
- * nor where it ends by itself. Judged at each frame Play showed, 02's watch strip was met by
- * pressing Play alone (issue 30, h68r); its live region now stays quiet while Play runs.
+ * reader stops: on every move by hand and when Play stops (paused, or at its end), never while
+ * Play runs. Judged at each frame Play showed, 02's watch strip was met by pressing Play alone
+ * (issue 30, h68r); its live region now stays quiet while Play runs. No challenge is met at
+ * the last frame Play reaches (tests/test_challenge_positions.py).
  */
 (function () {
   "use strict";
@@ -262,20 +263,18 @@
       var speedOut = make("output", {"for": sid}, String(c.play.step));
       speed.addEventListener("input", function () { speedOut.textContent = speed.value; });
       var timer = null;
-      /* ended: Play ran to its last frame, where the reader stopped nothing, so the line is not
-         judged there (05's strips meet their goal at their last frame: Play alone met them) */
-      function stop(ended) {
+      function stop() {
         if (timer !== null) clearInterval(timer);
         timer = null;
         said.textContent = "\u25B6 play";
         root.removeAttribute("data-playing");
-        if (!ended) judge();   /* paused: where Play stopped is where the reader stopped */
+        judge();   /* where Play stopped is where the reader stopped */
       }
       function tick() {
         var list = avail(k), at = list.indexOf(cur[k]);
-        if (at >= list.length - 1) { stop(true); return; }
+        if (at >= list.length - 1) { stop(); return; }
         moveTo(k, list[Math.min(at + Number(speed.value), list.length - 1)]);
-        if (list.indexOf(cur[k]) >= list.length - 1) stop(true);
+        if (list.indexOf(cur[k]) >= list.length - 1) stop();
       }
       button.addEventListener("click", function () {
         if (timer !== null) { stop(); return; }
