@@ -239,9 +239,8 @@ class FaultsModel(Model):
         "06-gap-without-twin", "Find a crash and a restart that leave the 10:30 slot with no job at all, while "
                                "no slot is produced twice.",
         met=lambda f: _jobs_for(f, 7) == 0 and f.run.duplicates == 0,
-        explain="Slot ids turned the re-fire of 10:15 away, so nothing ran twice; but that re-fire still took the "
-                "restart's one catch-up run, and the row went from 10:15 straight to 10:45. Ids stop a duplicate, "
-                "not a gap: only one script that enqueues and advances together stops both.")
+        explain="Slot ids turned the re-fire of 10:15 away, yet it took the restart's one catch-up run: the "
+                "row went from 10:15 straight to 10:45. Ids stop a duplicate, not a gap.")
 
     def __init__(self, *, start: int = START, slots: int = SLOTS):
         super().__init__()

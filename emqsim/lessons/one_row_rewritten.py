@@ -170,9 +170,8 @@ class RegistryRowsModel(Model):
     challenge = Challenge(
         "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",
         met=lambda f: f.state.score == MIDNIGHT,
-        explain="60 fires of 15 min after 09:00 make 15 hours: the row's score reads 00:00 on 1 December. "
-                "Nothing happened to the row at midnight: its score is one number of Unix ms, moved one gap "
-                "on by each fire; ZCARD is still 1, and only the jobs piled up.")
+        explain="60 fires of 15 min after 09:00 make 15 hours. The row is still one number, moved one gap on "
+                "by each fire; only the jobs piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
         super().__init__()

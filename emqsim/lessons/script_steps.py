@@ -320,8 +320,8 @@ class StepsModel(Model):
         "02-next-job-delayed",
         "In BullMQ's design, step to the call that puts the next run's job in the delayed set.",
         lambda f: f.design == "bullmq" and f.command.startswith("ZADD ") and f.command.split()[1].endswith(":delayed"),
-        "The job for 09:15 is made at 09:00, when the 09:00 job is taken, and waits in the delayed set scored "
-        "by its run time (times 4096). No job is made at 09:15 itself: a worker that takes nothing makes nothing.",
+        "The 09:15 job is made at 09:00, when the 09:00 job is taken, and waits in the delayed set until "
+        "its time.",
     )
 
     def compute(self, design: str, step: int) -> StepFrame:
@@ -427,6 +427,6 @@ class MarkerStepsModel(StepsModel):
         "03-job-leaves-wait",
         "In BullMQ's design, step to the call that moves the 09:00 job's id from the `wait` list to `active`.",
         lambda f: f.design == "bullmq" and f.command.startswith("RPOPLPUSH "),
-        "One RPOPLPUSH: the job's id leaves wait and lands in active in the same step. The writes to the "
-        "marker around it only tell workers when to try.",
+        "One RPOPLPUSH moves the id from wait to active in one step; the marker only tells workers when "
+        "to try.",
     )

@@ -192,9 +192,9 @@ class CadenceModel(Model):
               "later."),
              ("10:25", "10:25, after 10:15",
               "That is start-to-finish's fourth finish, where each cycle adds the run's 10 minutes."),
-             ("09:45", "09:45, right on time",
+             ("09:45", "09:45, at its start",
               "09:45 is when it starts; a run finishes its length after its start."),
-             ("10:15", "10:15, a later start",
+             ("10:15", "10:15, after 10:00",
               "That is when start-to-finish starts its fourth run, three cycles of 25 minutes; start-to-start "
               "starts it at 09:45.")],
             answer=lambda f: hm(_lane(f, "schedule").finishes[3]),
@@ -205,8 +205,7 @@ class CadenceModel(Model):
         "03-fourth-at-1021", "Find the run length that makes the fourth start-to-finish run start at 10:21 exactly "
                              "(with that lane lit).",
         met=lambda f: _lane(f, "finish").lit and _lane(f, "finish").starts[3] == f.lanes[0].starts[0] + 81 * MINUTE,
-        explain="Three cycles of run + 15 min after 09:00: with 12-min runs that is 3 x 27 min, 10:21. "
-                "Start-to-start keeps :00, :15, :30, :45 while each run is shorter than the gap.")
+        explain="With 12-min runs each cycle is 27 min: three after 09:00 make 10:21.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", fires: int = FIRES):
         super().__init__()
@@ -383,10 +382,8 @@ class SlipModel(Model):
         "03-schedule-as-late", "Find the shortest pump tick at which the schedule rule's run 96 is released as "
                                "late as the release rule's.",
         met=lambda f: _first_tick_as_late(f),
-        explain="The pump re-arms after each release, so its beat drifts 20 ms a run. The schedule rule's slip "
-                "is that drift until it passes a whole tick and starts over. Over 96 runs the beat drifts "
-                "1.92 s: from a 2 s tick on it never starts over, and the schedule rule is as late as the "
-                "release rule, which carries every run's 20 ms forward: 1.92 s by run 96 whatever the tick.")
+        explain="The release rule carries 20 ms a run: 1.92 s by run 96 whatever the tick. From a 2 s tick on, "
+                "the schedule rule's slip never starts over, so it is as late.")
 
     def __init__(self, *, start: int = START, every: int | str = "15m", cycles: int = CYCLES,
                  latency: int = LATENCY, run: int | str = SLIP_RUN):
@@ -771,9 +768,8 @@ class WakeModel(Model):
         "03-longest-wait", "Set poll every below 1 min so that some job still waits more than 45 s before it "
                            "starts.",
         met=lambda f: f.poll < MINUTE and max(f.waits) > 45 * SECOND,
-        explain="A job that becomes ready just after a poll waits almost until the next one, so the longest "
-                "wait grows with the poll and passes 45 s before the poll reaches a minute. The worker parked "
-                "on the marker waits 0 ms for every job, however often the other polls.")
+        explain="A job ready just after a poll waits almost a whole poll. Parked on the marker, every job "
+                "waits 0 ms.")
 
     def __init__(self, *, jobs: int = JOBS, seed: int = SEED, start: int = START, every: int | str = "15m"):
         super().__init__()
