@@ -46,3 +46,12 @@ def test_a_test_id_in_sources_breaks_at_its_joints():
     # outside Sources, and inside a tag's attribute, nothing changes
     prose = '<p>tests/test_peer_hangfire.py</p><section id="sources"><a href="tests/test_peer_java.py">x</a></section>'
     assert breakable(prose) == prose
+
+
+def test_a_code_name_in_sources_breaks_at_its_joints():
+    """08's Sources on a phone broke `src/Hangfire.Core/RecurringJobEntity.cs` as
+    "RecurringJobEntity.c / s" (h69r): code in a Sources line breaks at its joints, as in a table."""
+    code = '<code class="docutils literal notranslate"><span class="pre">{}</span></code>'
+    page = SOURCES.format(code.format("src/Hangfire.Core/RecurringJobEntity.cs"))
+    assert breakable(page) == SOURCES.format(code.format(
+        "src/<wbr>Hangfire.<wbr>Core/<wbr>Recurring<wbr>Job<wbr>Entity.<wbr>cs"))

@@ -371,7 +371,9 @@ def breakable(page: str) -> str:
             return f'<span class="pre emqsim-whole">{n[2]}{n[3]}'
         return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
     page = _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
-    return _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), m[0]), page)
+    # Sources: its code names as in a table (08's "RecurringJobEntity.c / s", h69r), its tests' ids
+    return _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), _LITERAL.sub(literal, m[0])),
+                        page)
 
 
 #: a page's Sources section, where the tests that check each claim are named by their ids
