@@ -124,3 +124,19 @@ def test_a_printout_line_of_52_characters_is_one_line_on_a_phone(static_site, bo
     assert min(g["chars"] for g in got) >= PRINTOUT_CHARS, (stem, got)
     assert min(g["size"] for g in got) >= 11, (stem, got)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], stem
+
+
+# each closed fold's gap to what follows it, in px, and the paragraph gap of the page
+_FOLD_GAP_JS = """() => [...document.querySelectorAll('.bd-article details')].filter(d => !d.open &&
+  d.nextElementSibling).map(d => Math.round(d.nextElementSibling.getBoundingClientRect().top
+  - d.getBoundingClientRect().bottom))"""
+
+
+@pytest.mark.parametrize("stem", ["00_start_here", "04_missed_slots", "05_overlap"])
+def test_a_closed_fold_stands_apart_from_the_sentence_after_it(static_site, book_page, stem):
+    """A closed fold's summary stood flush on the next sentence, and a reader read the two as one
+    line of prose (h69r): every closed fold keeps at least 12 px under it on a phone."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    gaps = page.evaluate(_FOLD_GAP_JS)
+    assert gaps and min(gaps) >= 12, (stem, gaps)
