@@ -213,3 +213,13 @@ def test_05_says_whose_names_stand_under_its_lanes_before_the_figure():
     assert "`max_instances=1`" in above
     for name, what in (("Temporal", "a workflow engine"), ("APScheduler 3", "a Python scheduler")):
         assert f"{name}, {what}" in above, name
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_a_reference_page_names_whose_figure_it_means(name):
+    """ref_crashes said "Each row of the figure is one job" and ref_missed_slots "Every move of the
+    figure", on pages that draw none (h70r): a reference page's figure is always a course page's,
+    named by its number ("page 06's figure", "04's figure")."""
+    bare = [m[0] for t in _prose(name)
+            for m in re.finditer(r"(?<![0-9]'s )(?<![0-9]s )\b(the|this) figure(?:'s)?\b", t)]
+    assert bare == [], (name, bare)
