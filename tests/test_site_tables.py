@@ -16,9 +16,13 @@ def test_code_in_a_cell_breaks_after_its_joints_and_between_camel_humps():
     assert "get<wbr>Job<wbr>Scheduler<wbr>Every<wbr>Next<wbr>Millis.<wbr>lua" in breakable(page)
 
 
-def test_code_outside_tables_and_words_are_left_alone():
-    prose = '<p><span class="pre">../shared/seeds/x.txt</span></p>'
-    assert breakable(prose) == prose
+def test_a_long_code_name_in_prose_breaks_at_its_joints_and_words_are_left_alone():
+    """ref_storage broke storeJobScheduler inside "Scheduler" on a phone (h70r): a code name in
+    prose longer than `SHORT_NAME` breaks at its joints as in a table; a short one, and words, are
+    left alone."""
+    prose = '<p><span class="pre">{}</span></p>'
+    assert breakable(prose.format("storeJobScheduler.lua")) == prose.format("store<wbr>Job<wbr>Scheduler.<wbr>lua")
+    assert breakable(prose.format("buffer-one")) == prose.format("buffer-one")
     words = CELL.format("allow", "getJobScheduler")     # a word, and camel case outside code
     assert breakable(words) == words
 

@@ -372,7 +372,10 @@ def breakable(page: str) -> str:
         return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
     page = _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
     # Sources: its code names as in a table (08's "RecurringJobEntity.c / s", h69r), its tests' ids
-    return _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), _LITERAL.sub(literal, m[0])),
+    page = _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), _LITERAL.sub(literal, m[0])),
+                        page)
+    # and a long name in the prose: ref_storage broke storeJobScheduler inside "Scheduler" (h70r)
+    return _LITERAL.sub(lambda n: n[0] if len(n[2]) <= SHORT_NAME else n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3],
                         page)
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 
 from emqsim.site.pages import SHORT_NAME  # noqa: E402
 from test_site_book import PHONE, WITH_PLAYERS, book_page, ready  # noqa: E402,F401
-from test_site_student import THEMES, open_page  # noqa: E402
+from test_site_student import _BROKEN_WORDS_JS, THEMES, open_page  # noqa: E402
 
 # the distinct line tops of an element's text
 _LINES_JS = """e => { const r = document.createRange(); r.selectNodeContents(e);
@@ -140,3 +140,20 @@ def test_a_closed_fold_stands_apart_from_the_sentence_after_it(static_site, book
     open_page(page, static_site, stem, PHONE)
     gaps = page.evaluate(_FOLD_GAP_JS)
     assert gaps and min(gaps) >= 12, (stem, gaps)
+
+
+# the words of the prose's inline code that wrap across two lines: test_site_student's count for
+# table cells, asked of the code in paragraphs and list items
+_PROSE_CODE_BROKEN_JS = _BROKEN_WORDS_JS.replace("'article table td, article table th'",
+                                                 "'article p code, article li code'")
+assert _PROSE_CODE_BROKEN_JS != _BROKEN_WORDS_JS
+
+
+@pytest.mark.parametrize("stem", ["ref_storage", "ref_release_rules", "ref_missed_slots"])
+def test_a_code_name_in_the_prose_keeps_its_words_whole_on_a_phone(static_site, book_page, stem):
+    """ref_storage broke storeJobScheduler inside "Scheduler", ref_release_rules a name inside "lua"
+    on a 390 px phone (h70r): a code name in the prose breaks only at its joints."""
+    page = book_page
+    open_page(page, static_site, stem, PHONE)
+    assert page.evaluate(_PROSE_CODE_BROKEN_JS) == [], stem
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], stem
