@@ -223,3 +223,12 @@ def test_a_reference_page_names_whose_figure_it_means(name):
     bare = [m[0] for t in _prose(name)
             for m in re.finditer(r"(?<![0-9]'s )(?<![0-9]s )\b(the|this) figure(?:'s)?\b", t)]
     assert bare == [], (name, bare)
+
+
+def test_every_page_calls_a_course_page_a_page():
+    """The course says "page 03" ("Page 3 of 8" under each title), the reference pages and
+    course_pages_checked said "notebook 03" for the same page (h70r): one name, "page"."""
+    said = {p.stem: re.findall(r"\bnotebooks? 0\d\b", "\n".join(
+        "".join(c["source"]) for c in json.loads(p.read_text())["cells"] if c["cell_type"] == "markdown"))
+        for p in sorted(NOTEBOOKS.glob("*.ipynb"))}
+    assert {k: v for k, v in said.items() if v} == {}
