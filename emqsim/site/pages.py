@@ -365,18 +365,21 @@ def breakable(page: str) -> str:
     358 px column (and `getJobSchedulerEveryNextMillis.lua` another's). Words never break, only
     names at their joints. A short name with joints (`SHORT_NAME`: `buffer-one`) gets none and
     stays one chip (`emqsim-whole`, kept on one line by player.css): a phone broke it in two.
-    The tests' ids in a page's Sources, plain text there, break at their joints too (`_test_id`)."""
+    The tests' ids in a page's Sources, plain text there, break at their joints too (`_test_id`),
+    and so does a long name in the prose; a short one there is left as it is."""
+    def jointed(n):
+        return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
+
     def literal(n):
         if len(n[2]) <= SHORT_NAME and _JOINTS.search(n[2]):
             return f'<span class="pre emqsim-whole">{n[2]}{n[3]}'
-        return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
+        return jointed(n)
     page = _CELL.sub(lambda m: _LITERAL.sub(literal, m[0]), page)
     # Sources: its code names as in a table (08's "RecurringJobEntity.c / s", h69r), its tests' ids
     page = _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), _LITERAL.sub(literal, m[0])),
                         page)
     # and a long name in the prose: ref_storage broke storeJobScheduler inside "Scheduler" (h70r)
-    return _LITERAL.sub(lambda n: n[0] if len(n[2]) <= SHORT_NAME else n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3],
-                        page)
+    return _LITERAL.sub(lambda n: n[0] if len(n[2]) <= SHORT_NAME else jointed(n), page)
 
 
 #: a page's Sources section, where the tests that check each claim are named by their ids
