@@ -25,8 +25,9 @@ COLOUR = {"allow": BLUE, "skip": GREEN, "buffer-one": ORANGE, "replace": PURPLE,
 DASH = {"allow": "-", "skip": "--", "buffer-one": "-.", "replace": ":", "forbid": (0, (5, 1, 1, 1, 1, 1))}
 #: the runs-at-once plot gives each policy a strip of its own, in the lanes' order, from 0 to the
 #: most runs at once: counts this far apart between one strip's top and the next one's 0 (issue
-#: 30: nudged a tenth apart in one plot, the five lines lay tangled at 0-1 and none could be told)
-STRIP_GAP = 1.0
+#: 30: nudged a tenth apart in one plot, the five lines lay tangled at 0-1 and none could be told;
+#: at 1.0 a count took under 7 CSS px, too close to tell the faint lines apart, h70r)
+STRIP_GAP = 0.5
 #: a strip's fill under its count, the line's colour this opaque: each strip reads as one shape
 STRIP_FILL = 0.25
 #: the faint guide line at each whole count inside a strip: this opaque, this share of a line's
@@ -61,10 +62,17 @@ NARROW_SKIP_BAND = 1.3
 #: was unknown to a first reader), and at 0.85 the headers stood on the runs. The plot's five
 #: strips take the room its key at the figure's foot took, which their names make needless
 NARROW_GOING, NARROW_TOP = 1.75, 0.87
-#: and on a desktop, whose figure is 0.8 in taller for them than with one plot of five lines
-GOING = 2.3
+#: and on a desktop, whose figure is taller for the strips than the lanes need: at 2.3 a count
+#: took 6.7 CSS px (h70r). A phone's is not: taller, it left 05's docked readout short of its
+#: text, so its strips gain only by the narrower gap between them (`STRIP_GAP`)
+GOING = 3.4
 #: on a phone, ems between a lane's name and its count, on the header's first line
 COUNT_EM = 1.0
+#: on a phone, a strip's name stands this many counts over its 0 and this many ems before its
+#: most: at 1.15 and 0.2 the box under "buffer-one" touched its line and the name its most (h70r)
+NAME_LIFT, NAME_SPACE = 1.3, 0.5
+#: between the title's head and its bold run length, in ems of the head
+TITLE_SPACE = 0.4
 #: a skip cross's size, in markers: smaller on a phone, so it fits between a bar and the axis
 SKIP_MARK, NARROW_SKIP_MARK = 1.1, 0.8
 
@@ -80,7 +88,7 @@ class OverlapView(View):
     Without `going_ax` (an `ax` given alone) the runs-at-once plot is left out.
     """
 
-    width, height = 10.5, 7.2
+    width, height = 10.5, 8.4
     narrow_height = 6.0
 
     def __init__(self, ax=None, going_ax=None):
@@ -273,7 +281,10 @@ class OverlapView(View):
         fig = ax.figure
         extent = self._head.get_window_extent(renderer=fig.canvas.get_renderer())
         right = fig.transFigure.inverted().transform(extent.p1)[0]
-        self._title.set_x(right + 0.008)
+        # a space's width after it, in the head's own size (a fixed 0.008 of the figure was 2.8
+        # CSS px on a phone: "takes10 min")
+        space = TITLE_SPACE * self._head.get_fontsize() / 72 / fig.get_figwidth()
+        self._title.set_x(right + space)
         self.live.invalidate()
 
     def _strips(self, layout) -> None:
@@ -319,7 +330,7 @@ class OverlapView(View):
             for t in (*self.strip_names.values(), *self.peaks.values()):
                 t.set_fontsize(size)
         size = self.peaks[self.layout.policies[0]].get_fontsize()
-        space = to_axes((size * fig.dpi / 72 * (0.2 if phone else 1.0), 0))[0] - to_axes((0, 0))[0]
+        space = to_axes((size * fig.dpi / 72 * (NAME_SPACE if phone else 1.0), 0))[0] - to_axes((0, 0))[0]
         widest = _peak_text(most)       # the widest the most will be
         column = None
         if not phone:
@@ -327,7 +338,7 @@ class OverlapView(View):
             column = to_axes((column, 0))[0] + space
         for p, b in self.base.items():
             name, peak = self.strip_names[p], self.peaks[p]
-            y = b + 1.15 if phone else b + most / 2
+            y = b + NAME_LIFT if phone else b + most / 2
             name.set_y(y)
             peak.set_y(y)
             peak.set_va(name.get_va())
