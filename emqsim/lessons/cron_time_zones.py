@@ -569,9 +569,9 @@ class TimeZonesModel(Model):
             "London, 25 October 2026: at 02:00 BST the clocks go back to 01:00 GMT. At what UTC times does "
             "croniter run `30 1 * * *`?",
             [("00:30Z and 01:30Z", "00:30Z and 01:30Z, 01:30 on either side",
-              "01:30 happens twice that night, first in BST (UTC+1), then in GMT, and croniter runs both."),
+              "01:30 happens twice that night, in BST (UTC+1) then in GMT, and croniter runs both."),
              ("05:30Z and 06:30Z", "05:30Z and 06:30Z, as in New York",
-              "Those are New York's two passes, at UTC-4 then UTC-5; London is at UTC+1, then UTC+0."),
+              "Those are New York's passes; London is at UTC+1, then UTC+0."),
              ("01:30Z", "01:30Z only, once the clocks are back",
               "croniter runs the wall time each time it comes, and 01:30 BST came first.")],
             answer=lambda f: " and ".join(_croniter_utc(f, 1)) or "never",
@@ -582,28 +582,24 @@ class TimeZonesModel(Model):
             "does Debian cron run `30 2 * * *`? Under its row the figure marks where Debian cron parts from "
             "croniter.",
             [("15:30Z", "15:30Z, 02:30 AEDT",
-              "Debian cron runs this job once, in the first pass of the repeated hour: 02:30 AEDT "
-              "(UTC+11), 15:30 in UTC on 4 April. cron-parser, which BullMQ asks, runs it there too."),
+              "Debian cron runs this job once, in the first pass: 02:30 AEDT (UTC+11), 15:30 in UTC on 4 April. "
+              "cron-parser, which BullMQ asks, does too."),
              ("16:30Z", "16:30Z, 02:30 AEST",
-              "That is the second pass. Debian cron's rule runs this job once, the first time its "
-              "wall time comes, still in summer time, an hour earlier in UTC."),
+              "That is the second pass; Debian cron's rule runs this job once, the first time its wall time comes."),
              ("both", "15:30Z and 16:30Z, 02:30 AEDT and AEST",
-              "That is croniter's rule, which runs every pass; Debian cron's rule runs this job "
-              "once, in the first pass.")],
+              "That is croniter's rule, which runs every pass; Debian cron's runs this job once.")],
             answer=lambda f: _rule_utc(f, 0, "debian"), show_me={"zone": "Australia/Sydney", "day": "back"}),
         question(
             "07-skipped-slot",
             "New York, 8 March 2026: at 02:00 EST the clocks go forward an hour, so 02:30 never shows on "
             "a New York clock. At what UTC time does croniter run `30 2 * * *` that day?",
             [("07:00Z", "07:00Z, 03:00 EDT, right after the gap",
-              "croniter makes up a slot the clocks skipped at the first instant after the gap: 03:00 EDT, "
-              "which is 07:00 in UTC. Debian cron does the same."),
+              "croniter makes up a skipped slot at the first instant after the gap: 03:00 EDT, 07:00 in UTC. Debian "
+              "cron does the same."),
              ("07:30Z", "07:30Z, 03:30 EDT, its minute kept",
-              "That is cron-parser's rule, which BullMQ asks: it keeps the minute and moves the slot into "
-              "the hour the clock lands on. croniter runs it half an hour sooner."),
+              "That is cron-parser's rule, which BullMQ asks: it keeps the minute, in the hour the clock lands on."),
              ("never", "Never, as there is no 02:30",
-              "None of the three libraries drops it: croniter runs the skipped slot as soon as the clock "
-              "allows, at 03:00 EDT.")],
+              "None of the three libraries drops it: croniter runs it as soon as the clock allows.")],
             answer=lambda f: " and ".join(_croniter_utc(f, 0)) or "never",
             show_me={"zone": "America/New_York", "day": "forward"}),
     )

@@ -194,12 +194,12 @@ class FaultsModel(Model):
     questions = (
         question(
             "06-fresh-ids-twice",
-            "EchoMQ's two-step pump (fresh ids) dies right after enqueueing fire 5, the 10:00 slot, before it "
-            "advances the row, and restarts 1 min later. How many jobs does the 10:00 slot get?",
+            "EchoMQ's two-step pump (fresh ids) dies after enqueueing fire 5, the 10:00 slot, before it "
+            "advances the row, and restarts 1 min later. How many jobs does 10:00 get?",
             [("2", "Two: nothing refuses the second copy",
-              "The row still says 10:00, so the restarted pump fires it again and mints a new id: a duplicate."),
+              "The row still says 10:00: the restarted pump re-fires it under a new id."),
              ("1", "One: a restart re-sweeps without loss or duplication",
-              "The enqueue was done but not the advance, and nothing ties the new job to the old one."),
+              "EchoMQ's docs say so, but nothing ties the new job to the old one."),
              ("0", "None: the crash lost it",
               "The enqueue went through before the crash; what was lost is the advance.")],
             answer=lambda f: str(_jobs_for(f, 5)), show_me={"setup": VIEW_SETUPS[0], "crash": 5, "delay": MINUTE}),
@@ -208,12 +208,12 @@ class FaultsModel(Model):
             "Same crash, but each job's id is made from its slot, `repeat:<name>:<slot ms>` as in BullMQ. What "
             "does the enqueue do with the re-fire of 10:00?",
             [("refused", "No new job: its key is taken, so it is turned away",
-              "The enqueue looks for the id before it writes (its EXISTS, on page 02's step figure), finds the "
-              "first job and turns the re-fire away. On the figure it is the orange cross: no ring, no job."),
+              "The enqueue finds the id taken (its EXISTS, on page 02) and turns the re-fire away: the orange "
+              "cross."),
              ("overwrite", "One job: the second overwrites the first",
-              "The enqueue looks for the id before it writes; finding the first job, it writes nothing."),
+              "The enqueue checks the id first; finding it taken, it writes nothing."),
              ("twin", "Two jobs: the second gets a key of its own",
-              "Two jobs cannot share one key: with the same id there is only the first job's hash to find.")],
+              "Two jobs cannot share one key: the same id finds the first job.")],
             answer=lambda f: "refused" if f.refused else "twin" if f.twins else "no re-fire",
             show_me={"setup": VIEW_SETUPS[1], "crash": 5, "delay": MINUTE}),
         question(
@@ -221,11 +221,10 @@ class FaultsModel(Model):
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
             "10:15 get?",
             [("0", "None: the restart goes to 10:00",
-              "The restart's one run re-fires 10:00, the slot the row still held; every lane here counts the "
-              "next run from the slot, which snaps past 10:15 to 10:30. EchoMQ's own now + every would move "
-              "it to 10:35: no job for 10:15 either way."),
+              "The restart's one run re-fires 10:00, the slot the row still held; the next run snaps past 10:15 to "
+              "10:30, and EchoMQ's own now + every would move it to 10:35."),
              ("1", "One: made by the restart",
-              "The run at the restart goes to 10:00, the slot the row still held."),
+              "The restart's run goes to 10:00, the slot the row still held."),
              ("2", "Two: made twice, like 10:00",
               "Only the slot the crash interrupted is produced twice.")],
             answer=lambda f: str(_jobs_for(f, 6)),

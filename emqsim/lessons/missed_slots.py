@@ -466,51 +466,43 @@ class MissedModel(Model):
     questions = (
         question(
             "04-strict-last-slot",
-            "The pump is down 09:30 → 10:40, so five slots are missed, 09:37 to 10:37. When does the `all` "
-            "lane release the job for the last of them, 10:37?",
+            "The pump is down 09:30 → 10:40: five slots, 09:37 to 10:37, are missed. When does the `all` "
+            "lane release the job for 10:37?",
             [("10:40:04", "10:40:04: one slot a second",
-              "Each second the pump fires the row once and moves it one gap on; the row is still due, so "
-              "a second later it fires again: five slots need five seconds, 10:40:00 to 10:40:04."),
+              "Each fire releases one slot and leaves the row due: one fire a second, 10:40:00 to 10:40:04."),
              ("10:40", "10:40:00: with the four others",
-              "One fire releases one slot and moves the row one gap; the pump fires the row again a "
-              "second later, so the five jobs go out a second apart."),
+              "One fire releases one slot; the next waits for the pump's next second."),
              ("10:37", "10:37:00: its own slot",
-              "Nothing is released while the pump is down. The job stands for 10:37, but it goes out after "
-              "the restart."),
+              "Nothing is released while the pump is down."),
              ("10:40:05", "10:40:05: five seconds after the restart",
-              "The first goes out at the restart itself, 10:40:00, so the fifth is four seconds on."),
+              "The first goes out at the restart itself, 10:40:00."),
              ("never", "Never: folded into the first",
-              "That folds the missed slots into one, as BullMQ and Hangfire's default Relaxed mode do; "
-              "Strict makes a job for each slot.")],
+              "That is BullMQ, or Hangfire's default Relaxed, folding missed slots into one; Strict runs each.")],
             answer=lambda f: _released(_lane(f, "all"), on_day("10:37")), show_me={"up": on_day("10:40")}),
         question(
             "04-snap-lands",
             "The pump is down 09:30 → 10:25 under BullMQ 6.7.0 (the `snap` lane). What "
             "runs from 10:25 on?",
             [("1 then 10:37", "One at 10:25, then 10:37: its old rhythm",
-              "Missed slots collapse into one run at the restart, and the next run snaps forward to the "
-              "schedule's own phase."),
+              "Missed slots collapse into one run at the restart; the next snaps to the schedule's phase."),
              ("4 then 10:37", "Four at 10:25, then 10:37: each one replayed",
-              "BullMQ's scheduler does not replay: all missed slots collapse into one run."),
+              "BullMQ does not replay: missed slots collapse into one run."),
              ("1 then 10:40", "One at 10:25, then 10:40: 15 min on",
-              "That is EchoMQ's now + every, which re-anchors the cadence to the late release; BullMQ keeps "
-              "the phase."),
+              "That is EchoMQ's now + every; BullMQ keeps the phase."),
              ("0 then 10:37", "None at 10:25, then 10:37: dropped",
-              "The row is due when the pump is back, so one run goes out at once.")],
+              "The row is due at the restart: one run goes out at once.")],
             # a restart the figure does not open on: its default (10:10) also lands on 10:22 (issue 30)
             answer=lambda f: _lands(_lane(f, "snap")), show_me={"up": on_day("10:25")}),
         question(
             "04-grace-drops",
             "The pump is down 09:30 → 10:20. The `once + deadline` lane runs only a slot at most 5 min late "
-            "(APScheduler's misfire_grace_time, set to 300 s). What does it do?",
+            "(APScheduler's misfire_grace_time). What does it do?",
             [("skip", "It waits for 10:22, 10:07 being too old",
-              "The latest missed slot, 10:07, is 13 minutes late at 10:20, more than the 5-minute grace, so "
-              "it is dropped."),
+              "10:07 is 13 minutes late at 10:20, past the 5-minute grace: dropped."),
              ("run", "It runs 10:07 once, the latest missed slot",
-              "That is a CronJob with no deadline (the `once` lane); with a grace the lateness is checked "
-              "first."),
+              "That is the `once` lane, with no deadline; a grace drops a slot too late."),
              ("all", "It runs all three missed slots, one by one",
-              "It runs at most one, for the latest slot, and here not even that.")],
+              "That is the `all` lane; this one runs at most the latest slot.")],
             answer=lambda f: "skip" if _lane(f, "deadline").skipped and not _lane(f, "deadline").catch_up
             else "run" if len(_lane(f, "deadline").catch_up) == 1 else "all",
             show_me={"up": on_day("10:20")}),
@@ -520,9 +512,8 @@ class MissedModel(Model):
                                     "now + every) comes back on the schedule's :07 phase.",
         met=lambda f: bool(f.runs) and bool(_lane(f, "release").missed) and bool(_lane(f, "release").then)
         and CADENCE.phase(_lane(f, "release").then[0]) == PHASE,
-        explain="now + every counts the next run from the late release itself, so the cadence lands wherever "
-                "the pump came back; only a restart on :07, :22, :37 or :52 puts it back on its old grid. "
-                "BullMQ's snap keeps the phase wherever the restart falls.")
+        explain="now + every counts from the late release, so only a restart on :07, :22, :37 or :52 puts it "
+                "back on its old phase. BullMQ's snap keeps the phase wherever the restart falls.")
 
     def __init__(self):
         super().__init__()

@@ -159,19 +159,18 @@ class RegistryRowsModel(Model):
             "02-score-after-6",
             f"`{NAME}` runs every 15 min from 09:00. After 6 fires, what time does its row's score say?",
             [("10:30", "10:30, the run after the sixth",
-              "The score is the next run: 09:00 to 10:15 have fired, six runs, so the row points at 10:30."),
+              "The score is the next run: 09:00 to 10:15 have fired, so the row points at 10:30."),
              ("10:15", "10:15, the last run made",
-              "The row keeps the next run, not the last one: each fire moves it one gap on."),
+              "The row keeps the next run, not the last one."),
              ("10:45", "10:45, six gaps after 09:15",
-              "The first fire was at 09:00 itself (the report's first run is immediate), so six fires "
-              "end at 10:15 and the next is 10:30.")],
+              "The first fire was at 09:00 itself, so six fires end at 10:15.")],
             answer=lambda f: hm(int(f.state.score)), show_me={"fires": 6}),
     )
     challenge = Challenge(
         "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",
         met=lambda f: f.state.score == MIDNIGHT,
-        explain="60 fires of 15 min after 09:00 make 15 hours. The row is still one number, moved one gap on "
-                "by each fire; only the jobs piled up.")
+        explain="60 fires of 15 min after 09:00 make 15 hours. The row is still one number; only the jobs "
+                "piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):
         super().__init__()

@@ -417,10 +417,10 @@ class OverlapModel(Model):
             "05-replace-completes",
             "Runs of 18 min under `replace`. How many of the 8 runs complete?",
             [("0", "None: each cut short",
-              "Every run is still going 15 minutes in, when the next release cancels it; the 10:45 run too, "
-              "by the 11:00 release after the window."),
+              "Each run is still going 15 minutes in, when the next release cancels it; the 10:45 run too, at "
+              "11:00."),
              ("1", "1: the last, with nothing after it",
-              "A release comes at 11:00 too, past the window: it cancels the 10:45 run."),
+              "A release comes at 11:00 too and cancels the 10:45 run."),
              ("8", "All 8: the next one waits",
               "That is buffering; `replace` cancels the running one instead.")],
             answer=lambda f: str(_lane(f, "replace").completed), show_me={"run": 18}),
@@ -440,10 +440,9 @@ class OverlapModel(Model):
             [("2", "2: the wait grows, then one is dropped",
               "The wait grows 10 minutes a slot until a release finds one held: 09:45 and 10:30."),
              ("4", "4: each release mid-run is dropped",
-              "A release mid-run is held where `skip` drops it; `buffer-one` drops one only while another "
-              "is held."),
+              "That is `skip`; `buffer-one` drops one only while another is held."),
              ("0", "None: each late run waits its turn",
-              "Holding every late release would drop none; `buffer-one` holds one at most.")],
+              "That is a queue with no limit; `buffer-one` holds one at most.")],
             answer=lambda f: str(_lane(f, "buffer-one").skipped_count), show_me={"run": 25}),
     )
     # the shortest only: every run from 31 to 40 min has three at once, and Play from the

@@ -288,16 +288,14 @@ class StepsModel(Model):
     questions = (
         question(
             "02-stop-between-scripts",
-            "The pump releases a run with two scripts, one after the other: `enqueue-3.lua`, then "
-            "`advance-2.lua`. Say the pump stopped between the two. What would Redis hold?",
+            "The pump stops between its two scripts, `enqueue-3.lua` and `advance-2.lua`. What does Redis "
+            "hold?",
             [("job-not-row", "The job only: it is queued, and the row still says 09:00",
-              "A script's writes stand once it returns: the job is on the wait list and the row still says "
-              "09:00, so a pump that restarts releases 09:00 again (page 06)."),
+              "A script's writes stand once it returns: the job is queued, and the row still says 09:00."),
              ("row-not-job", "The row only: it says 09:15, and no job is made",
-              "The row moves in the second script, advance-2.lua, which has not run."),
+              "The row moves in the second script, which has not run."),
              ("neither", "Neither: Redis undoes the first script's writes",
-              "Redis runs each script whole, but it does not tie two scripts together: the first one's "
-              "writes stay.")],
+              "Redis runs each script whole but does not tie two together.")],
             lambda f: _between_scripts(f),
             show_me={"design": "pump", "step": 7},    # step_of("pump", "enqueue-last"), held by a test
         ),
@@ -307,9 +305,9 @@ class StepsModel(Model):
             [("update", "updateJobScheduler, run when one is fetched.",
               "It adds the next run's job to the delayed set and writes its time as the marker's member 1."),
              ("finish", "moveToFinished, once the run is done.",
-              "Finishing closes the job it was given; the next job was made at the take already."),
+              "Finishing closes the job; the next job was made at the take."),
              ("upsert", "addJobScheduler, once, when the schedule is registered.",
-              "addJobScheduler makes the first job; each later one is made when the one before it is taken.")],
+              "addJobScheduler makes only the first job; each later one is made at a take.")],
             lambda f: {"updateJobScheduler": "update", "moveToFinished": "finish", "addJobScheduler": "upsert",
                        "chain": "update", "finish": "finish", "scheduler": "upsert"}.get(
                 f.script.rsplit("-", 1)[0], "none") if ":marker" in f.command else "none",
@@ -398,12 +396,11 @@ class MarkerStepsModel(StepsModel):
             "A worker takes the 09:00 job (moveToActive); nothing else waits. Its last call to the marker is "
             "ZADD of member 0. How many members does it add?",
             [("none", "None: 0 was there already",
-              "Adding the scheduler put it there, and no call since has removed it: the ZADD replies 0 "
-              "and only rewrites its score."),
+              "Adding the scheduler put 0 there: the ZADD only rewrites its score."),
              ("one", "One: the take used up 0",
-              "Taking a job leaves the marker alone; the ZADD replies 0, no key changed."),
+              "A take leaves the marker alone: 0 is still there."),
              ("two", "Two: 0 and the next run's",
-              "This call writes member 0 alone; the other member comes from a later script.")],
+              "This call writes member 0 alone.")],
             lambda f: {"0": "none", "1": "one", "2": "two"}.get(f.reply, "none")
             if f.script.startswith("moveToActive") and ":marker" in f.command else "not this call",
             show_me={"design": "bullmq", "step": 22},
@@ -413,12 +410,11 @@ class MarkerStepsModel(StepsModel):
             "updateJobScheduler adds member 1 to the marker; then the run finishes and the worker parks on "
             "BZPOPMIN again. Which member does it pop first?",
             [("zero", "Member 0: at once, though no job is ready",
-              "Member 0 is still there, scored below member 1: the worker wakes at once and finds the next "
-              "job still delayed."),
+              "Member 0 scores lowest: the worker wakes at once, the next job still delayed."),
              ("one", "Member 1: at its score, when the job is due",
-              "Member 1 is there, but member 0's score, 0, is lower: it comes out first."),
+              "Member 0 is still there, scored lower: it comes out first."),
              ("neither", "Neither: nothing left to pop",
-              "moveToFinished does not write the marker here; both members stay until a worker pops them.")],
+              "moveToFinished leaves the marker alone: both members stay.")],
             _parked_pop,
             show_me={"design": "bullmq", "step": 37},            # the chain's ZADD of member 1
         ),

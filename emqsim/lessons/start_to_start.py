@@ -174,29 +174,26 @@ class CadenceModel(Model):
             "Every 15 min from 09:00, each run takes 3 min. Under start-to-finish (next = finish + 15 min), "
             "when does the fourth run start?",
             [("09:54", "09:54, 9 min behind",
-              "Each cycle is the 3-min run plus the 15-min gap: 09:00, 09:18, 09:36, 09:54."),
+              "Each cycle adds run and gap, 18 min: 09:18, 09:36, 09:54."),
              ("09:45", "09:45, right on time",
-              "That is start-to-start; measured from the finish, every cycle adds the run's 3 minutes."),
+              "That is start-to-start; start-to-finish adds the run every cycle."),
              ("09:48", "09:48, 3 min behind",
-              "That adds the run's 3 minutes once; start-to-finish adds them every cycle: three cycles "
-              "of 18 minutes."),
+              "That adds the run once; start-to-finish adds it every cycle."),
              ("09:57", "09:57, 12 min behind",
-              "That is when the fourth run finishes: it starts at 09:54 and runs 3 minutes.")],
+              "That is its finish: it starts at 09:54.")],
             answer=lambda f: hm(_lane(f, "finish").starts[3]), show_me={"run": 3, "measure": "both"}),
         question(
             "03-schedule-fourth-finish",
             "Now each run takes 10 min. Under start-to-start (next = previous start + 15 min), "
             "when does the fourth run finish?",
             [("09:55", "09:55, before 10:00",
-              "Start-to-start keeps the fourth start at 09:45, whatever the run's length; it finishes 10 min "
-              "later."),
+              "Start-to-start starts it at 09:45 whatever the run's length: 09:55."),
              ("10:25", "10:25, after 10:15",
-              "That is start-to-finish's fourth finish, where each cycle adds the run's 10 minutes."),
+              "That is start-to-finish, where each cycle adds the run."),
              ("09:45", "09:45, at its start",
-              "09:45 is when it starts; a run finishes its length after its start."),
+              "That is its start; it finishes 10 min later."),
              ("10:15", "10:15, after 10:00",
-              "That is when start-to-finish starts its fourth run, three cycles of 25 minutes; start-to-start "
-              "starts it at 09:45.")],
+              "That is start-to-finish's fourth start.")],
             answer=lambda f: hm(_lane(f, "schedule").finishes[3]),
             show_me={"run": 10, "measure": "start-to-start"}),
     )
@@ -756,12 +753,11 @@ class WakeModel(Model):
             "A worker polls for jobs every 1 min. Jobs become ready at arbitrary instants: what is the "
             "mean wait before one starts?",
             [("30s", "About 30 s, half the period",
-              "A job lands anywhere between two polls, so it waits from nothing to a whole minute: half "
-              "on average."),
+              "A job lands anywhere between two polls: half a minute on average."),
              ("1min", "About 1 min, the whole period",
-              "Only a job ready just after a poll waits that long; most land later in the minute."),
+              "Only a job ready just after a poll waits that long."),
              ("0", "Next to nothing, like the marker",
-              "That is the worker parked on the marker; the poller only sees a job at its next poll.")],
+              "That is the parked worker; a poller waits for its next poll.")],
             answer=lambda f: _mean_size(f), show_me={"poll": 60 * SECOND}),
     )
     challenge = Challenge(
