@@ -304,3 +304,14 @@ def test_bullmq_demo_bad_input(kw, match):
 def test_reregister_demo_bad_input(kw, match):
     with Store() as store, pytest.raises(ValueError, match=match):
         rr.reregister_demo(store, START, **kw)
+
+
+def test_what_redis_gains_between_two_fires_is_jobs_not_rows():
+    """02's first question's key, read off the frames: from fire 50 to fire 100, 50 jobs and no
+    row; from a fire to itself, nothing."""
+    from emqsim.lessons.one_row_rewritten import RegistryRowsModel, gained
+
+    f = RegistryRowsModel().frame(fires=100)
+    assert (gained(f, 50, 100), gained(f, 0, 1), gained(f, 60, 60)) == ("50 jobs", "1 jobs", "no job")
+    assert gained(RegistryRowsModel().frame(fires=70), 50, 100) == "20 jobs"    # as far as the frame has got
+    assert int(f.sizes[100]) == int(f.sizes[50]) == 1

@@ -26,7 +26,7 @@ TITLES = list(catalogue.SOURCES)
 ANSWERS = {
     "01-interval-after-a-mark": "09:30",
     "01-cron-after-its-slot": "tomorrow",
-    "02-jobs-after-50": "50 jobs",
+    "02-gain-50-to-100": "50 jobs",
     "02-score-after-6": "10:30",
     "02-stop-between-scripts": "job-not-row",
     "02-who-writes-the-wake": "update",

@@ -129,6 +129,15 @@ class RegistryRowsFrame:
     title: str
 
 
+def gained(frame: RegistryRowsFrame, a: int, b: int) -> str:
+    """What Redis gained from fire `a` to fire `b`, as far as `frame` has got, as the key of 02's
+    first question: the rows the registry gained if any, else the jobs made."""
+    b = min(b, frame.fires)
+    a = min(a, b)
+    rows, jobs = int(frame.sizes[b] - frame.sizes[a]), int(frame.jobs[b] - frame.jobs[a])
+    return f"{rows} rows" if rows else f"{jobs} jobs" if jobs else "no job"
+
+
 #: the first instant of the course's next day: where the challenge asks the row's score to land
 MIDNIGHT = on_day("00:00") + DAY
 
@@ -141,20 +150,16 @@ class RegistryRowsModel(Model):
     readout_id = READOUT_ID
     questions = (
         question(
-            "02-jobs-after-50",
-            f"`{NAME}` runs every 15 min from 09:00, registered at 09:00, and the registry keeps its one row. "
-            "After 50 fires, how many jobs have been made?",
-            [("50 jobs", "50: each of the 50 fires makes a job of its own",
-              "Each fire makes a new job, under a fresh id, and rewrites the one row's score to the next run: "
-              "the jobs pile up, the row does not."),
-             ("1 job", "1: each fire replaces the job, as it rewrites the row's score",
-              "Only the row is rewritten. A job is a new key each fire, with an id minted when it is "
-              "made, so 50 fires leave 50 jobs."),
-             ("49 jobs", "49: the first of the 50 fires is the registration, not a run",
-              "Registered with no start date, the report is due at once: the first fire, at 09:00, is its "
-              "first job.")],
-            answer=lambda f: f"{f.state.jobs} jobs",
-            show_me={"fires": 50}),
+            "02-gain-50-to-100",
+            f"`{NAME}` runs every 15 min from 09:00. From fire 50 to fire 100, what does Redis gain?",
+            [("50 jobs", "50 jobs, and still one row",
+              "Each fire makes a job and only moves the row's score on."),
+             ("50 rows", "50 rows, and 50 jobs with them",
+              "The registry keeps one row per registration; a fire rewrites its score."),
+             ("no job", "Nothing, as the one row and its job are rewritten",
+              "Only the row is rewritten; each job is a new key.")],
+            answer=lambda f: gained(f, 50, 100),
+            show_me={"fires": 100}),
         question(
             "02-score-after-6",
             f"`{NAME}` runs every 15 min from 09:00. After 6 fires, what time does its row's score say?",
