@@ -4,9 +4,11 @@ reader meets no jargon without its definition one click away.
 
 A use is the term as a whole word (case-insensitive; a hyphen or underscore joins it to its
 neighbours, so `cron-parser` is no use of "cron") in a page's Markdown, folds included; not in a
-heading, a fold's `<summary>`, a code span or block, the text of a link to elsewhere, or the
-`## Sources` cell. A link to a longer term's entry ("[missed slot](glossary.ipynb#missed-slot)")
-is no use of the shorter one inside it.
+heading, a fold's `<summary>`, a code block, a code span holding more than the term, the text of a
+link to elsewhere, or the `## Sources` cell. A code span that is the term alone, on a page that
+links the term, is a use: 04 wrote its lane `epoch` in its list of lanes and linked "epoch" only
+further down, in a fold, so the reader met the word first with no link. A link to a longer
+term's entry ("[missed slot](glossary.ipynb#missed-slot)") is no use of the shorter one inside it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ GLOSSARY = NOTEBOOKS / GLOSSARIES[0]
 _KEYS = ["registry", "schedule", "score", "next run", "slot", "cron", "interval", "upsert", "job scheduler",
          "pump", "beat", "sweep", "tick", "rearm", "grid", "enqueue latency", "release", "delayed job",
          "delayed set", "wait list", "marker", "BZPOPMIN", "worker", "take", "branded id", "slot-derived job id",
-         "start-to-start", "start-to-finish"]
+         "start-to-start", "start-to-finish", "re-fire"]
 _POLICIES = ["missed slot", "catch-up", "collapsed slot", "snap", "snap-v5", "epoch", "phase", "offset",
              "misfire_grace_time", "startingDeadlineSeconds", "overlap", "concurrency policy", "allow", "skip",
              "forbid", "BufferOne", "BufferAll", "replace", "CancelOther", "TerminateOther", "crash",
@@ -84,13 +86,16 @@ def entries(page: str | None = None) -> dict[str, str]:
     return out
 
 
-def segments(markdown: str) -> list[tuple[str, str | None]]:
+def segments(markdown: str, keep: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
     """The prose of one Markdown cell a reader meets, as (text, target): a glossary link's text
     with the `page#anchor` it links to, other prose with None. Code, headings, summaries, tags and the
-    text of other links are left out."""
+    text of other links are left out; a code span whose whole text (lower case) is in `keep` stays,
+    as its words between \u2039 and \u203a."""
     text = _COMMENT.sub(" ", _FENCE.sub(" ", markdown))
     text = _SUMMARY.sub(" ", _HEADING.sub(" ", text))
-    text = _CODE.sub(" \u00b7 ", text)    # a mark, so words either side of code do not join
+    # a mark either side, so words either side of code do not join
+    text = _CODE.sub(lambda m: f" \u00b7 \u2039{m[0][1:-1]}\u203a \u00b7 " if m[0][1:-1].strip().lower() in keep
+                     else " \u00b7 ", text)
     out, at = [], 0
     for m in _LINK.finditer(text):
         out.append((text[at:m.start()], None))
@@ -102,13 +107,25 @@ def segments(markdown: str) -> list[tuple[str, str | None]]:
     return [(" ".join(_TAG.sub(" ", t).split()), a) for t, a in out]
 
 
+def _links_beside(cell: str, span: str) -> set[str]:
+    """The link targets of the paragraph or list item of `cell` that first holds `span`."""
+    for part in re.split(r"\n\s*\n|\n(?=[ \t]*[-*] )", cell):
+        if span.lower() in part.lower():
+            return {m[2] for m in _LINK.finditer(part)}
+    return set()
+
+
 def first_uses(markdown_cells: list[str], terms: dict[str, str]) -> dict[str, tuple[str, str | None]]:
     """Each entry's first use on a page, under the spelling met first (a term or one of its
-    aliases): term -> (the words around it, the `page#anchor` it links to, or None)."""
+    aliases): term -> (the words around it, the `page#anchor` it links to, or None). A code span
+    that is the term alone is linked when its paragraph or list item links the entry (a lane's
+    name in code, then what it is, then the link: "- `epoch`: ... ([epoch](...))")."""
     found: dict[str, tuple[str, str | None]] = {}
     met: set[str] = set()        # entries met already: a later spelling of one is no first use
+    linked_here = {m[2] for cell in markdown_cells for m in _LINK.finditer(cell)}
+    alone = frozenset(t.lower() for t, target in terms.items() if target in linked_here)
     for cell in markdown_cells:
-        for text, linked in segments(cell):
+        for text, linked in segments(cell, alone):
             for term, target in terms.items():
                 if term in found or target in met:
                     continue
@@ -116,6 +133,9 @@ def first_uses(markdown_cells: list[str], terms: dict[str, str]) -> dict[str, tu
                     continue          # inside a link to another entry: no use of this term
                 m = re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text, re.I)
                 if m:
+                    if linked is None and text[m.start() - 1:m.start()] == "\u2039" \
+                            and target in _links_beside(cell, f"`{m[0]}`"):
+                        linked = target        # a code span whose paragraph links the entry
                     found[term] = (text[max(0, m.start() - 40):m.end() + 40], linked)
                     met.add(target)
     return found
@@ -154,6 +174,19 @@ def test_the_first_use_counts_words_outside_code_headings_and_other_links():
              "cron": "glossary.ipynb#cron"}
     found = first_uses(cells, terms)
     assert {t: a for t, (_, a) in found.items()} == {"sweep": "glossary.ipynb#sweep", "pump": None, "slot": None}
+    # a code span that is the term alone is a use of it, one holding more is not
+    lanes = ["- `epoch`: the quarter hours; `epoch_ms` is code.",
+             "<details><summary>Lanes</summary>\n\n- **[epoch](glossary_policies.ipynb#epoch)**\n\n</details>"]
+    assert first_uses(lanes, {"epoch": "glossary_policies.ipynb#epoch"}) == {
+        "epoch": ("- \u00b7 \u2039epoch\u203a \u00b7 : the quarter hours; \u00b7 is code.", None)}
+    # linked in its own list item, after the code span: a linked first use
+    item = ["- `epoch`: the quarter hours ([epoch](glossary_policies.ipynb#epoch)).\n- `snap`: `epoch` again"]
+    assert first_uses(item, {"epoch": "glossary_policies.ipynb#epoch"})["epoch"][1] == "glossary_policies.ipynb#epoch"
+    item = ["- `epoch`: the quarter hours.\n- `snap`: the [epoch](glossary_policies.ipynb#epoch) rule"]
+    assert first_uses(item, {"epoch": "glossary_policies.ipynb#epoch"})["epoch"][1] is None
+    assert first_uses(["`epoch_ms`, `epoch + 1`", lanes[1]], {"epoch": "glossary_policies.ipynb#epoch"}) == {
+        "epoch": ("epoch", "glossary_policies.ipynb#epoch")}
+    assert first_uses(lanes[:1], {"epoch": "glossary_policies.ipynb#epoch"}) == {}   # a page that never links it
     assert anchor("misfire_grace_time") == "misfire_grace_time" and anchor("Enqueue latency") == "enqueue-latency"
     assert anchor("BZPOPMIN") == "bzpopmin" and anchor("start-to-start") == "start-to-start"
     assert target("AllowAll") == "glossary_policies.ipynb#allow" and target("pump") == "glossary.ipynb#pump"
