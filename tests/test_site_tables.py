@@ -59,3 +59,29 @@ def test_a_code_name_in_sources_breaks_at_its_joints():
     page = SOURCES.format(code.format("src/Hangfire.Core/RecurringJobEntity.cs"))
     assert breakable(page) == SOURCES.format(code.format(
         "src/<wbr>Hangfire.<wbr>Core/<wbr>Recurring<wbr>Job<wbr>Entity.<wbr>cs"))
+
+
+def test_a_long_name_in_a_heading_breaks_at_its_joints():
+    """On a phone glossary_policies' heading read "startingDeadlineSec|onds" (h71r): a heading's
+    long name breaks between its humps and after its joints; its short words are left alone."""
+    page = '<h2>startingDeadlineSeconds<a class="headerlink" href="#startingdeadlineseconds" title="x">#</a></h2>'
+    assert breakable(page) == page.replace("startingDeadlineSeconds", "starting<wbr>Deadline<wbr>Seconds", 1)
+    page = '<h2>misfire_grace_time and the next run</h2>'
+    assert breakable(page) == '<h2>misfire_<wbr>grace_<wbr>time and the next run</h2>'
+    short = '<h3>2. Snap and epoch</h3>'
+    assert breakable(short) == short
+
+
+def test_highlighted_code_breaks_after_its_punctuation_and_in_a_path():
+    """On a phone 04's code broke "readout" before its last letter and ref_scripts' Lua path inside
+    "advance" (h71r): code breaks after a dot, a bracket or a comma, and inside a string after a
+    slash, never in a name."""
+    code = ('<div class="highlight"><pre><span></span><span class="nb">print</span><span class="p">(</span>'
+            '<span class="n">m</span><span class="o">.</span><span class="n">readout</span><span class="p">)</span>'
+            '<span class="p">,</span> <span class="s2">"lua/advance-2.lua"</span>\n</pre></div>')
+    want = ('<div class="highlight"><pre><span></span><span class="nb">print</span><span class="p">(</span><wbr>'
+            '<span class="n">m</span><span class="o">.</span><wbr><span class="n">readout</span><span class="p">)</span>'
+            '<span class="p">,</span><wbr> <span class="s2">"lua/<wbr>advance-2.lua"</span>\n</pre></div>')
+    assert breakable(code) == want
+    outside = '<p><span class="o">.</span></p>'      # not in a code block: left alone
+    assert breakable(outside) == outside

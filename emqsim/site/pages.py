@@ -366,7 +366,9 @@ def breakable(page: str) -> str:
     names at their joints. A short name with joints (`SHORT_NAME`: `buffer-one`) gets none and
     stays one chip (`emqsim-whole`, kept on one line by player.css): a phone broke it in two.
     The tests' ids in a page's Sources, plain text there, break at their joints too (`_test_id`),
-    and so does a long name in the prose; a short one there is left as it is."""
+    and so do a long name in the prose and in a heading; a short one there is left as it is.
+    Highlighted code breaks after its punctuation and in a string after a slash: the theme's
+    `overflow-wrap: anywhere` otherwise breaks a line of code inside a name."""
     def jointed(n):
         return n[1] + _JOINTS.sub(r"\1<wbr>", n[2]) + n[3]
 
@@ -379,9 +381,23 @@ def breakable(page: str) -> str:
     page = _SOURCES.sub(lambda m: _TEXT.sub(lambda t: _TEST_ID.sub(_test_id, t[0]), _LITERAL.sub(literal, m[0])),
                         page)
     # and a long name in the prose: ref_storage broke storeJobScheduler inside "Scheduler" (h70r)
-    return _LITERAL.sub(lambda n: n[0] if len(n[2]) <= SHORT_NAME else jointed(n), page)
+    page = _LITERAL.sub(lambda n: n[0] if len(n[2]) <= SHORT_NAME else jointed(n), page)
+    # and in a heading's text (glossary_policies' "startingDeadlineSec|onds", h71r)
+    page = _HEADING.sub(lambda h: h[1] + _LONG_WORD.sub(lambda w: _JOINTS.sub(r"\1<wbr>", w[0]), h[2]), page)
+    # highlighted code breaks after a dot, a bracket or a comma and after a string's slashes, not
+    # anywhere in a name (04 broke "readout" before its last letter, ref_scripts a Lua path inside
+    # "advance", h71r)
+    return _HIGHLIGHT.sub(lambda b: _STRING.sub(lambda t: t[1] + t[2].replace("/", "/<wbr>") + t[3],
+                                                _PUNCT.sub(r"\1<wbr>", b[0])), page)
 
 
+#: a heading's own text (not its attributes, not its link) and a word in it long enough to break
+_HEADING = re.compile(r"(<h[1-6][^>]*>)([^<]+)")
+_LONG_WORD = re.compile(r"[\w\-./]{%d,}" % (SHORT_NAME + 1))
+#: a highlighted code block, the punctuation it may break after, and its strings
+_HIGHLIGHT = re.compile(r'<div class="highlight"><pre>.*?</pre>', re.S)
+_PUNCT = re.compile(r'(<span class="[op]">[^<]*[.(\[{,]</span>)')
+_STRING = re.compile(r'(<span class="s\w*">)([^<]*)(</span>)')
 #: a page's Sources section, where the tests that check each claim are named by their ids
 _SOURCES = re.compile(r'<section id="sources">.*?</section>', re.S)
 #: the text between two tags (never a tag's attribute)
