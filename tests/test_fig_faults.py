@@ -81,7 +81,8 @@ def test_atomic_view(fig, view):
 def test_slot_with_no_job_view(fig, view):
     text = fig.update(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert text.endswith("\n  09:45 never runs: the row went from 09:30 straight to 10:00, so no job was made for "
-                         "it; 0\u00a0lost (slots the row held and passed over with no job)")
+                         "it\n  0\u00a0lost (slots the row held and passed over with no job); 09:45 is not counted: "
+                         "the row never held it")
     assert view.unserved.get_offsets().tolist() == [[T0 + 3 * SLOT, 0.0]]   # a row under job 1
     assert (view.down.get_x(), view.down.get_width()) == (T0 + 2 * SLOT, 20 * MIN)
     assert fig.update(setup=ATOM_FRESH).endswith("10 jobs for 10 slots\n  0 duplicates\n  0 lost (slots the row held and passed over with no job)")

@@ -303,7 +303,7 @@ def test_the_readout_states_its_facts(model, setup, crash, delay):
     for slot, t in got["refused"]:
         assert f"the re-fire of slot {hm(slot)} at {hms(t)} found its job id taken" in text
     assert all(f"{hm(s)} never runs" in text for s in got["unserved"])
-    assert text.count("\n") == 2 + len(got["refused"])
+    assert text.count("\n") == 2 + len(got["refused"]) + bool(got["unserved"])
 
 
 def test_the_duplicate_sits_under_the_count_it_explains(model):
@@ -335,7 +335,8 @@ def test_slot_with_no_job_frame(model):
     f = model.frame(crash=3, setup=TWO_FRESH, delay=20 * MIN)
     assert (facts(f)["unserved"], facts(f)["lost"]) == ((T0 + 3 * SLOT,), 0)   # the row never held 09:45
     assert f.readout.endswith("\n  09:45 never runs: the row went from 09:30 straight to 10:00, so no job was made "
-                              "for it; 0\u00a0lost (slots the row held and passed over with no job)")
+                              "for it\n  0\u00a0lost (slots the row held and passed over with no job); 09:45 is "
+                              "not counted: the row never held it")
     assert f.unserved == ((T0 + 3 * SLOT, 0.5),)
     assert (f.crashed, f.restarted - f.crashed) == (T0 + 2 * SLOT, 20 * MIN)
 
@@ -494,13 +495,16 @@ def test_a_count_of_nothing_lost_names_the_slot_that_got_no_job(model):
             continue
         with_gap.append((values["setup"], values["delay"]))
         said = [line for line in f.readout.splitlines() if re.search(r"\slost\b", line)]
-        assert said and all(f"{hm(s)} never runs" in line for line in said for s in f.run.unserved), values
+        # one slot each time (down 20 min of a 15 min cadence), named as the one the count leaves out
+        (slot,) = f.run.unserved
+        assert said == [f"  0\u00a0lost (slots the row held and passed over with no job); {hm(slot)} is not counted: "
+                        "the row never held it"], values
     # both two-step setups, down 20 min, at every crash point
     assert sorted(with_gap) == [(TWO_FRESH, 20 * MIN)] * 8 + [(TWO_SLOT, 20 * MIN)] * 8
     q = next(q for q in model.questions if q.id == "06-fresh-ids-long-down")
-    assert q.frame(model).readout.splitlines()[-1] == (
-        "  10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it; 0\u00a0lost (slots "
-        "the row held and passed over with no job)")
+    assert q.frame(model).readout.splitlines()[-2:] == [
+        "  10:15 never runs: the row went from 10:00 straight to 10:30, so no job was made for it",
+        "  0\u00a0lost (slots the row held and passed over with no job); 10:15 is not counted: the row never held it"]
 
 
 def test_a_slot_with_no_job_is_said_before_the_count_of_nothing_lost(model):
@@ -516,10 +520,16 @@ def test_a_slot_with_no_job_is_said_before_the_count_of_nothing_lost(model):
         if not f.run.unserved:
             continue
         seen += 1
-        line = next(line for line in f.readout.splitlines() if re.search(r"\slost\b", line))
-        first = min(line.index(f"{hm(s)} never run") for s in f.run.unserved)
-        assert line.startswith("  ") and first == 2, (values, line)
-        assert line.endswith(f"; {f.run.lost}\u00a0lost (slots the row held and passed over with no job)"), (values, line)
+        lines = f.readout.splitlines()
+        at = next(i for i, line in enumerate(lines) if re.search(r"\slost\b", line))
+        first = min(lines[at - 1].index(f"{hm(s)} never run") for s in f.run.unserved)
+        assert first == 2, (values, lines[at - 1])
+        # h71r: "no job was made for it" and then "0 lost" still read as a contradiction; the count's
+        # line names the slot it leaves out and why
+        assert lines[at].startswith(f"  {f.run.lost}\u00a0lost (slots the row held and passed over with no job); "), values
+        assert all(f"{hm(s)} is not counted: the row never held it" in lines[at] for s in f.run.unserved), values
         said = model.describe(f)
-        assert " lost, but " not in said and said.index("never run") < said.index(f"; {f.run.lost} lost."), values
+        gap = f.run.unserved[0]
+        assert " lost, but " not in said and said.index("never run") < said.index(
+            f"; {f.run.lost} lost (the row never held {hm(gap)}, so it is not counted)."), values
     assert seen == 16

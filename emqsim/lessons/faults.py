@@ -258,7 +258,7 @@ class FaultsModel(Model):
                 f"{_plural(len(r.jobs), 'job')} for {len({j[1] for j in r.jobs})} slots")
         said = [f"slot {hm(s)} produced twice (released {spoken(hms(t) for _, t, _ in js)})" for s, js in twins.items()]
         said += [f"the re-fire of slot {hm(s)} refused, its job id taken" for s, _ in r.refused]
-        tail = f"{never_runs(r)}; {r.lost} lost" if r.unserved else f"{r.lost} lost"
+        tail = f"{never_runs(r)}; {r.lost} lost{not_counted(r, aside=True)}" if r.unserved else f"{r.lost} lost"
         return f"{head}; {spoken(said) if said else 'every slot produced once'}; {tail}."
 
     def compute(self, *, setup: str, crash: int, delay: int) -> FaultsFrame:
@@ -317,11 +317,25 @@ def never_runs(r: CrashRun) -> str:
 LOST = "slots the row held and passed over with no job"
 
 
+def not_counted(r: CrashRun, *, aside: bool = False) -> str:
+    """Why a slot with no job is not in the lost count: the row never held it. Said beside the
+    count, since "no job was made for it" and then "0 lost" still read as a contradiction (h71r):
+    after a "; " on the readout's line, in brackets (`aside`) in the figure's description; empty
+    when something was lost, as the count may then hold those slots."""
+    if r.lost or not r.unserved:
+        return ""
+    gap = spoken(hm(s) for s in r.unserved)
+    one = len(r.unserved) == 1
+    if aside:
+        return f" (the row never held {gap}, so {'it is' if one else 'they are'} not counted)"
+    return f"; {gap} {'is' if one else 'are'} not counted: the row never held {'it' if one else 'them'}"
+
+
 def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
     """The jobs on the first line; then the duplicates (with both ids), the refused re-fires and
-    the lost count, one a line. Where a slot got no job, the lost count's line opens with it, says
-    it never runs and why (`never_runs`), then gives the count and what it counts: "0 lost" beside
-    a slot with no job read as a contradiction, and so did "0 lost, but 10:30 never runs" (issue 30)."""
+    the lost count, one a line. Where a slot got no job, a line above the count says it never runs and
+    why (`never_runs`); the count's line says what it counts and that it leaves that slot out: "0 lost"
+    beside a slot with no job read as a contradiction, and so did "0 lost, but 10:30 never runs" (issue 30)."""
     f = crash_facts(r, crash, delay)
     lines = [f"{f['setup']}, crash after fire {f['crash']}, restart {format_duration(f['delay'])} later: "
              f"{_plural(f['jobs'], 'job')} for {f['slots']} slots"]
@@ -335,7 +349,8 @@ def crash_readout(r: CrashRun, crash: int, delay: int) -> str:
               for s, t in f["refused"]]
     if f["unserved"]:
         # "0" and "lost" kept together: the desktop's readout broke the line between them (h68r)
-        lines.append(f"  {never_runs(r)}; {f['lost']}\u00a0lost ({LOST})")
+        lines.append(f"  {never_runs(r)}")
+        lines.append(f"  {f['lost']}\u00a0lost ({LOST}){not_counted(r)}")
     else:
         lines.append(f"  {f['lost']} lost ({LOST})")
     return "\n".join(lines)
