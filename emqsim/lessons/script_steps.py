@@ -302,7 +302,7 @@ class StepsModel(Model):
         question(
             "02-who-writes-the-wake",
             "In BullMQ's design, which script writes the worker's next wake-up time on the marker?",
-            [("update", "updateJobScheduler, run when one is fetched.",
+            [("update", "updateJobScheduler, at each pickup.",
               "It adds the next run's job to the delayed set and writes its time as the marker's member 1."),
              ("finish", "moveToFinished, once the run is done.",
               "Finishing closes the job; the next job was made at the take."),
