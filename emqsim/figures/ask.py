@@ -11,6 +11,8 @@ is checked against the figure's frame after every move and ticks itself when the
 meets it, except while Play runs: a goal is met where the reader stops (pauses Play, or Play
 reaches its end, or a control is moved by hand), not at a frame Play shows on its way past
 (issue 30: on 02's watch strip, pressing Play alone met "find the moment ..." at step 5 of 9).
+Play started, the line says the plain goal again: a tick left up while Play ran read met at
+frames that are not (h71r).
 
 Nothing is picked when the panel is made and the feedback is empty, so a notebook's stored
 widget state is the same on every run. The right answer is computed only when Check is
@@ -134,9 +136,15 @@ class Ask:
         return met
 
     def on_playing(self, change) -> bool | None:
-        """A Play button started or stopped: stopped, the line is judged at the frame shown (no
-        challenge is met at the last one, so Play run to its end alone meets none)."""
-        if change["new"] or self.playing():
+        """A Play button started or stopped: started, the line is the plain goal until Play stops;
+        stopped, it is judged at the frame shown (no challenge is met at the last one, so Play run
+        to its end alone meets none)."""
+        if change["new"]:
+            if self._met:
+                self._met = False
+                self.line.value = challenge_html(self.challenge, False)
+            return None
+        if self.playing():
             return None
         return self.on_figure(self.figure)
 

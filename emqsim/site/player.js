@@ -21,7 +21,10 @@
  * reader stops: on every move by hand and when Play stops (paused, or at its end), never while
  * Play runs. Judged at each frame Play showed, 02's watch strip was met by pressing Play alone
  * (issue 30, h68r); its live region now stays quiet while Play runs. No challenge is met at
- * the last frame Play reaches (tests/test_challenge_positions.py).
+ * the last frame Play reaches (tests/test_challenge_positions.py). Play pressed, the line says the
+ * plain goal again: a met line left up while Play ran read met at frames that are not (h71r).
+ * The page does not scroll to a met line: scrolled into view, it took the slider in use under a
+ * phone's sticky picture and the picture out of the window (h72r).
  */
 (function () {
   "use strict";
@@ -124,11 +127,22 @@
        then). Not called while Play runs: Play's stop() calls it. */
     function judge() {
       if (!line || !data.challenge || shown < 0) return;
-      var met = data.challenge.bits.charAt(shown) === "1";
-      if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
-        line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
-        line.setAttribute("data-met", met ? "1" : "0");
-      }
+      setMet(data.challenge.bits.charAt(shown) === "1");
+    }
+    function setMet(met) {
+      if (line.getAttribute("data-met") === (met ? "1" : "0")) return;
+      line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
+      line.setAttribute("data-met", met ? "1" : "0");
+    }
+    /* Play started: the plain goal, judged again where Play stops */
+    function unjudge() {
+      if (line && data.challenge) setMet(false);
+    }
+    /* the page scrolled down by `by` px, smoothly unless the reader's system asks for less motion */
+    function glide(by) {
+      if (Math.abs(by) < 1) return;
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      window.scrollTo({top: window.scrollY + by, behavior: still ? "auto" : "smooth"});
     }
 
     /* The pictures of the frames one step either way on each control, asked for now so the
@@ -284,6 +298,7 @@
         dock(row);
         said.textContent = "\u275A\u275A pause";
         root.setAttribute("data-playing", "1");
+        unjudge();
         /* the first step at once, unless Play went back to the first frame (that is the step):
            the step figures' 2 s a call left the press unanswered for 2 s */
         if (!again) tick();
@@ -315,9 +330,7 @@
     function intoView() {
       margins();
       var r = img.getBoundingClientRect(), top = headerBottom();
-      if (r.top >= top && r.bottom <= window.innerHeight) return;
-      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      window.scrollTo({top: window.scrollY + r.top - top - 8, behavior: still ? "auto" : "smooth"});
+      glide(r.top >= top && r.bottom <= window.innerHeight ? 0 : r.top - top - 8);
     }
 
     /* A stage too tall to stick (emqsim-tall: 05's lanes, 02's keys on a phone) scrolls with the
@@ -439,10 +452,7 @@
       if (!readoutHeight()) { root.setAttribute("data-crowded", ""); readoutHeight(); }
       var r = img.getBoundingClientRect(), top = headerBottom();
       var rows = window.innerHeight - box.getBoundingClientRect().height;   /* where the docked rows begin */
-      if (r.top >= top && r.bottom <= rows) return;
-      var by = Math.max(r.top - top - PICTURE_GAP, r.bottom - rows);
-      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      window.scrollTo({top: window.scrollY + by, behavior: still ? "auto" : "smooth"});
+      glide(r.top >= top && r.bottom <= rows ? 0 : Math.max(r.top - top - PICTURE_GAP, r.bottom - rows));
     }
 
     /* Where the stage sticks (a narrow screen), a control the keyboard or a link brings
