@@ -54,6 +54,19 @@
     readoutRoom.appendChild(readout);
     var line = root.querySelector("p.emqsim-challenge");
     var box = root.querySelector(".emqsim-controls");
+    /* The challenge line stands under the controls and the held note, often below the window when
+       the reader's step meets it: under a phone's docked bar (04, 02's keys, 03's marker, 05: h71r),
+       and on a desktop under 04's tall figure (its text at 889 px of 900: h73r). A scroll to it
+       took the control in use out of sight (h72r). So the controls say it themselves: a line under
+       their rows (the mark) reads "✓ Challenge met" at a met frame whose line is out of sight.
+       Blank, it takes no room (player.css), but in a docked bar, which keeps its line so the rows
+       never move; hidden from screen readers, which hear the line itself (a live region). */
+    var mark = line && data.challenge ? make("p", {"class": "emqsim-met-mark", "aria-hidden": "true"}) : null;
+    function lineInView() {
+      if (root.classList.contains("emqsim-docked")) return false;   /* under the docked bar */
+      var r = line.getBoundingClientRect();
+      return r.height > 0 && r.top >= clearTop() - 0.5 && r.bottom <= window.innerHeight + 0.5;
+    }
     var base = root.getAttribute("data-frames") || "";
     /* a phone's pictures: the <source> the browser picks on a narrow screen, fetched instead of
        the img's (never both); a move updates both, the browser fetches the one it shows */
@@ -129,11 +142,26 @@
       if (!line || !data.challenge || shown < 0) return;
       setMet(data.challenge.bits.charAt(shown) === "1");
     }
+    var MET_MARK = "\u2713 Challenge met";
     function setMet(met) {
-      if (line.getAttribute("data-met") === (met ? "1" : "0")) return;
-      line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
-      line.setAttribute("data-met", met ? "1" : "0");
+      if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
+        line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
+        line.setAttribute("data-met", met ? "1" : "0");
+      }
+      if (mark) mark.textContent = met && !lineInView() ? MET_MARK : "";
     }
+    /* a glide that follows the step (Show me's, a dock's) moves the line after it was judged:
+       out of sight then, the mark is written. Never blanked by a scroll: a mark that came and
+       went as the page moved would move the line under it, and the page with it. */
+    var markAsked = false;
+    if (mark) window.addEventListener("scroll", function () {
+      if (markAsked || mark.textContent || line.getAttribute("data-met") !== "1") return;
+      markAsked = true;
+      requestAnimationFrame(function () {
+        markAsked = false;
+        if (line.getAttribute("data-met") === "1" && !lineInView()) mark.textContent = MET_MARK;
+      });
+    }, {passive: true});
     /* Play started: the plain goal, judged again where Play stops */
     function unjudge() {
       if (line && data.challenge) setMet(false);
@@ -257,6 +285,7 @@
       if (c.held) row.setAttribute("data-held", "1");
       box.appendChild(row);
     });
+    if (mark) box.appendChild(mark);   /* under the rows */
 
     /* A Play button and its speed for slider k: each tick moves it `speed` positions on, and
        it stops at the end (pressed there, it starts again from the first position). */

@@ -4,8 +4,9 @@ reader holds, on the built site (issue 30).
 A "met" line left up while Play ran read met at frames that are not (h71r): Play started, the line
 says the plain goal again; it is judged where Play stops. Brought into view when met, the line took
 the slider in use under 01's sticky picture on a phone and 04's picture out of the window (h72r):
-the page does not scroll to it. Docked, a held control's row (disabled, never in use) takes no
-room in the docked bar."""
+the page does not scroll to it; the controls' last line says "✓ Challenge met" while the line is
+out of sight, docked or not (h73r). Docked, a held control's row (disabled, never in use) takes no
+room in the docked bar, and a design picked from the list docks with the step row (h73r)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests skipped: no pla
 
 from test_site_book import DESKTOP, PHONE, book_page  # noqa: E402,F401
 from test_site_phone_reading import _figure  # noqa: E402
-from test_site_student import open_page  # noqa: E402
+from test_site_student import MIN_CONTRAST, contrast_of, open_page  # noqa: E402
 
 PLAY_MS = 30_000
 
@@ -149,6 +150,7 @@ def test_a_line_already_in_view_is_met_with_no_scroll(static_site, book_page):
         page.wait_for_timeout(300)
         now = _line(player)
         assert now["met"] == met and now["whole"] and now["scrollY"] == start["scrollY"], (k, start, now)
+        assert player.evaluate(_MARK_JS)["text"] == ""     # the line in view says it: no mark
     assert page.errors == [] and page.outside == []
 
 
@@ -183,4 +185,96 @@ def test_meeting_the_challenge_leaves_the_slider_in_use_in_view_on_a_phone(stati
     assert line["met"] == "1", line
     assert at["free"] and at["top"] >= at["stage"] - 0.5 and at["top"] < at["vh"], at
     assert line["picture"], line
+    assert page.errors == [] and page.outside == []
+
+
+# the docked bar's met mark: its text, whether it shows whole in the window and uncovered, and
+# where the control row in use stands
+_MARK_JS = """root => {
+  const m = root.querySelector('p.emqsim-met-mark');
+  if (!m) return null;
+  const r = m.getBoundingClientRect(), row = root.querySelector('.emqsim-control[data-using]');
+  const at = document.elementFromPoint(r.right - 4, r.top + r.height / 2);
+  return {text: m.textContent, shown: getComputedStyle(m).display !== 'none',
+          whole: r.top >= 0 && r.bottom <= innerHeight + 0.5 && r.height > 0,
+          uncovered: at !== null && (at === m || m.contains(at)), height: Math.round(r.height),
+          row: row ? Math.round(row.getBoundingClientRect().top) : null,
+          line: Math.round(root.querySelector('p.emqsim-challenge').getBoundingClientRect().bottom)};
+}"""
+
+DOCKED_CHALLENGES = [("04_missed_slots", "04 missed slots", "up"),
+                     ("05_overlap", "05 watch the runs pile up", "step")]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("stem, title, name", DOCKED_CHALLENGES)
+def test_a_docked_bar_says_when_the_challenge_is_met(static_site, book_page, stem, title, name, theme):
+    """h71r, h72r: on a phone a docked figure's met line is under the docked bar, below the window,
+    when the step that meets it is taken; scrolled to, it took the control in use out of sight. The
+    bar's last line reads "✓ Challenge met" at a met frame, in the window and legible, blank at
+    others and while Play runs, and the row in use never moves as it changes."""
+    page = book_page
+    page.emulate_media(reduced_motion="reduce")
+    open_page(page, static_site, stem, PHONE, theme)
+    player = _figure(page, title)
+    bits = _data(player)["challenge"]["bits"]
+    slider = _slider(player, name)
+    slider.scroll_into_view_if_needed()
+    slider.focus()
+    seen = []
+    for _ in range(int(slider.get_attribute("max") or 0)):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(120)
+        mark = player.evaluate(_MARK_JS)
+        met = bits[int(player.get_attribute("data-frame"))] == "1"
+        seen.append((met, mark))
+        if met:
+            break
+    assert player.evaluate("r => r.classList.contains('emqsim-docked')")
+    assert seen and seen[-1][0], f"{stem}: no met frame reached by the arrow key"
+    before = [m for met, m in seen if not met]
+    met_mark = seen[-1][1]
+    assert before and all(m["shown"] and m["text"] == "" for m in before), before[:2]
+    assert met_mark["text"] == "\u2713 Challenge met" and met_mark["whole"] and met_mark["uncovered"], met_mark
+    assert met_mark["line"] > page.viewport_size["height"], met_mark    # the line itself not whole in sight
+    assert {m["row"] for m in before} == {met_mark["row"]}, (before, met_mark)
+    assert {m["height"] for m in before} == {met_mark["height"]}, (before, met_mark)
+    assert contrast_of(player.locator("p.emqsim-met-mark")) >= MIN_CONTRAST
+    player.locator("button.emqsim-play").first.click()
+    page.wait_for_timeout(50)
+    assert player.evaluate(_MARK_JS)["text"] == ""
+    if player.get_attribute("data-playing") is not None:
+        player.locator("button.emqsim-play").first.click()
+    assert page.errors == [] and page.outside == []
+
+
+def test_on_a_desktop_the_controls_say_met_when_the_line_is_below_the_window(static_site, book_page):
+    """h73r: at 1366x900, 04's met line stood at 889-1006 px when the keyboard's step met it, its
+    text out of the window. A line under the controls' rows reads "✓ Challenge met" there, in the
+    window; blank and taking no room before, and a step off it."""
+    page = book_page
+    page.emulate_media(reduced_motion="reduce")
+    open_page(page, static_site, "04_missed_slots", DESKTOP)
+    player = _figure(page, "04 missed slots")
+    bits = _data(player)["challenge"]["bits"]
+    slider = _slider(player, "up")
+    slider.scroll_into_view_if_needed()
+    slider.focus()
+    marks = []
+    for _ in range(int(slider.get_attribute("max") or 0)):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(200)
+        marks.append((bits[int(player.get_attribute("data-frame"))] == "1", player.evaluate(_MARK_JS)))
+        if marks[-1][0]:
+            break
+    met, mark = marks[-1]
+    assert met and mark["line"] > page.viewport_size["height"], mark    # the line not whole in the window
+    assert mark["text"] == "\u2713 Challenge met" and mark["whole"] and mark["uncovered"], mark
+    # blank, it takes no room: the rows and the line under them stand as before
+    assert all(m["text"] == "" and m["height"] == 0 for was_met, m in marks if not was_met)
+    assert contrast_of(player.locator("p.emqsim-met-mark")) >= MIN_CONTRAST
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(200)
+    if bits[int(player.get_attribute("data-frame"))] == "0":
+        assert player.evaluate(_MARK_JS)["text"] == ""
     assert page.errors == [] and page.outside == []
