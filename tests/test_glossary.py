@@ -48,9 +48,11 @@ ALIASES = {"misfire grace time": "misfire_grace_time", "AllowAll": "allow", "buf
 #: reader meets them long before the page links the term (no use of it).
 INFLECTIONS = {"upserts": "upsert", "upserted": "upsert", "upserting": "upsert", "sweeps": "sweep",
                "re-sweep": "sweep", "re-sweeps": "sweep", "rearms": "rearm", "rearmed": "rearm",
-               "re-armed": "rearm", "re-fires": "re-fire", "re-fired": "re-fire"}
-#: the course's pages (00 to 08): what is checked with inflections and printouts; the reference
-#: pages write "upserted" and "re-sweeps" unlinked too (h71's report names them)
+               "re-armed": "rearm", "re-fires": "re-fire", "re-fired": "re-fire", "snaps": "snap",
+               "snapped": "snap"}
+#: the course's pages (00 to 08): where a code span that is a term alone is a use of it whether or
+#: not the page links the term (08's recap named the lanes `skip`, `buffer-one` in code and linked
+#: none: h72r), and where printouts are read
 COURSE = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
@@ -126,15 +128,17 @@ def _links_beside(cell: str, span: str) -> set[str]:
     return set()
 
 
-def first_uses(markdown_cells: list[str], terms: dict[str, str]) -> dict[str, tuple[str, str | None]]:
+def first_uses(markdown_cells: list[str], terms: dict[str, str],
+               code_alone: bool = False) -> dict[str, tuple[str, str | None]]:
     """Each entry's first use on a page, under the spelling met first (a term or one of its
     aliases): term -> (the words around it, the `page#anchor` it links to, or None). A code span
-    that is the term alone is linked when its paragraph or list item links the entry (a lane's
-    name in code, then what it is, then the link: "- `epoch`: ... ([epoch](...))")."""
+    that is the term alone is a use on a page that links the term, or on any page with
+    `code_alone`; it is linked when its paragraph or list item links the entry (a lane's name in
+    code, then what it is, then the link: "- `epoch`: ... ([epoch](...))")."""
     found: dict[str, tuple[str, str | None]] = {}
     met: set[str] = set()        # entries met already: a later spelling of one is no first use
     linked_here = {m[2] for cell in markdown_cells for m in _LINK.finditer(cell)}
-    alone = frozenset(t.lower() for t, target in terms.items() if target in linked_here)
+    alone = frozenset(t.lower() for t, target in terms.items() if code_alone or target in linked_here)
     for cell in markdown_cells:
         for text, linked in segments(cell, alone):
             for term, target in terms.items():
@@ -199,6 +203,8 @@ def test_the_first_use_counts_words_outside_code_headings_and_other_links():
     assert first_uses(["`epoch_ms`, `epoch + 1`", lanes[1]], {"epoch": "glossary_policies.ipynb#epoch"}) == {
         "epoch": ("epoch", "glossary_policies.ipynb#epoch")}
     assert first_uses(lanes[:1], {"epoch": "glossary_policies.ipynb#epoch"}) == {}   # a page that never links it
+    # on a course page, a use all the same
+    assert first_uses(lanes[:1], {"epoch": "glossary_policies.ipynb#epoch"}, code_alone=True)["epoch"][1] is None
     assert anchor("misfire_grace_time") == "misfire_grace_time" and anchor("Enqueue latency") == "enqueue-latency"
     assert anchor("BZPOPMIN") == "bzpopmin" and anchor("start-to-start") == "start-to-start"
     assert target("AllowAll") == "glossary_policies.ipynb#allow" and target("pump") == "glossary.ipynb#pump"
@@ -223,9 +229,10 @@ def test_a_heading_has_the_sites_id_and_jupyterlabs_and_no_other():
 
 @pytest.mark.parametrize("path", pages(), ids=lambda p: p.stem)
 def test_every_term_is_linked_to_its_entry_at_its_first_use(path):
-    # the course's pages with a term's inflected forms too (06's "re-sweeps", 07's "upserted")
-    unlinked = {term: around for term, (around, linked) in first_uses(_markdown(path), _terms(path in COURSE)).items()
-                if linked is None}
+    # with a term's inflected forms too (06's "re-sweeps", 07's "upserted"; four reference pages'
+    # "upserted", "re-sweep", "snaps": h72r)
+    unlinked = {term: around for term, (around, linked)
+                in first_uses(_markdown(path), _terms(True), code_alone=path in COURSE).items() if linked is None}
     assert unlinked == {}, f"{path.name}: terms first used without a link to the glossary: {unlinked}"
 
 
@@ -236,6 +243,7 @@ def test_an_inflected_form_is_a_use_of_its_term():
     assert {t: a for t, (_, a) in found.items()} == {"upserted": None}
     assert first_uses(["It stops until upserted again."], _terms()) == {}    # the plain spellings miss it
     assert (_terms(True)["re-sweeps"], _terms(True)["upserted"]) == ("glossary.ipynb#sweep", "glossary.ipynb#upsert")
+    assert first_uses(["It snaps to 10:22."], _terms(True)) == {"snaps": ("It snaps to 10:22.", None)}
 
 
 def _with_printouts(path: Path) -> list[tuple[str, bool]]:
@@ -322,7 +330,7 @@ def test_every_term_a_question_uses_is_defined_above_it(path):
     used "grid", which only 03 defines: issue 30)."""
     from emqsim.figures import catalogue
 
-    terms, early = _terms(path in COURSE), []
+    terms, early = _terms(True), []
     for title, above in _panels_and_prose_before(path):
         met = {target for _, (_, target) in first_uses(above, terms).items() if target}
         model = catalogue.model(title)

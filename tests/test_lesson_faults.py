@@ -479,7 +479,7 @@ def test_q3_feedback_says_which_rule_moves_the_row(model):
         assert "10:15" not in slots
         nexts[rule] = slots[slots.index("10:00") + 2]
     assert nexts == {"schedule": "10:30", "release": "10:35"}
-    assert "snaps past 10:15 to 10:30" in said and "now + every would move it to 10:35" in said
+    assert "moves on past 10:15 to 10:30" in said and "now + every would move it to 10:35" in said
 
 
 def test_a_count_of_nothing_lost_names_the_slot_that_got_no_job(model):

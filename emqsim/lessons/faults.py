@@ -221,7 +221,7 @@ class FaultsModel(Model):
             "Back to fresh ids, but the pump stays down 20 min after the crash, past the 10:15 slot. What does "
             "10:15 get?",
             [("0", "None: the restart goes to 10:00",
-              "The restart's one run re-fires 10:00, the slot the row still held; the next run snaps past 10:15 to "
+              "The restart's one run re-fires 10:00, the slot the row still held; the next run moves on past 10:15 to "
               "10:30, and EchoMQ's own now + every would move it to 10:35."),
              ("1", "One: made by the restart",
               "The restart's run goes to 10:00, the slot the row still held."),
