@@ -221,6 +221,12 @@
       })(boxes[i], data.questions[i]);
     }
 
+    /* the row of the figure's Play button, if it has one: where a reader steps it */
+    function playRow() {
+      var b = box.querySelector("button.emqsim-play");
+      return b ? b.closest(".emqsim-control") : null;
+    }
+
     function moveTo(k, position) {
       cur[k] = position;
       settle(k);
@@ -266,8 +272,11 @@
         var select = make("select", {id: id, "class": "emqsim-choice", "data-name": c.name});
         select.disabled = !!c.held;
         if (c.held) select.title = c.label + held;
-        /* as a slider's step: 02's design changed on a phone left the picture's top at -304 px */
-        select.addEventListener("change", function () { moveTo(k, Number(select.value)); dock(row); });
+        /* as a slider's step: 02's design changed on a phone left the picture's top at -304 px.
+           The choice made, the reader steps or plays next: the figure docks with its Play row
+           in use beside the drop-down, both kept by a crowded bar (02's and 03's keys showed
+           the design alone, their step slider 150 px below the window: h73r). */
+        select.addEventListener("change", function () { moveTo(k, Number(select.value)); dock(row, playRow()); });
         row.appendChild(select);
         ui.push({sync: function () {
           var list = avail(k), have = [];
@@ -460,15 +469,16 @@
        desktop Play pressed under 05's lanes changed them above the window for the whole run.
        Docked, the picture's top goes under the header, or higher where its bottom would
        otherwise be under the docked rows: they never cover it. */
-    function dock(row) {
+    function dock(row, also) {
       if (!root.classList.contains("emqsim-tall") || !docked) {
         intoView();
         if (isSticky()) reveal(row);   /* the row in use out from under the stage, as on focus */
         return;
       }
-      /* docked with every row; where the readout is then cut (02's keys read 2 lines), the
-         others hide (player.css): hidden always, 06's three controls undocked it before each */
-      [].forEach.call(box.children, function (e) { e.toggleAttribute("data-using", e === row); });
+      /* docked with every row; where the readout is then cut (02's keys read 2 lines), all but
+         the row in use and `also` (a drop-down's Play row) hide (player.css): hidden always,
+         06's three controls undocked it before each */
+      [].forEach.call(box.children, function (e) { e.toggleAttribute("data-using", e === row || e === also); });
       root.removeAttribute("data-crowded");
       if (!root.classList.contains("emqsim-docked")) {
         root.classList.add("emqsim-docked");

@@ -278,3 +278,45 @@ def test_on_a_desktop_the_controls_say_met_when_the_line_is_below_the_window(sta
     if bits[int(player.get_attribute("data-frame"))] == "0":
         assert player.evaluate(_MARK_JS)["text"] == ""
     assert page.errors == [] and page.outside == []
+
+
+STEP_FIGURES = [("02_one_row_rewritten", "02 the keys, step by step"),
+                ("03_start_to_start", "03 the marker, step by step")]
+
+# each control row: its name, shown, whole in the window, and what is at its left is its own
+_ROWS_JS = """r => [...r.querySelectorAll('.emqsim-control')].map(c => {
+    const b = c.getBoundingClientRect(), hit = document.elementFromPoint(b.left + 20, b.top + b.height / 2);
+    return [c.dataset.name, getComputedStyle(c).display !== 'none', b.top >= 0 && b.bottom <= innerHeight + 0.5,
+            hit !== null && c.contains(hit), Math.round(b.height)]; })"""
+
+
+@pytest.mark.parametrize("stem, title", STEP_FIGURES)
+def test_a_design_picked_on_a_phone_docks_with_its_step_row(static_site, book_page, stem, title):
+    """h73r: on a phone, picking the other design in 02's and 03's step-by-step figures docked them
+    with the drop-down alone in the crowded bar, the step slider and Play 150 px below the window,
+    though the challenge asks for a step. Picked from the list or by the keyboard's arrows, the bar
+    holds the drop-down and the step row, each on one line, in the window and uncovered, and the
+    drop-down keeps the keyboard's focus; the readout keeps whole lines."""
+    page = book_page
+    for how in ("list", "keys"):
+        open_page(page, static_site, stem, PHONE)
+        player = _figure(page, title)
+        select = player.locator("select.emqsim-choice").first
+        select.scroll_into_view_if_needed()
+        if how == "list":
+            select.select_option(index=1)
+        else:
+            select.focus()
+            page.keyboard.press("ArrowDown")
+        page.wait_for_timeout(900)
+        assert player.evaluate("r => r.classList.contains('emqsim-docked')"), how
+        rows = player.evaluate(_ROWS_JS)
+        assert [(name, whole, free) for name, shown, whole, free, _ in rows if shown] == [
+            ("design", True, True), ("step", True, True)], (how, rows)
+        assert all(height < 50 for _, shown, _, _, height in rows if shown), (how, rows)   # one line each
+        if how == "keys":
+            assert player.evaluate("r => document.activeElement === r.querySelector('select.emqsim-choice')")
+        box = player.evaluate("""r => { const e = r.querySelector('pre.emqsim-readout'), s = getComputedStyle(e);
+            return [e.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom), parseFloat(s.lineHeight)]; }""")
+        assert box[0] >= box[1] and abs(box[0] / box[1] - round(box[0] / box[1])) < 0.05, (how, box)
+    assert page.errors == [] and page.outside == []
