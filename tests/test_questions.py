@@ -207,7 +207,25 @@ def test_each_challenge_is_reachable_not_met_at_the_defaults_and_read_off_the_re
     if c.id == "07-gap-moves-it":   # only where the gap holds 01:30
         assert [(v["zone"], v["day"]) for v in met] == [("Europe/London", "forward")]
     assert challenge_line(c, False) == f"Challenge: {c.goal}"
-    assert challenge_line(c, True) == f"\u2713 Challenge met: {c.goal} {c.explain}"
+    assert challenge_line(c, True) == f"\u2713 Challenge met: {c.explain}"     # the goal not said twice
+
+
+#: words that point back at something said before; a met line's opening must not lean on them
+_POINTING = {"it", "them", "they", "this", "that"}
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_met_line_reads_without_its_goal(models, title):
+    """Once met, the line reads the explanation in the goal's place (the goal not said twice), so
+    the explanation must stand on its own: it opens with a capitalised word, not code or a number,
+    and names what it speaks of before pointing back (h75r: 02's "The pump makes it at 09:15" read
+    "it" with no goal in sight; 04's opened "now + every", 05's "31 min:")."""
+    c = models[title].challenge
+    if c is None:
+        pytest.skip("no challenge")
+    first = re.sub(r"`[^`]*`", "CODE", c.explain).split()
+    assert first and first[0][0].isalpha() and first[0][0].isupper(), (c.id, c.explain[:40])
+    assert not _POINTING & {w.strip(",.:;").lower() for w in first[:6]}, (c.id, c.explain[:60])
 
 
 @pytest.mark.parametrize("title", TITLES)

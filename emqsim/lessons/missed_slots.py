@@ -512,7 +512,7 @@ class MissedModel(Model):
                                     "now + every) comes back on the schedule's :07 phase.",
         met=lambda f: bool(f.runs) and bool(_lane(f, "release").missed) and bool(_lane(f, "release").then)
         and CADENCE.phase(_lane(f, "release").then[0]) == PHASE,
-        explain="now + every counts from the late release, so only a restart on :07, :22, :37 or :52 puts it "
+        explain="EchoMQ's now + every counts from the late release, so only a restart on :07, :22, :37 or :52 puts it "
                 "back on its old phase. BullMQ's snap keeps the phase wherever the restart falls.")
 
     def __init__(self):

@@ -413,7 +413,7 @@ class JourneyModel(MotionModel):
         "Stop Play (or step) where the pump design makes its 09:15 job (the diamond is a row, not a job).",
         # met at the making only: the new job sits in the wait list until a worker takes it
         met=lambda f: (t := _lane(f, "pump").at(START + EVERY)) is not None and t.place == "wait",
-        explain="The pump makes it at 09:15, when it releases the row; BullMQ made its 09:15 job at 09:00, "
+        explain="The pump makes its 09:15 job at 09:15, when it releases the row; BullMQ made its 09:15 job at 09:00, "
                 "when the 09:00 one was taken.")
 
     def lanes(self):

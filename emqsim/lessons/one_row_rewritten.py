@@ -174,7 +174,7 @@ class RegistryRowsModel(Model):
     challenge = Challenge(
         "02-midnight", "Find the fire count after which the row's next run is midnight: 00:00 on 1 December.",
         met=lambda f: f.state.score == MIDNIGHT,
-        explain="60 fires of 15 min after 09:00 make 15 hours. The row is still one number; only the jobs "
+        explain="Sixty fires of 15 min after 09:00 make 15 hours. The row is still one number; only the jobs "
                 "piled up.")
 
     def __init__(self, *, top: int = FIRES, tz: str = "UTC", **options):

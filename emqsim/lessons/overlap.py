@@ -450,7 +450,8 @@ class OverlapModel(Model):
     challenge = Challenge(
         "05-three-at-once", "Find the shortest run at which `allow` has three runs going at once.",
         met=lambda f: _lane(f, "allow").most == 3 and (f.run - 1 not in RUNS or _most(f.run - 1) < 3),
-        explain="31 min: a run longer than two gaps is still going when the next two start.")
+        explain="At 31 min `allow` has three runs going: a run longer than two gaps is still going when the "
+                "next two start.")
 
     def __init__(self):
         super().__init__()

@@ -179,7 +179,7 @@ def ask_and_reach(page, figure, title: str, name: str, artifacts) -> None:
     goal = lab_reach(page, figure, title)
     check_readout(name, figure, f"reaching the challenge at {goal}")
     line = figure.locator(f".{CHALLENGE_CLASS}").inner_text()
-    assert line.startswith("\u2713 Challenge met: " + model.challenge.goal.replace("`", "")), line
+    assert line == "\u2713 Challenge met: " + model.challenge.explain.replace("`", ""), line
     if name == SHOT:
         for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
             page.set_viewport_size(size)
