@@ -63,9 +63,11 @@
        never move; hidden from screen readers, which hear the line itself (a live region). */
     var mark = line && data.challenge ? make("p", {"class": "emqsim-met-mark", "aria-hidden": "true"}) : null;
     function lineInView() {
-      if (root.classList.contains("emqsim-docked")) return false;   /* under the docked bar */
       var r = line.getBoundingClientRect();
-      return r.height > 0 && r.top >= clearTop() - 0.5 && r.bottom <= window.innerHeight + 0.5;
+      if (!r.height) return false;
+      /* docked, the bar rides over the line until the player's end comes into the window */
+      if (root.classList.contains("emqsim-docked") && r.top < box.getBoundingClientRect().bottom - 0.5) return false;
+      return r.top >= clearTop() - 0.5 && r.bottom <= window.innerHeight + 0.5;
     }
     var base = root.getAttribute("data-frames") || "";
     /* a phone's pictures: the <source> the browser picks on a narrow screen, fetched instead of
@@ -151,15 +153,19 @@
       if (mark) mark.textContent = met && !lineInView() ? MET_MARK : "";
     }
     /* a glide that follows the step (Show me's, a dock's) moves the line after it was judged:
-       out of sight then, the mark is written. Never blanked by a scroll: a mark that came and
-       went as the page moved would move the line under it, and the page with it. */
+       out of sight then, the mark is written. Undocked, never blanked by a scroll: a mark that
+       came and went as the page moved would move the line under it, and the page with it; a
+       docked bar keeps the mark's line, so there it follows the line both ways (h74r: 02's
+       mark stood right over its met line, in view under the bar). */
     var markAsked = false;
     if (mark) window.addEventListener("scroll", function () {
-      if (markAsked || mark.textContent || line.getAttribute("data-met") !== "1") return;
+      if (markAsked || line.getAttribute("data-met") !== "1") return;
       markAsked = true;
       requestAnimationFrame(function () {
         markAsked = false;
-        if (line.getAttribute("data-met") === "1" && !lineInView()) mark.textContent = MET_MARK;
+        var seen = lineInView();
+        if (!seen) mark.textContent = MET_MARK;
+        else if (root.classList.contains("emqsim-docked")) mark.textContent = "";
       });
     }, {passive: true});
     /* Play started: the plain goal, judged again where Play stops */

@@ -202,6 +202,23 @@ _MARK_JS = """root => {
           line: Math.round(root.querySelector('p.emqsim-challenge').getBoundingClientRect().bottom)};
 }"""
 
+def _step_to_met(page, player, name: str, wait_ms: int) -> tuple[list, str]:
+    """The slider `name` stepped by the keyboard's right arrow until the frame shown meets the
+    challenge: each step's (met, the mark as _MARK_JS reads it), and the challenge's bits."""
+    bits = _data(player)["challenge"]["bits"]
+    slider = _slider(player, name)
+    slider.scroll_into_view_if_needed()
+    slider.focus()
+    seen = []
+    for _ in range(int(slider.get_attribute("max") or 0)):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(wait_ms)
+        seen.append((bits[int(player.get_attribute("data-frame"))] == "1", player.evaluate(_MARK_JS)))
+        if seen[-1][0]:
+            break
+    return seen, bits
+
+
 DOCKED_CHALLENGES = [("04_missed_slots", "04 missed slots", "up"),
                      ("05_overlap", "05 watch the runs pile up", "step")]
 
@@ -217,19 +234,7 @@ def test_a_docked_bar_says_when_the_challenge_is_met(static_site, book_page, ste
     page.emulate_media(reduced_motion="reduce")
     open_page(page, static_site, stem, PHONE, theme)
     player = _figure(page, title)
-    bits = _data(player)["challenge"]["bits"]
-    slider = _slider(player, name)
-    slider.scroll_into_view_if_needed()
-    slider.focus()
-    seen = []
-    for _ in range(int(slider.get_attribute("max") or 0)):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(120)
-        mark = player.evaluate(_MARK_JS)
-        met = bits[int(player.get_attribute("data-frame"))] == "1"
-        seen.append((met, mark))
-        if met:
-            break
+    seen, _ = _step_to_met(page, player, name, 120)
     assert player.evaluate("r => r.classList.contains('emqsim-docked')")
     assert seen and seen[-1][0], f"{stem}: no met frame reached by the arrow key"
     before = [m for met, m in seen if not met]
@@ -256,17 +261,7 @@ def test_on_a_desktop_the_controls_say_met_when_the_line_is_below_the_window(sta
     page.emulate_media(reduced_motion="reduce")
     open_page(page, static_site, "04_missed_slots", DESKTOP)
     player = _figure(page, "04 missed slots")
-    bits = _data(player)["challenge"]["bits"]
-    slider = _slider(player, "up")
-    slider.scroll_into_view_if_needed()
-    slider.focus()
-    marks = []
-    for _ in range(int(slider.get_attribute("max") or 0)):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(200)
-        marks.append((bits[int(player.get_attribute("data-frame"))] == "1", player.evaluate(_MARK_JS)))
-        if marks[-1][0]:
-            break
+    marks, bits = _step_to_met(page, player, "up", 200)
     met, mark = marks[-1]
     assert met and mark["line"] > page.viewport_size["height"], mark    # the line not whole in the window
     assert mark["text"] == "\u2713 Challenge met" and mark["whole"] and mark["uncovered"], mark
@@ -319,4 +314,24 @@ def test_a_design_picked_on_a_phone_docks_with_its_step_row(static_site, book_pa
         box = player.evaluate("""r => { const e = r.querySelector('pre.emqsim-readout'), s = getComputedStyle(e);
             return [e.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom), parseFloat(s.lineHeight)]; }""")
         assert box[0] >= box[1] and abs(box[0] / box[1] - round(box[0] / box[1])) < 0.05, (how, box)
+    assert page.errors == [] and page.outside == []
+
+
+def test_a_docked_mark_follows_its_line_in_and_out_of_view(static_site, book_page):
+    """h74r: on a phone, 02's first figure docked with its player's end in the window: the met line
+    stood whole under the bar (562-732 px) and the bar's mark said it again right above it. The
+    mark is blank while the line is in view, and says it once the page moves the line out."""
+    page = book_page
+    page.emulate_media(reduced_motion="reduce")
+    open_page(page, static_site, "02_one_row_rewritten", PHONE)
+    player = _figure(page, "02 one row rewritten")
+    seen, _ = _step_to_met(page, player, "fires", 60)
+    page.wait_for_timeout(300)
+    assert seen[-1][0] and player.evaluate("r => r.classList.contains('emqsim-docked')")
+    line = _line(player)
+    assert line["whole"], line      # the case h74r saw: the line in view, under the docked bar
+    assert player.evaluate(_MARK_JS)["text"] == ""
+    page.evaluate("window.scrollBy(0, -300)")      # the page moved: the line under the bar
+    page.wait_for_timeout(300)
+    assert not _line(player)["whole"] and player.evaluate(_MARK_JS)["text"] == "\u2713 Challenge met"
     assert page.errors == [] and page.outside == []
