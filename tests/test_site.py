@@ -313,6 +313,7 @@ def test_a_player_asks_its_model_s_questions_and_ticks_its_challenge(toy, monkey
     assert ('<p class="emqsim-challenge" role="status" aria-live="polite" data-met="0">'
             'Challenge: Move x to 30 or more, in mode b.</p>') in markup
     assert table["challenge"]["met"] == "\u2713 Challenge met: It got far."
+    assert table["challenge"]["mark"] == "\u2713 Challenge met"     # the site's mark, in the same words
 
 
 def test_each_frame_set_carries_its_figure_s_width_and_smallest_font():

@@ -91,6 +91,8 @@ def feedback(q: Question, key: str, right: str) -> str:
 
 #: what a panel says when Check is pressed with nothing picked
 PICK_FIRST = "Pick an answer first."
+#: a met challenge's words: its line's opening, and the site's mark under the controls
+MET = "\u2713 Challenge met"
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def challenge_line(c: Challenge, met: bool) -> str:
     02, 03 and 07 read over 1,500 words a page (issue 30, h73r)."""
     if not met:
         return f"Challenge: {c.goal}"
-    return f"\u2713 Challenge met: {c.explain}" if c.explain else "\u2713 Challenge met."
+    return f"{MET}: {c.explain}" if c.explain else f"{MET}."
 
 
 def as_html(text: str) -> str:
@@ -120,4 +122,4 @@ def as_html(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
 
-__all__ = ["PICK_FIRST", "Challenge", "Option", "Question", "as_html", "challenge_line", "feedback", "question"]
+__all__ = ["MET", "PICK_FIRST", "Challenge", "Option", "Question", "as_html", "challenge_line", "feedback", "question"]

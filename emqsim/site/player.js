@@ -144,13 +144,12 @@
       if (!line || !data.challenge || shown < 0) return;
       setMet(data.challenge.bits.charAt(shown) === "1");
     }
-    var MET_MARK = "\u2713 Challenge met";
     function setMet(met) {
       if (line.getAttribute("data-met") !== (met ? "1" : "0")) {
         line.innerHTML = met ? data.challenge.met : data.challenge.goal;  /* HTML escaped by the build */
         line.setAttribute("data-met", met ? "1" : "0");
       }
-      if (mark) mark.textContent = met && !lineInView() ? MET_MARK : "";
+      if (mark) mark.textContent = met && !lineInView() ? data.challenge.mark : "";
     }
     /* a glide that follows the step (Show me's, a dock's) moves the line after it was judged:
        out of sight then, the mark is written. Undocked, never blanked by a scroll: a mark that
@@ -164,7 +163,7 @@
       requestAnimationFrame(function () {
         markAsked = false;
         var seen = lineInView();
-        if (!seen) mark.textContent = MET_MARK;
+        if (!seen) mark.textContent = data.challenge.mark;
         else if (root.classList.contains("emqsim-docked")) mark.textContent = "";
       });
     }, {passive: true});

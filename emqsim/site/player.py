@@ -36,7 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..lessons.questions import PICK_FIRST, as_html, challenge_line, feedback
+from ..lessons.questions import MET, PICK_FIRST, as_html, challenge_line, feedback
 
 #: the class of a player's element on the page (and what a browser test looks for)
 PLAYER_CLASS = "emqsim-player"
@@ -449,7 +449,7 @@ def assemble(title: str, model, value_sets: list[dict], held: list[str],
     if model.challenge is not None:
         c = model.challenge
         challenge = {"id": c.id, "goal": as_html(challenge_line(c, False)), "met": as_html(challenge_line(c, True)),
-                     "bits": "".join(bits)}
+                     "mark": MET, "bits": "".join(bits)}
     return Player(title, model.readout_id, table, frames, images, readouts, start, list(held), questions, challenge,
                   alts, narrow if len(narrow) == len(images) else [], dict(facts or {}))
 
